@@ -1,0 +1,15 @@
+/**
+ * The migrations of each SQL dialect, listed explicitly so start-up globs no files. MySQL and
+ * MariaDB share `mysql/`; the embedded libSQL database uses `sqlite/`. A schema change adds one
+ * migration to each folder and to each list; a test checks that the migrations match the entities.
+ */
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261122212048_initial as MysqlInitial } from './mysql/Migration20261122212048_initial.ts';
+import { Migration20261122212048_initial as SqliteInitial } from './sqlite/Migration20261122212048_initial.ts';
+
+export const mysqlMigrations: MigrationObject[] = [
+  { name: 'Migration20261122212048_initial', class: MysqlInitial },
+];
+export const sqliteMigrations: MigrationObject[] = [
+  { name: 'Migration20261122212048_initial', class: SqliteInitial },
+];
