@@ -1,0 +1,54 @@
+/**
+ * Settings from the environment (CONTRACT 1), parsed once at start-up. A bad value stops the start
+ * with a message that names the setting.
+ */
+import { z } from 'zod';
+import { DEFAULT_DATABASE_URL } from '../mikro-orm.config.ts';
+
+const booleanSetting = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0'])
+    .optional()
+    .transform((value) => (value === undefined ? fallback : value === 'true' || value === '1'));
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value));
+
+const settingsSchema = z.object({
+  NODE_ENV: z.string().default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: z.string().min(1).default(DEFAULT_DATABASE_URL),
+  JWT_SECRET: optionalString,
+  JWT_JWKS_URL: optionalString.pipe(z.url().optional()),
+  JWT_PUBLIC_KEY: optionalString,
+  JWT_ISSUER: optionalString,
+  JWT_AUDIENCE: optionalString,
+  REQUIRE_CREATOR_ROLE: booleanSetting(true),
+  MIGRATE_ON_START: booleanSetting(true),
+  CORS_ORIGINS: optionalString.transform((value) =>
+    value ? value.split(',').map((origin) => origin.trim()).filter(Boolean) : [],
+  ),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Where the development secret is kept when JWT_SECRET is unset outside production. */
+  DATA_DIR: z.string().min(1).default('./data'),
+});
+
+export type Settings = z.infer<typeof settingsSchema>;
+
+export class SettingsError extends Error {
+  override name = 'SettingsError';
+}
+
+export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const result = settingsSchema.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new SettingsError(`Invalid settings: ${problems.join('; ')}`);
+  }
+  return result.data;
+}
+
+export const isProduction = (settings: Settings) => settings.NODE_ENV === 'production';
