@@ -1,0 +1,30 @@
+/** Liveness (`/healthz`: the process answers) and readiness (`/readyz`: the database answers). */
+import type { FastifyInstance } from 'fastify';
+import type { Orm } from '../data/orm.ts';
+
+const READINESS_TIMEOUT_MS = 1500;
+
+async function databaseAnswers(orm: Orm): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), READINESS_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([orm.isConnected(), timeout]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function healthPlugin(orm: Orm) {
+  return async (app: FastifyInstance) => {
+    app.get('/healthz', async () => ({ status: 'ok' }));
+    app.get('/readyz', async (_request, reply) =>
+      (await databaseAnswers(orm))
+        ? { status: 'ready' }
+        : reply.status(503).send({ code: 'SERVICE_UNAVAILABLE', message: 'The database is not reachable' }),
+    );
+  };
+}

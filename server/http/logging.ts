@@ -1,0 +1,36 @@
+/**
+ * One pino JSON line per request, tagged with a request id that the caller may supply in
+ * `x-request-id` and that is echoed back. Headers are never logged, so tokens never are.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+export function requestId(request: IncomingMessage): string {
+  const supplied = request.headers['x-request-id'];
+  return typeof supplied === 'string' && REQUEST_ID.test(supplied) ? supplied : randomUUID();
+}
+
+export function createLogger(level: string): Logger {
+  return pino({ level, redact: ['req.headers.authorization', 'headers.authorization'] });
+}
+
+export function registerRequestLogging(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: request.originalUrl,
+        status: reply.statusCode,
+        durationMs: Math.round(reply.elapsedTime * 100) / 100,
+      },
+      'request',
+    );
+  });
+}

@@ -1,0 +1,13 @@
+/** The whole API as one tRPC router; its type is what the typed client imports. */
+import { router } from '../trpc/init.ts';
+import { membersRouter } from './members.ts';
+import { organizationsRouter } from './organizations.ts';
+import { usersRouter } from './users.ts';
+
+export const appRouter = router({
+  users: usersRouter,
+  organizations: organizationsRouter,
+  members: membersRouter,
+});
+
+export type AppRouter = typeof appRouter;

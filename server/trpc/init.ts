@@ -1,0 +1,66 @@
+/**
+ * The tRPC instance: its error formatter (the one place where errors get their public shape) and
+ * the base procedure that maps the service's DomainError and database outages to tRPC errors.
+ */
+import { ConnectionException } from '@mikro-orm/core';
+import { initTRPC, TRPCError } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import { ZodError } from 'zod';
+import type { ErrorIssue } from '../../shared/errors.ts';
+import { DomainError } from '../errors.ts';
+import type { Context } from './context.ts';
+
+/** `successStatus`: the REST status of a success where the interface says other than 200. */
+export type Meta = OpenApiMeta<{ successStatus?: 201 }>;
+
+const zodIssues = (error: ZodError): ErrorIssue[] =>
+  error.issues.map((issue) => ({ field: issue.path.join('.') || '(body)', problem: issue.message }));
+
+function issuesOf(error: TRPCError): ErrorIssue[] | undefined {
+  if (error.cause instanceof ZodError) return zodIssues(error.cause);
+  if (error.cause instanceof DomainError) return error.cause.issues;
+  return undefined;
+}
+
+function publicMessage(error: TRPCError): string {
+  // Internals (SQL, stack, driver messages) never leave the process.
+  if (error.code === 'INTERNAL_SERVER_ERROR') return 'Internal server error';
+  // The same words trpc-to-openapi uses for REST, so both transports say one thing.
+  if (error.cause instanceof ZodError) return 'Input validation failed';
+  return error.message;
+}
+
+const t = initTRPC
+  .context<Context>()
+  .meta<Meta>()
+  .create({
+    isDev: false,
+    errorFormatter: ({ shape, error }) => ({
+      code: shape.code,
+      message: publicMessage(error),
+      data: {
+        code: shape.data.code,
+        httpStatus: shape.data.httpStatus,
+        path: shape.data.path,
+        issues: issuesOf(error),
+      },
+    }),
+  });
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+export const publicProcedure = t.procedure.use(async ({ next, ctx }) => {
+  const result = await next();
+  if (result.ok) return result;
+  const cause = result.error.cause;
+  if (cause instanceof DomainError) {
+    throw new TRPCError({ code: cause.code, message: cause.message, cause });
+  }
+  if (cause instanceof ConnectionException) {
+    ctx.log.error({ err: cause }, 'database unreachable');
+    throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'The database is unavailable, try again later' });
+  }
+  if (result.error.code === 'INTERNAL_SERVER_ERROR') ctx.log.error({ err: cause ?? result.error }, 'request failed');
+  return result;
+});

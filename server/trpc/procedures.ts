@@ -1,0 +1,50 @@
+/**
+ * Role checks as procedure builders (CONTRACT 3): each adds what it proved to the context, so a
+ * procedure's builder says who may call it and its handler holds no permission ifs.
+ */
+import { organizationIdSchema } from '../../shared/schemas.ts';
+import { badRequest, forbidden } from '../errors.ts';
+import { roleInOrganization } from '../data/memberships.ts';
+import { assertCanManageMembers, canReadMembers, notInOrganization } from '../data/permissions.ts';
+import { publicProcedure } from './init.ts';
+
+/** A caller with a valid bearer token (CONTRACT 2). */
+export const authenticatedProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const caller = await ctx.verifyToken(ctx.authorization);
+  return next({ ctx: { caller } });
+});
+
+/** POST /users and POST /organizations: the token's role must be owner or admin (CONTRACT 3.1). */
+export const creatorProcedure = authenticatedProcedure.use(({ ctx, next }) => {
+  const role = ctx.caller.tokenRole;
+  if (ctx.settings.REQUIRE_CREATOR_ROLE && role !== 'owner' && role !== 'admin') {
+    throw forbidden('This action needs a token with role owner or admin');
+  }
+  return next();
+});
+
+function organizationIdFromHeader(header: string | string[] | undefined): string {
+  const problem =
+    header === undefined
+      ? 'Required'
+      : Array.isArray(header) || !organizationIdSchema.safeParse(header).success
+        ? 'Must be one organization id (a UUID)'
+        : undefined;
+  if (problem) throw badRequest('Missing or invalid organization_id header', [{ field: 'organization_id', problem }]);
+  return (header as string).toLowerCase();
+}
+
+/** Any member of the organization named by the `organization_id` header (CONTRACT 3.2). */
+export const organizationMemberProcedure = authenticatedProcedure.use(async ({ ctx, next }) => {
+  const organizationId = organizationIdFromHeader(ctx.organizationIdHeader);
+  // Read from the database on every request, never from the token.
+  const role = await roleInOrganization(ctx.em, organizationId, ctx.caller.userId);
+  if (!canReadMembers(role)) throw notInOrganization();
+  return next({ ctx: { actor: { userId: ctx.caller.userId, organizationId }, role } });
+});
+
+/** An owner or admin of the organization; owner-only rules are applied by the data layer. */
+export const organizationManagerProcedure = organizationMemberProcedure.use(({ ctx, next }) => {
+  assertCanManageMembers(ctx.role);
+  return next();
+});
