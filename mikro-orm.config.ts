@@ -41,7 +41,7 @@ export function createOrmConfig(databaseUrl: string, options: Partial<Options> =
       driver,
       clientUrl: databaseUrl.replace(/^mariadb:/, 'mysql:'),
       timezone: '+00:00',
-      migrations: { migrationsList: mysqlMigrations, silent: true, ...common.migrations },
+      migrations: { migrationsList: mysqlMigrations, silent: true, snapshot: false, ...common.migrations },
     } as Options;
   }
   if (databaseUrl === ':memory:' || databaseUrl.startsWith('file:')) {
@@ -49,7 +49,7 @@ export function createOrmConfig(databaseUrl: string, options: Partial<Options> =
       ...common,
       driver: LibSqlDriver,
       dbName: embeddedPath(databaseUrl),
-      migrations: { migrationsList: sqliteMigrations, silent: true, ...common.migrations },
+      migrations: { migrationsList: sqliteMigrations, silent: true, snapshot: false, ...common.migrations },
     } as Options;
   }
   throw new Error(

@@ -7,9 +7,5 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122212048_initial as MysqlInitial } from './mysql/Migration20261122212048_initial.ts';
 import { Migration20261122212048_initial as SqliteInitial } from './sqlite/Migration20261122212048_initial.ts';
 
-export const mysqlMigrations: MigrationObject[] = [
-  { name: 'Migration20261122212048_initial', class: MysqlInitial },
-];
-export const sqliteMigrations: MigrationObject[] = [
-  { name: 'Migration20261122212048_initial', class: SqliteInitial },
-];
+export const mysqlMigrations: MigrationObject[] = [{ name: 'Migration20261122212048_initial', class: MysqlInitial }];
+export const sqliteMigrations: MigrationObject[] = [{ name: 'Migration20261122212048_initial', class: SqliteInitial }];

@@ -29,7 +29,12 @@ const settingsSchema = z.object({
   REQUIRE_CREATOR_ROLE: booleanSetting(true),
   MIGRATE_ON_START: booleanSetting(true),
   CORS_ORIGINS: optionalString.transform((value) =>
-    value ? value.split(',').map((origin) => origin.trim()).filter(Boolean) : [],
+    value
+      ? value
+          .split(',')
+          .map((origin) => origin.trim())
+          .filter(Boolean)
+      : [],
   ),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Where the development secret is kept when JWT_SECRET is unset outside production. */

@@ -105,7 +105,8 @@ export function createTokenVerifier(settings: Settings): VerifyToken {
       throw unauthorized(error instanceof joseErrors.JWTExpired ? 'Token has expired' : 'Invalid bearer token');
     }
     const claims = claimsSchema.safeParse(payload);
-    if (!claims.success) throw unauthorized('Token claims missing or invalid: sub must be a string of 1 to 128 characters');
+    if (!claims.success)
+      throw unauthorized('Token claims missing or invalid: sub must be a string of 1 to 128 characters');
     return { userId: claims.data.sub, tokenRole: claims.data.role };
   };
 }

@@ -23,7 +23,9 @@ if (!values.sub) {
 const settings = readSettings();
 const secret = resolveHmacSecret(settings);
 if (!secret) {
-  console.error('Only asymmetric keys are configured (JWT_JWKS_URL / JWT_PUBLIC_KEY): mint tokens with their private key');
+  console.error(
+    'Only asymmetric keys are configured (JWT_JWKS_URL / JWT_PUBLIC_KEY): mint tokens with their private key',
+  );
   process.exit(2);
 }
 

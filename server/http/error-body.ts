@@ -27,9 +27,9 @@ const FRIENDLY_MESSAGES: Record<string, string> = {
 };
 
 export function errorBodyFor(error: FastifyError): { status: number; body: ErrorBody } {
-  const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
-  const message =
-    status >= 500 ? 'Internal server error' : (FRIENDLY_MESSAGES[error.code] ?? error.message);
+  const status =
+    error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
+  const message = status >= 500 ? 'Internal server error' : (FRIENDLY_MESSAGES[error.code] ?? error.message);
   return { status, body: { code: errorCodeForStatus(status), message } };
 }
 
@@ -40,6 +40,8 @@ export function registerErrorHandlers(app: FastifyInstance): void {
     return reply.status(status).send(body);
   });
   app.setNotFoundHandler((request, reply) =>
-    reply.status(404).send({ code: 'NOT_FOUND', message: `No route for ${request.method} ${request.url.split('?')[0]}` }),
+    reply
+      .status(404)
+      .send({ code: 'NOT_FOUND', message: `No route for ${request.method} ${request.url.split('?')[0]}` }),
   );
 }

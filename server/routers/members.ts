@@ -18,7 +18,10 @@ const tags = ['organization users'];
 
 export const membersRouter = router({
   add: organizationManagerProcedure
-    .meta({ openapi: { method: 'POST', path: '/organization-user', tags, summary: 'Add a user to the organization' }, successStatus: 201 })
+    .meta({
+      openapi: { method: 'POST', path: '/organization-user', tags, summary: 'Add a user to the organization' },
+      successStatus: 201,
+    })
     .input(addMemberInput)
     .output(membershipOutput)
     .mutation(({ ctx, input }) => addMember(ctx.em, ctx.actor, input)),
@@ -33,7 +36,9 @@ export const membersRouter = router({
     }),
 
   remove: organizationManagerProcedure
-    .meta({ openapi: { method: 'DELETE', path: '/organization-user', tags, summary: 'Remove a member from the organization' } })
+    .meta({
+      openapi: { method: 'DELETE', path: '/organization-user', tags, summary: 'Remove a member from the organization' },
+    })
     .input(removeMemberInput)
     .output(messageOutput)
     .mutation(async ({ ctx, input }) => {

@@ -1,17 +1,15 @@
 /** The caller's user record: POST, GET and PUT /users (also under /api). */
-import {
-  createUserInput,
-  successOutput,
-  updateUserInput,
-  userOutput,
-} from '../../shared/schemas.ts';
+import { createUserInput, successOutput, updateUserInput, userOutput } from '../../shared/schemas.ts';
 import { createUser, getUser, updateUser } from '../data/users.ts';
 import { router } from '../trpc/init.ts';
 import { authenticatedProcedure, creatorProcedure } from '../trpc/procedures.ts';
 
 export const usersRouter = router({
   create: creatorProcedure
-    .meta({ openapi: { method: 'POST', path: '/users', tags: ['users'], summary: "Create the caller's user record" }, successStatus: 201 })
+    .meta({
+      openapi: { method: 'POST', path: '/users', tags: ['users'], summary: "Create the caller's user record" },
+      successStatus: 201,
+    })
     .input(createUserInput)
     .output(successOutput)
     .mutation(async ({ ctx, input }) => {

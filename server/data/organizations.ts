@@ -1,0 +1,48 @@
+/** Organizations and the caller's memberships in them (interface 4.2, CONTRACT 4). */
+import type { SqlEntityManager } from '@mikro-orm/sql';
+import { v7 as uuidv7 } from 'uuid';
+import type { z } from 'zod';
+import type { createOrganizationInput, membershipOutput, Organization as OrganizationView } from '../../shared/schemas.ts';
+import type { Caller } from '../auth/tokens.ts';
+import { notFound } from '../errors.ts';
+import { Membership, Organization, User } from './entities.ts';
+import { isoTimestamp, type StoredTimestamp } from './timestamps.ts';
+
+export async function createOrganization(
+  em: SqlEntityManager,
+  caller: Caller,
+  input: z.infer<typeof createOrganizationInput>,
+): Promise<z.infer<typeof membershipOutput>> {
+  return em.transactional(async (tx) => {
+    const creator = await tx.findOne(User, { id: caller.userId }, { fields: ['id'] });
+    if (!creator) throw notFound('No user record for this caller: create it with POST /users first');
+    const organization = tx.create(Organization, {
+      id: uuidv7(),
+      name: input.organization_name,
+      description: input.organization_description,
+      createdBy: creator.id,
+    });
+    tx.create(Membership, { organization, user: creator.id, role: 'owner' });
+    return { organization_id: organization.id, user_id: caller.userId, role: 'owner' as const };
+  });
+}
+
+interface OrganizationRow {
+  id: string;
+  name: string;
+  description: string;
+  created_by: string;
+  created_at: StoredTimestamp;
+}
+
+/** The organizations the caller belongs to, in any role, oldest first; projected, not hydrated. */
+export async function listOrganizations(em: SqlEntityManager, caller: Caller): Promise<OrganizationView[]> {
+  const rows: OrganizationRow[] = await em
+    .createQueryBuilder(Membership, 'm')
+    .join('m.organization', 'o')
+    .select(['o.id', 'o.name', 'o.description', 'o.createdBy', 'o.createdAt'])
+    .where({ user: caller.userId })
+    .orderBy({ 'o.createdAt': 'asc', 'o.id': 'asc' })
+    .execute('all', false);
+  return rows.map((row) => ({ ...row, created_at: isoTimestamp(row.created_at) }));
+}

@@ -1,0 +1,32 @@
+/**
+ * The membership permission table of CONTRACT 3.2 as pure rules. The role-checking procedures use
+ * them to turn callers away early; the data layer applies them again to the caller's role read
+ * under the organization's row lock, so a role changed by a concurrent request cannot slip through.
+ */
+import type { Role } from '../../shared/schemas.ts';
+import { conflict, forbidden } from '../errors.ts';
+
+/** Non-members and unknown organizations are told the same thing (CONTRACT 3.2). */
+export const notInOrganization = () => forbidden('You are not a member of this organization');
+
+export const canReadMembers = (role: Role | undefined): role is Role => role !== undefined;
+
+const canManageMembers = (role: Role | undefined): boolean => role === 'owner' || role === 'admin';
+
+export function assertCanManageMembers(role: Role | undefined): asserts role is Role {
+  if (!canManageMembers(role)) throw forbidden('Only an owner or admin of the organization may change its members');
+}
+
+/** Granting the owner role, or touching a member who is an owner, is for owners only. */
+export function assertCanChange(actorRole: Role, targetRole: Role | undefined, newRole: Role | undefined): void {
+  if (actorRole === 'owner') return;
+  if (newRole === 'owner') throw forbidden('Only an owner may grant the owner role');
+  if (targetRole === 'owner') throw forbidden('Only an owner may change or remove an owner');
+}
+
+/** An organization always keeps at least one owner. */
+export function assertKeepsAnOwner(targetRole: Role, newRole: Role | undefined, ownerCount: number): void {
+  if (targetRole === 'owner' && newRole !== 'owner' && ownerCount <= 1) {
+    throw conflict('An organization must keep at least one owner');
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * The two timestamp forms of the contract (CONTRACT 5). Values arrive as `Date` from hydrated
+ * entities and as whatever the driver returns from projected rows, so both are normalised here.
+ */
+export type StoredTimestamp = Date | string | number;
+
+function toDate(value: StoredTimestamp): Date {
+  if (value instanceof Date) return value;
+  if (typeof value === 'number') return new Date(value);
+  // A MySQL `datetime` text has no zone; every timestamp is stored in UTC.
+  return new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value.replace(' ', 'T')}Z`);
+}
+
+/** `2026-11-22T12:34:56.789Z` */
+export const isoTimestamp = (value: StoredTimestamp): string => toDate(value).toISOString();
+
+/** `2026-11-22 12:34:56`, the member list's legacy form. */
+export const listTimestamp = (value: StoredTimestamp): string =>
+  toDate(value).toISOString().slice(0, 19).replace('T', ' ');

@@ -1,0 +1,64 @@
+/** The caller's own user record (interface 4.1, CONTRACT 4). */
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { SqlEntityManager } from '@mikro-orm/sql';
+import type { z } from 'zod';
+import type { createUserInput, updateUserInput, User as UserView } from '../../shared/schemas.ts';
+import type { Caller } from '../auth/tokens.ts';
+import { conflict, notFound } from '../errors.ts';
+import { User, type IUser } from './entities.ts';
+import { isoTimestamp } from './timestamps.ts';
+
+const toView = (user: IUser): UserView => ({
+  id: user.id,
+  first_name: user.firstName,
+  last_name: user.lastName,
+  email: user.email,
+  created_at: isoTimestamp(user.createdAt),
+  updated_at: isoTimestamp(user.updatedAt),
+});
+
+const emailTaken = () => conflict('Another user already has this e-mail address');
+
+export async function createUser(
+  em: SqlEntityManager,
+  caller: Caller,
+  input: z.infer<typeof createUserInput>,
+): Promise<void> {
+  if (await em.findOne(User, { id: caller.userId }, { fields: ['id'] })) {
+    throw conflict('A user record already exists for this caller');
+  }
+  if (await em.findOne(User, { email: input.email }, { fields: ['id'] })) throw emailTaken();
+  em.create(User, { id: caller.userId, firstName: input.first_name, lastName: input.last_name, email: input.email });
+  try {
+    await em.flush();
+  } catch (error) {
+    // Two requests raced past the checks above; the unique indexes decide.
+    if (error instanceof UniqueConstraintViolationException) {
+      throw /email/i.test(error.message) ? emailTaken() : conflict('A user record already exists for this caller');
+    }
+    throw error;
+  }
+}
+
+async function findOwnRecord(em: SqlEntityManager, caller: Caller): Promise<IUser> {
+  const user = await em.findOne(User, { id: caller.userId });
+  if (!user) throw notFound('No user record for this caller: create it with POST /users');
+  return user;
+}
+
+export async function getUser(em: SqlEntityManager, caller: Caller): Promise<UserView> {
+  return toView(await findOwnRecord(em, caller));
+}
+
+export async function updateUser(
+  em: SqlEntityManager,
+  caller: Caller,
+  input: z.infer<typeof updateUserInput>,
+): Promise<void> {
+  const user = await findOwnRecord(em, caller);
+  if (input.first_name !== undefined) user.firstName = input.first_name;
+  if (input.last_name !== undefined) user.lastName = input.last_name;
+  // A request that changes nothing still counts as an update of the record.
+  user.updatedAt = new Date();
+  await em.flush();
+}

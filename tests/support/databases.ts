@@ -1,0 +1,61 @@
+/**
+ * The databases every integration test runs on: the embedded libSQL default and MariaDB. Each test
+ * file gets a fresh database of its own; the server applies the migrations to it at start.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import mysql from 'mysql2/promise';
+import { describe, inject } from 'vitest';
+
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+export interface DatabaseTarget {
+  name: 'embedded' | 'mariadb';
+  available: boolean;
+  create(): Promise<TestDatabase>;
+}
+
+const embedded: DatabaseTarget = {
+  name: 'embedded',
+  available: true,
+  async create() {
+    const dir = mkdtempSync(join(tmpdir(), 'orgs-test-'));
+    return { url: `file:${join(dir, 'orgs.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  },
+};
+
+function mariadbTarget(adminUrl: string): DatabaseTarget {
+  const uri = adminUrl.replace(/^mariadb:/, 'mysql:');
+  return {
+    name: 'mariadb',
+    available: adminUrl !== '',
+    async create() {
+      const name = `orgs_test_${randomBytes(6).toString('hex')}`;
+      const admin = await mysql.createConnection({ uri });
+      await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`);
+      await admin.end();
+      return {
+        url: `${adminUrl.replace(/\/$/, '')}/${name}`,
+        async drop() {
+          const connection = await mysql.createConnection({ uri });
+          await connection.query(`DROP DATABASE IF EXISTS \`${name}\``);
+          await connection.end();
+        },
+      };
+    },
+  };
+}
+
+export const databaseTargets = (): DatabaseTarget[] => [embedded, mariadbTarget(inject('mariadbUrl'))];
+
+/** Declares the same tests once per database target (skipped only where MariaDB is unreachable outside CI). */
+export function describeOnEachDatabase(title: string, body: (target: DatabaseTarget) => void): void {
+  for (const target of databaseTargets()) {
+    describe.skipIf(!target.available)(`${title} on ${target.name}`, () => body(target));
+  }
+}
