@@ -20,6 +20,7 @@ import type {
 import { conflict, notFound } from '../errors.ts';
 import { Membership, Organization, User } from './entities.ts';
 import { assertCanChange, assertCanManageMembers, assertKeepsAnOwner, notInOrganization } from './permissions.ts';
+import { decodeCursor, toPage, type Page, type PageRequest } from './pages.ts';
 import { isoTimestamp, listTimestamp, type StoredTimestamp } from './timestamps.ts';
 
 /** The caller acting on an organization named by the `organization_id` header. */
@@ -143,9 +144,7 @@ const memberQuery = (em: SqlEntityManager, organizationId: string) =>
     .where({ organization: organizationId });
 
 export async function getMember(em: SqlEntityManager, organizationId: string, userId: string): Promise<Member> {
-  const row: MemberRow | null = await memberQuery(em, organizationId)
-    .andWhere({ user: userId })
-    .execute('get', false);
+  const row: MemberRow | null = await memberQuery(em, organizationId).andWhere({ user: userId }).execute('get', false);
   if (!row) throw notAMember();
   return {
     organization_id: organizationId,
@@ -159,17 +158,32 @@ export async function getMember(em: SqlEntityManager, organizationId: string, us
   };
 }
 
-/** All members, ordered by membership `created_at`, then `user_id` (CONTRACT 4). */
-export async function listMembers(em: SqlEntityManager, organizationId: string): Promise<MemberListItem[]> {
-  const rows: MemberRow[] = await memberQuery(em, organizationId)
-    .orderBy({ createdAt: 'asc', user: 'asc' })
-    .execute('all', false);
-  return rows.map((row) => ({
-    user_id: row.user_id,
-    first_name: row.first_name,
-    last_name: row.last_name,
-    role: row.role,
-    email: row.email,
-    created_at: listTimestamp(row.created_at),
-  }));
+/** Members ordered by membership `created_at`, then `user_id` (CONTRACT 4): one page or all of them. */
+export async function listMembers(
+  em: SqlEntityManager,
+  organizationId: string,
+  page: PageRequest = {},
+): Promise<Page<MemberListItem>> {
+  const after = decodeCursor(page.cursor);
+  const query = memberQuery(em, organizationId).orderBy({ createdAt: 'asc', user: 'asc' });
+  if (after) {
+    query.andWhere({
+      $or: [{ createdAt: { $gt: after.createdAt } }, { createdAt: after.createdAt, user: { $gt: after.id } }],
+    });
+  }
+  if (page.limit !== undefined) query.limit(page.limit + 1);
+  const rows: MemberRow[] = await query.execute('all', false);
+  return toPage(
+    rows,
+    page.limit,
+    (row) => ({ createdAt: row.created_at, id: row.user_id }),
+    (row) => ({
+      user_id: row.user_id,
+      first_name: row.first_name,
+      last_name: row.last_name,
+      role: row.role,
+      email: row.email,
+      created_at: listTimestamp(row.created_at),
+    }),
+  );
 }

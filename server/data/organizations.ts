@@ -2,10 +2,15 @@
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { v7 as uuidv7 } from 'uuid';
 import type { z } from 'zod';
-import type { createOrganizationInput, membershipOutput, Organization as OrganizationView } from '../../shared/schemas.ts';
+import type {
+  createOrganizationInput,
+  membershipOutput,
+  Organization as OrganizationView,
+} from '../../shared/schemas.ts';
 import type { Caller } from '../auth/tokens.ts';
 import { notFound } from '../errors.ts';
 import { Membership, Organization, User } from './entities.ts';
+import { decodeCursor, toPage, type Page, type PageRequest } from './pages.ts';
 import { isoTimestamp, type StoredTimestamp } from './timestamps.ts';
 
 export async function createOrganization(
@@ -35,14 +40,33 @@ interface OrganizationRow {
   created_at: StoredTimestamp;
 }
 
-/** The organizations the caller belongs to, in any role, oldest first; projected, not hydrated. */
-export async function listOrganizations(em: SqlEntityManager, caller: Caller): Promise<OrganizationView[]> {
-  const rows: OrganizationRow[] = await em
+/**
+ * The organizations the caller belongs to, in any role, oldest first (then by id), one page or
+ * all of them; projected from SQL, not hydrated.
+ */
+export async function listOrganizations(
+  em: SqlEntityManager,
+  caller: Caller,
+  page: PageRequest = {},
+): Promise<Page<OrganizationView>> {
+  const after = decodeCursor(page.cursor);
+  const query = em
     .createQueryBuilder(Membership, 'm')
     .join('m.organization', 'o')
     .select(['o.id', 'o.name', 'o.description', 'o.createdBy', 'o.createdAt'])
     .where({ user: caller.userId })
-    .orderBy({ 'o.createdAt': 'asc', 'o.id': 'asc' })
-    .execute('all', false);
-  return rows.map((row) => ({ ...row, created_at: isoTimestamp(row.created_at) }));
+    .orderBy({ 'o.createdAt': 'asc', 'o.id': 'asc' });
+  if (after) {
+    query.andWhere({
+      $or: [{ 'o.createdAt': { $gt: after.createdAt } }, { 'o.createdAt': after.createdAt, 'o.id': { $gt: after.id } }],
+    });
+  }
+  if (page.limit !== undefined) query.limit(page.limit + 1);
+  const rows: OrganizationRow[] = await query.execute('all', false);
+  return toPage(
+    rows,
+    page.limit,
+    (row) => ({ createdAt: row.created_at, id: row.id }),
+    (row) => ({ ...row, created_at: isoTimestamp(row.created_at) }),
+  );
 }

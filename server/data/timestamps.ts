@@ -4,7 +4,7 @@
  */
 export type StoredTimestamp = Date | string | number;
 
-function toDate(value: StoredTimestamp): Date {
+export function toDate(value: StoredTimestamp): Date {
   if (value instanceof Date) return value;
   if (typeof value === 'number') return new Date(value);
   // A MySQL `datetime` text has no zone; every timestamp is stored in UTC.

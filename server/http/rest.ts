@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import type { ErrorBody } from '../../shared/errors.ts';
 import type { AppRouter } from '../routers/index.ts';
-import type { contextFactory } from '../trpc/context.ts';
+import type { Context, contextFactory } from '../trpc/context.ts';
 import type { Meta } from '../trpc/init.ts';
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
@@ -60,9 +60,18 @@ export function restPlugin(router: AppRouter, createContext: ReturnType<typeof c
       router,
       createContext,
       // Also sees failures: only a success gets the procedure's own status.
-      responseMeta: ({ paths, errors }: { paths?: readonly string[]; errors: readonly unknown[] }) => {
-        const status = errors.length === 0 && paths?.[0] ? statuses.get(paths[0]) : undefined;
-        return status ? { status } : {};
+      responseMeta: ({
+        ctx,
+        paths,
+        errors,
+      }: {
+        ctx?: Context;
+        paths?: readonly string[];
+        errors: readonly unknown[];
+      }) => {
+        if (errors.length > 0) return {};
+        const status = paths?.[0] ? statuses.get(paths[0]) : undefined;
+        return { ...(status && { status }), headers: ctx?.responseHeaders ?? {} };
       },
     });
   };

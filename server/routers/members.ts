@@ -12,6 +12,7 @@ import {
 } from '../../shared/schemas.ts';
 import { addMember, changeRole, getMember, listMembers, removeMember } from '../data/memberships.ts';
 import { router } from '../trpc/init.ts';
+import { pageInput, pageOutput, restListQuery, restPageRequest, withNextLink } from './lists.ts';
 import { organizationManagerProcedure, organizationMemberProcedure } from '../trpc/procedures.ts';
 
 const tags = ['organization users'];
@@ -54,6 +55,16 @@ export const membersRouter = router({
 
   list: organizationMemberProcedure
     .meta({ openapi: { method: 'GET', path: '/organization-user', tags, summary: "List the organization's members" } })
+    .input(restListQuery())
     .output(z.array(memberListItemOutput))
-    .query(({ ctx }) => listMembers(ctx.em, ctx.actor.organizationId)),
+    .query(async ({ ctx, input }) => {
+      const request = restPageRequest(input);
+      return withNextLink(ctx, request, await listMembers(ctx.em, ctx.actor.organizationId, request));
+    }),
+
+  /** tRPC only: the member list a page at a time. */
+  page: organizationMemberProcedure
+    .input(pageInput)
+    .output(pageOutput(memberListItemOutput))
+    .query(({ ctx, input }) => listMembers(ctx.em, ctx.actor.organizationId, input)),
 });

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { createOrganizationInput, membershipOutput, organizationOutput } from '../../shared/schemas.ts';
 import { createOrganization, listOrganizations } from '../data/organizations.ts';
 import { router } from '../trpc/init.ts';
+import { pageInput, pageOutput, restListQuery, restPageRequest, withNextLink } from './lists.ts';
 import { authenticatedProcedure, creatorProcedure } from '../trpc/procedures.ts';
 
 export const organizationsRouter = router({
@@ -15,8 +16,18 @@ export const organizationsRouter = router({
         summary: 'List the organizations the caller belongs to',
       },
     })
+    .input(restListQuery())
     .output(z.array(organizationOutput))
-    .query(({ ctx }) => listOrganizations(ctx.em, ctx.caller)),
+    .query(async ({ ctx, input }) => {
+      const request = restPageRequest(input);
+      return withNextLink(ctx, request, await listOrganizations(ctx.em, ctx.caller, request));
+    }),
+
+  /** tRPC only: the caller's organizations a page at a time. */
+  page: authenticatedProcedure
+    .input(pageInput)
+    .output(pageOutput(organizationOutput))
+    .query(({ ctx, input }) => listOrganizations(ctx.em, ctx.caller, input)),
 
   create: creatorProcedure
     .meta({

@@ -22,6 +22,10 @@ export interface Context {
   authorization: string | undefined;
   /** Raw `organization_id` header; validated by the organization procedures. */
   organizationIdHeader: string | string[] | undefined;
+  /** The path the caller asked for (before the /api alias is resolved), for links to it. */
+  requestPath: string;
+  /** Headers a procedure adds to its REST response (the list `Link`). */
+  responseHeaders: Record<string, string>;
 }
 
 export function contextFactory(services: Services) {
@@ -32,5 +36,7 @@ export function contextFactory(services: Services) {
     log: req.log,
     authorization: req.headers.authorization,
     organizationIdHeader: req.headers['organization_id'],
+    requestPath: req.originalUrl.split('?')[0] ?? '/',
+    responseHeaders: {},
   });
 }

@@ -1,0 +1,43 @@
+/**
+ * The two list endpoints in both forms (CONTRACT 6): REST returns the whole array unless
+ * `?limit=N` asks for a page, announcing the next one in a `Link` header; tRPC `*.page`
+ * procedures return `{items, nextCursor}` for infinite queries.
+ */
+import { z } from 'zod';
+import type { Page, PageRequest } from '../data/pages.ts';
+import type { Context } from '../trpc/context.ts';
+
+export const MAX_PAGE_SIZE = 1000;
+const DEFAULT_PAGE_SIZE = 100;
+
+const pageSize = z.number().int().min(1).max(MAX_PAGE_SIZE);
+
+/**
+ * The REST list query. A function, not a shared object: trpc-to-openapi turns the number fields
+ * of a query schema into coercing ones in place, and that must not leak into other schemas.
+ */
+export const restListQuery = () =>
+  z.object({ limit: pageSize.optional(), cursor: z.string().max(512).optional() }).optional();
+
+export const pageInput = z.object({
+  limit: pageSize.default(DEFAULT_PAGE_SIZE),
+  cursor: z.string().max(512).nullish(),
+});
+
+export const pageOutput = <Item extends z.ZodType>(item: Item) =>
+  z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+
+/** A REST list request: whole list without parameters, else a page (a lone cursor gets the default size). */
+export function restPageRequest(query: z.infer<ReturnType<typeof restListQuery>> = {}): PageRequest {
+  if (query.limit === undefined && query.cursor === undefined) return {};
+  return { limit: query.limit ?? DEFAULT_PAGE_SIZE, cursor: query.cursor };
+}
+
+/** The page's items, with `Link: <path?limit=N&cursor=…>; rel="next"` when more follow. */
+export function withNextLink<Item>(ctx: Context, request: PageRequest, page: Page<Item>): Item[] {
+  if (page.nextCursor !== null && request.limit !== undefined) {
+    const query = new URLSearchParams({ limit: String(request.limit), cursor: page.nextCursor });
+    ctx.responseHeaders.link = `<${ctx.requestPath}?${query}>; rel="next"`;
+  }
+  return page.items;
+}

@@ -1,0 +1,89 @@
+/** CONTRACT 6: whole lists by default, pages with ?limit=N and a Link header, cursor pages on tRPC. */
+import { beforeAll, expect, it } from 'vitest';
+import { describeOnEachDatabase } from './support/databases.ts';
+import { addMember, createOrganization, registerUser, type TestUser } from './support/fixtures.ts';
+import { useServer } from './support/server.ts';
+
+const MEMBERS = 7;
+
+describeOnEachDatabase('list pagination', (target) => {
+  const server = useServer(target);
+  let owner: TestUser;
+  let organizationId: string;
+  let everyone: string[];
+
+  beforeAll(async () => {
+    owner = await registerUser(server(), 'owner');
+    organizationId = await createOrganization(server(), owner);
+    for (let index = 1; index < MEMBERS; index++) {
+      await addMember(server(), owner, organizationId, await registerUser(server(), `m${index}`), 'member');
+    }
+    const whole = await server().call('GET', '/organization-user', { token: owner.token, organizationId });
+    everyone = whole.body.map((member: { user_id: string }) => member.user_id);
+  });
+
+  const nextLink = (headers: Headers) => /^<([^>]+)>; rel="next"$/.exec(headers.get('link') ?? '')?.[1];
+
+  it('returns the whole array without parameters, and no Link', async () => {
+    const whole = await server().call('GET', '/organization-user', { token: owner.token, organizationId });
+    expect(whole.body).toHaveLength(MEMBERS);
+    expect(whole.headers.get('link')).toBeNull();
+  });
+
+  it('walks the member list with ?limit and the Link header, in order, without gaps or repeats', async () => {
+    const seen: string[] = [];
+    let path: string | undefined = '/organization-user?limit=3';
+    let pages = 0;
+    while (path) {
+      const page = await server().call('GET', path, { token: owner.token, organizationId });
+      expect(page.status).toBe(200);
+      expect(page.body.length).toBeLessThanOrEqual(3);
+      seen.push(...page.body.map((member: { user_id: string }) => member.user_id));
+      path = nextLink(page.headers);
+      pages++;
+    }
+    expect(pages).toBe(Math.ceil(MEMBERS / 3));
+    expect(seen).toEqual(everyone);
+  });
+
+  it('pages the organizations list under /api too', async () => {
+    for (let index = 0; index < 2; index++) await createOrganization(server(), owner);
+    const first = await server().call('GET', '/api/organizations?limit=2', { token: owner.token });
+    expect(first.body).toHaveLength(2);
+    const link = nextLink(first.headers);
+    expect(link).toMatch(/^\/api\/organizations\?limit=2&cursor=/);
+    const second = await server().call('GET', link!, { token: owner.token });
+    expect(second.body).toHaveLength(1);
+    expect(nextLink(second.headers)).toBeUndefined();
+    const all = await server().call('GET', '/api/organizations', { token: owner.token });
+    expect([...first.body, ...second.body]).toEqual(all.body);
+  });
+
+  it('answers 400 to a bad limit or cursor', async () => {
+    for (const query of ['limit=0', 'limit=1001', 'limit=abc', 'limit=2.5', 'cursor=not-a-cursor']) {
+      const response = await server().call('GET', `/organization-user?${query}`, {
+        token: owner.token,
+        organizationId,
+      });
+      expect(response.status, query).toBe(400);
+      expect(response.body.code).toBe('BAD_REQUEST');
+    }
+  });
+
+  it('gives tRPC callers {items, nextCursor} pages', async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const input = encodeURIComponent(JSON.stringify({ limit: 4, cursor }));
+      const response = await server().call('GET', `/trpc/members.page?input=${input}`, {
+        token: owner.token,
+        organizationId,
+      });
+      expect(response.status).toBe(200);
+      const page: { items: Array<{ user_id: string }>; nextCursor: string | null } = response.body.result.data;
+      seen.push(...page.items.map((member) => member.user_id));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(everyone);
+  });
+});
