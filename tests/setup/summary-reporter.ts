@@ -1,18 +1,19 @@
 /** Ends the run with one plain line, `N passed, N failed, N skipped`, that any CI log reader understands. */
-import type { Reporter, TestModule } from 'vitest/node';
+import type { Reporter, SerializedError, TestModule } from 'vitest/node';
 
 export default class SummaryReporter implements Reporter {
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
-    const counts = { passed: 0, failed: 0, skipped: 0 };
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): void {
+    const counts = { passed: 0, failed: unhandledErrors.length, skipped: 0 };
     for (const module of testModules) {
+      let failedTests = 0;
       for (const test of module.children.allTests()) {
         const state = test.result().state;
         if (state === 'passed') counts.passed++;
-        else if (state === 'failed') counts.failed++;
+        else if (state === 'failed') failedTests++;
         else counts.skipped++;
       }
-      // A file that failed to load has no tests but must count as a failure.
-      if (module.state() === 'failed' && !module.children.size) counts.failed++;
+      // A file that failed to load, or whose hooks failed, fails even where no test did.
+      counts.failed += failedTests || (module.state() === 'failed' ? 1 : 0);
     }
     console.log(`\n${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
   }
