@@ -1,25 +1,145 @@
-/** `GET /openapi.json` from the procedures' meta, and the reference page at `/docs`. */
+/**
+ * `GET /openapi.json` and the reference page at `/docs`. trpc-to-openapi generates the document
+ * from the procedures' meta; `completeDocument` is the one place that corrects what it cannot
+ * express, so that a client generated from the document works against the REST layer as it is.
+ */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
+import { ERROR_CODES } from '../../shared/errors.ts';
 import type { AppRouter } from '../routers/index.ts';
+import type { Meta } from '../trpc/init.ts';
+
+type Operation = {
+  operationId?: string;
+  parameters?: Array<{ in: string; name: string; required?: boolean; schema?: object; description?: string }>;
+  requestBody?: object;
+  responses: Record<string, { description: string; content?: Record<string, { schema: object }> }>;
+};
+type PathItem = Record<string, Operation>;
+
+const ERROR_BODY_SCHEMA = {
+  type: 'object' as const,
+  description: 'Every error: a code to branch on and a message for a person (CONTRACT 5).',
+  properties: {
+    code: { type: 'string' as const, enum: [...ERROR_CODES] },
+    message: { type: 'string' as const },
+    issues: {
+      type: 'array' as const,
+      description: 'The fields of a body, query or header that failed validation',
+      items: {
+        type: 'object' as const,
+        properties: { field: { type: 'string' as const }, problem: { type: 'string' as const } },
+        required: ['field', 'problem'],
+      },
+    },
+  },
+  required: ['code', 'message'],
+};
+
+/** The user and organization paths are also served under /api (interface section 4). */
+const API_ALIASED = ['/users', '/organizations'];
+
+function operations(document: OpenAPIObject): Array<[string, string, Operation]> {
+  return Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
+    Object.entries(item as PathItem).map(
+      ([method, operation]) => [path, method, operation] as [string, string, Operation],
+    ),
+  );
+}
+
+/** The interface's 201s live in each procedure's `successStatus`; the generator only knows 200. */
+function applySuccessStatuses(document: OpenAPIObject, router: AppRouter): void {
+  const procedures = router._def.procedures as unknown as Record<string, { _def: { meta?: Meta } }>;
+  for (const { _def } of Object.values(procedures)) {
+    const openapi = _def.meta?.openapi;
+    const status = _def.meta?.successStatus;
+    if (!openapi || !status) continue;
+    const operation = (document.paths?.[openapi.path] as PathItem | undefined)?.[openapi.method.toLowerCase()];
+    if (operation?.responses['200']) {
+      operation.responses[String(status)] = { ...operation.responses['200'], description: 'Created' };
+      delete operation.responses['200'];
+    }
+  }
+}
+
+/** The REST layer reads a DELETE's fields from its JSON body (and the query); document the body. */
+function documentDeleteBodies(document: OpenAPIObject): void {
+  for (const [, method, operation] of operations(document)) {
+    const queryFields = operation.parameters?.filter((parameter) => parameter.in === 'query') ?? [];
+    if (method !== 'delete' || queryFields.length === 0) continue;
+    operation.parameters = operation.parameters?.filter((parameter) => parameter.in !== 'query');
+    operation.requestBody = {
+      required: true,
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            properties: Object.fromEntries(queryFields.map((field) => [field.name, field.schema ?? {}])),
+            required: queryFields.filter((field) => field.required).map((field) => field.name),
+          },
+        },
+      },
+    };
+  }
+}
+
+/** One error body schema for every error status, instead of the generator's per-code variants. */
+function useOneErrorBody(document: OpenAPIObject): void {
+  const components = (document.components ??= {});
+  const schemas = (components.schemas ??= {});
+  for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];
+  schemas.ErrorBody = ERROR_BODY_SCHEMA;
+  for (const [, , operation] of operations(document)) {
+    for (const [status, response] of Object.entries(operation.responses)) {
+      if (Number(status) >= 400) {
+        response.content = { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } };
+      }
+    }
+  }
+}
+
+function addApiAliases(document: OpenAPIObject): void {
+  const paths = (document.paths ??= {});
+  for (const path of API_ALIASED) {
+    const item = paths[path] as PathItem | undefined;
+    if (!item) continue;
+    const alias: PathItem = structuredClone(item);
+    for (const operation of Object.values(alias)) operation.operationId = `${operation.operationId}-api`;
+    paths[`/api${path}`] = alias;
+  }
+}
+
+export function completeDocument(generated: OpenAPIObject, router: AppRouter): OpenAPIObject {
+  const document = structuredClone(generated);
+  applySuccessStatuses(document, router);
+  documentDeleteBodies(document);
+  useOneErrorBody(document);
+  addApiAliases(document);
+  const bearer = document.components?.securitySchemes?.Authorization;
+  if (bearer && 'scheme' in bearer) bearer.bearerFormat = 'JWT';
+  return document;
+}
 
 export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
-  return generateOpenApiDocument(router, {
+  const generated = generateOpenApiDocument(router, {
     title: 'Organization and user management service',
-    description: 'Users, organizations and memberships with roles, behind JWT bearer tokens.',
+    description:
+      'Users, organizations and memberships with roles (owner, admin, member), behind JWT bearer tokens. ' +
+      'The same operations are tRPC procedures at /trpc.',
     version: '1.0.0',
     baseUrl: '/',
   });
+  return completeDocument(generated, router);
 }
 
 export function openApiPlugin(router: AppRouter) {
   const document = buildOpenApiDocument(router);
   return async (app: FastifyInstance) => {
-    app.get('/openapi.json', { logLevel: 'warn' }, async () => document);
+    app.get('/openapi.json', async () => document);
     // Swagger UI's assets come from its npm package: the page works with no internet access.
     await app.register(swagger, { mode: 'static', specification: { document: document as never } });
-    await app.register(swaggerUi, { routePrefix: '/docs' });
+    await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { persistAuthorization: true } });
   };
 }

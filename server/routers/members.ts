@@ -12,23 +12,41 @@ import {
 } from '../../shared/schemas.ts';
 import { addMember, changeRole, getMember, listMembers, removeMember } from '../data/memberships.ts';
 import { router } from '../trpc/init.ts';
-import { pageInput, pageOutput, restListQuery, restPageRequest, withNextLink } from './lists.ts';
 import { organizationManagerProcedure, organizationMemberProcedure } from '../trpc/procedures.ts';
+import { pageInput, pageOutput, restListQuery, restPageRequest, withNextLink } from './lists.ts';
+import { BODY_ERRORS, restEndpoint } from './rest-meta.ts';
 
 const tags = ['organization users'];
+const path = '/organization-user';
 
 export const membersRouter = router({
   add: organizationManagerProcedure
-    .meta({
-      openapi: { method: 'POST', path: '/organization-user', tags, summary: 'Add a user to the organization' },
-      successStatus: 201,
-    })
+    .meta(
+      restEndpoint({
+        method: 'POST',
+        path,
+        tags,
+        summary: 'Add the user with this e-mail to the organization (owner or admin)',
+        errors: [...BODY_ERRORS, 403, 404, 409],
+        successStatus: 201,
+        organizationScoped: true,
+      }),
+    )
     .input(addMemberInput)
     .output(membershipOutput)
     .mutation(({ ctx, input }) => addMember(ctx.em, ctx.actor, input)),
 
   changeRole: organizationManagerProcedure
-    .meta({ openapi: { method: 'PUT', path: '/organization-user', tags, summary: "Change a member's role" } })
+    .meta(
+      restEndpoint({
+        method: 'PUT',
+        path,
+        tags,
+        summary: "Change a member's role (owner or admin)",
+        errors: [...BODY_ERRORS, 403, 404, 409],
+        organizationScoped: true,
+      }),
+    )
     .input(changeRoleInput)
     .output(messageOutput)
     .mutation(async ({ ctx, input }) => {
@@ -37,9 +55,16 @@ export const membersRouter = router({
     }),
 
   remove: organizationManagerProcedure
-    .meta({
-      openapi: { method: 'DELETE', path: '/organization-user', tags, summary: 'Remove a member from the organization' },
-    })
+    .meta(
+      restEndpoint({
+        method: 'DELETE',
+        path,
+        tags,
+        summary: 'Remove a member from the organization (owner or admin)',
+        errors: [...BODY_ERRORS, 403, 404, 409],
+        organizationScoped: true,
+      }),
+    )
     .input(removeMemberInput)
     .output(messageOutput)
     .mutation(async ({ ctx, input }) => {
@@ -48,13 +73,32 @@ export const membersRouter = router({
     }),
 
   get: organizationMemberProcedure
-    .meta({ openapi: { method: 'GET', path: '/organization-user/{user_id}', tags, summary: 'Read one member' } })
+    .meta(
+      restEndpoint({
+        method: 'GET',
+        path: `${path}/{user_id}`,
+        tags,
+        summary: 'Read one member (any member of the organization)',
+        errors: [400, 403, 404],
+        organizationScoped: true,
+      }),
+    )
     .input(getMemberInput)
     .output(memberOutput)
     .query(({ ctx, input }) => getMember(ctx.em, ctx.actor.organizationId, input.user_id)),
 
   list: organizationMemberProcedure
-    .meta({ openapi: { method: 'GET', path: '/organization-user', tags, summary: "List the organization's members" } })
+    .meta(
+      restEndpoint({
+        method: 'GET',
+        path,
+        tags,
+        summary: "List the organization's members (any member); created_at as `YYYY-MM-DD hh:mm:ss`",
+        errors: [400, 403],
+        organizationScoped: true,
+        pagedList: true,
+      }),
+    )
     .input(restListQuery())
     .output(z.array(memberListItemOutput))
     .query(async ({ ctx, input }) => {

@@ -1,21 +1,26 @@
-/** Organizations: GET and POST /organizations (also under /api). */
+/** Organizations: GET and POST /organizations (also under /api), and the tRPC page procedure. */
 import { z } from 'zod';
 import { createOrganizationInput, membershipOutput, organizationOutput } from '../../shared/schemas.ts';
 import { createOrganization, listOrganizations } from '../data/organizations.ts';
 import { router } from '../trpc/init.ts';
-import { pageInput, pageOutput, restListQuery, restPageRequest, withNextLink } from './lists.ts';
 import { authenticatedProcedure, creatorProcedure } from '../trpc/procedures.ts';
+import { pageInput, pageOutput, restListQuery, restPageRequest, withNextLink } from './lists.ts';
+import { BODY_ERRORS, restEndpoint } from './rest-meta.ts';
+
+const tags = ['organizations'];
 
 export const organizationsRouter = router({
   list: authenticatedProcedure
-    .meta({
-      openapi: {
+    .meta(
+      restEndpoint({
         method: 'GET',
         path: '/organizations',
-        tags: ['organizations'],
-        summary: 'List the organizations the caller belongs to',
-      },
-    })
+        tags,
+        summary: 'List the organizations the caller belongs to, oldest first',
+        errors: [400],
+        pagedList: true,
+      }),
+    )
     .input(restListQuery())
     .output(z.array(organizationOutput))
     .query(async ({ ctx, input }) => {
@@ -30,15 +35,16 @@ export const organizationsRouter = router({
     .query(({ ctx, input }) => listOrganizations(ctx.em, ctx.caller, input)),
 
   create: creatorProcedure
-    .meta({
-      openapi: {
+    .meta(
+      restEndpoint({
         method: 'POST',
         path: '/organizations',
-        tags: ['organizations'],
-        summary: 'Create an organization owned by the caller',
-      },
-      successStatus: 201,
-    })
+        tags,
+        summary: 'Create an organization; the caller becomes its owner',
+        errors: [...BODY_ERRORS, 403, 404],
+        successStatus: 201,
+      }),
+    )
     .input(createOrganizationInput)
     .output(membershipOutput)
     .mutation(({ ctx, input }) => createOrganization(ctx.em, ctx.caller, input)),

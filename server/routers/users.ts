@@ -3,13 +3,22 @@ import { createUserInput, successOutput, updateUserInput, userOutput } from '../
 import { createUser, getUser, updateUser } from '../data/users.ts';
 import { router } from '../trpc/init.ts';
 import { authenticatedProcedure, creatorProcedure } from '../trpc/procedures.ts';
+import { BODY_ERRORS, restEndpoint } from './rest-meta.ts';
+
+const tags = ['users'];
 
 export const usersRouter = router({
   create: creatorProcedure
-    .meta({
-      openapi: { method: 'POST', path: '/users', tags: ['users'], summary: "Create the caller's user record" },
-      successStatus: 201,
-    })
+    .meta(
+      restEndpoint({
+        method: 'POST',
+        path: '/users',
+        tags,
+        summary: "Create the caller's user record (id from the token's sub)",
+        errors: [...BODY_ERRORS, 403, 409],
+        successStatus: 201,
+      }),
+    )
     .input(createUserInput)
     .output(successOutput)
     .mutation(async ({ ctx, input }) => {
@@ -18,12 +27,22 @@ export const usersRouter = router({
     }),
 
   me: authenticatedProcedure
-    .meta({ openapi: { method: 'GET', path: '/users', tags: ['users'], summary: "Read the caller's user record" } })
+    .meta(
+      restEndpoint({ method: 'GET', path: '/users', tags, summary: "Read the caller's user record", errors: [404] }),
+    )
     .output(userOutput)
     .query(({ ctx }) => getUser(ctx.em, ctx.caller)),
 
   update: authenticatedProcedure
-    .meta({ openapi: { method: 'PUT', path: '/users', tags: ['users'], summary: "Update the caller's names" } })
+    .meta(
+      restEndpoint({
+        method: 'PUT',
+        path: '/users',
+        tags,
+        summary: "Update the caller's first and/or last name",
+        errors: [...BODY_ERRORS, 404],
+      }),
+    )
     .input(updateUserInput)
     .output(successOutput)
     .mutation(async ({ ctx, input }) => {

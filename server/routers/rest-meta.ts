@@ -1,0 +1,65 @@
+/**
+ * The REST face of a procedure (its trpc-to-openapi meta) in one call: path, success status, the
+ * error statuses it can answer with, and the headers it reads or sets, so the OpenAPI document
+ * states what the REST layer really does.
+ */
+import { z } from 'zod';
+import { organizationIdSchema } from '../../shared/schemas.ts';
+import type { Meta } from '../trpc/init.ts';
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid body, query, header or path parameter',
+  401: 'Bearer token missing or invalid',
+  403: 'Caller lacks the role this needs',
+  404: 'Not found',
+  409: 'Conflicts with the current state',
+  413: 'Request body over 64 KiB',
+  415: 'Request body is not JSON',
+  500: 'The operation failed',
+  503: 'The database is unavailable',
+};
+
+/** Every endpoint can meet these: no token, a failure, the database away. */
+const ALWAYS = [401, 500, 503];
+/** Endpoints that take a JSON body. */
+export const BODY_ERRORS = [400, 413, 415];
+
+const organizationHeader = z.object({
+  organization_id: organizationIdSchema.meta({ description: 'The organization the request acts on' }),
+});
+
+const linkHeader = z.object({
+  link: z
+    .string()
+    .optional()
+    .meta({ description: 'With ?limit=N, when more items follow: `<path?limit=N&cursor=…>; rel="next"`' }),
+});
+
+interface RestEndpoint {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  path: `/${string}`;
+  summary: string;
+  tags: string[];
+  errors: number[];
+  successStatus?: 201;
+  /** Reads the `organization_id` header (the membership endpoints). */
+  organizationScoped?: boolean;
+  /** A list that pages with ?limit and announces the next page in `Link`. */
+  pagedList?: boolean;
+}
+
+export function restEndpoint(endpoint: RestEndpoint): Meta {
+  const statuses = [...new Set([...endpoint.errors, ...ALWAYS])].sort();
+  return {
+    openapi: {
+      method: endpoint.method,
+      path: endpoint.path,
+      summary: endpoint.summary,
+      tags: endpoint.tags,
+      errorResponses: Object.fromEntries(statuses.map((status) => [status, ERROR_DESCRIPTIONS[status] ?? 'Error'])),
+      ...(endpoint.organizationScoped && { requestHeaders: organizationHeader }),
+      ...(endpoint.pagedList && { responseHeaders: linkHeader }),
+    },
+    ...(endpoint.successStatus && { successStatus: endpoint.successStatus }),
+  };
+}
