@@ -1,0 +1,131 @@
+/**
+ * The OpenAPI document against the REST layer: a client generated from it (openapi-typescript types,
+ * openapi-fetch calls) drives every documented operation, and each answer must be a documented one.
+ */
+import { readFileSync } from 'node:fs';
+import createFetchClient, { type Middleware } from 'openapi-fetch';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { paths } from './generated/rest-api.ts';
+import { databaseTargets } from './support/databases.ts';
+import { uniqueId } from './support/fixtures.ts';
+import { REST_TYPES_FILE, renderRestTypes } from './support/rest-types.ts';
+import { useServer } from './support/server.ts';
+import { tokenFor } from './support/tokens.ts';
+
+const embedded = databaseTargets().find((target) => target.name === 'embedded')!;
+
+type Document = {
+  paths: Record<string, Record<string, { responses: Record<string, unknown>; parameters?: unknown[] }>>;
+};
+
+describe('OpenAPI document', () => {
+  const server = useServer(embedded);
+  let document: Document;
+
+  beforeAll(async () => {
+    document = (await server().call('GET', '/openapi.json')).body;
+  });
+
+  it('is kept as a snapshot, so every change to it shows in review', async () => {
+    await expect(`${JSON.stringify(document, null, 2)}\n`).toMatchFileSnapshot('./__snapshots__/openapi.json');
+  });
+
+  it('matches the committed generated types (run npm run openapi:types after a change)', async () => {
+    expect(readFileSync(REST_TYPES_FILE, 'utf8')).toBe(await renderRestTypes());
+  });
+
+  it('drives every documented operation through openapi-fetch, each answering a documented status', async () => {
+    const answered = new Set<string>();
+    const undocumented: string[] = [];
+    const recordAnswers: Middleware = {
+      onResponse({ schemaPath, request, response }) {
+        const operation = `${request.method.toLowerCase()} ${schemaPath}`;
+        answered.add(operation);
+        const documented = document.paths[schemaPath]?.[request.method.toLowerCase()]?.responses ?? {};
+        if (!(String(response.status) in documented)) undocumented.push(`${operation} → ${response.status}`);
+      },
+    };
+    const clientFor = async (sub: string, role?: string) => {
+      const client = createFetchClient<paths>({
+        baseUrl: server().baseUrl,
+        headers: { authorization: `Bearer ${await tokenFor(sub, role ? { role } : {})}` },
+      });
+      client.use(recordAnswers);
+      return client;
+    };
+
+    const ownerId = uniqueId('doc-owner');
+    const memberId = uniqueId('doc-member');
+    const owner = await clientFor(ownerId, 'owner');
+    const member = await clientFor(memberId, 'admin');
+
+    const created = await owner.POST('/api/users', {
+      body: { first_name: 'Doc', last_name: 'Owner', email: `${ownerId}@example.com` },
+    });
+    expect(created.response.status).toBe(201);
+    expect(created.data?.success).toBe(true);
+    expect(
+      (
+        await member.POST('/users', {
+          body: { first_name: 'Doc', last_name: 'Member', email: `${memberId}@example.com` },
+        })
+      ).response.status,
+    ).toBe(201);
+    expect((await owner.GET('/users')).data?.id).toBe(ownerId);
+    expect((await owner.GET('/api/users')).data?.email).toBe(`${ownerId}@example.com`);
+    expect((await owner.PUT('/users', { body: { last_name: 'Renamed' } })).data?.success).toBe(true);
+    expect((await owner.PUT('/api/users', { body: { first_name: 'Again' } })).response.status).toBe(200);
+
+    const organization = await owner.POST('/organizations', {
+      body: { organization_name: 'Documented', organization_description: '' },
+    });
+    expect(organization.response.status).toBe(201);
+    const organizationId = organization.data!.organization_id;
+    expect(
+      (await owner.POST('/api/organizations', { body: { organization_name: 'Second', organization_description: 'x' } }))
+        .response.status,
+    ).toBe(201);
+    const firstPage = await owner.GET('/organizations', { params: { query: { limit: 1 } } });
+    expect(firstPage.data).toHaveLength(1);
+    expect(firstPage.response.headers.get('link')).toMatch(/rel="next"/);
+    expect((await owner.GET('/api/organizations')).data).toHaveLength(2);
+
+    const header = { organization_id: organizationId };
+    const added = await owner.POST('/organization-user', {
+      params: { header },
+      body: { email: `${memberId}@example.com`, role: 'member' },
+    });
+    expect(added.response.status).toBe(201);
+    expect(added.data).toEqual({ organization_id: organizationId, user_id: memberId, role: 'member' });
+    expect(
+      (await owner.PUT('/organization-user', { params: { header }, body: { user_id: memberId, role: 'admin' } })).data
+        ?.message,
+    ).toEqual(expect.any(String));
+    const one = await owner.GET('/organization-user/{user_id}', { params: { header, path: { user_id: memberId } } });
+    expect(one.data?.role).toBe('admin');
+    const list = await owner.GET('/organization-user', { params: { header } });
+    expect(list.data?.map((row) => row.user_id)).toEqual([ownerId, memberId]);
+    const removed = await owner.DELETE('/organization-user', { params: { header }, body: { user_id: memberId } });
+    expect(removed.response.status).toBe(200);
+    expect((await owner.GET('/organization-user', { params: { header } })).data).toHaveLength(1);
+
+    // The documented error side: typed error bodies with the contract's codes.
+    const conflict = await owner.DELETE('/organization-user', { params: { header }, body: { user_id: ownerId } });
+    expect(conflict.response.status).toBe(409);
+    expect(conflict.error?.code).toBe('CONFLICT');
+    const forbidden = await member.GET('/organization-user', { params: { header } });
+    expect(forbidden.error).toEqual({ code: 'FORBIDDEN', message: expect.any(String) });
+    const invalid = await owner.POST('/organization-user', {
+      params: { header },
+      // @ts-expect-error: the generated types know the roles too
+      body: { email: 'x@example.com', role: 'boss' },
+    });
+    expect(invalid.error?.issues?.[0]?.field).toBe('role');
+
+    const documentedOperations = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method} ${path}`),
+    );
+    expect([...answered].sort()).toEqual(documentedOperations.sort());
+    expect(undocumented).toEqual([]);
+  });
+});
