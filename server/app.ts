@@ -11,6 +11,7 @@ import { registerErrorHandlers } from './http/error-body.ts';
 import { healthPlugin } from './http/health.ts';
 import { createLogger, registerRequestLogging, requestId } from './http/logging.ts';
 import { openApiPlugin } from './http/openapi.ts';
+import { registerProtection } from './http/protection.ts';
 import { restPlugin } from './http/rest.ts';
 import { trpcPlugin } from './http/trpc.ts';
 import { appRouter } from './routers/index.ts';
@@ -43,16 +44,22 @@ export async function startService(settings: Settings): Promise<Service> {
       logController: new LogController({ disableRequestLogging: true }),
       genReqId: requestId,
       bodyLimit: BODY_LIMIT_BYTES,
+      // A client must send its whole request in time, and idle keep-alive sockets are closed.
+      requestTimeout: settings.REQUEST_TIMEOUT_MS,
+      connectionTimeout: settings.REQUEST_TIMEOUT_MS * 2,
+      keepAliveTimeout: 5_000,
       rewriteUrl: (request) => (request.url ?? '/').replace(API_ALIAS, ''),
     });
     registerRequestLogging(app);
     registerErrorHandlers(app);
+    await registerProtection(app, settings);
     const createContext = contextFactory({ orm, verifyToken, settings });
     await app.register(healthPlugin(orm));
     await app.register(openApiPlugin(appRouter));
     // Sibling scopes: the tRPC plugin replaces the JSON parser inside its own scope.
     await app.register(trpcPlugin(appRouter, createContext));
     await app.register(restPlugin(appRouter, createContext));
+    app.server.maxConnections = settings.MAX_CONNECTIONS;
     await app.listen({ port: settings.PORT, host: settings.HOST });
     return {
       app,

@@ -36,6 +36,15 @@ const settingsSchema = z.object({
           .filter(Boolean)
       : [],
   ),
+  /** Requests per caller per window; 0 turns rate limiting off. */
+  RATE_LIMIT_MAX: z.coerce.number().int().min(0).default(600),
+  RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
+  /** Time a client has to send a whole request; a slow sender is cut off (408). */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(15_000),
+  /** Open connections at most; more are refused until some close. */
+  MAX_CONNECTIONS: z.coerce.number().int().min(1).default(10_000),
+  /** On SIGTERM, time given to in-flight requests before the process exits anyway. */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Where the development secret is kept when JWT_SECRET is unset outside production. */
   DATA_DIR: z.string().min(1).default('./data'),

@@ -140,6 +140,6 @@ export function openApiPlugin(router: AppRouter) {
     app.get('/openapi.json', async () => document);
     // Swagger UI's assets come from its npm package: the page works with no internet access.
     await app.register(swagger, { mode: 'static', specification: { document: document as never } });
-    await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { persistAuthorization: true } });
+    await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { persistAuthorization: true } });
   };
 }

@@ -37,6 +37,8 @@ export async function startTestServer(databaseUrl: string, env: Record<string, s
     DATABASE_URL: databaseUrl,
     JWT_SECRET: TEST_SECRET,
     LOG_LEVEL: 'silent',
+    // Tests fire many requests per caller; tests/protection.test.ts covers the limit itself.
+    RATE_LIMIT_MAX: '0',
     ...env,
   });
   const service = await startService(settings);
