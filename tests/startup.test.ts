@@ -2,13 +2,13 @@
  * The service as `npm start` runs it: a child process with only environment settings, its pino
  * logs on stdout, the development secret shared with `npm run token`, and a clean SIGTERM.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { projectRoot as root, spawnService, type ServiceProcess } from './support/process.ts';
 
-const root = join(import.meta.dirname, '..');
 const node = process.execPath;
 
 function runToExit(script: string, env: Record<string, string>) {
@@ -44,32 +44,15 @@ describe('start-up settings', () => {
 describe('npm start with no settings but a data directory', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'orgs-start-'));
   const env = { DATA_DIR: dataDir, DATABASE_URL: `file:${join(dataDir, 'orgs.db')}`, PORT: '0' };
-  let child: ChildProcess | undefined;
-  const lines: string[] = [];
+  let service: ServiceProcess | undefined;
   afterAll(() => {
-    child?.kill('SIGKILL');
+    service?.child.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  async function started(): Promise<string> {
-    child = spawn(node, ['server/main.ts'], { cwd: root, env: { PATH: process.env.PATH ?? '', ...env } });
-    let buffered = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const complete = buffered.split('\n');
-      buffered = complete.pop()!;
-      lines.push(...complete.filter(Boolean));
-    });
-    for (let waited = 0; waited < 15_000; waited += 50) {
-      const listening = lines.map((line) => JSON.parse(line)).find((entry) => entry.msg === 'listening');
-      if (listening) return `http://127.0.0.1:${listening.address[0].port}`;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`server did not start: ${lines.join('\n')}`);
-  }
-
   it('serves, accepts a token from npm run token, logs one JSON line per request, and stops on SIGTERM', async () => {
-    const baseUrl = await started();
+    service = await spawnService(env);
+    const { baseUrl, lines } = service;
     const minted = runToExit('server/cli/token.ts', { ...env, ARGS: '--sub dev-user --role owner' });
     expect(minted.status).toBe(0);
     const token = minted.stdout.trim();
@@ -92,8 +75,7 @@ describe('npm start with no settings but a data directory', () => {
     });
     expect(lines.join('\n')).not.toContain(token);
 
-    const exited = new Promise<number | null>((resolve) => child!.once('exit', resolve));
-    child!.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    service.child.kill('SIGTERM');
+    expect(await service.exited).toBe(0);
   });
 });
