@@ -2,11 +2,11 @@
  * The tRPC instance: its error formatter (the one place where errors get their public shape) and
  * the base procedure that maps the service's DomainError and database outages to tRPC errors.
  */
-import { ConnectionException } from '@mikro-orm/core';
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { ZodError } from 'zod';
 import type { ErrorIssue } from '../../shared/errors.ts';
+import { isDatabaseUnavailable } from '../data/availability.ts';
 import { DomainError } from '../errors.ts';
 import type { Context } from './context.ts';
 
@@ -57,7 +57,7 @@ export const publicProcedure = t.procedure.use(async ({ next, ctx }) => {
   if (cause instanceof DomainError) {
     throw new TRPCError({ code: cause.code, message: cause.message, cause });
   }
-  if (cause instanceof ConnectionException) {
+  if (isDatabaseUnavailable(cause)) {
     ctx.log.error({ err: cause }, 'database unreachable');
     throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'The database is unavailable, try again later' });
   }

@@ -1,0 +1,83 @@
+/**
+ * A MariaDB server owned by one test: its own datadir, port and socket, started and stopped by
+ * its PID, so a test can take the database away without touching the shared server.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import mysql from 'mysql2/promise';
+
+const MARIADBD = '/usr/sbin/mariadbd';
+
+/** Root can run it (the daemon drops to the mysql user); CI runs as root. */
+export const canRunOwnMariadb = () => existsSync(MARIADBD) && process.getuid?.() === 0;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export class OwnMariadb {
+  readonly dir = mkdtempSync(join(tmpdir(), 'orgs-mariadb-'));
+  port = 0;
+  #process: ChildProcess | undefined;
+
+  get url(): string {
+    return `mariadb://root@127.0.0.1:${this.port}/orgs`;
+  }
+
+  async start(): Promise<void> {
+    if (!this.port) {
+      this.port = await freePort();
+      execFileSync('chown', ['mysql:mysql', this.dir]);
+      execFileSync('mariadb-install-db', [
+        '--no-defaults',
+        `--datadir=${join(this.dir, 'data')}`,
+        '--user=mysql',
+        '--auth-root-authentication-method=normal',
+        '--skip-test-db',
+      ]);
+    }
+    this.#process = spawn(
+      MARIADBD,
+      [
+        '--no-defaults',
+        `--datadir=${join(this.dir, 'data')}`,
+        `--port=${this.port}`,
+        `--socket=${join(this.dir, 'mariadb.sock')}`,
+        `--pid-file=${join(this.dir, 'mariadb.pid')}`,
+        '--bind-address=127.0.0.1',
+        '--user=mysql',
+      ],
+      { stdio: 'ignore' },
+    );
+    for (let attempt = 0; attempt < 100; attempt++) {
+      try {
+        const connection = await mysql.createConnection({ host: '127.0.0.1', port: this.port, user: 'root' });
+        await connection.end();
+        return;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    throw new Error(`own MariaDB on port ${this.port} did not start`);
+  }
+
+  async stop(): Promise<void> {
+    const child = this.#process;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+
+  async destroy(): Promise<void> {
+    await this.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
