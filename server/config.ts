@@ -24,6 +24,8 @@ const settingsSchema = z.object({
   JWT_SECRET: optionalString,
   JWT_JWKS_URL: optionalString.pipe(z.url().optional()),
   JWT_PUBLIC_KEY: optionalString,
+  /** Least time between two fetches of the JWKS (an unknown `kid` triggers a refetch). */
+  JWT_JWKS_COOLDOWN_MS: z.coerce.number().int().min(0).default(30_000),
   JWT_ISSUER: optionalString,
   JWT_AUDIENCE: optionalString,
   REQUIRE_CREATOR_ROLE: booleanSetting(true),

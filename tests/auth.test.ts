@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { databaseTargets } from './support/databases.ts';
-import { useServer, type TestServer } from './support/server.ts';
+import { startTestServer, useServer, type TestServer } from './support/server.ts';
 import { TEST_SECRET, tokenFor } from './support/tokens.ts';
 
 const embedded = databaseTargets().find((target) => target.name === 'embedded')!;
@@ -150,5 +150,69 @@ describe('keys from JWT_JWKS_URL', () => {
       .setExpirationTime('5m')
       .sign(stranger.privateKey);
     expect(await statusWith(server(), `Bearer ${unknown}`)).toBe(401);
+  });
+});
+
+describe('JWKS rotation and outage', () => {
+  const published: JWK[] = [];
+  let jwksServer: Server;
+  let jwksUrl = '';
+  const env: Record<string, string> = { JWT_SECRET: '', JWT_JWKS_COOLDOWN_MS: '100' };
+  const keyPair = async (kid: string) => {
+    const pair = await generateKeyPair('ES256', { extractable: true });
+    const jwk = { ...(await exportJWK(pair.publicKey)), kid, alg: 'ES256' };
+    const sign = () =>
+      new SignJWT({ sub: 'rotating' })
+        .setProtectedHeader({ alg: 'ES256', kid })
+        .setExpirationTime('5m')
+        .sign(pair.privateKey);
+    return { jwk, sign };
+  };
+  let oldKey: Awaited<ReturnType<typeof keyPair>>;
+  let newKey: Awaited<ReturnType<typeof keyPair>>;
+
+  beforeAll(async () => {
+    oldKey = await keyPair('old');
+    newKey = await keyPair('new');
+    published.push(oldKey.jwk);
+    jwksServer = createServer((_request, response) => {
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON.stringify({ keys: published }));
+    });
+    await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
+    jwksUrl = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/jwks.json`;
+    env.JWT_JWKS_URL = jwksUrl;
+  });
+  afterAll(() => new Promise<void>((resolve) => jwksServer.close(() => resolve())));
+  const server = useServer(embedded, env);
+
+  it('picks up a rotated key set by kid, and drops the retired key', async () => {
+    expect(await statusWith(server(), `Bearer ${await oldKey.sign()}`)).toBe(200);
+    published.splice(0, published.length, newKey.jwk);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(await statusWith(server(), `Bearer ${await newKey.sign()}`)).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(await statusWith(server(), `Bearer ${await oldKey.sign()}`)).toBe(401);
+  });
+
+  it('answers 503 while the JWKS endpoint is down, and stays up', async () => {
+    // A service pointed at a JWKS endpoint that refuses connections.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/jwks.json`;
+    await new Promise((resolve) => closed.close(resolve));
+    const database = await embedded.create();
+    const orphan = await startTestServer(database.url, { JWT_SECRET: '', JWT_JWKS_URL: deadUrl });
+    try {
+      const response = await orphan.call('GET', '/organizations', {
+        headers: { authorization: `Bearer ${await newKey.sign()}` },
+      });
+      expect(response.status).toBe(503);
+      expect(response.body).toEqual({ code: 'SERVICE_UNAVAILABLE', message: expect.any(String) });
+      expect((await orphan.call('GET', '/healthz')).status).toBe(200);
+    } finally {
+      await orphan.service.close();
+      await database.drop();
+    }
   });
 });

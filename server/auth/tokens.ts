@@ -51,7 +51,7 @@ function asymmetricKeys(settings: Settings): AsymmetricKeys | undefined {
     // up on a slow endpoint after the timeout instead of holding requests.
     const jwks = createRemoteJWKSet(new URL(settings.JWT_JWKS_URL), {
       timeoutDuration: 2000,
-      cooldownDuration: 30_000,
+      cooldownDuration: settings.JWT_JWKS_COOLDOWN_MS,
       cacheMaxAge: 10 * 60_000,
     });
     return { algorithms: [...ASYMMETRIC_ALGORITHMS], resolve: jwks };
