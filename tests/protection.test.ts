@@ -1,4 +1,5 @@
 /** Security headers, CORS, the per-caller rate limit, and member data kept from non-members on every transport. */
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { databaseTargets, describeOnEachDatabase } from './support/databases.ts';
 import { addMember, createOrganization, registerUser } from './support/fixtures.ts';
@@ -55,6 +56,29 @@ describe('rate limit per caller', () => {
 
     expect((await server().call('GET', '/organizations', { token: await tokenFor('calm-caller') })).status).toBe(200);
     for (let index = 0; index < 5; index++) expect((await server().call('GET', '/healthz')).status).toBe(200);
+  });
+});
+
+describe('slow clients', () => {
+  const server = useServer(embedded, { REQUEST_TIMEOUT_MS: '1000' });
+
+  it('cuts off a client that never finishes its request, and keeps serving others', async () => {
+    const { port } = new URL(server().baseUrl);
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    // Headers started, never finished (slowloris).
+    socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: ');
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk.toString()));
+    const closed = await Promise.race([
+      new Promise<boolean>((resolve) => socket.once('close', () => resolve(true))),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5000)),
+    ]);
+    socket.destroy();
+    expect(closed).toBe(true);
+    // Closed by the socket timeout (silently) or by the request timeout (with a 408).
+    expect(answer === '' || answer.startsWith('HTTP/1.1 408')).toBe(true);
+    expect((await server().call('GET', '/healthz')).status).toBe(200);
   });
 });
 
