@@ -13,7 +13,8 @@ export interface ServiceProcess {
 }
 
 export async function spawnService(env: Record<string, string>): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['server/main.ts'], {
+  // SCRIPT: another entry point with the same conventions (bench/baseline.ts).
+  const child = spawn(process.execPath, [env.SCRIPT ?? 'server/main.ts'], {
     cwd: projectRoot,
     env: { PATH: process.env.PATH ?? '', PORT: '0', ...env },
   });
