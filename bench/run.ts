@@ -136,19 +136,17 @@ const SCENARIOS: Scenario[] = [
       let nextMember = SMALL.owner + 1;
       return {
         headers: { authorization: `Bearer ${tokens.small}`, organization_id: organizations.small, ...json },
-        requests: [
-          {
-            method: 'PUT',
-            path: '/organization-user',
-            // Each connection flips its own member between member and admin.
-            setupRequest: (request, context: { member?: number; admin?: boolean }) => {
-              context.member ??= nextMember++;
-              context.admin = !context.admin;
-              const role = context.admin ? 'admin' : 'member';
-              return { ...request, body: JSON.stringify({ user_id: userId(context.member), role }) };
-            },
-          },
-        ],
+        // Each connection flips its own member: admin, then member, and again.
+        setupClient: (client) => {
+          const user_id = userId(nextMember++);
+          client.setRequests(
+            ['admin', 'member'].map((role) => ({
+              method: 'PUT',
+              path: '/organization-user',
+              body: JSON.stringify({ user_id, role }),
+            })),
+          );
+        },
       };
     },
   },
@@ -159,24 +157,18 @@ const SCENARIOS: Scenario[] = [
       let nextSpare = SPARE_FROM;
       return {
         headers: { authorization: `Bearer ${tokens.small}`, organization_id: organizations.small, ...json },
-        requests: [
-          {
-            method: 'POST',
-            path: '/organization-user',
-            setupRequest: (request, context: { spare?: number }) => {
-              context.spare ??= nextSpare++;
-              return { ...request, body: JSON.stringify({ email: email(context.spare), role: 'member' }) };
+        // Each connection adds its own spare user, then removes it, and again.
+        setupClient: (client) => {
+          const spare = nextSpare++;
+          client.setRequests([
+            {
+              method: 'POST',
+              path: '/organization-user',
+              body: JSON.stringify({ email: email(spare), role: 'member' }),
             },
-          },
-          {
-            method: 'DELETE',
-            path: '/organization-user',
-            setupRequest: (request, context) => ({
-              ...request,
-              body: JSON.stringify({ user_id: userId(context.spare as number) }),
-            }),
-          },
-        ],
+            { method: 'DELETE', path: '/organization-user', body: JSON.stringify({ user_id: userId(spare) }) },
+          ]);
+        },
       };
     },
   },
@@ -204,11 +196,15 @@ async function drive(
 ): Promise<Figures> {
   let peak = rssMegabytes(server.child.pid!);
   const sampler = setInterval(() => (peak = Math.max(peak, rssMegabytes(server.child.pid!))), 100);
+  // autocannon takes a single request's path as part of the URL.
+  const { path, ...options } = scenario.options(organizations, tokens) as Partial<autocannon.Options> & {
+    path?: string;
+  };
   const result = await autocannon({
-    url: server.baseUrl,
+    url: `${server.baseUrl}${path ?? ''}`,
     connections: scenario.connections,
     duration: DURATION,
-    ...scenario.options(organizations, tokens),
+    ...options,
   });
   clearInterval(sampler);
   return {

@@ -75,7 +75,13 @@ function bearerToken(header: string | undefined): string {
 }
 
 export function createTokenVerifier(settings: Settings): VerifyToken {
-  const secret = resolveHmacSecret(settings);
+  const secretBytes = resolveHmacSecret(settings);
+  // Imported once: handing jose raw bytes makes it import a WebCrypto key on every verification.
+  const secret = secretBytes
+    ? crypto.subtle.importKey('raw', secretBytes as Uint8Array<ArrayBuffer>, { name: 'HMAC', hash: 'SHA-256' }, false, [
+        'verify',
+      ])
+    : undefined;
   const asymmetric = asymmetricKeys(settings);
   const algorithms = [...(secret ? ['HS256'] : []), ...(asymmetric?.algorithms ?? [])];
 

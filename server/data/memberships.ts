@@ -21,6 +21,7 @@ import { conflict, notFound } from '../errors.ts';
 import { Membership, Organization, User } from './entities.ts';
 import { assertCanChange, assertCanManageMembers, assertKeepsAnOwner, notInOrganization } from './permissions.ts';
 import { decodeCursor, toPage, type Page, type PageRequest } from './pages.ts';
+import { selectRow, selectRows, storedDate } from './sql.ts';
 import { isoTimestamp, listTimestamp, type StoredTimestamp } from './timestamps.ts';
 
 /** The caller acting on an organization named by the `organization_id` header. */
@@ -37,12 +38,12 @@ export async function roleInOrganization(
   organizationId: string,
   userId: string,
 ): Promise<Role | undefined> {
-  const membership = await em.findOne(
-    Membership,
-    { organization: organizationId, user: userId },
-    { fields: ['role'], disableIdentityMap: true },
+  const row = await selectRow<{ role: Role }>(
+    em,
+    'select role from organization_users where organization_id = ? and user_id = ?',
+    [organizationId, userId],
   );
-  return membership?.role;
+  return row?.role;
 }
 
 /**
@@ -136,15 +137,11 @@ interface MemberRow {
 }
 
 /** Member rows projected straight from SQL: a list of thousands never hydrates entities. */
-const memberQuery = (em: SqlEntityManager, organizationId: string) =>
-  em
-    .createQueryBuilder(Membership, 'm')
-    .join('m.user', 'u')
-    .select(['u.id as user_id', 'u.firstName', 'u.lastName', 'u.email', 'm.role', 'm.createdAt', 'm.updatedAt'])
-    .where({ organization: organizationId });
+const MEMBER_COLUMNS = `select u.id as user_id, u.first_name, u.last_name, u.email, m.role, m.created_at, m.updated_at
+  from organization_users m join users u on u.id = m.user_id where m.organization_id = ?`;
 
 export async function getMember(em: SqlEntityManager, organizationId: string, userId: string): Promise<Member> {
-  const row: MemberRow | null = await memberQuery(em, organizationId).andWhere({ user: userId }).execute('get', false);
+  const row = await selectRow<MemberRow>(em, `${MEMBER_COLUMNS} and m.user_id = ?`, [organizationId, userId]);
   if (!row) throw notAMember();
   return {
     organization_id: organizationId,
@@ -165,14 +162,19 @@ export async function listMembers(
   page: PageRequest = {},
 ): Promise<Page<MemberListItem>> {
   const after = decodeCursor(page.cursor);
-  const query = memberQuery(em, organizationId).orderBy({ createdAt: 'asc', user: 'asc' });
+  const params: unknown[] = [organizationId];
+  let sql = MEMBER_COLUMNS;
   if (after) {
-    query.andWhere({
-      $or: [{ createdAt: { $gt: after.createdAt } }, { createdAt: after.createdAt, user: { $gt: after.id } }],
-    });
+    const createdAt = storedDate(em, after.createdAt);
+    sql += ' and (m.created_at > ? or (m.created_at = ? and m.user_id > ?))';
+    params.push(createdAt, createdAt, after.id);
   }
-  if (page.limit !== undefined) query.limit(page.limit + 1);
-  const rows: MemberRow[] = await query.execute('all', false);
+  sql += ' order by m.created_at, m.user_id';
+  if (page.limit !== undefined) {
+    sql += ' limit ?';
+    params.push(page.limit + 1);
+  }
+  const rows = await selectRows<MemberRow>(em, sql, params);
   return toPage(
     rows,
     page.limit,

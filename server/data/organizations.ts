@@ -11,6 +11,7 @@ import type { Caller } from '../auth/tokens.ts';
 import { notFound } from '../errors.ts';
 import { Membership, Organization, User } from './entities.ts';
 import { decodeCursor, toPage, type Page, type PageRequest } from './pages.ts';
+import { selectRows, storedDate } from './sql.ts';
 import { isoTimestamp, type StoredTimestamp } from './timestamps.ts';
 
 export async function createOrganization(
@@ -50,19 +51,20 @@ export async function listOrganizations(
   page: PageRequest = {},
 ): Promise<Page<OrganizationView>> {
   const after = decodeCursor(page.cursor);
-  const query = em
-    .createQueryBuilder(Membership, 'm')
-    .join('m.organization', 'o')
-    .select(['o.id', 'o.name', 'o.description', 'o.createdBy', 'o.createdAt'])
-    .where({ user: caller.userId })
-    .orderBy({ 'o.createdAt': 'asc', 'o.id': 'asc' });
+  const params: unknown[] = [caller.userId];
+  let sql = `select o.id, o.name, o.description, o.created_by, o.created_at
+    from organization_users m join organizations o on o.id = m.organization_id where m.user_id = ?`;
   if (after) {
-    query.andWhere({
-      $or: [{ 'o.createdAt': { $gt: after.createdAt } }, { 'o.createdAt': after.createdAt, 'o.id': { $gt: after.id } }],
-    });
+    const createdAt = storedDate(em, after.createdAt);
+    sql += ' and (o.created_at > ? or (o.created_at = ? and o.id > ?))';
+    params.push(createdAt, createdAt, after.id);
   }
-  if (page.limit !== undefined) query.limit(page.limit + 1);
-  const rows: OrganizationRow[] = await query.execute('all', false);
+  sql += ' order by o.created_at, o.id';
+  if (page.limit !== undefined) {
+    sql += ' limit ?';
+    params.push(page.limit + 1);
+  }
+  const rows = await selectRows<OrganizationRow>(em, sql, params);
   return toPage(
     rows,
     page.limit,

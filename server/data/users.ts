@@ -6,17 +6,20 @@ import type { createUserInput, updateUserInput, User as UserView } from '../../s
 import type { Caller } from '../auth/tokens.ts';
 import { conflict, notFound } from '../errors.ts';
 import { User, type IUser } from './entities.ts';
-import { isoTimestamp } from './timestamps.ts';
+import { selectRow } from './sql.ts';
+import { isoTimestamp, type StoredTimestamp } from './timestamps.ts';
 
-const toView = (user: IUser): UserView => ({
-  id: user.id,
-  first_name: user.firstName,
-  last_name: user.lastName,
-  email: user.email,
-  created_at: isoTimestamp(user.createdAt),
-  updated_at: isoTimestamp(user.updatedAt),
-});
 
+interface UserRow {
+  id: string;
+  first_name: string;
+  last_name: string;
+  email: string;
+  created_at: StoredTimestamp;
+  updated_at: StoredTimestamp;
+}
+
+const noRecord = () => notFound('No user record for this caller: create it with POST /users');
 const emailTaken = () => conflict('Another user already has this e-mail address');
 
 export async function createUser(
@@ -42,12 +45,18 @@ export async function createUser(
 
 async function findOwnRecord(em: SqlEntityManager, caller: Caller): Promise<IUser> {
   const user = await em.findOne(User, { id: caller.userId });
-  if (!user) throw notFound('No user record for this caller: create it with POST /users');
+  if (!user) throw noRecord();
   return user;
 }
 
 export async function getUser(em: SqlEntityManager, caller: Caller): Promise<UserView> {
-  return toView(await findOwnRecord(em, caller));
+  const row = await selectRow<UserRow>(
+    em,
+    'select id, first_name, last_name, email, created_at, updated_at from users where id = ?',
+    [caller.userId],
+  );
+  if (!row) throw noRecord();
+  return { ...row, created_at: isoTimestamp(row.created_at), updated_at: isoTimestamp(row.updated_at) };
 }
 
 export async function updateUser(

@@ -1,0 +1,18 @@
+import { readSettings } from './server/config.ts';
+import { createTokenVerifier } from './server/auth/tokens.ts';
+import { openDatabase, migrate } from './server/data/orm.ts';
+import { User } from './server/data/entities.ts';
+import { listOrganizations } from './server/data/organizations.ts';
+import { TEST_SECRET, tokenFor } from './tests/support/tokens.ts';
+const settings = readSettings({ JWT_SECRET: TEST_SECRET, DATABASE_URL: 'mariadb://orgs_test:orgs_test@127.0.0.1:3306/orgs_test_m2', NODE_ENV: 'production' });
+const verify = createTokenVerifier(settings);
+const t = await tokenFor('p1');
+const time = async (name: string, n: number, f: () => Promise<unknown>) => { for (let i = 0; i < 200; i++) await f(); const s = performance.now(); for (let i = 0; i < n; i++) await f(); console.log(name, ((performance.now() - s) / n * 1000).toFixed(0), 'µs'); };
+await time('jose verify', 2000, () => verify(`Bearer ${t}`));
+const orm = await openDatabase(settings.DATABASE_URL); await migrate(orm);
+await time('em.fork', 2000, async () => orm.em.fork());
+await time('findOne', 2000, () => orm.em.fork().findOne(User, { id: 'p1' }));
+await time('raw select', 2000, () => orm.em.getConnection().execute('select * from users where id = ?', ['p1']));
+await time('listOrganizations', 2000, () => listOrganizations(orm.em.fork(), { userId: 'p1', tokenRole: undefined }));
+await time('isConnected', 500, () => orm.isConnected());
+await orm.close();

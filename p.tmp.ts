@@ -1,0 +1,16 @@
+import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);
+import autocannon from 'autocannon';
+import mysql from 'mysql2/promise';
+import { spawnService } from './tests/support/process.ts';
+import { TEST_SECRET, tokenFor } from './tests/support/tokens.ts';
+const admin = await mysql.createConnection({ uri: 'mysql://orgs_test:orgs_test@127.0.0.1:3306' });
+await admin.query('DROP DATABASE IF EXISTS orgs_test_prof'); await admin.query('CREATE DATABASE orgs_test_prof');
+const svc = await spawnService({ DATABASE_URL: 'mariadb://orgs_test:orgs_test@127.0.0.1:3306/orgs_test_prof', JWT_SECRET: TEST_SECRET, NODE_ENV: 'production', RATE_LIMIT_MAX: '0', NODE_OPTIONS: process.env.PROF ? '--cpu-prof --cpu-prof-dir=/tmp/prof' : '' , LOG_LEVEL: process.env.LL ?? 'info'});
+const t = await tokenFor('p1', { role: 'owner', expiresIn: '1h' });
+await fetch(`${svc.baseUrl}/users`, { method: 'POST', headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' }, body: JSON.stringify({ first_name: 'a', last_name: 'b', email: 'p1@x.io' }) });
+const cpu = () => { const f = require('node:fs').readFileSync(`/proc/${svc.child.pid}/stat`, 'utf8').split(') ')[1].split(' '); return (Number(f[11]) + Number(f[12])) / 100; };
+const c0 = cpu();
+const r = await autocannon({ url: `${svc.baseUrl}${process.env.P ?? '/api/users'}`, connections: 32, duration: 5, headers: { authorization: `Bearer ${t}` } });
+console.log('service cpu seconds', cpu() - c0);
+console.log('req/s', r.requests.average, 'non2xx', r.non2xx, 'p50', r.latency.p50);
+svc.child.kill('SIGTERM'); await svc.exited; await admin.query('DROP DATABASE orgs_test_prof'); await admin.end();
