@@ -10,8 +10,8 @@ import type {
 import type { Caller } from '../auth/tokens.ts';
 import { notFound } from '../errors.ts';
 import { Membership, Organization, User } from './entities.ts';
-import { decodeCursor, toPage, type Page, type PageRequest } from './pages.ts';
-import { selectRows, storedDate } from './sql.ts';
+import { pagedQuery, toPage, type Page, type PageRequest } from './pages.ts';
+import { selectRows } from './sql.ts';
 import { isoTimestamp, type StoredTimestamp } from './timestamps.ts';
 
 export async function createOrganization(
@@ -50,20 +50,12 @@ export async function listOrganizations(
   caller: Caller,
   page: PageRequest = {},
 ): Promise<Page<OrganizationView>> {
-  const after = decodeCursor(page.cursor);
-  const params: unknown[] = [caller.userId];
-  let sql = `select o.id, o.name, o.description, o.created_by, o.created_at
+  const base = `select o.id, o.name, o.description, o.created_by, o.created_at
     from organization_users m join organizations o on o.id = m.organization_id where m.user_id = ?`;
-  if (after) {
-    const createdAt = storedDate(em, after.createdAt);
-    sql += ' and (o.created_at > ? or (o.created_at = ? and o.id > ?))';
-    params.push(createdAt, createdAt, after.id);
-  }
-  sql += ' order by o.created_at, o.id';
-  if (page.limit !== undefined) {
-    sql += ' limit ?';
-    params.push(page.limit + 1);
-  }
+  const { sql, params } = pagedQuery(em, { sql: base, params: [caller.userId] }, page, {
+    createdAt: 'o.created_at',
+    id: 'o.id',
+  });
   const rows = await selectRows<OrganizationRow>(em, sql, params);
   return toPage(
     rows,

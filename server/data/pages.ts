@@ -4,7 +4,9 @@
  * opaque to callers: base64url JSON of [created_at in ms, id].
  */
 import { z } from 'zod';
+import type { SqlEntityManager } from '@mikro-orm/sql';
 import { badRequest } from '../errors.ts';
+import { storedDate } from './sql.ts';
 import { toDate, type StoredTimestamp } from './timestamps.ts';
 
 export interface PageRequest {
@@ -26,7 +28,7 @@ export interface SortKey {
 
 const cursorSchema = z.tuple([z.number().int().nonnegative(), z.string().min(1).max(128)]);
 
-export function decodeCursor(cursor: string | null | undefined): SortKey | undefined {
+function decodeCursor(cursor: string | null | undefined): SortKey | undefined {
   if (!cursor) return undefined;
   try {
     const [milliseconds, id] = cursorSchema.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
@@ -57,4 +59,30 @@ export function toPage<Row, Item>(
     items: pageRows.map(toItem),
     nextCursor: lastKey ? encodeCursor(lastKey.createdAt, lastKey.id) : null,
   };
+}
+
+/**
+ * Completes a list query with the keyset condition after the cursor's row, the list's order and
+ * the page's size (one extra row, see toPage). `columns` name the sort key's two columns.
+ */
+export function pagedQuery(
+  em: SqlEntityManager,
+  query: { sql: string; params: unknown[] },
+  page: PageRequest,
+  columns: { createdAt: string; id: string },
+): { sql: string; params: unknown[] } {
+  let { sql } = query;
+  const params = [...query.params];
+  const after = decodeCursor(page.cursor);
+  if (after) {
+    const createdAt = storedDate(em, after.createdAt);
+    sql += ` and (${columns.createdAt} > ? or (${columns.createdAt} = ? and ${columns.id} > ?))`;
+    params.push(createdAt, createdAt, after.id);
+  }
+  sql += ` order by ${columns.createdAt}, ${columns.id}`;
+  if (page.limit !== undefined) {
+    sql += ' limit ?';
+    params.push(page.limit + 1);
+  }
+  return { sql, params };
 }

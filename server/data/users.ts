@@ -9,7 +9,6 @@ import { User, type IUser } from './entities.ts';
 import { selectRow } from './sql.ts';
 import { isoTimestamp, type StoredTimestamp } from './timestamps.ts';
 
-
 interface UserRow {
   id: string;
   first_name: string;
