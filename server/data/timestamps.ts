@@ -14,6 +14,12 @@ export function toDate(value: StoredTimestamp): Date {
 /** `2026-11-22T12:34:56.789Z` */
 export const isoTimestamp = (value: StoredTimestamp): string => toDate(value).toISOString();
 
+const MYSQL_DATETIME = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?$/;
+
 /** `2026-11-22 12:34:56`, the member list's legacy form. */
 export const listTimestamp = (value: StoredTimestamp): string =>
-  toDate(value).toISOString().slice(0, 19).replace('T', ' ');
+  // MySQL already returns this form (with milliseconds): cut it rather than parse it, since the
+  // member list formats thousands of rows per request.
+  typeof value === 'string' && MYSQL_DATETIME.test(value)
+    ? value.slice(0, 19)
+    : toDate(value).toISOString().slice(0, 19).replace('T', ' ');
