@@ -159,18 +159,33 @@ interface MemberRow {
 const MEMBER_COLUMNS = `select u.id as user_id, u.first_name, u.last_name, u.email, m.role, m.created_at, m.updated_at
   from organization_users m join users u on u.id = m.user_id where m.organization_id = ?`;
 
-export async function getMember(em: SqlEntityManager, organizationId: string, userId: string): Promise<Member> {
-  const row = await selectRow<MemberRow>(em, `${MEMBER_COLUMNS} and m.user_id = ?`, [organizationId, userId]);
-  if (!row) throw notAMember();
+/**
+ * One member, read for an actor whose membership is checked by the same query (CONTRACT 3.2: any
+ * member may read): no row means the actor is not a member (403), a row without a member means
+ * the target is not one (404).
+ */
+export async function getMember(em: SqlEntityManager, actor: OrganizationActor, userId: string): Promise<Member> {
+  const row = await selectRow<Partial<MemberRow>>(
+    em,
+    `select u.id as user_id, u.first_name, u.last_name, u.email, m.role, m.created_at, m.updated_at
+     from organization_users actor
+     left join organization_users m on m.organization_id = actor.organization_id and m.user_id = ?
+     left join users u on u.id = m.user_id
+     where actor.organization_id = ? and actor.user_id = ?`,
+    [userId, actor.organizationId, actor.userId],
+  );
+  if (!row) throw notInOrganization();
+  if (!row.user_id) throw notAMember();
+  const member = row as MemberRow;
   return {
-    organization_id: organizationId,
-    user_id: row.user_id,
-    role: row.role,
-    created_at: isoTimestamp(row.created_at),
-    updated_at: isoTimestamp(row.updated_at),
-    first_name: row.first_name,
-    last_name: row.last_name,
-    email: row.email,
+    organization_id: actor.organizationId,
+    user_id: member.user_id,
+    role: member.role,
+    created_at: isoTimestamp(member.created_at),
+    updated_at: isoTimestamp(member.updated_at),
+    first_name: member.first_name,
+    last_name: member.last_name,
+    email: member.email,
   };
 }
 

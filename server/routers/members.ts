@@ -12,7 +12,11 @@ import {
 } from '../../shared/schemas.ts';
 import { addMember, changeRole, getMember, listMembers, removeMember } from '../data/memberships.ts';
 import { router } from '../trpc/init.ts';
-import { organizationManagerProcedure, organizationMemberProcedure } from '../trpc/procedures.ts';
+import {
+  organizationActorProcedure,
+  organizationManagerProcedure,
+  organizationMemberProcedure,
+} from '../trpc/procedures.ts';
 import { pageInput, pageOutput, restListQuery, restPageRequest, withNextLink } from './lists.ts';
 import { BODY_ERRORS, restEndpoint } from './rest-meta.ts';
 
@@ -72,7 +76,7 @@ export const membersRouter = router({
       return { message: 'Member removed' };
     }),
 
-  get: organizationMemberProcedure
+  get: organizationActorProcedure
     .meta(
       restEndpoint({
         method: 'GET',
@@ -85,7 +89,7 @@ export const membersRouter = router({
     )
     .input(getMemberInput)
     .output(memberOutput)
-    .query(({ ctx, input }) => getMember(ctx.em, ctx.actor.organizationId, input.user_id)),
+    .query(({ ctx, input }) => getMember(ctx.em, ctx.actor, input.user_id)),
 
   list: organizationMemberProcedure
     .meta(

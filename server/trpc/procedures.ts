@@ -34,13 +34,21 @@ function organizationIdFromHeader(header: string | string[] | undefined): string
   return (header as string).toLowerCase();
 }
 
-/** Any member of the organization named by the `organization_id` header (CONTRACT 3.2). */
-export const organizationMemberProcedure = authenticatedProcedure.use(async ({ ctx, next }) => {
+/**
+ * The caller acting on the organization named by the `organization_id` header, membership not yet
+ * checked: only for a procedure whose own query checks it, to save a database round trip.
+ */
+export const organizationActorProcedure = authenticatedProcedure.use(({ ctx, next }) => {
   const organizationId = organizationIdFromHeader(ctx.organizationIdHeader);
+  return next({ ctx: { actor: { userId: ctx.caller.userId, organizationId } } });
+});
+
+/** Any member of the organization named by the `organization_id` header (CONTRACT 3.2). */
+export const organizationMemberProcedure = organizationActorProcedure.use(async ({ ctx, next }) => {
   // Read from the database on every request, never from the token.
-  const role = await roleInOrganization(ctx.em, organizationId, ctx.caller.userId);
+  const role = await roleInOrganization(ctx.em, ctx.actor.organizationId, ctx.actor.userId);
   if (!canReadMembers(role)) throw notInOrganization();
-  return next({ ctx: { actor: { userId: ctx.caller.userId, organizationId }, role } });
+  return next({ ctx: { role } });
 });
 
 /** An owner or admin of the organization; owner-only rules are applied by the data layer. */
