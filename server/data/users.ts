@@ -20,15 +20,14 @@ interface UserRow {
 
 const noRecord = () => notFound('No user record for this caller: create it with POST /users');
 const emailTaken = () => conflict('Another user already has this e-mail address');
+const alreadyRegistered = () => conflict('A user record already exists for this caller');
 
 export async function createUser(
   em: SqlEntityManager,
   caller: Caller,
   input: z.infer<typeof createUserInput>,
 ): Promise<void> {
-  if (await em.findOne(User, { id: caller.userId }, { fields: ['id'] })) {
-    throw conflict('A user record already exists for this caller');
-  }
+  if (await em.findOne(User, { id: caller.userId }, { fields: ['id'] })) throw alreadyRegistered();
   if (await em.findOne(User, { email: input.email }, { fields: ['id'] })) throw emailTaken();
   em.create(User, { id: caller.userId, firstName: input.first_name, lastName: input.last_name, email: input.email });
   try {
@@ -36,7 +35,8 @@ export async function createUser(
   } catch (error) {
     // Two requests raced past the checks above; the unique indexes decide.
     if (error instanceof UniqueConstraintViolationException) {
-      throw /email/i.test(error.message) ? emailTaken() : conflict('A user record already exists for this caller');
+      // The index names the column: users_email_unique on MySQL, users.email on SQLite.
+      throw /email/i.test(error.message) ? emailTaken() : alreadyRegistered();
     }
     throw error;
   }
