@@ -13,7 +13,7 @@ import { entities } from './server/data/entities.ts';
 
 export const DEFAULT_DATABASE_URL = 'file:./data/orgs.db';
 
-export type Dialect = 'mysql' | 'sqlite';
+type Dialect = 'mysql' | 'sqlite';
 
 export function dialectOf(databaseUrl: string): Dialect {
   return databaseUrl.startsWith('mysql://') || databaseUrl.startsWith('mariadb://') ? 'mysql' : 'sqlite';

@@ -17,7 +17,7 @@ import { trpcPlugin } from './http/trpc.ts';
 import { appRouter } from './routers/index.ts';
 import { contextFactory } from './trpc/context.ts';
 
-export const BODY_LIMIT_BYTES = 64 * 1024;
+const BODY_LIMIT_BYTES = 64 * 1024;
 
 /** The interface serves the user and organization endpoints under /api as well as without it. */
 const API_ALIAS = /^\/api(?=\/(?:users|organizations)(?:[/?#]|$))/i;

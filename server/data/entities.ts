@@ -33,7 +33,6 @@ export const Organization = defineEntity({
     createdAt: p.datetime(3).onCreate(now),
   },
 });
-export type IOrganization = InferEntity<typeof Organization>;
 
 export const Membership = defineEntity({
   name: 'Membership',
@@ -50,6 +49,5 @@ export const Membership = defineEntity({
     { name: 'organization_users_list_idx', properties: ['organization', 'createdAt', 'user'] },
   ],
 });
-export type IMembership = InferEntity<typeof Membership>;
 
 export const entities = [User, Organization, Membership];

@@ -21,7 +21,7 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-export interface SortKey {
+interface SortKey {
   createdAt: Date;
   id: string;
 }

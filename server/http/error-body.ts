@@ -17,7 +17,7 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   503: 'SERVICE_UNAVAILABLE',
 };
 
-export const errorCodeForStatus = (status: number): ErrorCode =>
+const errorCodeForStatus = (status: number): ErrorCode =>
   CODE_BY_STATUS[status] ?? (status < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR');
 
 const FRIENDLY_MESSAGES: Record<string, string> = {
@@ -26,7 +26,7 @@ const FRIENDLY_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'Request body is larger than 64 KiB',
 };
 
-export function errorBodyFor(error: FastifyError): { status: number; body: ErrorBody } {
+function errorBodyFor(error: FastifyError): { status: number; body: ErrorBody } {
   const status =
     error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
   const message = status >= 500 ? 'Internal server error' : (FRIENDLY_MESSAGES[error.code] ?? error.message);

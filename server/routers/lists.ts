@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { Page, PageRequest } from '../data/pages.ts';
 import type { Context } from '../trpc/context.ts';
 
-export const MAX_PAGE_SIZE = 1000;
+const MAX_PAGE_SIZE = 1000;
 const DEFAULT_PAGE_SIZE = 100;
 
 const pageSize = z.number().int().min(1).max(MAX_PAGE_SIZE);

@@ -48,7 +48,6 @@ const t = initTRPC
   });
 
 export const router = t.router;
-export const createCallerFactory = t.createCallerFactory;
 
 export const publicProcedure = t.procedure.use(async ({ next, ctx }) => {
   const result = await next();
