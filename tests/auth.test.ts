@@ -3,11 +3,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
-import { databaseTargets } from './support/databases.ts';
+import { describeOnEachDatabase } from './support/databases.ts';
 import { startTestServer, useServer, type TestServer } from './support/server.ts';
 import { TEST_SECRET, tokenFor } from './support/tokens.ts';
 
-const embedded = databaseTargets().find((target) => target.name === 'embedded')!;
 const base64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
@@ -15,204 +14,211 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 const statusWith = async (server: TestServer, authorization: string | undefined) =>
   (await server.request('GET', '/organizations', { headers: authorization ? { authorization } : {} })).status;
 
-describe('HS256 tokens', () => {
-  const server = useServer(embedded);
+// The token checks sit in front of the database, but run on both like every integration test.
+describeOnEachDatabase('token checks', (target) => {
+  describe('HS256 tokens', () => {
+    const server = useServer(target);
 
-  it('accepts a valid token', async () => {
-    expect(await statusWith(server(), `Bearer ${await tokenFor('someone')}`)).toBe(200);
-    expect(await statusWith(server(), `bearer ${await tokenFor('someone')}`)).toBe(200);
-  });
-
-  it('rejects missing, malformed and wrongly signed tokens with 401 and the error body', async () => {
-    const valid = await tokenFor('someone');
-    const forged = await tokenFor('someone', {
-      key: new TextEncoder().encode('another-secret-of-at-least-32-bytes!!'),
+    it('accepts a valid token', async () => {
+      expect(await statusWith(server(), `Bearer ${await tokenFor('someone')}`)).toBe(200);
+      expect(await statusWith(server(), `bearer ${await tokenFor('someone')}`)).toBe(200);
     });
-    const unsigned = `${base64url({ alg: 'none', typ: 'JWT' })}.${base64url({ sub: 'someone', exp: nowSeconds() + 60 })}.`;
-    const cases = [
-      undefined,
-      `Basic ${Buffer.from('a:b').toString('base64')}`,
-      'Bearer',
-      `Token ${valid}`,
-      'Bearer not.a.jwt',
-      `Bearer ${valid}x`,
-      `Bearer ${forged}`,
-      `Bearer ${unsigned}`,
-      `Bearer ${'a'.repeat(10_000)}`,
-    ];
-    for (const authorization of cases) {
-      const response = await server().call('GET', '/organizations', {
-        headers: authorization ? { authorization } : {},
+
+    it('rejects missing, malformed and wrongly signed tokens with 401 and the error body', async () => {
+      const valid = await tokenFor('someone');
+      const forged = await tokenFor('someone', {
+        key: new TextEncoder().encode('another-secret-of-at-least-32-bytes!!'),
       });
-      expect(response.status, String(authorization).slice(0, 40)).toBe(401);
-      expect(response.body).toEqual({ code: 'UNAUTHORIZED', message: expect.any(String) });
-    }
-  });
-
-  it('checks exp (with 30 s tolerance), nbf and the sub claim', async () => {
-    const secret = new TextEncoder().encode(TEST_SECRET);
-    const sign = (claims: Record<string, unknown>) =>
-      new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(secret);
-    const now = nowSeconds();
-    expect(await statusWith(server(), `Bearer ${await sign({ sub: 'a', exp: now - 120 })}`)).toBe(401);
-    expect(await statusWith(server(), `Bearer ${await sign({ sub: 'a', exp: now - 10 })}`)).toBe(200);
-    expect(await statusWith(server(), `Bearer ${await sign({ sub: 'a' })}`)).toBe(401);
-    expect(await statusWith(server(), `Bearer ${await sign({ sub: 'a', exp: now + 60, nbf: now + 300 })}`)).toBe(401);
-    expect(await statusWith(server(), `Bearer ${await sign({ exp: now + 60 })}`)).toBe(401);
-    expect(await statusWith(server(), `Bearer ${await sign({ sub: '', exp: now + 60 })}`)).toBe(401);
-    expect(await statusWith(server(), `Bearer ${await sign({ sub: 'x'.repeat(129), exp: now + 60 })}`)).toBe(401);
-    expect(await statusWith(server(), `Bearer ${await sign({ sub: 42, exp: now + 60 })}`)).toBe(401);
-    expect(await statusWith(server(), `Bearer ${await sign({ sub: 'x'.repeat(128), exp: now + 60 })}`)).toBe(200);
-  });
-
-  it('rejects an asymmetric token when only a secret is configured', async () => {
-    const { privateKey } = await generateKeyPair('RS256');
-    const token = await new SignJWT({ sub: 'a' })
-      .setProtectedHeader({ alg: 'RS256' })
-      .setExpirationTime('5m')
-      .sign(privateKey);
-    expect(await statusWith(server(), `Bearer ${token}`)).toBe(401);
-  });
-});
-
-describe('issuer and audience when configured', () => {
-  const server = useServer(embedded, { JWT_ISSUER: 'https://issuer.test', JWT_AUDIENCE: 'orgs' });
-
-  it('requires both to match', async () => {
-    const token = (claims: Record<string, unknown>) => tokenFor('a', { claims });
-    expect(await statusWith(server(), `Bearer ${await token({ iss: 'https://issuer.test', aud: 'orgs' })}`)).toBe(200);
-    expect(await statusWith(server(), `Bearer ${await token({ iss: 'https://other.test', aud: 'orgs' })}`)).toBe(401);
-    expect(await statusWith(server(), `Bearer ${await token({ iss: 'https://issuer.test', aud: 'other' })}`)).toBe(401);
-    expect(await statusWith(server(), `Bearer ${await token({})}`)).toBe(401);
-  });
-});
-
-for (const algorithm of ['RS256', 'ES256', 'EdDSA'] as const) {
-  describe(`${algorithm} with JWT_PUBLIC_KEY`, () => {
-    let privateKey: CryptoKey;
-    let publicPem = '';
-    // No JWT_SECRET: the asymmetric key alone decides.
-    const env: Record<string, string> = { JWT_SECRET: '' };
-    beforeAll(async () => {
-      const pair = await generateKeyPair(algorithm, { extractable: true });
-      privateKey = pair.privateKey;
-      publicPem = await exportSPKI(pair.publicKey);
-      env.JWT_PUBLIC_KEY = publicPem;
+      const unsigned = `${base64url({ alg: 'none', typ: 'JWT' })}.${base64url({ sub: 'someone', exp: nowSeconds() + 60 })}.`;
+      const cases = [
+        undefined,
+        `Basic ${Buffer.from('a:b').toString('base64')}`,
+        'Bearer',
+        `Token ${valid}`,
+        'Bearer not.a.jwt',
+        `Bearer ${valid}x`,
+        `Bearer ${forged}`,
+        `Bearer ${unsigned}`,
+        `Bearer ${'a'.repeat(10_000)}`,
+      ];
+      for (const authorization of cases) {
+        const response = await server().call('GET', '/organizations', {
+          headers: authorization ? { authorization } : {},
+        });
+        expect(response.status, String(authorization).slice(0, 40)).toBe(401);
+        expect(response.body).toEqual({ code: 'UNAUTHORIZED', message: expect.any(String) });
+      }
     });
-    const server = useServer(embedded, env);
 
-    it('accepts tokens signed with the private key and rejects HS256 signed with the public key', async () => {
-      const good = await new SignJWT({ sub: 'a' })
-        .setProtectedHeader({ alg: algorithm })
+    it('checks exp (with 30 s tolerance), nbf and the sub claim', async () => {
+      const secret = new TextEncoder().encode(TEST_SECRET);
+      const sign = (claims: Record<string, unknown>) =>
+        new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(secret);
+      const now = nowSeconds();
+      expect(await statusWith(server(), `Bearer ${await sign({ sub: 'a', exp: now - 120 })}`)).toBe(401);
+      expect(await statusWith(server(), `Bearer ${await sign({ sub: 'a', exp: now - 10 })}`)).toBe(200);
+      expect(await statusWith(server(), `Bearer ${await sign({ sub: 'a' })}`)).toBe(401);
+      expect(await statusWith(server(), `Bearer ${await sign({ sub: 'a', exp: now + 60, nbf: now + 300 })}`)).toBe(401);
+      expect(await statusWith(server(), `Bearer ${await sign({ exp: now + 60 })}`)).toBe(401);
+      expect(await statusWith(server(), `Bearer ${await sign({ sub: '', exp: now + 60 })}`)).toBe(401);
+      expect(await statusWith(server(), `Bearer ${await sign({ sub: 'x'.repeat(129), exp: now + 60 })}`)).toBe(401);
+      expect(await statusWith(server(), `Bearer ${await sign({ sub: 42, exp: now + 60 })}`)).toBe(401);
+      expect(await statusWith(server(), `Bearer ${await sign({ sub: 'x'.repeat(128), exp: now + 60 })}`)).toBe(200);
+    });
+
+    it('rejects an asymmetric token when only a secret is configured', async () => {
+      const { privateKey } = await generateKeyPair('RS256');
+      const token = await new SignJWT({ sub: 'a' })
+        .setProtectedHeader({ alg: 'RS256' })
         .setExpirationTime('5m')
         .sign(privateKey);
-      expect(await statusWith(server(), `Bearer ${good}`)).toBe(200);
-      const confused = await new SignJWT({ sub: 'a' })
-        .setProtectedHeader({ alg: 'HS256' })
-        .setExpirationTime('5m')
-        .sign(new TextEncoder().encode(publicPem));
-      expect(await statusWith(server(), `Bearer ${confused}`)).toBe(401);
+      expect(await statusWith(server(), `Bearer ${token}`)).toBe(401);
     });
   });
-}
 
-describe('keys from JWT_JWKS_URL', () => {
-  const keys: Array<{ kid: string; alg: string; privateKey: CryptoKey; jwk: JWK }> = [];
-  let jwksServer: Server;
-  const env: Record<string, string> = { JWT_SECRET: '' };
-  beforeAll(async () => {
-    for (const alg of ['RS256', 'ES256', 'EdDSA']) {
-      const pair = await generateKeyPair(alg, { extractable: true });
-      const jwk = { ...(await exportJWK(pair.publicKey)), kid: `key-${alg}`, alg, use: 'sig' };
-      keys.push({ kid: jwk.kid, alg, privateKey: pair.privateKey, jwk });
-    }
-    jwksServer = createServer((_request, response) => {
-      response.setHeader('content-type', 'application/json');
-      response.end(JSON.stringify({ keys: keys.map((key) => key.jwk) }));
+  describe('issuer and audience when configured', () => {
+    const server = useServer(target, { JWT_ISSUER: 'https://issuer.test', JWT_AUDIENCE: 'orgs' });
+
+    it('requires both to match', async () => {
+      const token = (claims: Record<string, unknown>) => tokenFor('a', { claims });
+      expect(await statusWith(server(), `Bearer ${await token({ iss: 'https://issuer.test', aud: 'orgs' })}`)).toBe(
+        200,
+      );
+      expect(await statusWith(server(), `Bearer ${await token({ iss: 'https://other.test', aud: 'orgs' })}`)).toBe(401);
+      expect(await statusWith(server(), `Bearer ${await token({ iss: 'https://issuer.test', aud: 'other' })}`)).toBe(
+        401,
+      );
+      expect(await statusWith(server(), `Bearer ${await token({})}`)).toBe(401);
     });
-    await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
-    env.JWT_JWKS_URL = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/jwks.json`;
-  });
-  afterAll(() => new Promise<void>((resolve) => jwksServer.close(() => resolve())));
-  const server = useServer(embedded, env);
-
-  it('verifies RS256, ES256 and EdDSA tokens by kid and rejects an unknown kid', async () => {
-    for (const key of keys) {
-      const token = await new SignJWT({ sub: 'a' })
-        .setProtectedHeader({ alg: key.alg, kid: key.kid })
-        .setExpirationTime('5m')
-        .sign(key.privateKey);
-      expect(await statusWith(server(), `Bearer ${token}`), key.alg).toBe(200);
-    }
-    const stranger = await generateKeyPair('RS256');
-    const unknown = await new SignJWT({ sub: 'a' })
-      .setProtectedHeader({ alg: 'RS256', kid: 'not-published' })
-      .setExpirationTime('5m')
-      .sign(stranger.privateKey);
-    expect(await statusWith(server(), `Bearer ${unknown}`)).toBe(401);
-  });
-});
-
-describe('JWKS rotation and outage', () => {
-  const published: JWK[] = [];
-  let jwksServer: Server;
-  let jwksUrl = '';
-  const env: Record<string, string> = { JWT_SECRET: '', JWT_JWKS_COOLDOWN_MS: '100' };
-  const keyPair = async (kid: string) => {
-    const pair = await generateKeyPair('ES256', { extractable: true });
-    const jwk = { ...(await exportJWK(pair.publicKey)), kid, alg: 'ES256' };
-    const sign = () =>
-      new SignJWT({ sub: 'rotating' })
-        .setProtectedHeader({ alg: 'ES256', kid })
-        .setExpirationTime('5m')
-        .sign(pair.privateKey);
-    return { jwk, sign };
-  };
-  let oldKey: Awaited<ReturnType<typeof keyPair>>;
-  let newKey: Awaited<ReturnType<typeof keyPair>>;
-
-  beforeAll(async () => {
-    oldKey = await keyPair('old');
-    newKey = await keyPair('new');
-    published.push(oldKey.jwk);
-    jwksServer = createServer((_request, response) => {
-      response.setHeader('content-type', 'application/json');
-      response.end(JSON.stringify({ keys: published }));
-    });
-    await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
-    jwksUrl = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/jwks.json`;
-    env.JWT_JWKS_URL = jwksUrl;
-  });
-  afterAll(() => new Promise<void>((resolve) => jwksServer.close(() => resolve())));
-  const server = useServer(embedded, env);
-
-  it('picks up a rotated key set by kid, and drops the retired key', async () => {
-    expect(await statusWith(server(), `Bearer ${await oldKey.sign()}`)).toBe(200);
-    published.splice(0, published.length, newKey.jwk);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(await statusWith(server(), `Bearer ${await newKey.sign()}`)).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(await statusWith(server(), `Bearer ${await oldKey.sign()}`)).toBe(401);
   });
 
-  it('answers 503 while the JWKS endpoint is down, and stays up', async () => {
-    // A service pointed at a JWKS endpoint that refuses connections.
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/jwks.json`;
-    await new Promise((resolve) => closed.close(resolve));
-    const database = await embedded.create();
-    const orphan = await startTestServer(database.url, { JWT_SECRET: '', JWT_JWKS_URL: deadUrl });
-    try {
-      const response = await orphan.call('GET', '/organizations', {
-        headers: { authorization: `Bearer ${await newKey.sign()}` },
+  for (const algorithm of ['RS256', 'ES256', 'EdDSA'] as const) {
+    describe(`${algorithm} with JWT_PUBLIC_KEY`, () => {
+      let privateKey: CryptoKey;
+      let publicPem = '';
+      // No JWT_SECRET: the asymmetric key alone decides.
+      const env: Record<string, string> = { JWT_SECRET: '' };
+      beforeAll(async () => {
+        const pair = await generateKeyPair(algorithm, { extractable: true });
+        privateKey = pair.privateKey;
+        publicPem = await exportSPKI(pair.publicKey);
+        env.JWT_PUBLIC_KEY = publicPem;
       });
-      expect(response.status).toBe(503);
-      expect(response.body).toEqual({ code: 'SERVICE_UNAVAILABLE', message: expect.any(String) });
-      expect((await orphan.call('GET', '/healthz')).status).toBe(200);
-    } finally {
-      await orphan.service.close();
-      await database.drop();
-    }
+      const server = useServer(target, env);
+
+      it('accepts tokens signed with the private key and rejects HS256 signed with the public key', async () => {
+        const good = await new SignJWT({ sub: 'a' })
+          .setProtectedHeader({ alg: algorithm })
+          .setExpirationTime('5m')
+          .sign(privateKey);
+        expect(await statusWith(server(), `Bearer ${good}`)).toBe(200);
+        const confused = await new SignJWT({ sub: 'a' })
+          .setProtectedHeader({ alg: 'HS256' })
+          .setExpirationTime('5m')
+          .sign(new TextEncoder().encode(publicPem));
+        expect(await statusWith(server(), `Bearer ${confused}`)).toBe(401);
+      });
+    });
+  }
+
+  describe('keys from JWT_JWKS_URL', () => {
+    const keys: Array<{ kid: string; alg: string; privateKey: CryptoKey; jwk: JWK }> = [];
+    let jwksServer: Server;
+    const env: Record<string, string> = { JWT_SECRET: '' };
+    beforeAll(async () => {
+      for (const alg of ['RS256', 'ES256', 'EdDSA']) {
+        const pair = await generateKeyPair(alg, { extractable: true });
+        const jwk = { ...(await exportJWK(pair.publicKey)), kid: `key-${alg}`, alg, use: 'sig' };
+        keys.push({ kid: jwk.kid, alg, privateKey: pair.privateKey, jwk });
+      }
+      jwksServer = createServer((_request, response) => {
+        response.setHeader('content-type', 'application/json');
+        response.end(JSON.stringify({ keys: keys.map((key) => key.jwk) }));
+      });
+      await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
+      env.JWT_JWKS_URL = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/jwks.json`;
+    });
+    afterAll(() => new Promise<void>((resolve) => jwksServer.close(() => resolve())));
+    const server = useServer(target, env);
+
+    it('verifies RS256, ES256 and EdDSA tokens by kid and rejects an unknown kid', async () => {
+      for (const key of keys) {
+        const token = await new SignJWT({ sub: 'a' })
+          .setProtectedHeader({ alg: key.alg, kid: key.kid })
+          .setExpirationTime('5m')
+          .sign(key.privateKey);
+        expect(await statusWith(server(), `Bearer ${token}`), key.alg).toBe(200);
+      }
+      const stranger = await generateKeyPair('RS256');
+      const unknown = await new SignJWT({ sub: 'a' })
+        .setProtectedHeader({ alg: 'RS256', kid: 'not-published' })
+        .setExpirationTime('5m')
+        .sign(stranger.privateKey);
+      expect(await statusWith(server(), `Bearer ${unknown}`)).toBe(401);
+    });
+  });
+
+  describe('JWKS rotation and outage', () => {
+    const published: JWK[] = [];
+    let jwksServer: Server;
+    let jwksUrl = '';
+    const env: Record<string, string> = { JWT_SECRET: '', JWT_JWKS_COOLDOWN_MS: '100' };
+    const keyPair = async (kid: string) => {
+      const pair = await generateKeyPair('ES256', { extractable: true });
+      const jwk = { ...(await exportJWK(pair.publicKey)), kid, alg: 'ES256' };
+      const sign = () =>
+        new SignJWT({ sub: 'rotating' })
+          .setProtectedHeader({ alg: 'ES256', kid })
+          .setExpirationTime('5m')
+          .sign(pair.privateKey);
+      return { jwk, sign };
+    };
+    let oldKey: Awaited<ReturnType<typeof keyPair>>;
+    let newKey: Awaited<ReturnType<typeof keyPair>>;
+
+    beforeAll(async () => {
+      oldKey = await keyPair('old');
+      newKey = await keyPair('new');
+      published.push(oldKey.jwk);
+      jwksServer = createServer((_request, response) => {
+        response.setHeader('content-type', 'application/json');
+        response.end(JSON.stringify({ keys: published }));
+      });
+      await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
+      jwksUrl = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/jwks.json`;
+      env.JWT_JWKS_URL = jwksUrl;
+    });
+    afterAll(() => new Promise<void>((resolve) => jwksServer.close(() => resolve())));
+    const server = useServer(target, env);
+
+    it('picks up a rotated key set by kid, and drops the retired key', async () => {
+      expect(await statusWith(server(), `Bearer ${await oldKey.sign()}`)).toBe(200);
+      published.splice(0, published.length, newKey.jwk);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(await statusWith(server(), `Bearer ${await newKey.sign()}`)).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(await statusWith(server(), `Bearer ${await oldKey.sign()}`)).toBe(401);
+    });
+
+    it('answers 503 while the JWKS endpoint is down, and stays up', async () => {
+      // A service pointed at a JWKS endpoint that refuses connections.
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/jwks.json`;
+      await new Promise((resolve) => closed.close(resolve));
+      const database = await target.create();
+      const orphan = await startTestServer(database.url, { JWT_SECRET: '', JWT_JWKS_URL: deadUrl });
+      try {
+        const response = await orphan.call('GET', '/organizations', {
+          headers: { authorization: `Bearer ${await newKey.sign()}` },
+        });
+        expect(response.status).toBe(503);
+        expect(response.body).toEqual({ code: 'SERVICE_UNAVAILABLE', message: expect.any(String) });
+        expect((await orphan.call('GET', '/healthz')).status).toBe(200);
+      } finally {
+        await orphan.service.close();
+        await database.drop();
+      }
+    });
   });
 });

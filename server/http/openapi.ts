@@ -111,7 +111,7 @@ function addApiAliases(document: OpenAPIObject): void {
   }
 }
 
-export function completeDocument(generated: OpenAPIObject, router: AppRouter): OpenAPIObject {
+function completeDocument(generated: OpenAPIObject, router: AppRouter): OpenAPIObject {
   const document = structuredClone(generated);
   applySuccessStatuses(document, router);
   documentDeleteBodies(document);
