@@ -155,8 +155,9 @@ interface MemberRow {
   updated_at: StoredTimestamp;
 }
 
-/** Member rows projected straight from SQL: a list of thousands never hydrates entities. */
-const MEMBER_COLUMNS = `select u.id as user_id, u.first_name, u.last_name, u.email, m.role, m.created_at, m.updated_at
+/** Member rows projected straight from SQL (`m` the membership, `u` its user): never hydrated. */
+const MEMBER_FIELDS = 'u.id as user_id, u.first_name, u.last_name, u.email, m.role, m.created_at, m.updated_at';
+const MEMBERS_OF_ORGANIZATION = `select ${MEMBER_FIELDS}
   from organization_users m join users u on u.id = m.user_id where m.organization_id = ?`;
 
 /**
@@ -167,7 +168,7 @@ const MEMBER_COLUMNS = `select u.id as user_id, u.first_name, u.last_name, u.ema
 export async function getMember(em: SqlEntityManager, actor: OrganizationActor, userId: string): Promise<Member> {
   const row = await selectRow<Partial<MemberRow>>(
     em,
-    `select u.id as user_id, u.first_name, u.last_name, u.email, m.role, m.created_at, m.updated_at
+    `select ${MEMBER_FIELDS}
      from organization_users actor
      left join organization_users m on m.organization_id = actor.organization_id and m.user_id = ?
      left join users u on u.id = m.user_id
@@ -195,7 +196,7 @@ export async function listMembers(
   organizationId: string,
   page: PageRequest = {},
 ): Promise<Page<MemberListItem>> {
-  const { sql, params } = pagedQuery(em, { sql: MEMBER_COLUMNS, params: [organizationId] }, page, {
+  const { sql, params } = pagedQuery(em, { sql: MEMBERS_OF_ORGANIZATION, params: [organizationId] }, page, {
     createdAt: 'm.created_at',
     id: 'm.user_id',
   });

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { ERROR_CODES } from '../../shared/errors.ts';
 import type { AppRouter } from '../routers/index.ts';
-import type { Meta } from '../trpc/init.ts';
+import { procedureMetas } from '../trpc/init.ts';
 
 type Operation = {
   operationId?: string;
@@ -51,10 +51,9 @@ function operations(document: OpenAPIObject): Array<[string, string, Operation]>
 
 /** The interface's 201s live in each procedure's `successStatus`; the generator only knows 200. */
 function applySuccessStatuses(document: OpenAPIObject, router: AppRouter): void {
-  const procedures = router._def.procedures as unknown as Record<string, { _def: { meta?: Meta } }>;
-  for (const { _def } of Object.values(procedures)) {
-    const openapi = _def.meta?.openapi;
-    const status = _def.meta?.successStatus;
+  for (const [, meta] of procedureMetas(router)) {
+    const openapi = meta?.openapi;
+    const status = meta?.successStatus;
     if (!openapi || !status) continue;
     const operation = (document.paths?.[openapi.path] as PathItem | undefined)?.[openapi.method.toLowerCase()];
     if (operation?.responses['200']) {

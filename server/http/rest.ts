@@ -7,7 +7,7 @@ import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import type { ErrorBody } from '../../shared/errors.ts';
 import type { AppRouter } from '../routers/index.ts';
 import type { Context, contextFactory } from '../trpc/context.ts';
-import type { Meta } from '../trpc/init.ts';
+import { procedureMetas } from '../trpc/init.ts';
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -42,11 +42,8 @@ async function shapeErrorBody(_request: FastifyRequest, reply: FastifyReply, pay
 /** Success statuses other than 200 (the interface's 201s), from each procedure's meta. */
 function successStatuses(router: AppRouter): Map<string, number> {
   const statuses = new Map<string, number>();
-  // tRPC keeps every procedure under its dotted path ('users.create') in `_def.procedures`.
-  const procedures = router._def.procedures as unknown as Record<string, { _def: { meta?: Meta } }>;
-  for (const [path, procedure] of Object.entries(procedures)) {
-    const status = procedure._def.meta?.successStatus;
-    if (status) statuses.set(path, status);
+  for (const [path, meta] of procedureMetas(router)) {
+    if (meta?.successStatus) statuses.set(path, meta.successStatus);
   }
   return statuses;
 }

@@ -49,6 +49,12 @@ const t = initTRPC
 
 export const router = t.router;
 
+/** Every procedure's meta by its dotted path ('users.create'), as tRPC keeps them in `_def.procedures`. */
+export function procedureMetas(appRouter: { _def: { procedures: object } }): Array<[string, Meta | undefined]> {
+  const procedures = appRouter._def.procedures as Record<string, { _def: { meta?: Meta } }>;
+  return Object.entries(procedures).map(([path, procedure]) => [path, procedure._def.meta]);
+}
+
 export const publicProcedure = t.procedure.use(async ({ next, ctx }) => {
   const result = await next();
   if (result.ok) return result;
