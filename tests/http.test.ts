@@ -44,6 +44,22 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
     });
     expect(response.status).toBe(415);
     expect(response.body.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    const noBody = await server().call('PUT', '/users', { token: user.token });
+    expect(noBody.status).toBe(415);
+    expect(noBody.body).toEqual({ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Missing content-type header' });
+  });
+
+  it('answers a method a path does not serve with 404', async () => {
+    const user = await registerUser(server());
+    for (const [method, path] of [
+      ['PATCH', '/users'],
+      ['DELETE', '/users'],
+      ['PUT', '/organizations'],
+    ] as const) {
+      const response = await server().call(method, path, { token: user.token, body: {} });
+      expect(response.status, `${method} ${path}`).toBe(404);
+      expect(response.body.code).toBe('NOT_FOUND');
+    }
   });
 
   it('answers unknown routes with 404 and serves membership paths only without /api', async () => {

@@ -5,7 +5,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { ZodError } from 'zod';
-import type { ErrorIssue } from '../../shared/errors.ts';
+import type { ErrorBody, ErrorCode, ErrorIssue } from '../../shared/errors.ts';
 import { isDatabaseUnavailable } from '../data/availability.ts';
 import { DomainError } from '../errors.ts';
 import type { Context } from './context.ts';
@@ -30,21 +30,25 @@ function publicMessage(error: TRPCError): string {
   return error.message;
 }
 
+/** An error as callers see it, on REST as the whole body and on tRPC inside the error shape. */
+export function publicErrorBody(error: TRPCError): ErrorBody {
+  const issues = issuesOf(error);
+  return { code: error.code as ErrorCode, message: publicMessage(error), ...(issues?.length && { issues }) };
+}
+
 const t = initTRPC
   .context<Context>()
   .meta<Meta>()
   .create({
     isDev: false,
-    errorFormatter: ({ shape, error }) => ({
-      code: shape.code,
-      message: publicMessage(error),
-      data: {
-        code: shape.data.code,
-        httpStatus: shape.data.httpStatus,
-        path: shape.data.path,
-        issues: issuesOf(error),
-      },
-    }),
+    errorFormatter: ({ shape, error }) => {
+      const { message, issues } = publicErrorBody(error);
+      return {
+        code: shape.code,
+        message,
+        data: { code: shape.data.code, httpStatus: shape.data.httpStatus, path: shape.data.path, issues },
+      };
+    },
   });
 
 export const router = t.router;
