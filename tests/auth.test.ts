@@ -1,4 +1,5 @@
 /** Token rules of CONTRACT 2 against the real verifier, with tokens signed as an identity provider would. */
+import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +31,17 @@ describeOnEachDatabase('token checks', (target) => {
         key: new TextEncoder().encode('another-secret-of-at-least-32-bytes!!'),
       });
       const unsigned = `${base64url({ alg: 'none', typ: 'JWT' })}.${base64url({ sub: 'someone', exp: nowSeconds() + 60 })}.`;
+      const [header, , signature] = valid.split('.');
+      const tampered = `${header}.${base64url({ sub: 'someone-else', exp: nowSeconds() + 60 })}.${signature}`;
+      // Signed by hand: jose refuses to sign what it would refuse to verify.
+      const signedByHand = (tokenHeader: object, claims: object) => {
+        const signingInput = `${base64url(tokenHeader)}.${base64url(claims)}`;
+        return `${signingInput}.${createHmac('sha256', TEST_SECRET).update(signingInput).digest('base64url')}`;
+      };
+      const live = { sub: 'someone', exp: nowSeconds() + 60 };
+      const withCritical = signedByHand({ alg: 'HS256', crit: ['x-extension'], 'x-extension': true }, live);
+      const stringExpiry = signedByHand({ alg: 'HS256' }, { ...live, exp: String(live.exp) });
+      const arrayPayload = signedByHand({ alg: 'HS256' }, [live]);
       const cases = [
         undefined,
         `Basic ${Buffer.from('a:b').toString('base64')}`,
@@ -39,6 +51,13 @@ describeOnEachDatabase('token checks', (target) => {
         `Bearer ${valid}x`,
         `Bearer ${forged}`,
         `Bearer ${unsigned}`,
+        `Bearer ${tampered}`,
+        `Bearer ${signature ? valid.slice(0, -signature.length) : ''}`,
+        `Bearer ${valid}.extra`,
+        `Bearer ${withCritical}`,
+        `Bearer ${stringExpiry}`,
+        `Bearer ${arrayPayload}`,
+        `Bearer ${base64url({ alg: 'HS256' })}.not-json.${signature}`,
         `Bearer ${'a'.repeat(10_000)}`,
       ];
       for (const authorization of cases) {
@@ -48,6 +67,8 @@ describeOnEachDatabase('token checks', (target) => {
         expect(response.status, String(authorization).slice(0, 40)).toBe(401);
         expect(response.body).toEqual({ code: 'UNAUTHORIZED', message: expect.any(String) });
       }
+      // The same hand signing with a plain header passes, so the refusals above are about their flaw.
+      expect(await statusWith(server(), `Bearer ${signedByHand({ alg: 'HS256', typ: 'JWT' }, live)}`)).toBe(200);
     });
 
     it('checks exp (with 30 s tolerance), nbf and the sub claim', async () => {

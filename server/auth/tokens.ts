@@ -1,14 +1,24 @@
 /**
- * Bearer token verification (CONTRACT 2) with jose. HS256 uses the shared secret; RS256, ES256 and
- * EdDSA use a JWKS endpoint or a PEM public key. Each algorithm is tied to its own key, so an HS256
+ * Bearer token verification (CONTRACT 2). HS256 uses the shared secret (signature on node:crypto,
+ * see hs256.ts); RS256, ES256 and EdDSA use a JWKS endpoint or a PEM public key, through jose. Each algorithm is tied to its own key, so an HS256
  * token signed with a public key (algorithm confusion) and `alg: none` never verify.
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import {
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  errors as joseErrors,
+  jwtVerify,
+  type JWTClaimVerificationOptions,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  type ProtectedHeaderParameters,
+} from 'jose';
 import { z } from 'zod';
 import { SettingsError, type Settings } from '../config.ts';
 import { DomainError, unauthorized } from '../errors.ts';
 import { userIdSchema } from '../../shared/schemas.ts';
+import { hs256Verifier } from './hs256.ts';
 import { resolveHmacSecret } from './secret.ts';
 
 export interface Caller {
@@ -42,7 +52,7 @@ function algorithmOfPublicKey(key: KeyObject): string {
 
 interface AsymmetricKeys {
   algorithms: string[];
-  resolve: JWTVerifyGetKey | KeyObject;
+  resolve: JWTVerifyGetKey;
 }
 
 function asymmetricKeys(settings: Settings): AsymmetricKeys | undefined {
@@ -63,7 +73,7 @@ function asymmetricKeys(settings: Settings): AsymmetricKeys | undefined {
     } catch {
       throw new SettingsError('JWT_PUBLIC_KEY is not a PEM public key');
     }
-    return { algorithms: [algorithmOfPublicKey(key)], resolve: key };
+    return { algorithms: [algorithmOfPublicKey(key)], resolve: () => key };
   }
   return undefined;
 }
@@ -74,34 +84,47 @@ function bearerToken(header: string | undefined): string {
   return match[1];
 }
 
-export function createTokenVerifier(settings: Settings): VerifyToken {
-  const secretBytes = resolveHmacSecret(settings);
-  // Imported once: handing jose raw bytes makes it import a WebCrypto key on every verification.
-  const secret = secretBytes
-    ? crypto.subtle.importKey('raw', secretBytes as Uint8Array<ArrayBuffer>, { name: 'HMAC', hash: 'SHA-256' }, false, [
-        'verify',
-      ])
-    : undefined;
-  const asymmetric = asymmetricKeys(settings);
-  const algorithms = [...(secret ? ['HS256'] : []), ...(asymmetric?.algorithms ?? [])];
+/** The token's protected header, or 401 when it has none that parses. */
+function protectedHeaderOf(token: string): ProtectedHeaderParameters {
+  try {
+    return decodeProtectedHeader(token);
+  } catch {
+    throw unauthorized();
+  }
+}
 
-  const keyFor: JWTVerifyGetKey = async (header, token) => {
-    if (header.alg === 'HS256' && secret) return secret;
+export function createTokenVerifier(settings: Settings): VerifyToken {
+  const claimChecks: JWTClaimVerificationOptions = {
+    issuer: settings.JWT_ISSUER,
+    audience: settings.JWT_AUDIENCE,
+    clockTolerance: CLOCK_TOLERANCE_SECONDS,
+    requiredClaims: ['exp'],
+  };
+  const secret = resolveHmacSecret(settings);
+  const verifyHs256 = secret ? hs256Verifier(secret, claimChecks) : undefined;
+  const asymmetric = asymmetricKeys(settings);
+
+  /** Each algorithm verifies only with its own key: HS256 with the secret, the others with jose. */
+  const verifiedPayload = async (token: string): Promise<JWTPayload> => {
+    const header = protectedHeaderOf(token);
+    if (header.alg === 'HS256') {
+      // No JWS extension is supported; jose would refuse an unrecognised `crit` just the same.
+      if (!verifyHs256 || header.crit !== undefined) throw unauthorized();
+      return verifyHs256(token);
+    }
     if (!asymmetric) throw unauthorized();
-    return typeof asymmetric.resolve === 'function' ? asymmetric.resolve(header, token) : asymmetric.resolve;
+    const { payload } = await jwtVerify(token, asymmetric.resolve, {
+      ...claimChecks,
+      algorithms: asymmetric.algorithms,
+    });
+    return payload;
   };
 
   return async (authorizationHeader) => {
     const token = bearerToken(authorizationHeader);
-    let payload: unknown;
+    let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, keyFor, {
-        algorithms,
-        issuer: settings.JWT_ISSUER,
-        audience: settings.JWT_AUDIENCE,
-        clockTolerance: CLOCK_TOLERANCE_SECONDS,
-        requiredClaims: ['exp'],
-      }));
+      payload = await verifiedPayload(token);
     } catch (error) {
       if (error instanceof DomainError) throw error;
       // A key set that cannot be fetched is our outage, not the caller's fault.
