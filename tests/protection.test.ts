@@ -37,6 +37,18 @@ describe('security headers and CORS', () => {
   });
 });
 
+describe('CORS without CORS_ORIGINS', () => {
+  const server = useServer(embedded);
+
+  it('allows no origin, and still sends the security headers', async () => {
+    const response = await server().request('OPTIONS', '/users', {
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET' },
+    });
+    expect(response.headers.get('access-control-allow-origin')).toBeNull();
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+});
+
 describe('rate limit per caller', () => {
   const server = useServer(embedded, { RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000' });
 
