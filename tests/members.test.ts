@@ -184,6 +184,27 @@ describeOnEachDatabase('organization users', (target) => {
       expect(await roleOf(organizationId, owner, member.id)).toBe('member');
     });
 
+    it('answers 403 before looking at the body of a change, saying why', async () => {
+      const { member, outsider, organizationId } = setup;
+      const reasons = [
+        [member, /owner or admin/],
+        [outsider, /not a member/],
+      ] as const;
+      for (const [actor, reason] of reasons) {
+        for (const method of ['POST', 'PUT', 'DELETE']) {
+          for (const body of [{ role: 'superuser' }, { user_id: member.id, email: 'x@example.com', role: 'member' }]) {
+            const response = await server().call(method, '/organization-user', {
+              token: actor.token,
+              organizationId,
+              body,
+            });
+            expect(response.status, `${method} ${JSON.stringify(body)}`).toBe(403);
+            expect(response.body).toEqual({ code: 'FORBIDDEN', message: expect.stringMatching(reason) });
+          }
+        }
+      }
+    });
+
     it('lets an admin add, re-role and remove members but not grant or touch owners', async () => {
       const { owner, admin, organizationId } = setup;
       const newcomer = await registerUser(server());

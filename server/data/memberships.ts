@@ -92,9 +92,15 @@ export async function addMember(
     return await em.transactional(async (tx) => {
       const actorRole = await lockForManager(tx, actor);
       assertCanChange(actorRole, undefined, input.role);
-      const user = await selectRow<{ id: string }>(tx, 'select id from users where email = ?', [input.email]);
+      const user = await selectRow<{ id: string; role: Role | null }>(
+        tx,
+        `select u.id, m.role from users u
+         left join organization_users m on m.user_id = u.id and m.organization_id = ?
+         where u.email = ?`,
+        [actor.organizationId, input.email],
+      );
       if (!user) throw notFound('No user has this e-mail address');
-      if (await roleInOrganization(tx, actor.organizationId, user.id)) throw alreadyMember();
+      if (user.role) throw alreadyMember();
       const now = storedDate(tx, new Date());
       await runStatement(
         tx,

@@ -1,7 +1,7 @@
 /**
  * The membership permission table of CONTRACT 3.2 as pure rules. The role-checking procedures use
- * them to turn callers away early; the data layer applies them again to the caller's role read
- * under the organization's row lock, so a role changed by a concurrent request cannot slip through.
+ * them on reads; membership changes apply them to the caller's role read under the organization's
+ * row lock, so a role changed by a concurrent request cannot slip through.
  */
 import type { Role } from '../../shared/schemas.ts';
 import { conflict, forbidden } from '../errors.ts';
@@ -13,7 +13,9 @@ export const canReadMembers = (role: Role | undefined): role is Role => role !==
 
 const canManageMembers = (role: Role | undefined): boolean => role === 'owner' || role === 'admin';
 
+/** Non-members are told they are not members; members who are neither owner nor admin, why not. */
 export function assertCanManageMembers(role: Role | undefined): asserts role is Role {
+  if (!canReadMembers(role)) throw notInOrganization();
   if (!canManageMembers(role)) throw forbidden('Only an owner or admin of the organization may change its members');
 }
 

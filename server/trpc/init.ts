@@ -22,11 +22,15 @@ function issuesOf(error: TRPCError): ErrorIssue[] | undefined {
   return undefined;
 }
 
+/** tRPC's refusal of a procedure's input: its zod schema did not parse. */
+export const isInputError = (error: TRPCError): boolean =>
+  error.code === 'BAD_REQUEST' && error.cause instanceof ZodError;
+
 function publicMessage(error: TRPCError): string {
   // Internals (SQL, stack, driver messages) never leave the process.
   if (error.code === 'INTERNAL_SERVER_ERROR') return 'Internal server error';
   // The same words trpc-to-openapi uses for REST, so both transports say one thing.
-  if (error.cause instanceof ZodError) return 'Input validation failed';
+  if (isInputError(error)) return 'Input validation failed';
   return error.message;
 }
 

@@ -6,7 +6,7 @@ import { organizationIdSchema } from '../../shared/schemas.ts';
 import { badRequest, forbidden } from '../errors.ts';
 import { roleInOrganization } from '../data/memberships.ts';
 import { assertCanManageMembers, canReadMembers, notInOrganization } from '../data/permissions.ts';
-import { publicProcedure } from './init.ts';
+import { isInputError, publicProcedure } from './init.ts';
 
 /** A caller with a valid bearer token (CONTRACT 2). */
 export const authenticatedProcedure = publicProcedure.use(async ({ ctx, next }) => {
@@ -36,7 +36,7 @@ function organizationIdFromHeader(header: string | string[] | undefined): string
 
 /**
  * The caller acting on the organization named by the `organization_id` header, membership not yet
- * checked: only for a procedure whose own query checks it, to save a database round trip.
+ * checked: only for a procedure whose own queries check it, to save a database round trip.
  */
 export const organizationActorProcedure = authenticatedProcedure.use(({ ctx, next }) => {
   const organizationId = organizationIdFromHeader(ctx.organizationIdHeader);
@@ -48,11 +48,19 @@ export const organizationMemberProcedure = organizationActorProcedure.use(async 
   // Read from the database on every request, never from the token.
   const role = await roleInOrganization(ctx.em, ctx.actor.organizationId, ctx.actor.userId);
   if (!canReadMembers(role)) throw notInOrganization();
-  return next({ ctx: { role } });
+  return next();
 });
 
-/** An owner or admin of the organization; owner-only rules are applied by the data layer. */
-export const organizationManagerProcedure = organizationMemberProcedure.use(({ ctx, next }) => {
-  assertCanManageMembers(ctx.role);
-  return next();
+/**
+ * An owner or admin changing the organization's members. A valid request's role is checked by the
+ * data layer under the organization's row lock (memberships.ts), so it is not read here as well:
+ * that saves a query per change. An invalid input has the role read here, so that a caller who may
+ * not manage members is told 403, not what is wrong with the body (order: token, header, role, body).
+ */
+export const organizationManagerProcedure = organizationActorProcedure.use(async ({ ctx, next }) => {
+  const result = await next();
+  if (!result.ok && isInputError(result.error)) {
+    assertCanManageMembers(await roleInOrganization(ctx.em, ctx.actor.organizationId, ctx.actor.userId));
+  }
+  return result;
 });
