@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '../shared/schemas.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
-import { addMember, createOrganization, registerUser, type TestUser } from './support/fixtures.ts';
+import { addMember, createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import { useServer } from './support/server.ts';
 import { tokenFor } from './support/tokens.ts';
 
@@ -59,6 +59,22 @@ describeOnEachDatabase('organization users', (target) => {
     });
     expect(missing.status).toBe(404);
     expect(missing.body.code).toBe('NOT_FOUND');
+  });
+
+  it('reads a member whose id needs escaping in the path (an Auth0-style sub)', async () => {
+    const { owner, organizationId } = await organizationWithRoles();
+    const id = `auth0|${uniqueId('escaped')}/x`;
+    const email = `${uniqueId('escaped')}@example.com`;
+    const token = await tokenFor(id, { role: 'owner' });
+    const body = { first_name: 'Escaped', last_name: 'Id', email };
+    expect((await server().call('POST', '/users', { token, body })).status).toBe(201);
+    await addMember(server(), owner, organizationId, { id, email, token }, 'member');
+    const read = await server().call('GET', `/organization-user/${encodeURIComponent(id)}`, {
+      token: owner.token,
+      organizationId,
+    });
+    expect(read.status).toBe(200);
+    expect(read.body.user_id).toBe(id);
   });
 
   it('lists members in join order with the legacy created_at form', async () => {
