@@ -1,6 +1,7 @@
 /**
- * Two service processes against one MariaDB database, as behind a load balancer: membership
- * changes raced across them keep the last-owner rule and unique memberships.
+ * Two service processes against one MariaDB database, as behind a load balancer: started together
+ * they migrate once between them, and membership changes raced across them keep the last-owner
+ * rule and unique memberships.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseTargets } from './support/databases.ts';
@@ -19,9 +20,9 @@ describe.skipIf(!mariadb.available)('two instances on one MariaDB', () => {
     const database = await mariadb.create();
     drop = database.drop;
     const env = { DATABASE_URL: database.url, JWT_SECRET: TEST_SECRET, RATE_LIMIT_MAX: '0' };
-    // One after the other: the first applies the migrations, the second finds none pending.
-    instances.push(await spawnService(env));
-    instances.push(await spawnService(env));
+    // Started together on an empty database, as a deployment starts its instances: each tries to
+    // migrate at start, and both must come up.
+    instances.push(...(await Promise.all([spawnService(env), spawnService(env)])));
   }, 60_000);
   afterAll(async () => {
     for (const instance of instances) {
@@ -62,6 +63,13 @@ describe.skipIf(!mariadb.available)('two instances on one MariaDB', () => {
     expect(created.status).toBe(201);
     return { id, token, email: `${id}@example.com` };
   }
+
+  it('migrates once when both start together on an empty database', () => {
+    const migrated = instances.filter((instance) =>
+      instance.lines.some((line) => JSON.parse(line).msg === 'migrations applied'),
+    );
+    expect(migrated).toHaveLength(1);
+  });
 
   it('keeps one owner when two owners demote each other through different instances', async () => {
     for (let round = 0; round < ROUNDS; round++) {
