@@ -13,8 +13,9 @@ const DEFAULT_PAGE_SIZE = 100;
 const pageSize = z.number().int().min(1).max(MAX_PAGE_SIZE);
 
 /**
- * The REST list query. A function, not a shared object: trpc-to-openapi turns the number fields
- * of a query schema into coercing ones in place, and that must not leak into other schemas.
+ * The REST list query. A function, not a shared object: the REST layer turns the number fields of
+ * a query schema into coercing ones in place (trpc-to-openapi's `coerceSchema`), and that must not
+ * leak into other schemas.
  */
 export const restListQuery = () =>
   z.object({ limit: pageSize.optional(), cursor: z.string().max(512).optional() }).optional();

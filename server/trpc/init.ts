@@ -29,7 +29,7 @@ export const isInputError = (error: TRPCError): boolean =>
 function publicMessage(error: TRPCError): string {
   // Internals (SQL, stack, driver messages) never leave the process.
   if (error.code === 'INTERNAL_SERVER_ERROR') return 'Internal server error';
-  // The same words trpc-to-openapi uses for REST, so both transports say one thing.
+  // One message for every refused input, on both transports; the issues say what was wrong.
   if (isInputError(error)) return 'Input validation failed';
   return error.message;
 }
