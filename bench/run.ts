@@ -7,7 +7,8 @@
  *
  * Settings: TEST_MARIADB_URL (account that may create orgs_test_* databases), BENCH_DURATION
  * (seconds per scenario, default 10), BENCH_WARMUP (seconds of unmeasured load before each
- * measured one, default 3, so that both servers are measured with their code optimised by V8).
+ * measured one, default 3, so that both servers are measured with their code optimised by V8),
+ * BENCH_SCENARIOS (letters of the scenarios to run, default all).
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -19,6 +20,8 @@ import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 const ADMIN_URL = process.env.TEST_MARIADB_URL ?? 'mariadb://orgs_test:orgs_test@127.0.0.1:3306';
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+/** The scenarios to run, by letter: `BENCH_SCENARIOS=ab` runs (a) and (b). */
+const ONLY = process.env.BENCH_SCENARIOS ?? 'abcdef';
 const USERS = 10_200;
 const BIG = { owner: 0, members: 10_000 };
 const SMALL = { owner: 10_000, members: 100 };
@@ -210,6 +213,14 @@ function rssMegabytes(pid: number): number {
   return match ? Number(match[1]) / 1024 : 0;
 }
 
+/** CPU time the process has used (user + system, all threads), in microseconds. */
+function cpuMicroseconds(pid: number): number {
+  // Fields 14 and 15 of /proc/<pid>/stat, counted after the command name in parentheses.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const ticksPerSecond = 100; // USER_HZ: what /proc counts in on Linux (`getconf CLK_TCK`)
+  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / ticksPerSecond;
+}
+
 interface Figures {
   requestsPerSecond: number;
   p50Ms: number;
@@ -217,6 +228,8 @@ interface Figures {
   non2xx: number;
   errors: number;
   peakRssMb: number;
+  /** The server's CPU time per answered request: less noisy than req/s on a shared machine. */
+  cpuMicrosPerRequest: number;
 }
 
 async function drive(
@@ -234,7 +247,9 @@ async function drive(
   const load = (duration: number) =>
     autocannon({ url: `${server.baseUrl}${path ?? ''}`, connections: scenario.connections, duration, ...options });
   if (WARMUP > 0) await load(WARMUP);
+  const cpuBefore = cpuMicroseconds(server.child.pid!);
   const result = await load(DURATION);
+  const cpuUsed = cpuMicroseconds(server.child.pid!) - cpuBefore;
   clearInterval(sampler);
   await scenario.reset?.(server.baseUrl, organizations);
   return {
@@ -244,6 +259,7 @@ async function drive(
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
     peakRssMb: Math.round(peak),
+    cpuMicrosPerRequest: Math.round(cpuUsed / Math.max(result.requests.total, 1)),
   };
 }
 
@@ -284,7 +300,7 @@ async function main(): Promise<void> {
     };
 
     const rows = [];
-    for (const scenario of SCENARIOS) {
+    for (const scenario of SCENARIOS.filter((candidate) => ONLY.includes(candidate.name[1]!))) {
       const ofService = await drive(service, scenario, organizations, tokens);
       const ofBaseline = await drive(baseline, scenario, organizations, tokens);
       rows.push({
@@ -313,6 +329,7 @@ async function main(): Promise<void> {
         'base p50/p99': `${row.baseline.p50Ms}/${row.baseline.p99Ms}`,
         'non-2xx svc/base': `${row.service.non2xx}/${row.baseline.non2xx}`,
         'RSS svc/base': `${row.service.peakRssMb}/${row.baseline.peakRssMb}`,
+        'CPU µs/req svc/base': `${row.service.cpuMicrosPerRequest}/${row.baseline.cpuMicrosPerRequest}`,
       })),
     );
     console.log(`start to first answered request (embedded, median of 3): ${startup} ms`);
