@@ -315,9 +315,7 @@ async function main(): Promise<void> {
     }
     const startup = await startupMilliseconds();
 
-    console.log(
-      `\nService vs baseline on MariaDB, ${DURATION} s per scenario after ${WARMUP} s of warm-up (req/s; latency ms; RSS MB)\n`,
-    );
+    console.log(`\nService vs baseline on MariaDB, ${DURATION} s per scenario after ${WARMUP} s of warm-up\n`);
     console.table(
       rows.map((row) => ({
         scenario: row.scenario,

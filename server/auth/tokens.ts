@@ -1,7 +1,8 @@
 /**
  * Bearer token verification (CONTRACT 2). HS256 uses the shared secret (signature on node:crypto,
- * see hs256.ts); RS256, ES256 and EdDSA use a JWKS endpoint or a PEM public key, through jose. Each algorithm is tied to its own key, so an HS256
- * token signed with a public key (algorithm confusion) and `alg: none` never verify.
+ * see hs256.ts); RS256, ES256 and EdDSA use a JWKS endpoint or a PEM public key, through jose.
+ * Each algorithm is tied to its own key, so an HS256 token signed with a public key (algorithm
+ * confusion) and `alg: none` never verify.
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import {
