@@ -323,10 +323,10 @@ async function main(): Promise<void> {
         'svc req/s': row.service.requestsPerSecond,
         'base req/s': row.baseline.requestsPerSecond,
         ratio: row.ratio,
-        'svc p50/p99': `${row.service.p50Ms}/${row.service.p99Ms}`,
-        'base p50/p99': `${row.baseline.p50Ms}/${row.baseline.p99Ms}`,
+        'svc p50/p99 ms': `${row.service.p50Ms}/${row.service.p99Ms}`,
+        'base p50/p99 ms': `${row.baseline.p50Ms}/${row.baseline.p99Ms}`,
         'non-2xx svc/base': `${row.service.non2xx}/${row.baseline.non2xx}`,
-        'RSS svc/base': `${row.service.peakRssMb}/${row.baseline.peakRssMb}`,
+        'RSS MB svc/base': `${row.service.peakRssMb}/${row.baseline.peakRssMb}`,
         'CPU µs/req svc/base': `${row.service.cpuMicrosPerRequest}/${row.baseline.cpuMicrosPerRequest}`,
       })),
     );
