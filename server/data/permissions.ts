@@ -9,13 +9,16 @@ import { conflict, forbidden } from '../errors.ts';
 /** Non-members and unknown organizations are told the same thing (CONTRACT 3.2). */
 export const notInOrganization = () => forbidden('You are not a member of this organization');
 
-export const canReadMembers = (role: Role | undefined): role is Role => role !== undefined;
+/** Any member may read the organization's members (CONTRACT 3.2). */
+export function assertCanReadMembers(role: Role | undefined): asserts role is Role {
+  if (role === undefined) throw notInOrganization();
+}
 
 const canManageMembers = (role: Role | undefined): boolean => role === 'owner' || role === 'admin';
 
 /** Non-members are told they are not members; members who are neither owner nor admin, why not. */
 export function assertCanManageMembers(role: Role | undefined): asserts role is Role {
-  if (!canReadMembers(role)) throw notInOrganization();
+  assertCanReadMembers(role);
   if (!canManageMembers(role)) throw forbidden('Only an owner or admin of the organization may change its members');
 }
 

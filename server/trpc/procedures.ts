@@ -5,7 +5,7 @@
 import { organizationIdSchema } from '../../shared/schemas.ts';
 import { badRequest, forbidden } from '../errors.ts';
 import { roleInOrganization } from '../data/memberships.ts';
-import { assertCanManageMembers, canReadMembers, notInOrganization } from '../data/permissions.ts';
+import { assertCanManageMembers, assertCanReadMembers } from '../data/permissions.ts';
 import { isInputError, publicProcedure } from './init.ts';
 
 /** A caller with a valid bearer token (CONTRACT 2). */
@@ -47,7 +47,7 @@ export const organizationActorProcedure = authenticatedProcedure.use(({ ctx, nex
 export const organizationMemberProcedure = organizationActorProcedure.use(async ({ ctx, next }) => {
   // Read from the database on every request, never from the token.
   const role = await roleInOrganization(ctx.em, ctx.actor.organizationId, ctx.actor.userId);
-  if (!canReadMembers(role)) throw notInOrganization();
+  assertCanReadMembers(role);
   return next();
 });
 
