@@ -98,6 +98,8 @@ export async function openDatabase(
       }
     : {};
   const orm = (await MikroORM.init(createOrmConfig(databaseUrl, { ...bounded, ...options }))) as Orm;
+  // MikroORM 7 connects lazily; the pool (and its Kysely client) must exist before the first query.
+  await orm.connect();
   if (bounds && dialect === 'mysql') {
     boundAcquisition(await (orm.em.getConnection() as unknown as MySqlConnection).getNativeClient(), bounds.timeoutMs);
   }
