@@ -5,6 +5,7 @@
  */
 import mysql from 'mysql2/promise';
 import { expect, it } from 'vitest';
+import { toDbTimestamp, type Database } from '../server/data/database.ts';
 import { openDatabase } from '../server/data/orm.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { addMember, createOrganization, registerUser, uniqueId } from './support/fixtures.ts';
@@ -154,10 +155,11 @@ describeOnEachDatabase('idempotency keys', (target) => {
     // Age the stored answer by 25 hours, as the clock would.
     const orm = await openDatabase(server().databaseUrl);
     try {
+      const dialect = target.name === 'embedded' ? 'sqlite' : 'mysql';
       const aged = await orm.em
-        .getKysely()
+        .getKysely<Database>()
         .updateTable('idempotency_keys')
-        .set({ created_at: target.name === 'embedded' ? Date.now() - 25 * 3600_000 : '2000-01-01 00:00:00.000' })
+        .set({ created_at: toDbTimestamp(dialect, new Date(Date.now() - 25 * 3600_000)) })
         .where('idempotency_key', '=', key)
         .executeTakeFirst();
       expect(Number(aged.numUpdatedRows)).toBe(1);
