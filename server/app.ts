@@ -15,6 +15,7 @@ import { createLogger, registerRequestLogging, requestId } from './http/logging.
 import { openApiPlugin } from './http/openapi.ts';
 import { registerProtection } from './http/protection.ts';
 import { restPlugin } from './http/rest.ts';
+import { registerRetryAfter } from './http/retry-after.ts';
 import { trpcPlugin } from './http/trpc.ts';
 import { appRouter } from './routers/index.ts';
 import { contextFactory } from './trpc/context.ts';
@@ -31,8 +32,12 @@ export interface Service {
   close(): Promise<void>;
 }
 
-/** Transactions retried after a lost conflict: attempts at most, the first included. */
-const MAX_TRANSACTION_ATTEMPTS = 5;
+/**
+ * Transactions retried after a lost conflict: attempts at most, the first included. A busy
+ * organization on MariaDB is a lost conflict too (organization-changes.ts), retried within
+ * DB_TIMEOUT_MS; the pauses between attempts grow to 200 ms.
+ */
+const MAX_TRANSACTION_ATTEMPTS = 20;
 
 /** Write transactions hold at most this many of the pool's connections; a quarter stays for reads. */
 const writeSlots = (poolSize: number) => Math.max(1, poolSize - Math.max(1, Math.floor(poolSize / 4)));
@@ -88,6 +93,7 @@ export async function startService(settings: Settings): Promise<Service> {
     });
     registerRequestLogging(app);
     registerErrorHandlers(app);
+    registerRetryAfter(app);
     await registerProtection(app, settings);
     const createContext = contextFactory({ db, verifyToken, settings });
     await app.register(healthPlugin(orm));
