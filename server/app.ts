@@ -2,17 +2,19 @@
  * Assembles the service: database, token verifier, and the HTTP layer (REST, tRPC, OpenAPI,
  * health). `startService` is what `npm start` and the tests run.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createTokenVerifier } from './auth/tokens.ts';
 import type { Settings } from './config.ts';
 import { migrate, openDatabase, type Orm } from './data/orm.ts';
 import { registerErrorHandlers } from './http/error-body.ts';
-import { healthPlugin } from './http/health.ts';
+import { healthPlugin, pingDatabase } from './http/health.ts';
 import { createLogger, registerRequestLogging, requestId } from './http/logging.ts';
 import { openApiPlugin } from './http/openapi.ts';
 import { registerProtection } from './http/protection.ts';
 import { restPlugin } from './http/rest.ts';
+import { registerStopping } from './http/stopping.ts';
 import { trpcPlugin } from './http/trpc.ts';
 import { appRouter } from './routers/index.ts';
 import { contextFactory } from './trpc/context.ts';
@@ -26,7 +28,14 @@ export interface Service {
   app: FastifyInstance;
   orm: Orm;
   logger: Logger;
-  close(): Promise<void>;
+  /** The migrations this start applied (none when MIGRATE_ON_START is off or none were pending). */
+  migrationsApplied: string[];
+  /**
+   * Stops as CONTRACT 10 says: readiness fails and answers carry `Connection: close` at once,
+   * requests are served for `drainMs`, then the listener closes, the requests still running finish,
+   * and the database pool closes.
+   */
+  close(drainMs?: number): Promise<void>;
 }
 
 export async function startService(settings: Settings): Promise<Service> {
@@ -34,9 +43,13 @@ export async function startService(settings: Settings): Promise<Service> {
   const verifyToken = createTokenVerifier(settings);
   const orm = await openDatabase(settings.DATABASE_URL);
   try {
+    let migrationsApplied: string[] = [];
     if (settings.MIGRATE_ON_START) {
-      const applied = await migrate(orm);
-      if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+      migrationsApplied = await migrate(orm);
+      if (migrationsApplied.length) logger.info({ migrations: migrationsApplied }, 'migrations applied');
+    } else {
+      // A wrong URL or password stops the start here, with one line that says so (server/main.ts).
+      await pingDatabase(orm);
     }
     const app = Fastify({
       loggerInstance: logger as FastifyBaseLogger,
@@ -49,23 +62,38 @@ export async function startService(settings: Settings): Promise<Service> {
       connectionTimeout: settings.REQUEST_TIMEOUT_MS * 2,
       keepAliveTimeout: 5_000,
       rewriteUrl: (request) => (request.url ?? '/').replace(API_ALIAS, ''),
+      // Refused while closing: the contract's body and Retry-After instead (http/stopping.ts).
+      return503OnClosing: false,
     });
     registerRequestLogging(app);
+    const stopping = registerStopping(app);
     registerErrorHandlers(app);
     await registerProtection(app, settings);
     const createContext = contextFactory({ orm, verifyToken, settings });
-    await app.register(healthPlugin(orm));
+    await app.register(healthPlugin(orm, stopping));
     await app.register(openApiPlugin(appRouter));
     // Sibling scopes: the tRPC plugin replaces the JSON parser inside its own scope.
     await app.register(trpcPlugin(appRouter, createContext));
     await app.register(restPlugin(appRouter, createContext));
     app.server.maxConnections = settings.MAX_CONNECTIONS;
-    await app.listen({ port: settings.PORT, host: settings.HOST });
+    // Fastify logs a line per address it listens on; the start logs one line of its own
+    // (server/main.ts). Muting the logger around listen is how Fastify's maintainers suggest it:
+    // no request can be logged in between, the 'listening' event and this continuation run first.
+    logger.level = 'silent';
+    try {
+      await app.listen({ port: settings.PORT, host: settings.HOST });
+    } finally {
+      logger.level = settings.LOG_LEVEL;
+    }
     return {
       app,
       orm,
       logger,
-      async close() {
+      migrationsApplied,
+      async close(drainMs = 0) {
+        stopping.beginDraining();
+        if (drainMs > 0) await sleep(drainMs);
+        logger.info('closing the listener: finishing the requests under way');
         await app.close();
         await orm.close();
       },

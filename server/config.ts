@@ -3,7 +3,7 @@
  * with a message that names the setting.
  */
 import { z } from 'zod';
-import { DEFAULT_DATABASE_URL } from '../mikro-orm.config.ts';
+import { createOrmConfig, DEFAULT_DATABASE_URL } from '../mikro-orm.config.ts';
 
 const booleanSetting = (fallback: boolean) =>
   z
@@ -20,7 +20,18 @@ const settingsSchema = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
-  DATABASE_URL: z.string().min(1).default(DEFAULT_DATABASE_URL),
+  DATABASE_URL: z
+    .string()
+    .min(1)
+    .default(DEFAULT_DATABASE_URL)
+    // The ORM options are where a URL's scheme picks the driver: their refusal names the schemes.
+    .superRefine((url, context) => {
+      try {
+        createOrmConfig(url);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    }),
   JWT_SECRET: optionalString,
   JWT_JWKS_URL: optionalString.pipe(z.url().optional()),
   JWT_PUBLIC_KEY: optionalString,
@@ -45,8 +56,13 @@ const settingsSchema = z.object({
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(15_000),
   /** Open connections at most; more are refused until some close. */
   MAX_CONNECTIONS: z.coerce.number().int().min(1).default(10_000),
-  /** On SIGTERM, time given to in-flight requests before the process exits anyway. */
+  /** On SIGTERM, time from the signal to the exit: the drain, then in-flight requests finishing. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  /**
+   * On SIGTERM, time requests are still served (while /readyz fails) before the listener closes:
+   * long enough for a load balancer to notice and send the traffic elsewhere.
+   */
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(0),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Where the development secret is kept when JWT_SECRET is unset outside production. */
   DATA_DIR: z.string().min(1).default('./data'),
@@ -63,6 +79,12 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new SettingsError(`Invalid settings: ${problems.join('; ')}`);
+  }
+  const { SHUTDOWN_DRAIN_MS, SHUTDOWN_TIMEOUT_MS } = result.data;
+  if (SHUTDOWN_DRAIN_MS > 0 && SHUTDOWN_DRAIN_MS >= SHUTDOWN_TIMEOUT_MS) {
+    throw new SettingsError(
+      'Invalid settings: SHUTDOWN_DRAIN_MS must be shorter than SHUTDOWN_TIMEOUT_MS, which counts from the signal and includes the drain',
+    );
   }
   return result.data;
 }
