@@ -11,8 +11,6 @@ type SystemError = Error & {
   code?: unknown;
   syscall?: string;
   path?: string;
-  address?: string;
-  port?: number;
   hostname?: string;
 };
 
@@ -48,36 +46,45 @@ const FILE_PROBLEMS: Record<string, string> = {
 /** SQLite's "cannot open" code (14), as libSQL reports a database file it cannot open or create. */
 const EMBEDDED_CANNOT_OPEN = /Unable to open connection to local database (.+): 14\b/;
 
-function explainOne(error: SystemError, settings: Settings | undefined): string | undefined {
-  if (error instanceof SettingsError) return error.message;
-  const code = typeof error.code === 'string' ? error.code : '';
-  const server = databaseServer(settings);
-
-  if (error.syscall === 'listen' || (code === 'ENOTFOUND' && error.hostname === settings?.HOST)) {
-    const where = `${settings?.HOST}:${settings?.PORT}`;
-    if (code === 'EADDRINUSE')
+function explainListen(error: SystemError, code: string, settings: Settings | undefined): string | undefined {
+  if (error.syscall !== 'listen' && !(code === 'ENOTFOUND' && error.hostname === settings?.HOST)) return undefined;
+  const where = `${settings?.HOST}:${settings?.PORT}`;
+  switch (code) {
+    case 'EADDRINUSE':
       return `Cannot listen on ${where}: the port is in use by another process; stop it or set PORT`;
-    if (code === 'EACCES') return `Cannot listen on ${where}: permission denied; set PORT to 1024 or above`;
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
-      return `Cannot listen on ${where}: ${settings?.HOST} is not an address of this machine; set HOST`;
+    case 'EACCES':
+      return `Cannot listen on ${where}: permission denied; set PORT to 1024 or above`;
+    case 'EADDRNOTAVAIL':
+      return `Cannot listen on ${where}: not an address of this machine; set HOST`;
+    case 'ENOTFOUND':
+      return `Cannot listen on ${where}: the host name does not resolve; set HOST`;
   }
+  return undefined;
+}
+
+function explainDatabase(error: SystemError, code: string, settings: Settings | undefined): string | undefined {
+  const { where, user, database } = databaseServer(settings);
   switch (code) {
     case 'ECONNREFUSED':
-      return `Cannot reach the database at ${server.where}: connection refused; check that it runs and the host and port in DATABASE_URL`;
+      return `Cannot reach the database at ${where}: connection refused; check that it runs and the host and port in DATABASE_URL`;
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return `Cannot reach the database: the host name "${error.hostname}" does not resolve; check the host in DATABASE_URL`;
     case 'ETIMEDOUT':
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
-      return `Cannot reach the database at ${server.where}: no answer (${code}); check the host and port in DATABASE_URL and the network between`;
+      return `Cannot reach the database at ${where}: no answer (${code}); check the host and port in DATABASE_URL and the network between`;
     case 'ER_ACCESS_DENIED_ERROR':
-      return `The database at ${server.where} refused user "${server.user}": wrong password or unknown user; check them in DATABASE_URL`;
+      return `The database at ${where} refused user "${user}": wrong password or unknown user; check them in DATABASE_URL`;
     case 'ER_DBACCESS_DENIED_ERROR':
-      return `The database at ${server.where} refused user "${server.user}" access to database "${server.database}": grant it or fix the database name in DATABASE_URL`;
+      return `The database at ${where} refused user "${user}" access to database "${database}": grant it or fix the database name in DATABASE_URL`;
     case 'ER_BAD_DB_ERROR':
-      return `The database "${server.database}" does not exist at ${server.where}: create it or fix the database name in DATABASE_URL`;
+      return `The database "${database}" does not exist at ${where}: create it or fix the database name in DATABASE_URL`;
   }
+  return undefined;
+}
+
+function explainFiles(error: SystemError, code: string, settings: Settings | undefined): string | undefined {
   if (error.path && FILE_PROBLEMS[code]) {
     return `Cannot write ${error.path}: ${FILE_PROBLEMS[code]}; make the directory writable by this user, or set ${settingFor(error.path, settings)} to one that is`;
   }
@@ -86,6 +93,16 @@ function explainOne(error: SystemError, settings: Settings | undefined): string 
     return `Cannot open or create the embedded database ${cannotOpen[1]}: its directory must exist and be writable by this user; set DATABASE_URL to a file: path that is`;
   }
   return undefined;
+}
+
+function explainOne(error: SystemError, settings: Settings | undefined): string | undefined {
+  if (error instanceof SettingsError) return error.message;
+  const code = typeof error.code === 'string' ? error.code : '';
+  return (
+    explainListen(error, code, settings) ??
+    explainDatabase(error, code, settings) ??
+    explainFiles(error, code, settings)
+  );
 }
 
 /** The operator's line for a failure caused by the setup, or undefined for anything else. */
