@@ -2,6 +2,7 @@
  * Assembles the service: database, token verifier, and the HTTP layer (REST, tRPC, OpenAPI,
  * health). `startService` is what `npm start` and the tests run.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createTokenVerifier } from './auth/tokens.ts';
@@ -10,12 +11,13 @@ import { dialectOf } from '../mikro-orm.config.ts';
 import { migrate, openDatabase, type Orm } from './data/orm.ts';
 import { Db } from './data/transaction.ts';
 import { registerErrorHandlers } from './http/error-body.ts';
-import { healthPlugin } from './http/health.ts';
+import { healthPlugin, pingDatabase } from './http/health.ts';
 import { createLogger, registerRequestLogging, requestId } from './http/logging.ts';
 import { openApiPlugin } from './http/openapi.ts';
 import { registerProtection } from './http/protection.ts';
 import { restPlugin } from './http/rest.ts';
 import { registerRetryAfter } from './http/retry-after.ts';
+import { registerStopping } from './http/stopping.ts';
 import { trpcPlugin } from './http/trpc.ts';
 import { appRouter } from './routers/index.ts';
 import { contextFactory } from './trpc/context.ts';
@@ -29,7 +31,14 @@ export interface Service {
   app: FastifyInstance;
   orm: Orm;
   logger: Logger;
-  close(): Promise<void>;
+  /** The migrations this start applied (none when MIGRATE_ON_START is off or none were pending). */
+  migrationsApplied: string[];
+  /**
+   * Stops as CONTRACT 10 says: readiness fails and answers carry `Connection: close` at once,
+   * requests are served for `drainMs`, then the listener closes, the requests still running finish,
+   * and the database pool closes.
+   */
+  close(drainMs?: number): Promise<void>;
 }
 
 /**
@@ -64,9 +73,13 @@ export async function startService(settings: Settings): Promise<Service> {
     timeoutMs: settings.DB_TIMEOUT_MS,
   });
   try {
+    let migrationsApplied: string[] = [];
     if (settings.MIGRATE_ON_START) {
-      const applied = await migrateOnStart(settings, orm);
-      if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+      migrationsApplied = await migrateOnStart(settings, orm);
+      if (migrationsApplied.length) logger.info({ migrations: migrationsApplied }, 'migrations applied');
+    } else {
+      // A wrong URL or password stops the start here, with one line that says so (server/main.ts).
+      await pingDatabase(orm);
     }
     const db = Db.open(orm.em, {
       timeoutMs: settings.DB_TIMEOUT_MS,
@@ -90,24 +103,39 @@ export async function startService(settings: Settings): Promise<Service> {
       handlerTimeout: processingLimitMs(settings),
       keepAliveTimeout: 5_000,
       rewriteUrl: (request) => (request.url ?? '/').replace(API_ALIAS, ''),
+      // Refused while closing: the contract's body and Retry-After instead (http/stopping.ts).
+      return503OnClosing: false,
     });
     registerRequestLogging(app);
+    const stopping = registerStopping(app);
     registerErrorHandlers(app);
     registerRetryAfter(app);
     await registerProtection(app, settings);
     const createContext = contextFactory({ db, verifyToken, settings });
-    await app.register(healthPlugin(orm));
+    await app.register(healthPlugin(orm, stopping));
     await app.register(openApiPlugin(appRouter));
     // Sibling scopes: the tRPC plugin replaces the JSON parser inside its own scope.
     await app.register(trpcPlugin(appRouter, createContext));
     await app.register(restPlugin(appRouter, createContext));
     app.server.maxConnections = settings.MAX_CONNECTIONS;
-    await app.listen({ port: settings.PORT, host: settings.HOST });
+    // Fastify logs a line per address it listens on; the start logs one line of its own
+    // (server/main.ts). Muting the logger around listen is how Fastify's maintainers suggest it:
+    // no request can be logged in between, the 'listening' event and this continuation run first.
+    logger.level = 'silent';
+    try {
+      await app.listen({ port: settings.PORT, host: settings.HOST });
+    } finally {
+      logger.level = settings.LOG_LEVEL;
+    }
     return {
       app,
       orm,
       logger,
-      async close() {
+      migrationsApplied,
+      async close(drainMs = 0) {
+        stopping.beginDraining();
+        if (drainMs > 0) await sleep(drainMs);
+        logger.info('closing the listener: finishing the requests under way');
         await app.close();
         await orm.close();
       },
