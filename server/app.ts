@@ -7,7 +7,8 @@ import type { Logger } from 'pino';
 import { createTokenVerifier } from './auth/tokens.ts';
 import type { Settings } from './config.ts';
 import { migrate, openDatabase, type Orm } from './data/orm.ts';
-import { registerErrorHandlers } from './http/error-body.ts';
+import { MAX_BODY_BYTES, MAX_HEADER_BYTES } from '../shared/limits.ts';
+import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH, registerErrorHandlers } from './http/error-body.ts';
 import { healthPlugin } from './http/health.ts';
 import { createLogger, registerRequestLogging, requestId } from './http/logging.ts';
 import { openApiPlugin } from './http/openapi.ts';
@@ -16,8 +17,6 @@ import { restPlugin } from './http/rest.ts';
 import { trpcPlugin } from './http/trpc.ts';
 import { appRouter } from './routers/index.ts';
 import { contextFactory } from './trpc/context.ts';
-
-const BODY_LIMIT_BYTES = 64 * 1024;
 
 /** The interface serves the user and organization endpoints under /api as well as without it. */
 const API_ALIAS = /^\/api(?=\/(?:users|organizations)(?:[/?#]|$))/i;
@@ -43,7 +42,19 @@ export async function startService(settings: Settings): Promise<Service> {
       // Fastify's two lines per request give way to our one (http/logging.ts).
       logController: new LogController({ disableRequestLogging: true }),
       genReqId: requestId,
-      bodyLimit: BODY_LIMIT_BYTES,
+      bodyLimit: MAX_BODY_BYTES,
+      // tRPC's advice for Fastify: a batch's procedure list is one path parameter. It also holds a
+      // 128-character id percent-encoded (at most 1152 characters); longer is answered 414.
+      routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+      // Well-formed JSON with `__proto__` or `constructor.prototype` keys: the keys are dropped
+      // (unknown fields are ignored), never merged, and the request is not refused.
+      onProtoPoisoning: 'remove',
+      onConstructorPoisoning: 'remove',
+      // Errors raised before a route runs get the contract's body too (http/error-body.ts).
+      frameworkErrors: answerFrameworkError,
+      clientErrorHandler: answerClientError,
+      // Slow senders are looked for every second (Node's default: 30 s) so that they get their 408.
+      http: { maxHeaderSize: MAX_HEADER_BYTES, connectionsCheckingInterval: 1_000 },
       // A client must send its whole request in time, and idle keep-alive sockets are closed.
       requestTimeout: settings.REQUEST_TIMEOUT_MS,
       connectionTimeout: settings.REQUEST_TIMEOUT_MS * 2,
