@@ -1,13 +1,15 @@
 /**
  * The typed client of the organization and user service: every procedure of the server's router,
- * with inputs and outputs inferred from it, over tRPC with request batching.
+ * with inputs and outputs inferred from it, over tRPC with request batching. Every call takes an
+ * AbortSignal (`query(input, { signal })`), as TanStack Query passes one.
  *
  *   const api = createClient({ url: 'http://127.0.0.1:3000', token: () => auth.currentToken(), organizationId });
  *   const members = await api.members.list.query();
  */
-import { createTRPCClient, httpBatchLink } from '@trpc/client';
+import { createTRPCClient, httpBatchLink, httpLink, splitLink, type Operation } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '../../server/routers/index.ts';
+import { MAX_BATCH_ITEMS, MAX_HEADER_BYTES } from '../../shared/limits.ts';
 import { toApiError } from './errors.ts';
 
 export { ApiError, type ErrorCode, type ErrorIssue } from './errors.ts';
@@ -46,20 +48,47 @@ function rejectingWithApiErrors<T extends object>(target: T): T {
   });
 }
 
+/**
+ * A batched request's URL stays within half of the server's header limit, leaving the other half
+ * to the token and the other headers.
+ */
+export const MAX_URL_LENGTH = MAX_HEADER_BYTES / 2;
+
+/**
+ * An operation whose input, as JSON in a URL, is longer than this travels alone and as a POST body
+ * (a query too, by tRPC's method override). Batches then hold only shorter inputs: a GET batch's
+ * URL always has room for its first one, and a POST batch of MAX_BATCH_ITEMS of them stays under
+ * the server's body limit, MAX_BODY_BYTES (URL-encoding is never shorter than the UTF-8 it encodes).
+ */
+export const LONE_INPUT_LENGTH = 4 * 1024;
+
+const encodedInputLength = (operation: Operation) =>
+  operation.input === undefined ? 0 : encodeURIComponent(JSON.stringify(operation.input)).length;
+
 export function createClient(options: ClientOptions) {
   const token = options.token;
+  const url = `${options.url.replace(/\/+$/, '')}/trpc`;
+  const headers = async () => {
+    const bearer = typeof token === 'function' ? await token() : token;
+    return {
+      authorization: `Bearer ${bearer}`,
+      ...(options.organizationId ? { organization_id: options.organizationId } : {}),
+    };
+  };
   const client = createTRPCClient<AppRouter>({
     links: [
-      httpBatchLink({
-        url: `${options.url.replace(/\/+$/, '')}/trpc`,
-        fetch: options.fetch,
-        async headers() {
-          const bearer = typeof token === 'function' ? await token() : token;
-          return {
-            authorization: `Bearer ${bearer}`,
-            ...(options.organizationId ? { organization_id: options.organizationId } : {}),
-          };
-        },
+      splitLink({
+        condition: (operation) => encodedInputLength(operation) > LONE_INPUT_LENGTH,
+        true: httpLink({ url, fetch: options.fetch, headers, methodOverride: 'POST' }),
+        // Calls made together go out together, in batches the server accepts (at most
+        // MAX_BATCH_ITEMS calls, URLs within MAX_URL_LENGTH).
+        false: httpBatchLink({
+          url,
+          fetch: options.fetch,
+          headers,
+          maxItems: MAX_BATCH_ITEMS,
+          maxURLLength: MAX_URL_LENGTH,
+        }),
       }),
     ],
   });

@@ -76,7 +76,8 @@ function sendError(request: FastifyRequest, reply: FastifyReply, error: FastifyE
  * `MAX_PARAM_LENGTH` (414), found while routing, before any hook runs.
  */
 export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  void sendError(request, reply, error);
+  // No hook runs for these: the request id and the log line are given here.
+  void sendError(request, reply.header('x-request-id', request.id), error);
   request.log.info({ method: request.method, url: request.url, status: reply.statusCode }, 'request');
 }
 
