@@ -160,7 +160,10 @@ export function registerErrorHandlers(app: FastifyInstance): void {
       return reply.status(404).send(errorPayload(request.url, 404, `No route for ${request.method} ${path}`));
     }
     const message = `${path} does not serve ${request.method}; it serves ${allow}`;
-    return reply.status(405).header('allow', allow).send(errorPayload(request.url, 405, message));
+    return reply
+      .status(405)
+      .header('allow', allow)
+      .send(errorPayload(request.url, 405, message));
   };
   app.setErrorHandler((error: FastifyError, request, reply) => sendError(request, reply, error));
   app.setNotFoundHandler(answerUnrouted);
