@@ -6,7 +6,7 @@
  *   const api = createClient({ url: 'http://127.0.0.1:3000', token: () => auth.currentToken(), organizationId });
  *   const members = await api.members.list.query();
  */
-import { createTRPCClient, httpBatchLink, httpLink, splitLink, type Operation } from '@trpc/client';
+import { createTRPCClient, httpBatchLink, httpLink, splitLink, TRPCClientError, type Operation } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '../../server/routers/index.ts';
 import { MAX_BATCH_ITEMS, MAX_HEADER_BYTES } from '../../shared/limits.ts';
@@ -28,10 +28,29 @@ export interface ClientOptions {
   fetch?: typeof fetch;
 }
 
+/** The AbortSignal of a call's options (`query(input, { signal })`), if it has one. */
+function signalOf(options: unknown): AbortSignal | undefined {
+  const signal = (options as { signal?: unknown } | undefined)?.signal;
+  return signal instanceof AbortSignal ? signal : undefined;
+}
+
+/**
+ * A call whose signal aborts rejects at once. tRPC's batch link cancels a batch's HTTP request only
+ * once every call in it is aborted, and until then lets an aborted call resolve with its answer.
+ */
+function untilAborted<T>(call: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(TRPCClientError.from(signal.reason as Error));
+    if (signal.aborted) onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    call.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 /**
  * Wraps the tRPC proxy so that every call rejects with an ApiError (status and code) instead of
- * a bare TRPCClientError. tRPC's client has no hook for this: `TRPCClientError.from` re-wraps
- * whatever a link throws, so the translation has to sit around the calls themselves.
+ * a bare TRPCClientError, and at once when its signal aborts. tRPC's client has no hook for this:
+ * `TRPCClientError.from` re-wraps whatever a link throws, so it has to sit around the calls.
  */
 function rejectingWithApiErrors<T extends object>(target: T): T {
   return new Proxy(target, {
@@ -43,7 +62,10 @@ function rejectingWithApiErrors<T extends object>(target: T): T {
     },
     apply(callable, thisArgument, args) {
       const result = Reflect.apply(callable as (...params: unknown[]) => unknown, thisArgument, args);
-      return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(toApiError(error))) : result;
+      if (!(result instanceof Promise)) return result;
+      const call = result.catch((error: unknown) => Promise.reject(toApiError(error)));
+      const signal = signalOf(args.at(-1));
+      return signal ? untilAborted(call, signal) : call;
     },
   });
 }
