@@ -371,7 +371,7 @@ describeOnEachDatabase("typed client under a frontend's load", (target) => {
     const { api } = recordingClient(server().baseUrl, owner.token, organizationId);
     const beforeSending = new AbortController();
     const aborted = api.users.me.query(undefined, { signal: beforeSending.signal });
-    const others = [api.organizations.list.query(), api.members.list.query()];
+    const others = [api.organizations.list.query(), api.members.list.query()] as const;
     beforeSending.abort();
     const error = await settledError(aborted);
     expect(error).toBeInstanceOf(TRPCClientError);
