@@ -94,6 +94,8 @@ function documentDeleteBodies(document: OpenAPIObject): void {
   }
 }
 
+const NON_BLANK = '\\S';
+
 /** A string field zod trims and then refuses when empty: it needs a character that is not white space. */
 const isTrimmedNonBlank = (field: ZodType) => !field.safeParse(' ').success && field.safeParse(' x ').data === 'x';
 
@@ -112,7 +114,11 @@ function declareRefinements(document: OpenAPIObject, router: AppRouter): void {
     if (!schema?.properties || !instanceofZodTypeObject(input)) return;
     for (const [name, property] of Object.entries(schema.properties)) {
       const field = input.shape[name] as ZodType | undefined;
-      if (field && isTrimmedNonBlank(field)) Object.assign(property, { pattern: '\\S' });
+      if (!field || !isTrimmedNonBlank(field)) continue;
+      // A pattern of its own stays: JSON Schema takes one per schema, so the second goes in allOf.
+      const own = property as { pattern?: string; allOf?: object[] };
+      if (own.pattern === undefined) own.pattern = NON_BLANK;
+      else own.allOf = [...(own.allOf ?? []), { pattern: NON_BLANK }];
     }
     if (!schema.required?.length && !input.safeParse({}).success) {
       schema.anyOf = Object.keys(schema.properties).map((name) => ({ required: [name] }));
