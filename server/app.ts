@@ -53,8 +53,12 @@ export async function startService(settings: Settings): Promise<Service> {
       // Errors raised before a route runs get the contract's body too (http/error-body.ts).
       frameworkErrors: answerFrameworkError,
       clientErrorHandler: answerClientError,
-      // Slow senders are looked for every second (Node's default: 30 s) so that they get their 408.
-      http: { maxHeaderSize: MAX_HEADER_BYTES, connectionsCheckingInterval: 1_000 },
+      // Slow senders are looked for often enough (Node's default: every 30 s) that they get their
+      // 408 well before the connection timeout closes their socket without an answer.
+      http: {
+        maxHeaderSize: MAX_HEADER_BYTES,
+        connectionsCheckingInterval: Math.min(1_000, settings.REQUEST_TIMEOUT_MS / 4),
+      },
       // A client must send its whole request in time, and idle keep-alive sockets are closed.
       requestTimeout: settings.REQUEST_TIMEOUT_MS,
       connectionTimeout: settings.REQUEST_TIMEOUT_MS * 2,

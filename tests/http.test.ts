@@ -382,7 +382,8 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
 
 // Slow clients do not depend on the database: one server with a short request timeout.
 describe('a request not received within REQUEST_TIMEOUT_MS', () => {
-  const server = useServer(databaseTargets()[0]!, { REQUEST_TIMEOUT_MS: '1000' });
+  // The socket closes unanswered at twice the timeout: room for a loaded machine to answer first.
+  const server = useServer(databaseTargets()[0]!, { REQUEST_TIMEOUT_MS: '2000' });
   const head = (requestLine: string, ...headers: string[]) => [requestLine, 'Host: 127.0.0.1', ...headers].join('\r\n');
 
   it('is answered 408: the contract body on REST, tRPC shape on /trpc, the contract body before the path is known', async () => {
@@ -399,5 +400,25 @@ describe('a request not received within REQUEST_TIMEOUT_MS', () => {
     expectTrpcError(trpc, 408, 'TIMEOUT', 'tRPC body');
     expectContractError(stalledHeaders, 408, 'TIMEOUT', 'headers');
     expect(rest.headers.connection).toBe('close');
+  });
+});
+
+describe('the rate limit', () => {
+  const server = useServer(databaseTargets()[0]!, { RATE_LIMIT_MAX: '1' });
+
+  it('is answered 429 in the contract body on REST and in tRPC shape on /trpc', async () => {
+    const token = await tokenFor('rate-limited');
+    const head = (requestLine: string) =>
+      [requestLine, 'Host: 127.0.0.1', `Authorization: Bearer ${token}`].join('\r\n');
+    await rawRequest(server().baseUrl, head('GET /users HTTP/1.1'));
+    const rest = await rawRequest(server().baseUrl, head('GET /users HTTP/1.1'));
+    expectContractError(rest, 429, 'TOO_MANY_REQUESTS', 'REST');
+    expect(rest.headers['retry-after']).toMatch(/^\d+$/);
+    expectTrpcError(
+      await rawRequest(server().baseUrl, head('GET /trpc/users.me HTTP/1.1')),
+      429,
+      'TOO_MANY_REQUESTS',
+      'tRPC',
+    );
   });
 });
