@@ -10,7 +10,8 @@ import { processingLimitMs, type Settings } from './config.ts';
 import { dialectOf } from '../mikro-orm.config.ts';
 import { migrate, openDatabase, type Orm } from './data/orm.ts';
 import { Db } from './data/transaction.ts';
-import { registerErrorHandlers } from './http/error-body.ts';
+import { MAX_BODY_BYTES, MAX_HEADER_BYTES } from '../shared/limits.ts';
+import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH, registerErrorHandlers } from './http/error-body.ts';
 import { healthPlugin, pingDatabase } from './http/health.ts';
 import { createLogger, registerRequestLogging, requestId } from './http/logging.ts';
 import { openApiPlugin } from './http/openapi.ts';
@@ -21,8 +22,6 @@ import { registerStopping } from './http/stopping.ts';
 import { trpcPlugin } from './http/trpc.ts';
 import { appRouter } from './routers/index.ts';
 import { contextFactory } from './trpc/context.ts';
-
-const BODY_LIMIT_BYTES = 64 * 1024;
 
 /** The interface serves the user and organization endpoints under /api as well as without it. */
 const API_ALIAS = /^\/api(?=\/(?:users|organizations)(?:[/?#]|$))/i;
@@ -91,11 +90,25 @@ export async function startService(settings: Settings): Promise<Service> {
       // Fastify's two lines per request give way to our one (http/logging.ts).
       logController: new LogController({ disableRequestLogging: true }),
       genReqId: requestId,
-      bodyLimit: BODY_LIMIT_BYTES,
-      // A client must send its whole request in time, and idle keep-alive sockets are closed. Node
-      // checks the request timeout every connectionsCheckingInterval (30 s by default).
+      bodyLimit: MAX_BODY_BYTES,
+      // tRPC's advice for Fastify: a batch's procedure list is one path parameter. It also holds a
+      // 128-character id percent-encoded (at most 1152 characters); longer is answered 414.
+      routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+      // Well-formed JSON with `__proto__` or `constructor.prototype` keys: the keys are dropped
+      // (unknown fields are ignored), never merged, and the request is not refused.
+      onProtoPoisoning: 'remove',
+      onConstructorPoisoning: 'remove',
+      // Errors raised before a route runs get the contract's body too (http/error-body.ts).
+      frameworkErrors: answerFrameworkError,
+      clientErrorHandler: answerClientError,
+      // Slow senders are looked for often enough (Node's default: every 30 s) that they get their
+      // 408 well before the connection timeout closes their socket without an answer.
+      http: {
+        maxHeaderSize: MAX_HEADER_BYTES,
+        connectionsCheckingInterval: Math.min(1_000, settings.REQUEST_TIMEOUT_MS / 4),
+      },
+      // A client must send its whole request in time, and idle keep-alive sockets are closed.
       requestTimeout: settings.REQUEST_TIMEOUT_MS,
-      http: { connectionsCheckingInterval: Math.min(30_000, Math.ceil(settings.REQUEST_TIMEOUT_MS / 2)) },
       // Longer than the processing limit below: a request is answered before its socket is closed.
       connectionTimeout: Math.max(settings.REQUEST_TIMEOUT_MS * 2, processingLimitMs(settings) + 5_000),
       // The processing limit: a request still running then is answered 503 and its transaction
