@@ -10,6 +10,7 @@ import { migrate, openDatabase, type Orm } from './data/orm.ts';
 import { registerErrorHandlers } from './http/error-body.ts';
 import { healthPlugin } from './http/health.ts';
 import { createLogger, registerRequestLogging, requestId } from './http/logging.ts';
+import { createMetrics, type MetricsListener } from './http/metrics.ts';
 import { openApiPlugin } from './http/openapi.ts';
 import { registerProtection } from './http/protection.ts';
 import { restPlugin } from './http/rest.ts';
@@ -26,13 +27,17 @@ export interface Service {
   app: FastifyInstance;
   orm: Orm;
   logger: Logger;
+  /** The metrics listener, when METRICS_PORT is set. */
+  metrics?: MetricsListener;
   close(): Promise<void>;
 }
 
 export async function startService(settings: Settings): Promise<Service> {
   const logger = createLogger(settings.LOG_LEVEL);
   const verifyToken = createTokenVerifier(settings);
-  const orm = await openDatabase(settings.DATABASE_URL);
+  const metrics = settings.METRICS_PORT === undefined ? undefined : createMetrics();
+  const orm = await openDatabase(settings.DATABASE_URL, metrics?.databaseOptions);
+  let metricsListener: MetricsListener | undefined;
   try {
     if (settings.MIGRATE_ON_START) {
       const applied = await migrate(orm);
@@ -51,26 +56,34 @@ export async function startService(settings: Settings): Promise<Service> {
       rewriteUrl: (request) => (request.url ?? '/').replace(API_ALIAS, ''),
     });
     registerRequestLogging(app);
+    metrics?.instrumentRequests(app);
     registerErrorHandlers(app);
     await registerProtection(app, settings);
     const createContext = contextFactory({ orm, verifyToken, settings });
     await app.register(healthPlugin(orm));
     await app.register(openApiPlugin(appRouter));
     // Sibling scopes: the tRPC plugin replaces the JSON parser inside its own scope.
-    await app.register(trpcPlugin(appRouter, createContext));
+    await app.register(trpcPlugin(appRouter, createContext, metrics?.countProcedureCalls));
     await app.register(restPlugin(appRouter, createContext));
     app.server.maxConnections = settings.MAX_CONNECTIONS;
+    if (metrics) {
+      await metrics.observeDatabasePool(orm);
+      metricsListener = await metrics.listen(settings.METRICS_HOST, settings.METRICS_PORT!);
+    }
     await app.listen({ port: settings.PORT, host: settings.HOST });
     return {
       app,
       orm,
       logger,
+      metrics: metricsListener,
       async close() {
         await app.close();
+        await metricsListener?.close();
         await orm.close();
       },
     };
   } catch (error) {
+    await metricsListener?.close();
     await orm.close();
     throw error;
   }
