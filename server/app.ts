@@ -11,8 +11,9 @@ import { registerErrorHandlers } from './http/error-body.ts';
 import { healthPlugin } from './http/health.ts';
 import { createLogger, registerRequestLogging, requestId } from './http/logging.ts';
 import { createMetrics, type MetricsListener } from './http/metrics.ts';
-import { openApiPlugin } from './http/openapi.ts';
+import { buildOpenApiDocument, openApiPlugin } from './http/openapi.ts';
 import { registerProtection } from './http/protection.ts';
+import { referencePagePlugin } from './http/reference-page.ts';
 import { restPlugin } from './http/rest.ts';
 import { trpcPlugin } from './http/trpc.ts';
 import { appRouter } from './routers/index.ts';
@@ -61,7 +62,9 @@ export async function startService(settings: Settings): Promise<Service> {
     await registerProtection(app, settings);
     const createContext = contextFactory({ orm, verifyToken, settings });
     await app.register(healthPlugin(orm));
-    await app.register(openApiPlugin(appRouter));
+    const openApiDocument = buildOpenApiDocument(appRouter);
+    await app.register(openApiPlugin(openApiDocument));
+    await app.register(referencePagePlugin(openApiDocument));
     // Sibling scopes: the tRPC plugin replaces the JSON parser inside its own scope.
     await app.register(trpcPlugin(appRouter, createContext, metrics?.countProcedureCalls));
     await app.register(restPlugin(appRouter, createContext));
