@@ -85,12 +85,17 @@ export interface MetricsListener {
   close(): Promise<void>;
 }
 
-export type ServiceMetrics = ReturnType<typeof createMetrics>;
-
 export function createMetrics() {
   const registry = new Registry();
   const registers = [registry];
-  collectDefaultMetrics({ register: registry });
+  collectDefaultMetrics({
+    register: registry,
+    // The client's defaults sample event-loop delay every 10 ms and utilisation every 100 ms: 12 ms
+    // of CPU a second with no traffic at all. Every 50 ms and every second: 4 ms, and still
+    // hundreds of samples between two scrapes.
+    eventLoopMonitoringPrecision: 50,
+    eventLoopUtilizationTimeout: 1000,
+  });
 
   const requestDuration = new Histogram({
     name: 'http_request_duration_seconds',
