@@ -1,6 +1,6 @@
 /**
- * Assembles the service: database, token verifier, and the HTTP layer (REST, tRPC, OpenAPI,
- * health). `startService` is what `npm start` and the tests run.
+ * Assembles the service: database, token verifier, the HTTP layer (REST, tRPC, OpenAPI, health)
+ * and, with METRICS_PORT, the metrics listener. `startService` is what `npm start` and the tests run.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
