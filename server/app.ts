@@ -1,6 +1,6 @@
 /**
- * Assembles the service: database, token verifier, and the HTTP layer (REST, tRPC, OpenAPI,
- * health). `startService` is what `npm start` and the tests run.
+ * Assembles the service: database, token verifier, the HTTP layer (REST, tRPC, OpenAPI, health)
+ * and, with METRICS_PORT, the metrics listener. `startService` is what `npm start` and the tests run.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -14,8 +14,10 @@ import { MAX_BODY_BYTES, MAX_HEADER_BYTES } from '../shared/limits.ts';
 import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH, registerErrorHandlers } from './http/error-body.ts';
 import { healthPlugin, pingDatabase } from './http/health.ts';
 import { createLogger, registerRequestLogging, requestId } from './http/logging.ts';
-import { openApiPlugin } from './http/openapi.ts';
+import { createMetrics, type MetricsListener } from './http/metrics.ts';
+import { buildOpenApiDocument, openApiPlugin } from './http/openapi.ts';
 import { registerProtection } from './http/protection.ts';
+import { referencePagePlugin } from './http/reference-page.ts';
 import { restPlugin } from './http/rest.ts';
 import { registerRetryAfter } from './http/retry-after.ts';
 import { registerStopping } from './http/stopping.ts';
@@ -38,6 +40,8 @@ export interface Service {
    * and the database pool closes.
    */
   close(drainMs?: number): Promise<void>;
+  /** The metrics listener, when METRICS_PORT is set. */
+  metrics?: MetricsListener;
 }
 
 /**
@@ -67,10 +71,13 @@ async function migrateOnStart(settings: Settings, serving: Orm): Promise<string[
 export async function startService(settings: Settings): Promise<Service> {
   const logger = createLogger(settings.LOG_LEVEL);
   const verifyToken = createTokenVerifier(settings);
-  const orm = await openDatabase(settings.DATABASE_URL, {
-    poolSize: settings.DB_POOL_SIZE,
-    timeoutMs: settings.DB_TIMEOUT_MS,
-  });
+  const metrics = settings.METRICS_PORT === undefined ? undefined : createMetrics();
+  const orm = await openDatabase(
+    settings.DATABASE_URL,
+    { poolSize: settings.DB_POOL_SIZE, timeoutMs: settings.DB_TIMEOUT_MS },
+    metrics?.databaseOptions,
+  );
+  let metricsListener: MetricsListener | undefined;
   try {
     let migrationsApplied: string[] = [];
     if (settings.MIGRATE_ON_START) {
@@ -84,6 +91,7 @@ export async function startService(settings: Settings): Promise<Service> {
       timeoutMs: settings.DB_TIMEOUT_MS,
       maxAttempts: MAX_TRANSACTION_ATTEMPTS,
       writeSlots: writeSlots(settings.DB_POOL_SIZE),
+      onConflict: metrics?.countConflict,
     });
     const app = Fastify({
       loggerInstance: logger as FastifyBaseLogger,
@@ -121,16 +129,23 @@ export async function startService(settings: Settings): Promise<Service> {
     });
     registerRequestLogging(app);
     const stopping = registerStopping(app);
+    metrics?.instrumentRequests(app);
     registerErrorHandlers(app);
     registerRetryAfter(app);
     await registerProtection(app, settings);
     const createContext = contextFactory({ db, verifyToken, settings });
     await app.register(healthPlugin(orm, stopping));
-    await app.register(openApiPlugin(appRouter));
+    const openApiDocument = buildOpenApiDocument(appRouter);
+    await app.register(openApiPlugin(openApiDocument));
+    await app.register(referencePagePlugin(openApiDocument));
     // Sibling scopes: the tRPC plugin replaces the JSON parser inside its own scope.
-    await app.register(trpcPlugin(appRouter, createContext));
+    await app.register(trpcPlugin(appRouter, createContext, metrics?.countProcedureCalls));
     await app.register(restPlugin(appRouter, createContext));
     app.server.maxConnections = settings.MAX_CONNECTIONS;
+    if (metrics) {
+      await metrics.observeDatabasePool(orm);
+      metricsListener = await metrics.listen(settings.METRICS_HOST, settings.METRICS_PORT!);
+    }
     // Fastify logs a line per address it listens on; the start logs one line of its own
     // (server/main.ts). Muting the logger around listen is how Fastify's maintainers suggest it:
     // no request can be logged in between, the 'listening' event and this continuation run first.
@@ -145,15 +160,18 @@ export async function startService(settings: Settings): Promise<Service> {
       orm,
       logger,
       migrationsApplied,
+      metrics: metricsListener,
       async close(drainMs = 0) {
         stopping.beginDraining();
         if (drainMs > 0) await sleep(drainMs);
         logger.info('closing the listener: finishing the requests under way');
         await app.close();
+        await metricsListener?.close();
         await orm.close();
       },
     };
   } catch (error) {
+    await metricsListener?.close();
     await orm.close();
     throw error;
   }

@@ -73,6 +73,10 @@ const settingsSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Where the development secret is kept when JWT_SECRET is unset outside production. */
   DATA_DIR: z.string().min(1).default('./data'),
+  /** Port of the Prometheus metrics listener (GET /metrics); unset: no metrics; 0: any free port. */
+  METRICS_PORT: optionalString.pipe(z.coerce.number<string | undefined>().int().min(0).max(65535).optional()),
+  /** Address the metrics listener binds to: loopback unless the scraper is elsewhere. */
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;

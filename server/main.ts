@@ -49,6 +49,7 @@ function logStart(service: Service, settings: Settings): void {
       docs: `${url}/docs`,
       database,
       migrationsApplied: service.migrationsApplied,
+      metrics: service.metrics?.url,
     },
     `listening on ${url} (API reference at ${url}/docs), database ${database}, ${describeMigrations(service, settings)}`,
   );

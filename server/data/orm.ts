@@ -90,14 +90,22 @@ export async function openDatabase(
   if (dialect === 'sqlite' && databaseUrl !== ':memory:') {
     mkdirSync(dirname(embeddedPath(databaseUrl)), { recursive: true });
   }
+  // Each new connection gets the session bounds, then whatever else the caller asks (metrics).
+  const connectionHooks: Array<(connection: DatabaseConnection) => Promise<void>> = [];
+  if (bounds) connectionHooks.push(sessionBounds(databaseUrl, bounds.timeoutMs));
+  if (options.onCreateConnection) connectionHooks.push(options.onCreateConnection);
+  const onCreateConnection = async (connection: unknown) => {
+    for (const hook of connectionHooks) await hook(connection as DatabaseConnection);
+  };
   const bounded: Partial<Options> = bounds
     ? {
         pool: { min: 0, max: bounds.poolSize },
-        onCreateConnection: sessionBounds(databaseUrl, bounds.timeoutMs) as (connection: unknown) => Promise<void>,
         ...(dialect === 'mysql' && { driverOptions: { connectTimeout: bounds.timeoutMs } }),
       }
     : {};
-  const orm = (await MikroORM.init(createOrmConfig(databaseUrl, { ...bounded, ...options }))) as Orm;
+  const orm = (await MikroORM.init(
+    createOrmConfig(databaseUrl, { ...bounded, ...options, ...(connectionHooks.length > 0 && { onCreateConnection }) }),
+  )) as Orm;
   // MikroORM 7 connects lazily; the pool (and its Kysely client) must exist before the first query.
   await orm.connect();
   if (bounds && dialect === 'mysql') {

@@ -1,10 +1,8 @@
 /**
- * `GET /openapi.json` and the reference page at `/docs`. trpc-to-openapi generates the document
+ * `GET /openapi.json`, shown at `/docs` by reference-page.ts. trpc-to-openapi generates the document
  * from the procedures' meta; `completeDocument` is the one place that corrects what it cannot
  * express, so that a client generated from the document works against the REST layer as it is.
  */
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import {
   forEachOpenApiProcedure,
@@ -176,12 +174,8 @@ export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
   return completeDocument(generated, router);
 }
 
-export function openApiPlugin(router: AppRouter) {
-  const document = buildOpenApiDocument(router);
+export function openApiPlugin(document: OpenAPIObject) {
   return async (app: FastifyInstance) => {
     app.get('/openapi.json', async () => document);
-    // Swagger UI's assets come from its npm package: the page works with no internet access.
-    await app.register(swagger, { mode: 'static', specification: { document: document as never } });
-    await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { persistAuthorization: true } });
   };
 }

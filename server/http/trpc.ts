@@ -7,6 +7,7 @@
  * failed with a 500, where HTTP's answer is 405 with `Allow` (http/error-body.ts gives it).
  */
 import { fastifyRequestHandler } from '@trpc/server/adapters/fastify';
+import type { ResponseMetaFn } from '@trpc/server/http';
 import type { FastifyInstance } from 'fastify';
 import { MAX_BATCH_ITEMS } from '../../shared/limits.ts';
 import type { AppRouter } from '../routers/index.ts';
@@ -14,7 +15,12 @@ import type { contextFactory } from '../trpc/context.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-export function trpcPlugin(router: AppRouter, createContext: ReturnType<typeof contextFactory>) {
+/** `responseMeta`: sees each answered request's calls and results (http/metrics.ts counts them). */
+export function trpcPlugin(
+  router: AppRouter,
+  createContext: ReturnType<typeof contextFactory>,
+  responseMeta?: ResponseMetaFn<AppRouter>,
+) {
   return async (app: FastifyInstance) => {
     // tRPC parses the JSON body itself, so it gets the raw text (as its Fastify plugin arranges).
     app.removeContentTypeParser('application/json');
@@ -44,6 +50,7 @@ export function trpcPlugin(router: AppRouter, createContext: ReturnType<typeof c
           path: (request.params as { path: string }).path,
           maxBatchSize: MAX_BATCH_ITEMS,
           allowMethodOverride: true,
+          responseMeta,
         }),
     });
   };
