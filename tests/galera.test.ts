@@ -11,6 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember, createOrganization, registerUser, type TestUser } from './support/fixtures.ts';
 import { canRunGalera, GaleraCluster } from './support/galera.ts';
+import { pooled } from './support/pooled.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 const runnable = canRunGalera();
@@ -26,21 +27,6 @@ const ROUNDS = 60;
 /** Set-up requests in flight at once (all through one instance, so they never conflict). */
 const SETUP_CONCURRENCY = 6;
 const RACE_TIMEOUT_MS = 300_000;
-
-/** Runs `job` for 0 … count-1 with at most `concurrency` at once; results in index order. */
-async function pooled<T>(count: number, concurrency: number, job: (index: number) => Promise<T>): Promise<T[]> {
-  const results: T[] = new Array(count);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        const index = next++;
-        results[index] = await job(index);
-      }
-    }),
-  );
-  return results;
-}
 
 interface Member {
   user_id: string;
