@@ -10,7 +10,7 @@
  *   change races the other instance's; changes per second, statuses, and retries per 1,000.
  *
  * Then the cost of `wsrep_sync_wait` on reads on node 2, idle and while node 1 takes writes: the
- * member-list query over SQL, and `GET /organization-user` through an instance on node 2.
+ * member-list query over SQL, and `GET /organization-user` through instances on node 2.
  *
  * Retries are counted from the instances' JSON log lines whose `msg` matches BENCH_RETRY_LOG
  * (default /retr(y|ied)/i), the line the transaction helper is to log per retried attempt: until it
@@ -120,13 +120,13 @@ const tally = (statuses: number[]) =>
 
 const perSecond = (count: number, ms: number) => Math.round((count / ms) * 1000 * 10) / 10;
 
-const spawnInstance = (cluster: GaleraCluster, node: number, database: string, migrate: boolean) =>
+const spawnInstance = (databaseUrl: string, migrate: boolean) =>
   spawnService({
     NODE_ENV: 'production',
     JWT_SECRET: TEST_SECRET,
     RATE_LIMIT_MAX: '0',
     LOG_LEVEL: 'info',
-    DATABASE_URL: cluster.url(node, database),
+    DATABASE_URL: databaseUrl,
     MIGRATE_ON_START: String(migrate),
   });
 
@@ -135,7 +135,7 @@ async function startInstances(cluster: GaleraCluster, nodes: number[]) {
   const database = await cluster.createDatabase();
   const instances: ServiceProcess[] = [];
   for (const [index, node] of nodes.entries())
-    instances.push(await spawnInstance(cluster, node, database, index === 0));
+    instances.push(await spawnInstance(cluster.url(node, database), index === 0));
   return { database, instances };
 }
 
@@ -268,10 +268,11 @@ const MEMBER_LIST =
   'select u.id, u.email, m.role, m.created_at from organization_users m join users u on u.id = m.user_id where m.organization_id = ?';
 
 /**
- * Reads on node 2 with wsrep_sync_wait 0 and 1, idle and while node 1 takes role changes. Over SQL,
- * two sessions (one per value) take turns in one loop. Through the service, whose pool sessions
- * take the global value when they open, a fresh instance on node 2 per value, in the order 0, 1, 1, 0
- * so that a drifting load weighs on both alike; the figures are the means of the two runs.
+ * Reads on node 2 with wsrep_sync_wait 0 and 1, idle and while node 1 takes role changes: the
+ * member-list query over SQL, and `GET /organization-user` through two instances on node 2. Each
+ * pair takes turns in one loop, so that a load that drifts weighs on both alike. The service has no
+ * setting for it, so the second instance connects as an account of its own whose sessions start
+ * with wsrep_sync_wait=1 (node 2's init_connect sets it by account).
  */
 async function syncWaitCost(cluster: GaleraCluster) {
   const { database, instances } = await startInstances(cluster, [0]);
@@ -283,36 +284,27 @@ async function syncWaitCost(cluster: GaleraCluster) {
     owner,
     members.map((member) => ({ user: member, role: 'member' })),
   );
-  const sessions = await Promise.all(
-    [0, 1].map(async (syncWait) => {
-      const session = await mysql.createConnection({ uri: cluster.url(1, database).replace(/^mariadb:/, 'mysql:') });
-      await session.query('SET SESSION wsrep_sync_wait = ?', [syncWait]);
-      return session;
-    }),
-  );
   const root = await cluster.rootConnection(1);
+  const SYNCING = 'orgs_sync';
+  for (const host of ['127.0.0.1', 'localhost']) {
+    await root.query(`CREATE USER '${SYNCING}'@'${host}' IDENTIFIED BY 'orgs'`);
+    await root.query(`GRANT ALL PRIVILEGES ON \`${database}\`.* TO '${SYNCING}'@'${host}'`);
+  }
+  await root.query(
+    `SET GLOBAL init_connect = "SET SESSION wsrep_sync_wait = IF(SUBSTRING_INDEX(CURRENT_USER(), '@', 1) = '${SYNCING}', 1, 0)"`,
+  );
+  const urls = [cluster.url(1, database), cluster.url(1, database).replace('//orgs:', `//${SYNCING}:`)];
+  const sessions = await Promise.all(
+    urls.map((url) => mysql.createConnection({ uri: url.replace(/^mariadb:/, 'mysql:') })),
+  );
+  const readers: ServiceProcess[] = [];
   const results: Record<string, { syncWait0: Rate; syncWait1: Rate }> = {};
-  const httpRun = async (syncWait: number) => {
-    await root.query('SET GLOBAL wsrep_sync_wait = ?', [syncWait]);
-    const reader = await spawnInstance(cluster, 1, database, false);
-    try {
-      const [rate] = await closedLoop(CONCURRENCY, [
-        async () => {
-          const { status } = await call(reader, 'GET', '/organization-user', owner.token, undefined, organizationId);
-          if (status !== 200) throw new Error(`GET /organization-user: ${status}`);
-        },
-      ]);
-      return rate!;
-    } finally {
-      await stopInstances([reader]);
-    }
-  };
-  const mean = (first: Rate, second: Rate): Rate => ({
-    perSecond: Math.round((first.perSecond + second.perSecond) * 5) / 10,
-    p50Ms: Math.round((first.p50Ms + second.p50Ms) * 50) / 100,
-    p99Ms: Math.round((first.p99Ms + second.p99Ms) * 50) / 100,
-  });
   try {
+    for (const [expected, session] of sessions.entries()) {
+      const [[row]] = await session.query<mysql.RowDataPacket[]>('select @@wsrep_sync_wait as value');
+      if (Number(row!.value) !== expected) throw new Error(`init_connect did not set wsrep_sync_wait=${expected}`);
+    }
+    for (const url of urls) readers.push(await spawnInstance(url, false));
     for (const load of ['idle', 'node 1 taking writes'] as const) {
       const stopWrites = load === 'idle' ? async () => {} : writeLoad(writer, owner, members, organizationId);
       try {
@@ -321,20 +313,23 @@ async function syncWaitCost(cluster: GaleraCluster) {
           sessions.map((session) => async () => void (await session.query(MEMBER_LIST, [organizationId]))),
         );
         results[`SQL member list, ${load}`] = { syncWait0: sql0!, syncWait1: sql1! };
-        const http = [await httpRun(0), await httpRun(1), await httpRun(1), await httpRun(0)];
-        results[`GET /organization-user, ${load}`] = {
-          syncWait0: mean(http[0]!, http[3]!),
-          syncWait1: mean(http[1]!, http[2]!),
-        };
+        const [http0, http1] = await closedLoop(
+          CONCURRENCY,
+          readers.map((reader) => async () => {
+            const { status } = await call(reader, 'GET', '/organization-user', owner.token, undefined, organizationId);
+            if (status !== 200) throw new Error(`GET /organization-user: ${status}`);
+          }),
+        );
+        results[`GET /organization-user, ${load}`] = { syncWait0: http0!, syncWait1: http1! };
       } finally {
         await stopWrites();
       }
     }
   } finally {
-    await root.query('SET GLOBAL wsrep_sync_wait = 0');
+    await root.query("SET GLOBAL init_connect = ''");
     await root.end();
     for (const session of sessions) await session.end();
-    await stopInstances(instances);
+    await stopInstances([...readers, ...instances]);
   }
   return results;
 }
