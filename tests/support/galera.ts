@@ -52,7 +52,8 @@ interface GaleraNode {
 }
 
 export class GaleraCluster {
-  readonly dir = mkdtempSync(join(tmpdir(), 'orgs-galera-'));
+  /** Made by start(), so that a cluster declared in a skipped suite leaves nothing behind. */
+  #dir: string | undefined;
   readonly nodes: GaleraNode[] = [];
   /** Unique, so that two clusters on one machine never merge. */
   readonly #clusterName = `orgs-test-${randomBytes(4).toString('hex')}`;
@@ -87,6 +88,8 @@ export class GaleraCluster {
   async start(): Promise<void> {
     const started = performance.now();
     process.once('exit', this.#killOnExit);
+    const clusterDir = mkdtempSync(join(tmpdir(), 'orgs-galera-'));
+    this.#dir = clusterDir;
     try {
       const ports = await freePorts(NODES * 4);
       for (let index = 0; index < NODES; index++) {
@@ -96,11 +99,11 @@ export class GaleraCluster {
           number,
           number,
         ];
-        const dir = join(this.dir, `node${index + 1}`);
+        const dir = join(clusterDir, `node${index + 1}`);
         mkdirSync(join(dir, 'data'), { recursive: true });
         this.nodes.push({ name: `node${index + 1}`, dir, port, gcommPort, istPort, sstPort });
       }
-      execFileSync('chown', ['-R', 'mysql:mysql', this.dir]);
+      execFileSync('chown', ['-R', 'mysql:mysql', clusterDir]);
       // Only the first node needs system tables: the joiners' datadirs stay empty and are filled
       // by the state transfer from a synced node, as when a node is added to a running cluster.
       execFileSync(
@@ -139,7 +142,7 @@ export class GaleraCluster {
   async destroy(): Promise<void> {
     await Promise.all(this.nodes.map((node) => stopProcess(node.process)));
     process.removeListener('exit', this.#killOnExit);
-    rmSync(this.dir, { recursive: true, force: true });
+    if (this.#dir) rmSync(this.#dir, { recursive: true, force: true });
   }
 
   #node(index: number): GaleraNode {
