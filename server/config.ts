@@ -52,6 +52,12 @@ const settingsSchema = z.object({
   /** Requests per caller per window; 0 turns rate limiting off. */
   RATE_LIMIT_MAX: z.coerce.number().int().min(0).default(600),
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
+  /** Redis that keeps the rate-limit counters, shared by every instance pointed at it; unset: per instance. */
+  REDIS_URL: optionalString.pipe(
+    z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
+  ),
+  /** Prefix of this service's keys in Redis, so that services (or deployments) sharing one Redis keep apart. */
+  REDIS_KEY_PREFIX: z.string().min(1).default('org-user-service:'),
   /** Time a client has to send a whole request; a slow sender is cut off (408). */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(15_000),
   /** Open connections at most; more are refused until some close. */

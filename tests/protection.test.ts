@@ -1,9 +1,17 @@
-/** Security headers, CORS, the per-caller rate limit, and member data kept from non-members on every transport. */
+/**
+ * Security headers, CORS, the per-caller rate limit (per instance, or shared through Redis), and
+ * member data kept from non-members on every transport.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
-import { describe, expect, it } from 'vitest';
-import { databaseTargets, describeOnEachDatabase } from './support/databases.ts';
-import { addMember, createOrganization, registerUser } from './support/fixtures.ts';
-import { useServer } from './support/server.ts';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSettings } from '../server/config.ts';
+import { databaseTargets, describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
+import { addMember, createOrganization, registerUser, uniqueId } from './support/fixtures.ts';
+import { freePorts } from './support/ports.ts';
+import { startTestServer, useServer, type TestServer } from './support/server.ts';
 import { tokenFor } from './support/tokens.ts';
 
 const embedded = databaseTargets().find((target) => target.name === 'embedded')!;
@@ -68,6 +76,206 @@ describe('rate limit per caller', () => {
 
     expect((await server().call('GET', '/organizations', { token: await tokenFor('calm-caller') })).status).toBe(200);
     for (let index = 0; index < 5; index++) expect((await server().call('GET', '/healthz')).status).toBe(200);
+  });
+});
+
+/** The statuses of `count` calls to GET /organizations as `caller`, through `server`, one after another. */
+async function statusesOf(server: TestServer, caller: string, count: number): Promise<number[]> {
+  const token = await tokenFor(caller);
+  const statuses = [];
+  for (let index = 0; index < count; index++) {
+    statuses.push((await server.call('GET', '/organizations', { token })).status);
+  }
+  return statuses;
+}
+
+describe('rate limit without REDIS_URL', () => {
+  const env = { RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_MS: '60000' };
+  const first = useServer(embedded, env);
+  const second = useServer(embedded, env);
+
+  it('counts per instance: behind two instances a caller gets the limit from each', async () => {
+    const caller = uniqueId('local-caller');
+    expect(await statusesOf(first(), caller, 3)).toEqual([200, 200, 429]);
+    expect(await statusesOf(second(), caller, 3)).toEqual([200, 200, 429]);
+  });
+});
+
+const SHARED_REDIS_URL = 'redis://127.0.0.1:6379';
+
+async function redisAnswers(url: string): Promise<boolean> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 1000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    return (await redis.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+const sharedRedis = await redisAnswers(SHARED_REDIS_URL);
+if (!sharedRedis) {
+  if (process.env.CI) throw new Error(`The shared rate-limit tests must run in CI: no Redis at ${SHARED_REDIS_URL}`);
+  console.warn(`\n!! No Redis at ${SHARED_REDIS_URL}: the shared rate-limit test is skipped on this machine.\n`);
+}
+
+describe.skipIf(!sharedRedis)('rate limit shared through Redis', () => {
+  // A key prefix of this test's own, so that runs and other users of this Redis never share counters.
+  const env = {
+    RATE_LIMIT_MAX: '4',
+    RATE_LIMIT_WINDOW_MS: '60000',
+    REDIS_URL: SHARED_REDIS_URL,
+    REDIS_KEY_PREFIX: `${uniqueId('test')}:`,
+  };
+  const first = useServer(embedded, env);
+  const second = useServer(embedded, env);
+
+  it('gives a caller one limit across instances, with 429 and Retry-After from either', async () => {
+    const token = await tokenFor(uniqueId('shared-caller'));
+    const statuses = [];
+    for (let index = 0; index < 6; index++) {
+      const server = index % 2 === 0 ? first() : second();
+      statuses.push((await server.call('GET', '/organizations', { token })).status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+    const limited = await first().call('GET', '/organizations', { token });
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.body).toEqual({ code: 'TOO_MANY_REQUESTS', message: expect.any(String) });
+    // Another caller has a limit of its own.
+    expect(await statusesOf(second(), uniqueId('other-caller'), 1)).toEqual([200]);
+  });
+});
+
+const REDIS_SERVER = '/usr/bin/redis-server';
+const canRunOwnRedis = existsSync(REDIS_SERVER);
+if (!canRunOwnRedis) {
+  if (process.env.CI) throw new Error(`The Redis outage test must run in CI: ${REDIS_SERVER} is missing`);
+  console.warn(`\n!! ${REDIS_SERVER} is missing: the Redis outage test is skipped on this machine.\n`);
+}
+
+/** A Redis server of this test's own, so that stopping it disturbs nobody else. */
+class OwnRedis {
+  #process: ChildProcess | undefined;
+  readonly port: number;
+
+  constructor(port: number) {
+    this.port = port;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    this.#process = spawn(
+      REDIS_SERVER,
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
+    for (let attempt = 0; attempt < 100; attempt++) {
+      if (await redisAnswers(this.url)) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`own Redis on port ${this.port} did not start`);
+  }
+
+  async stop(): Promise<void> {
+    const child = this.#process;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+describe.skipIf(!canRunOwnRedis)('rate limit while Redis is down', () => {
+  let redis: OwnRedis;
+  const instances: TestServer[] = [];
+  const databases: TestDatabase[] = [];
+
+  beforeAll(async () => {
+    const [port] = await freePorts(1);
+    redis = new OwnRedis(port!);
+    await redis.start();
+    const env = { RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000', REDIS_URL: redis.url };
+    for (let index = 0; index < 2; index++) {
+      const database = await embedded.create();
+      databases.push(database);
+      instances.push(await startTestServer(database.url, env));
+    }
+  });
+  afterAll(async () => {
+    for (const instance of instances) await instance.service.close();
+    for (const database of databases) await database.drop();
+    await redis?.stop();
+  });
+
+  /** True when a caller's requests through both instances count against one limit. */
+  async function limitIsShared(): Promise<boolean> {
+    const caller = uniqueId('probe');
+    const [first, second] = instances as [TestServer, TestServer];
+    await statusesOf(first, caller, 3);
+    const [next] = await statusesOf(second, caller, 1);
+    expect([200, 429]).toContain(next);
+    return next === 429;
+  }
+
+  it('counts per instance while Redis is down, never failing a request, and shares again when it is back', async () => {
+    const [first, second] = instances as [TestServer, TestServer];
+    expect(await limitIsShared()).toBe(true);
+
+    await redis.stop();
+    // Fail over to each instance's own counters: the limit still holds, per instance, and no
+    // request fails for want of Redis.
+    const caller = uniqueId('during-outage');
+    expect(await statusesOf(first, caller, 4)).toEqual([200, 200, 200, 429]);
+    expect(await statusesOf(second, caller, 4)).toEqual([200, 200, 200, 429]);
+
+    await redis.start();
+    // The client reconnects by itself (after up to 2 s of back-off).
+    let shared = false;
+    for (let attempt = 0; attempt < 40 && !shared; attempt++) {
+      shared = await limitIsShared();
+      if (!shared) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(shared).toBe(true);
+  });
+});
+
+describe('rate limit with Redis unreachable at start', () => {
+  it('starts, and counts per instance until Redis answers', async () => {
+    // A port nothing listens on.
+    const [port] = await freePorts(1);
+    const database = await embedded.create();
+    const server = await startTestServer(database.url, {
+      RATE_LIMIT_MAX: '2',
+      RATE_LIMIT_WINDOW_MS: '60000',
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+    });
+    try {
+      expect(await statusesOf(server, uniqueId('early-caller'), 3)).toEqual([200, 200, 429]);
+    } finally {
+      await server.service.close();
+      await database.drop();
+    }
+  });
+});
+
+describe('REDIS_URL setting', () => {
+  it('takes redis:// and rediss:// URLs and refuses others, naming the setting', () => {
+    expect(readSettings({ REDIS_URL: 'rediss://user:secret@redis.internal:6380/2' }).REDIS_URL).toBe(
+      'rediss://user:secret@redis.internal:6380/2',
+    );
+    expect(readSettings({ REDIS_URL: '' }).REDIS_URL).toBeUndefined();
+    expect(() => readSettings({ REDIS_URL: 'http://redis.internal:6379' })).toThrow(/REDIS_URL/);
   });
 });
 

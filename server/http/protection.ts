@@ -1,11 +1,15 @@
 /**
  * Protection every route gets: security headers (helmet), CORS for the origins in CORS_ORIGINS,
- * and a rate limit per caller with 429 and Retry-After.
+ * and a rate limit per caller with 429 and Retry-After, counted in Redis (shared by every instance)
+ * when REDIS_URL is set, else in each instance's memory.
  */
+import { once } from 'node:events';
+import { createRequire } from 'node:module';
 import cors from '@fastify/cors';
-import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
+import { Redis } from 'ioredis';
 import { decodeJwt } from 'jose';
 import type { Settings } from '../config.ts';
 
@@ -29,6 +33,108 @@ function callerKey(request: FastifyRequest): string {
 
 const UNLIMITED_PATHS = new Set(['/healthz', '/readyz']);
 
+/** How long a request waits for Redis before it is counted by this instance instead. */
+const REDIS_COMMAND_TIMEOUT_MS = 250;
+const REDIS_CONNECT_TIMEOUT_MS = 1000;
+
+type Counter = Pick<FastifyRateLimitStore, 'incr'>;
+// @fastify/rate-limit's own two stores, the Redis one and the in-memory one, reused as they are for
+// the fallback below (the package declares no types for them).
+const require = createRequire(import.meta.url);
+const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as new (
+  continueExceeding: boolean,
+  exponentialBackoff: boolean,
+  redis: Redis,
+  keyPrefix: string,
+) => Counter;
+const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as new (
+  continueExceeding: boolean,
+  exponentialBackoff: boolean,
+) => Counter;
+
+/**
+ * Counts in Redis, and while Redis does not answer (down, unreachable, or slower than
+ * REDIS_COMMAND_TIMEOUT_MS), in this instance's memory: the limit then holds per instance, as
+ * without REDIS_URL. Failing closed would turn a Redis outage into an outage of the whole API, and
+ * failing open (the plugin's `skipOnError`) would lift the limit exactly while nobody watches it.
+ * Redis is back in use with the first command it answers; one log line marks each change.
+ */
+function sharedCounters(
+  { redis, connected }: RedisConnection,
+  keyPrefix: string,
+  log: FastifyBaseLogger,
+): FastifyRateLimitStoreCtor {
+  const warning = 'rate limit: Redis does not answer, counting per instance';
+  let redisAnswers = connected;
+  if (!connected) log.warn(warning);
+  const failed = (error: Error) => {
+    if (redisAnswers) log.warn({ err: error }, warning);
+    redisAnswers = false;
+  };
+  const answered = () => {
+    if (!redisAnswers) log.info('rate limit: Redis answers again, counting across instances');
+    redisAnswers = true;
+  };
+  redis.on('error', failed);
+  return class SharedCounters implements FastifyRateLimitStore {
+    readonly #shared: Counter;
+    readonly #local: Counter;
+
+    constructor(options: { continueExceeding?: boolean; exponentialBackoff?: boolean }) {
+      const continueExceeding = options.continueExceeding ?? false;
+      const exponentialBackoff = options.exponentialBackoff ?? false;
+      this.#shared = new RedisStore(continueExceeding, exponentialBackoff, redis, keyPrefix);
+      this.#local = new LocalStore(continueExceeding, exponentialBackoff);
+    }
+
+    incr(key: string, callback: Parameters<Counter['incr']>[1], timeWindow: number, max: number): void {
+      this.#shared.incr(
+        key,
+        (error, result) => {
+          if (!error) {
+            answered();
+            callback(null, result);
+            return;
+          }
+          failed(error);
+          this.#local.incr(key, callback, timeWindow, max);
+        },
+        timeWindow,
+        max,
+      );
+    }
+
+    child(): FastifyRateLimitStore {
+      throw new Error('No route sets a rate limit of its own: one limit per caller covers them all');
+    }
+  };
+}
+
+interface RedisConnection {
+  redis: Redis;
+  connected: boolean;
+}
+
+/** A Redis client that fails fast: no queue of commands while disconnected, short timeouts, reconnects by itself. */
+async function connectRedis(url: string): Promise<RedisConnection> {
+  const redis = new Redis(url, {
+    connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+  });
+  // The start waits a moment for the first connection, so that the first requests count in Redis;
+  // without it the service starts anyway and counts per instance until Redis answers.
+  const connected = await Promise.race([
+    once(redis, 'ready').then(
+      () => true,
+      () => false, // an 'error' event came first
+    ),
+    new Promise<boolean>((resolve) => setTimeout(resolve, REDIS_CONNECT_TIMEOUT_MS, false).unref()),
+  ]);
+  return { redis, connected };
+}
+
 export async function registerProtection(app: FastifyInstance, settings: Settings): Promise<void> {
   // helmet itself, built once: @fastify/helmet rebuilds the middleware (and parses the CSP) on every
   // request, which cost about 6 % of a request's CPU in `npm run bench`. Swagger UI needs its own
@@ -45,7 +151,14 @@ export async function registerProtection(app: FastifyInstance, settings: Setting
     });
   }
   if (settings.RATE_LIMIT_MAX > 0) {
+    let store: FastifyRateLimitStoreCtor | undefined;
+    if (settings.REDIS_URL) {
+      const connection = await connectRedis(settings.REDIS_URL);
+      app.addHook('onClose', async () => connection.redis.disconnect());
+      store = sharedCounters(connection, `${settings.REDIS_KEY_PREFIX}rate-limit:`, app.log);
+    }
     await app.register(rateLimit, {
+      store,
       max: settings.RATE_LIMIT_MAX,
       timeWindow: settings.RATE_LIMIT_WINDOW_MS,
       keyGenerator: callerKey,

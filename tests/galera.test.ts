@@ -1,0 +1,184 @@
+/**
+ * The service on a 3-node MariaDB Galera cluster, one instance per node, as an operator scales out
+ * past one MariaDB server: the rules that hold on one server must hold across nodes, where
+ * `SELECT … FOR UPDATE` locks only on the local node and Galera detects conflicts only between
+ * rows that transactions write (certification at commit).
+ *
+ * Only the instance on node 1 migrates at start, and the others start after it: the migration lock
+ * (GET_LOCK) is local to a node, so instances migrating at once on two nodes both run the DDL and
+ * one of them fails to start ("Table … already exists").
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addMember, createOrganization, registerUser, type TestUser } from './support/fixtures.ts';
+import { canRunGalera, GaleraCluster } from './support/galera.ts';
+import { pooled } from './support/pooled.ts';
+import { startTestServer, type TestServer } from './support/server.ts';
+
+const runnable = canRunGalera();
+if (!runnable) {
+  if (process.env.CI) throw new Error('The Galera tests must run in CI: they need root, mariadbd and galera-4');
+  console.warn(
+    '\n!! Galera tests skipped: they need root, /usr/sbin/mariadbd and galera-4 (apt-get install galera-4).\n',
+  );
+}
+
+/** Rounds per race, as in the issue that found the cross-node failures. */
+const ROUNDS = 60;
+/** Set-up requests in flight at once (all through one instance, so they never conflict). */
+const SETUP_CONCURRENCY = 6;
+const RACE_TIMEOUT_MS = 300_000;
+
+interface Member {
+  user_id: string;
+  role: string;
+}
+
+describe.skipIf(!runnable)('one instance per node of a 3-node Galera cluster', () => {
+  const cluster = new GaleraCluster();
+  const instances: TestServer[] = [];
+  /** By node: node1 … node3. */
+  const node = (index: number) => instances[index]!;
+
+  beforeAll(async () => {
+    await cluster.start();
+    console.info(`Galera cluster of 3 nodes up in ${cluster.startupMs} ms`);
+    const database = await cluster.createDatabase();
+    instances.push(await startTestServer(cluster.url(0, database), { MIGRATE_ON_START: 'true' }));
+    for (const index of [1, 2]) {
+      instances.push(await startTestServer(cluster.url(index, database), { MIGRATE_ON_START: 'false' }));
+    }
+  }, RACE_TIMEOUT_MS);
+  afterAll(async () => {
+    for (const instance of instances) await instance.service.close();
+    await cluster.destroy();
+  }, 60_000);
+
+  const members = async (server: TestServer, reader: TestUser, organizationId: string): Promise<Member[]> => {
+    const list = await server.call('GET', '/organization-user', { token: reader.token, organizationId });
+    expect(list.status).toBe(200);
+    return list.body;
+  };
+
+  /** Organizations with two owners and a member who watches, all made through node 1's instance. */
+  async function organizationsWithTwoOwners(count: number) {
+    return pooled(count, SETUP_CONCURRENCY, async () => {
+      const first = await registerUser(node(0), 'first');
+      const second = await registerUser(node(0), 'second');
+      const witness = await registerUser(node(0), 'witness');
+      const organizationId = await createOrganization(node(0), first);
+      await addMember(node(0), first, organizationId, second, 'owner');
+      await addMember(node(0), first, organizationId, witness, 'member');
+      return { first, second, witness, organizationId };
+    });
+  }
+
+  for (const method of ['PUT', 'DELETE'] as const) {
+    it(
+      `two owners ${method === 'PUT' ? 'demoting' : 'removing'} each other at once through two nodes leave one owner, and no 5xx`,
+      async () => {
+        const organizations = await organizationsWithTwoOwners(ROUNDS);
+        const outcomes = [];
+        for (const { first, second, organizationId } of organizations) {
+          const body = (target: TestUser) =>
+            method === 'PUT' ? { user_id: target.id, role: 'member' } : { user_id: target.id };
+          const statuses = await Promise.all([
+            node(0).call(method, '/organization-user', { token: first.token, organizationId, body: body(second) }),
+            node(1).call(method, '/organization-user', { token: second.token, organizationId, body: body(first) }),
+          ]);
+          outcomes.push(statuses.map((response) => response.status).sort());
+        }
+        // Read through the third node: the state the whole cluster agreed on.
+        const owners = await pooled(ROUNDS, SETUP_CONCURRENCY, async (index) => {
+          const { witness, organizationId } = organizations[index]!;
+          return (await members(node(2), witness, organizationId)).filter((member) => member.role === 'owner').length;
+        });
+        // One change wins (200); the other is refused: its caller is no longer an owner (403), no
+        // longer a member (404 for a removed one), or the target is the last owner (409).
+        const summary = {
+          rounds: ROUNDS,
+          organizationsWithoutOwner: owners.filter((count) => count === 0).length,
+          organizationsWithSeveralOwners: owners.filter((count) => count > 1).length,
+          serverErrors: outcomes.flat().filter((status) => status >= 500).length,
+          roundsNotOneWinnerOneRefusal: outcomes.filter(
+            ([winner, loser]) => winner !== 200 || ![403, 404, 409].includes(loser!),
+          ).length,
+        };
+        expect(summary).toEqual({
+          rounds: ROUNDS,
+          organizationsWithoutOwner: 0,
+          organizationsWithSeveralOwners: 0,
+          serverErrors: 0,
+          roundsNotOneWinnerOneRefusal: 0,
+        });
+      },
+      RACE_TIMEOUT_MS,
+    );
+  }
+
+  it(
+    'adding one user through two nodes at once makes one membership: one 201, one 409',
+    async () => {
+      const rounds = await pooled(ROUNDS, SETUP_CONCURRENCY, async () => {
+        const owner = await registerUser(node(0), 'owner');
+        const newcomer = await registerUser(node(0), 'newcomer');
+        const organizationId = await createOrganization(node(0), owner);
+        return { owner, newcomer, organizationId };
+      });
+      const outcomes = [];
+      for (const { owner, newcomer, organizationId } of rounds) {
+        const add = (server: TestServer) =>
+          server.call('POST', '/organization-user', {
+            token: owner.token,
+            organizationId,
+            body: { email: newcomer.email, role: 'member' },
+          });
+        const statuses = await Promise.all([add(node(0)), add(node(1))]);
+        outcomes.push(statuses.map((response) => response.status).sort());
+      }
+      const memberships = await pooled(ROUNDS, SETUP_CONCURRENCY, async (index) => {
+        const { owner, newcomer, organizationId } = rounds[index]!;
+        return (await members(node(2), owner, organizationId)).filter((member) => member.user_id === newcomer.id)
+          .length;
+      });
+      expect({
+        serverErrors: outcomes.flat().filter((status) => status >= 500).length,
+        roundsNotOneCreatedOneConflict: outcomes.filter(([created, conflict]) => created !== 201 || conflict !== 409)
+          .length,
+        organizationsWithoutExactlyOneMembership: memberships.filter((count) => count !== 1).length,
+      }).toEqual({ serverErrors: 0, roundsNotOneCreatedOneConflict: 0, organizationsWithoutExactlyOneMembership: 0 });
+    },
+    RACE_TIMEOUT_MS,
+  );
+
+  it(
+    'a member list read through another node right after a change shows the change',
+    async () => {
+      const owner = await registerUser(node(0), 'owner');
+      const organizationId = await createOrganization(node(0), owner);
+      const newcomers = await pooled(ROUNDS, SETUP_CONCURRENCY, () => registerUser(node(0), 'newcomer'));
+      const roleOf = async (userId: string) =>
+        (await members(node(1), owner, organizationId)).find((member) => member.user_id === userId)?.role;
+      /** Makes a change through node 1's instance, then reads the member's role through node 2's. */
+      const changeThenRead = async (method: string, body: object, status: number, userId: string) => {
+        expect(
+          (await node(0).call(method, '/organization-user', { token: owner.token, organizationId, body })).status,
+        ).toBe(status);
+        return roleOf(userId);
+      };
+      const stale = { afterAdd: 0, afterRoleChange: 0, afterRemoval: 0 };
+      for (const newcomer of newcomers) {
+        if ((await changeThenRead('POST', { email: newcomer.email, role: 'member' }, 201, newcomer.id)) !== 'member') {
+          stale.afterAdd++;
+        }
+        if ((await changeThenRead('PUT', { user_id: newcomer.id, role: 'admin' }, 200, newcomer.id)) !== 'admin') {
+          stale.afterRoleChange++;
+        }
+        if ((await changeThenRead('DELETE', { user_id: newcomer.id }, 200, newcomer.id)) !== undefined) {
+          stale.afterRemoval++;
+        }
+      }
+      expect(stale).toEqual({ afterAdd: 0, afterRoleChange: 0, afterRemoval: 0 });
+    },
+    RACE_TIMEOUT_MS,
+  );
+});
