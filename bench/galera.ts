@@ -12,9 +12,8 @@
  * Then the cost of `wsrep_sync_wait` on reads on node 2, idle and while node 1 takes writes: the
  * member-list query over SQL, and `GET /organization-user` through instances on node 2.
  *
- * Retries are counted from the instances' JSON log lines whose `msg` matches BENCH_RETRY_LOG
- * (default /retr(y|ied)/i), the line the transaction helper is to log per retried attempt: until it
- * logs one, the count stays 0 and only the statuses and the elapsed time tell the cost.
+ * Retries are read from each instance's metrics (`db_transaction_conflicts_total`, on a
+ * METRICS_PORT of its own): every lost conflict the transaction helper ran again.
  *
  * Settings: BENCH_ROUNDS (race rounds per layout, default 200), BENCH_CHANGES (contended changes
  * per layout, default 1000), BENCH_CONCURRENCY (requests in flight per instance, default 4),
@@ -33,8 +32,6 @@ const CHANGES = Number(process.env.BENCH_CHANGES ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const READ_SECONDS = Number(process.env.BENCH_READ_SECONDS ?? 5);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP ?? 2);
-/** HOOK: the log line the transaction helper writes for each retried attempt. */
-const RETRY_LOG = new RegExp(process.env.BENCH_RETRY_LOG ?? 'retr(y|ied)', 'i');
 const READ_MEMBERS = 100;
 
 interface User {
@@ -107,11 +104,16 @@ async function organization(instance: ServiceProcess, owner: User, members: Arra
   return organization_id as string;
 }
 
-const retryLines = (instances: ServiceProcess[]) =>
-  instances.reduce(
-    (count, instance) => count + instance.lines.filter((line) => RETRY_LOG.test(JSON.parse(line).msg ?? '')).length,
-    0,
-  );
+/** Retried conflicts so far, summed over the instances' metrics (the URL is in each start line). */
+async function retries(instances: ServiceProcess[]): Promise<number> {
+  let total = 0;
+  for (const instance of instances) {
+    const start = instance.lines.map((line) => JSON.parse(line)).find((entry) => entry.metrics);
+    const scrape = await (await fetch(start.metrics)).text();
+    total += Number(/^db_transaction_conflicts_total\{outcome="retried"\} (\d+)/m.exec(scrape)?.[1] ?? 0);
+  }
+  return total;
+}
 
 const tally = (statuses: number[]) =>
   Object.fromEntries(
@@ -128,6 +130,7 @@ const spawnInstance = (databaseUrl: string, migrate: boolean) =>
     LOG_LEVEL: 'info',
     DATABASE_URL: databaseUrl,
     MIGRATE_ON_START: String(migrate),
+    METRICS_PORT: '0',
   });
 
 /** Instances on `nodes` over a fresh database; the first migrates, the others start after it (the migration lock is node-local). */
@@ -153,7 +156,7 @@ async function race([first, second]: ServiceProcess[]) {
     const b = await user(first!);
     return { a, b, id: await organization(first!, a, [{ user: b, role: 'owner' }]) };
   });
-  const retriesBefore = retryLines([first!, second!]);
+  const retriesBefore = await retries([first!, second!]);
   const started = performance.now();
   const rounds = await pooled(ROUNDS, CONCURRENCY, async (index) => {
     const { a, b, id } = organizations[index]!;
@@ -171,7 +174,7 @@ async function race([first, second]: ServiceProcess[]) {
     bothApplied: rounds.filter(([winner, loser]) => winner === 200 && loser === 200).length,
     withServerError: rounds.filter((statuses) => statuses.some((status) => status >= 500)).length,
     statuses: tally(rounds.flat()),
-    retries: retryLines([first!, second!]) - retriesBefore,
+    retries: (await retries([first!, second!])) - retriesBefore,
   };
 }
 
@@ -185,7 +188,7 @@ async function contendedChanges(instances: ServiceProcess[]) {
     owner,
     members.map((member) => ({ user: member, role: 'member' })),
   );
-  const retriesBefore = retryLines(instances);
+  const retriesBefore = await retries(instances);
   const statuses: number[] = [];
   const started = performance.now();
   // Worker w flips member w, through instance w % 2, and stops once CHANGES changes were sent.
@@ -202,13 +205,13 @@ async function contendedChanges(instances: ServiceProcess[]) {
     }),
   );
   const elapsedMs = performance.now() - started;
-  const retries = retryLines(instances) - retriesBefore;
+  const retried = (await retries(instances)) - retriesBefore;
   return {
     changes: statuses.length,
     changesPerSecond: perSecond(statuses.length, elapsedMs),
     statuses: tally(statuses),
-    retries,
-    retriesPer1000Changes: Math.round((retries / statuses.length) * 1000 * 10) / 10,
+    retries: retried,
+    retriesPer1000Changes: Math.round((retried / statuses.length) * 1000 * 10) / 10,
   };
 }
 

@@ -116,6 +116,41 @@ describe.skipIf(!runnable)('one instance per node of a 3-node Galera cluster', (
   }
 
   it(
+    'one change sent with one Idempotency-Key through two nodes at once is carried out once',
+    async () => {
+      const owners = await pooled(ROUNDS, SETUP_CONCURRENCY, () => registerUser(node(0), 'keyholder'));
+      const outcomes = [];
+      for (const [index, owner] of owners.entries()) {
+        const create = (server: TestServer) =>
+          server.call('POST', '/organizations', {
+            token: owner.token,
+            body: { organization_name: `Once ${index}`, organization_description: '' },
+            headers: { 'idempotency-key': `galera-${index}` },
+          });
+        const answers = await Promise.all([create(node(0)), create(node(1))]);
+        // One carried out (201), the other a replay of it (201, marked) or told it is still running (409).
+        outcomes.push(
+          answers
+            .map((answer) => `${answer.status}${answer.headers.get('idempotency-replayed') ? ' replayed' : ''}`)
+            .sort(),
+        );
+      }
+      const organizations = await pooled(ROUNDS, SETUP_CONCURRENCY, async (index) => {
+        const list = await node(2).call('GET', '/organizations', { token: owners[index]!.token });
+        return list.body.length;
+      });
+      expect({
+        serverErrors: outcomes.flat().filter((status) => status.startsWith('5')).length,
+        roundsNotCarriedOutOnce: outcomes.filter(
+          ([first, second]) => first !== '201' || (second !== '201 replayed' && second !== '409'),
+        ).length,
+        ownersWithoutExactlyOneOrganization: organizations.filter((count) => count !== 1).length,
+      }).toEqual({ serverErrors: 0, roundsNotCarriedOutOnce: 0, ownersWithoutExactlyOneOrganization: 0 });
+    },
+    RACE_TIMEOUT_MS,
+  );
+
+  it(
     'adding one user through two nodes at once makes one membership: one 201, one 409',
     async () => {
       const rounds = await pooled(ROUNDS, SETUP_CONCURRENCY, async () => {

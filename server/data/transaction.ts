@@ -131,7 +131,8 @@ export class Db {
     const run = (attempt: (tx: Tx) => Promise<T>) =>
       this.#shared.admission.inTurn(options.organizationId, deadline, () => this.#attempts(deadline, attempt));
     if (!idempotency) return run(work);
-    const claim = await claimKey(this, idempotency);
+    // On Galera two claims of one key through two nodes meet at certification: one is retried.
+    const claim = await this.#retrying(deadline, () => claimKey(this, idempotency));
     if (claim.replay) {
       this.#scope.onReplay?.();
       return claim.answer as T;
@@ -148,15 +149,20 @@ export class Db {
     }
   }
 
-  async #attempts<T>(deadline: number, work: (tx: Tx) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
+  #attempts<T>(deadline: number, work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.#retrying(deadline, () => this.#shared.admission.withWriteSlot(deadline, () => this.#once(work)));
+  }
+
+  /** Runs `attempt` again after each lost conflict, with a growing jittered pause, until the deadline. */
+  async #retrying<T>(deadline: number, attempt: () => Promise<T>): Promise<T> {
+    for (let number = 1; ; number++) {
       try {
-        return await this.#shared.admission.withWriteSlot(deadline, () => this.#once(work));
+        return await attempt();
       } catch (error) {
         if (error instanceof RequestGivenUp) throw unavailable('The request took too long and was given up');
         if (error instanceof DomainError || !isLostConflict(this.#shared.em, error)) throw error;
-        const pause = pauseBefore(attempt);
-        if (attempt >= this.#shared.settings.maxAttempts || Date.now() + pause >= deadline) {
+        const pause = pauseBefore(number);
+        if (number >= this.#shared.settings.maxAttempts || Date.now() + pause >= deadline) {
           this.#shared.settings.onConflict?.('exhausted');
           throw unavailable('The change kept conflicting with concurrent changes, try again');
         }
