@@ -21,8 +21,8 @@ import { contextFactory } from './trpc/context.ts';
 
 const BODY_LIMIT_BYTES = 64 * 1024;
 
-/** The interface serves the user and organization endpoints under /api as well as without it. */
-const API_ALIAS = /^\/api(?=\/(?:users|organizations)(?:[/?#]|$))/i;
+/** The user, organization and invitation endpoints are served under /api as well as without it. */
+const API_ALIAS = /^\/api(?=\/(?:users|organizations|invitations)(?:[/?#]|$))/i;
 
 export interface Service {
   app: FastifyInstance;

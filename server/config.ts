@@ -52,6 +52,8 @@ const settingsSchema = z.object({
    * transaction may take with its retries (CONTRACT 10); past it, 503 with Retry-After.
    */
   DB_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
+  /** How long an invitation stays open (CONTRACT 8), in hours; fractions allowed, ten years at most. */
+  INVITATION_TTL_HOURS: z.coerce.number().positive().max(87_600).default(168),
   /** On SIGTERM, time given to in-flight requests before the process exits anyway. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -13,6 +13,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'Caller lacks the role this needs',
   404: 'Not found',
   409: 'Conflicts with the current state',
+  410: 'The invitation is no longer pending or has expired',
   413: 'Request body over 64 KiB',
   415: 'Request body is not JSON',
   500: 'The operation failed',
