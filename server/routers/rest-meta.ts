@@ -22,7 +22,10 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 
 /** Every endpoint can meet these: no token, a failure, the database away. */
 const ALWAYS = [401, 500, 503];
-/** Endpoints that take a JSON body. */
+/**
+ * Endpoints that take a JSON body, and POSTs and DELETEs that take none: a body sent to them anyway
+ * is still read first, so it can be too large (413) or not JSON (415).
+ */
 export const BODY_ERRORS = [400, 413, 415];
 
 const organizationHeader = z.object({

@@ -3,7 +3,7 @@ import { invitationPathInput } from '../../../shared/lifecycle.ts';
 import { membershipOutput } from '../../../shared/schemas.ts';
 import { acceptInvitation } from '../../data/invitations.ts';
 import { authenticatedProcedure } from '../../trpc/procedures.ts';
-import { restEndpoint } from '../rest-meta.ts';
+import { BODY_ERRORS, restEndpoint } from '../rest-meta.ts';
 
 // Who may accept depends on the invitation: the data layer checks it under the organization's lock.
 export const acceptInvitationProcedure = authenticatedProcedure
@@ -13,7 +13,7 @@ export const acceptInvitationProcedure = authenticatedProcedure
       path: '/invitations/{invitation_id}/accept',
       tags: ['invitations'],
       summary: 'Accept an invitation to the caller: the membership is made at once (the invitee)',
-      errors: [400, 403, 404, 409, 410],
+      errors: [...BODY_ERRORS, 403, 404, 409, 410],
       successStatus: 201,
     }),
   )

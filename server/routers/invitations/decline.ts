@@ -3,7 +3,7 @@ import { invitationPathInput } from '../../../shared/lifecycle.ts';
 import { messageOutput } from '../../../shared/schemas.ts';
 import { declineInvitation } from '../../data/invitations.ts';
 import { authenticatedProcedure } from '../../trpc/procedures.ts';
-import { restEndpoint } from '../rest-meta.ts';
+import { BODY_ERRORS, restEndpoint } from '../rest-meta.ts';
 
 // Who may decline depends on the invitation: the data layer checks it under the organization's lock.
 export const declineInvitationProcedure = authenticatedProcedure
@@ -13,7 +13,7 @@ export const declineInvitationProcedure = authenticatedProcedure
       path: '/invitations/{invitation_id}/decline',
       tags: ['invitations'],
       summary: 'Decline an invitation to the caller (the invitee)',
-      errors: [400, 403, 404, 410],
+      errors: [...BODY_ERRORS, 403, 404, 410],
     }),
   )
   .input(invitationPathInput)

@@ -3,7 +3,7 @@ import { invitationPathInput } from '../../../shared/lifecycle.ts';
 import { messageOutput } from '../../../shared/schemas.ts';
 import { revokeInvitation } from '../../data/invitations.ts';
 import { pathOrganizationManagerProcedure } from '../../trpc/procedures.ts';
-import { restEndpoint } from '../rest-meta.ts';
+import { BODY_ERRORS, restEndpoint } from '../rest-meta.ts';
 
 export const revokeInvitationProcedure = pathOrganizationManagerProcedure
   .meta(
@@ -12,7 +12,7 @@ export const revokeInvitationProcedure = pathOrganizationManagerProcedure
       path: '/organizations/{organization_id}/invitations/{invitation_id}',
       tags: ['invitations'],
       summary: 'Revoke a pending invitation (owner or admin; an owner invitation: owner)',
-      errors: [400, 403, 404, 410],
+      errors: [...BODY_ERRORS, 403, 404, 410],
     }),
   )
   .input(invitationPathInput)

@@ -2,7 +2,7 @@
 import { messageOutput } from '../../../shared/schemas.ts';
 import { deleteOrganization } from '../../data/organizations.ts';
 import { pathOrganizationOwnerProcedure } from '../../trpc/procedures.ts';
-import { restEndpoint } from '../rest-meta.ts';
+import { BODY_ERRORS, restEndpoint } from '../rest-meta.ts';
 
 export const removeOrganizationProcedure = pathOrganizationOwnerProcedure
   .meta(
@@ -11,7 +11,7 @@ export const removeOrganizationProcedure = pathOrganizationOwnerProcedure
       path: '/organizations/{organization_id}',
       tags: ['organizations'],
       summary: 'Delete an organization with its memberships and invitations (owner)',
-      errors: [400, 403],
+      errors: [...BODY_ERRORS, 403],
     }),
   )
   .output(messageOutput)
