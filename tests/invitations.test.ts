@@ -411,6 +411,41 @@ describeOnEachDatabase('invitations', (target) => {
     });
   });
 
+  describe('retrying with an Idempotency-Key', () => {
+    it('replays the stored answer of an invitation and of an acceptance instead of 409 and 410', async () => {
+      const { owner, organizationId } = await organizationWithRoles(server());
+      const invitee = await registerUser(server(), 'retrier');
+      const sendInvitation = () =>
+        server().call('POST', invitationsPath(organizationId), {
+          token: owner.token,
+          body: { email: invitee.email, role: 'member' },
+          headers: { 'idempotency-key': 'invite-once' },
+        });
+      const first = await sendInvitation();
+      const replayed = await sendInvitation();
+      expect(first.status).toBe(201);
+      expect(replayed.status).toBe(201);
+      expect(replayed.body).toEqual(first.body);
+      expect(replayed.headers.get('idempotency-replayed')).toBe('true');
+      expect(await listAs(owner, organizationId).then(idsOf)).toEqual([first.body.invitation_id]);
+
+      const sendAcceptance = () =>
+        server().call('POST', `/invitations/${first.body.invitation_id}/accept`, {
+          token: invitee.token,
+          headers: { 'idempotency-key': 'accept-once' },
+        });
+      const accepted = await sendAcceptance();
+      const acceptedAgain = await sendAcceptance();
+      expect([accepted.status, acceptedAgain.status]).toEqual([201, 201]);
+      expect(acceptedAgain.body).toEqual({ organization_id: organizationId, user_id: invitee.id, role: 'member' });
+      expect(acceptedAgain.headers.get('idempotency-replayed')).toBe('true');
+      const accepts = (await eventsOf(server(), organizationId)).filter(
+        (event) => event.type === 'invitation.accepted',
+      );
+      expect(accepts).toHaveLength(1);
+    });
+  });
+
   describe('declining', () => {
     it('sets the status to declined and records invitation.declined', async () => {
       const { owner, organizationId } = await organizationWithRoles(server());
