@@ -41,11 +41,14 @@ const fastifyPath = (openApiPath: string) => openApiPath.replace(/\{(\w+)\}/g, '
  */
 function inputOf(request: FastifyRequest, method: HttpMethod, withBody: boolean): unknown {
   const params = request.params as Record<string, string>;
-  const source = takesJsonBody(method)
-    ? withBody
-      ? request.body
-      : {}
-    : { ...(request.query as object), ...(method === 'DELETE' && isPlainObject(request.body) ? request.body : {}) };
+  let source: unknown;
+  if (withBody) source = request.body;
+  else if (takesJsonBody(method)) source = {};
+  else
+    source = {
+      ...(request.query as object),
+      ...(method === 'DELETE' && isPlainObject(request.body) ? request.body : {}),
+    };
   return isPlainObject(source) ? { ...source, ...params } : source;
 }
 
