@@ -25,8 +25,8 @@ import { trpcPlugin } from './http/trpc.ts';
 import { appRouter } from './routers/index.ts';
 import { contextFactory } from './trpc/context.ts';
 
-/** The interface serves the user and organization endpoints under /api as well as without it. */
-const API_ALIAS = /^\/api(?=\/(?:users|organizations)(?:[/?#]|$))/i;
+/** The user, organization and invitation endpoints are served under /api as well as without it. */
+const API_ALIAS = /^\/api(?=\/(?:users|organizations|invitations)(?:[/?#]|$))/i;
 
 export interface Service {
   app: FastifyInstance;

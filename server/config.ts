@@ -69,6 +69,8 @@ const settingsSchema = z.object({
    * transaction may take with its retries (CONTRACT 10); past it, 503 with Retry-After.
    */
   DB_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
+  /** How long an invitation stays open (CONTRACT 8), in hours; fractions allowed, ten years at most. */
+  INVITATION_TTL_HOURS: z.coerce.number().positive().max(87_600).default(168),
   /** On SIGTERM, time from the signal to the exit: the drain, then in-flight requests finishing. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(15_000),
   /**

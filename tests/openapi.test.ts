@@ -122,6 +122,77 @@ describe('OpenAPI document', () => {
     });
     expect(invalid.error?.issues?.[0]?.field).toBe('role');
 
+    // The organization lifecycle and invitations, each path with and without /api.
+    const path = { organization_id: organizationId };
+    expect((await owner.GET('/organizations/{organization_id}', { params: { path } })).data?.member_count).toBe(1);
+    expect((await owner.GET('/api/organizations/{organization_id}', { params: { path } })).data?.role).toBe('owner');
+    const renamed = await owner.PUT('/organizations/{organization_id}', {
+      params: { path },
+      body: { organization_name: 'Renamed' },
+    });
+    expect(renamed.data?.organization_name).toBe('Renamed');
+    const described = await owner.PUT('/api/organizations/{organization_id}', {
+      params: { path },
+      body: { organization_description: 'Described' },
+    });
+    expect(described.data?.organization_description).toBe('Described');
+
+    const memberEmail = `${memberId}@example.com`;
+    const inviteMember = () =>
+      owner.POST('/organizations/{organization_id}/invitations', {
+        params: { path },
+        body: { email: memberEmail, role: 'admin' },
+      });
+    const declinable = await inviteMember();
+    expect(declinable.response.status).toBe(201);
+    const revocable = await owner.POST('/api/organizations/{organization_id}/invitations', {
+      params: { path },
+      body: { email: 'revocable@example.com', role: 'member' },
+    });
+    expect(revocable.data?.status).toBe('pending');
+    expect((await owner.GET('/organizations/{organization_id}/invitations', { params: { path } })).data).toHaveLength(
+      2,
+    );
+    const revocation = { params: { path: { ...path, invitation_id: revocable.data!.invitation_id } } };
+    expect(
+      (await owner.DELETE('/organizations/{organization_id}/invitations/{invitation_id}', revocation)).response.status,
+    ).toBe(200);
+    const revokedAgain = await owner.DELETE(
+      '/api/organizations/{organization_id}/invitations/{invitation_id}',
+      revocation,
+    );
+    expect(revokedAgain.error?.code).toBe('GONE');
+    expect(
+      (await owner.GET('/api/organizations/{organization_id}/invitations', { params: { path } })).data?.map(
+        (invitation) => invitation.email,
+      ),
+    ).toEqual([memberEmail]);
+
+    expect((await member.GET('/invitations')).data?.map((invitation) => invitation.organization_name)).toEqual([
+      'Renamed',
+    ]);
+    const declined = { params: { path: { invitation_id: declinable.data!.invitation_id } } };
+    expect((await member.POST('/invitations/{invitation_id}/decline', declined)).response.status).toBe(200);
+    expect((await member.POST('/api/invitations/{invitation_id}/decline', declined)).response.status).toBe(410);
+    expect((await member.GET('/api/invitations')).data).toEqual([]);
+    const accepted = { params: { path: { invitation_id: (await inviteMember()).data!.invitation_id } } };
+    const membership = await member.POST('/invitations/{invitation_id}/accept', accepted);
+    expect(membership.response.status).toBe(201);
+    expect(membership.data).toEqual({ organization_id: organizationId, user_id: memberId, role: 'admin' });
+    expect((await member.POST('/api/invitations/{invitation_id}/accept', accepted)).error?.code).toBe('GONE');
+
+    const handOver = (client: typeof owner, to: string, prefix: '' | '/api') =>
+      client.POST(`${prefix}/organizations/{organization_id}/transfer-ownership`, {
+        params: { path },
+        body: { user_id: to },
+      });
+    expect((await handOver(owner, memberId, '')).response.status).toBe(200);
+    expect((await handOver(member, ownerId, '/api')).response.status).toBe(200);
+    expect((await owner.DELETE('/organizations/{organization_id}', { params: { path } })).response.status).toBe(200);
+    expect((await owner.DELETE('/api/organizations/{organization_id}', { params: { path } })).error?.code).toBe(
+      'FORBIDDEN',
+    );
+
     const documentedOperations = Object.entries(document.paths).flatMap(([path, item]) =>
       Object.keys(item).map((method) => `${method} ${path}`),
     );

@@ -1,19 +1,29 @@
-/** Organizations and the caller's memberships in them (interface 4.2, CONTRACT 4). */
+/**
+ * Organizations and the caller's memberships in them (interface 4.2, CONTRACT 4), and their
+ * lifecycle (CONTRACT 8): read, update, delete, hand ownership over. Changes take the organization
+ * first (organization-changes.ts), read the roles they depend on under that lock, and record their
+ * event in the same transaction.
+ */
 import { v7 as uuidv7 } from 'uuid';
 import type { z } from 'zod';
+import type { EventData } from '../../shared/events.ts';
+import type { OrganizationDetails, transferOwnershipInput, updateOrganizationInput } from '../../shared/lifecycle.ts';
 import type {
   createOrganizationInput,
   membershipOutput,
   Organization as OrganizationView,
+  Role,
 } from '../../shared/schemas.ts';
 import type { Caller } from '../auth/tokens.ts';
-import { notFound } from '../errors.ts';
-import { appendEvent, newOrganization } from './organization-changes.ts';
+import { badRequest, notFound } from '../errors.ts';
+import type { Sql } from './database.ts';
+import { appendEvent, changeOrganization, newOrganization, type OrganizationActor } from './organization-changes.ts';
 import { paged, toPage, type Page, type PageRequest } from './pages.ts';
+import { assertOwner, assertOwnerOrAdmin, notInOrganization } from './permissions.ts';
 import { isoTimestamp } from './timestamps.ts';
-import type { Db } from './transaction.ts';
+import type { Db, Tx } from './transaction.ts';
 
-const noUserRecord = () => notFound('No user record for this caller: create it with POST /users first');
+export const noUserRecord = () => notFound('No user record for this caller: create it with POST /users first');
 
 /** The organization, its owner's membership and its first event, in one transaction. */
 export async function createOrganization(
@@ -82,4 +92,166 @@ export async function listOrganizations(
     (row) => ({ createdAt: row.created_at, id: row.id }),
     (row) => ({ ...row, created_at: isoTimestamp(row.created_at) }),
   );
+}
+
+/** The organization as the actor sees it, with their role; undefined when they are not a member. */
+async function readDetails(sql: Sql, actor: OrganizationActor): Promise<OrganizationDetails | undefined> {
+  const row = await sql
+    .selectFrom('organization_users as a')
+    .innerJoin('organizations as o', 'o.id', 'a.organization_id')
+    .select((eb) => [
+      'o.name',
+      'o.description',
+      'o.created_at',
+      'o.updated_at',
+      'a.role',
+      eb
+        .selectFrom('organization_users as c')
+        .select((count) => count.fn.countAll<number | string>().as('members'))
+        .whereRef('c.organization_id', '=', 'o.id')
+        .as('member_count'),
+    ])
+    .where('a.organization_id', '=', actor.organizationId)
+    .where('a.user_id', '=', actor.userId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    organization_id: actor.organizationId,
+    organization_name: row.name,
+    organization_description: row.description,
+    role: row.role,
+    member_count: Number(row.member_count),
+    created_at: isoTimestamp(row.created_at),
+    updated_at: isoTimestamp(row.updated_at),
+  };
+}
+
+/** GET /organizations/{organization_id}: any member; a non-member and an unknown id both get 403. */
+export async function getOrganization(db: Db, actor: OrganizationActor): Promise<OrganizationDetails> {
+  const details = await readDetails(db.sql, actor);
+  if (!details) throw notInOrganization();
+  return details;
+}
+
+type FieldChanges = EventData['organization.updated']['changes'];
+
+/**
+ * Renames or re-describes the organization (owner or admin). Fields given with the value they
+ * already have are no change: a request that changes nothing records no event and leaves
+ * `updated_at` as it was.
+ */
+export async function updateOrganization(
+  db: Db,
+  actor: OrganizationActor,
+  input: z.infer<typeof updateOrganizationInput>,
+): Promise<OrganizationDetails> {
+  return changeOrganization(db, actor, async (tx, change) => {
+    const before = await readDetails(tx.sql, actor);
+    if (!before) throw notInOrganization();
+    assertOwnerOrAdmin(before.role, 'change it');
+    const changes: FieldChanges = {};
+    for (const field of ['organization_name', 'organization_description'] as const) {
+      const to = input[field];
+      if (to !== undefined && to !== before[field]) changes[field] = { from: before[field], to };
+    }
+    if (Object.keys(changes).length === 0) return before;
+    await tx.sql
+      .updateTable('organizations')
+      .set({
+        name: changes.organization_name?.to,
+        description: changes.organization_description?.to,
+        updated_at: tx.timestamp(),
+      })
+      .where('id', '=', actor.organizationId)
+      .execute();
+    await appendEvent(tx, change, {
+      type: 'organization.updated',
+      actorUserId: actor.userId,
+      subjectUserId: null,
+      data: { changes },
+    });
+    return {
+      ...before,
+      organization_name: changes.organization_name?.to ?? before.organization_name,
+      organization_description: changes.organization_description?.to ?? before.organization_description,
+      updated_at: tx.now.toISOString(),
+    };
+  });
+}
+
+/**
+ * Deletes the organization (owners only). Its memberships and invitations go with it through
+ * their foreign keys (ON DELETE CASCADE); its events stay. A change racing the deletion waits for
+ * the organization's lock, then finds no organization to take (403), so it can leave no row behind.
+ */
+export async function deleteOrganization(db: Db, actor: OrganizationActor): Promise<{ message: string }> {
+  return changeOrganization(db, actor, async (tx, change) => {
+    const row = await tx.sql
+      .selectFrom('organizations as o')
+      .leftJoin('organization_users as a', (join) =>
+        join.onRef('a.organization_id', '=', 'o.id').on('a.user_id', '=', actor.userId),
+      )
+      .select(['o.name', 'a.role'])
+      .where('o.id', '=', actor.organizationId)
+      .executeTakeFirstOrThrow();
+    assertOwner(row.role ?? undefined, 'delete it');
+    await appendEvent(tx, change, {
+      type: 'organization.deleted',
+      actorUserId: actor.userId,
+      subjectUserId: null,
+      data: { organization_name: row.name },
+    });
+    await tx.sql.deleteFrom('organizations').where('id', '=', actor.organizationId).execute();
+    return { message: 'Organization deleted' };
+  });
+}
+
+/** The roles of these users in the organization, read within the transaction. */
+async function rolesIn(tx: Tx, organizationId: string, userIds: string[]): Promise<Map<string, Role>> {
+  const rows = await tx.sql
+    .selectFrom('organization_users')
+    .select(['user_id', 'role'])
+    .where('organization_id', '=', organizationId)
+    .where('user_id', 'in', userIds)
+    .execute();
+  return new Map(rows.map((row) => [row.user_id, row.role]));
+}
+
+/**
+ * Hands ownership over (owners only): the member named becomes owner and the caller admin, in one
+ * transaction, so the organization has an owner before and after. Naming a member who is already
+ * an owner is allowed: the caller then steps down to admin, which is the same end state.
+ */
+export async function transferOwnership(
+  db: Db,
+  actor: OrganizationActor,
+  input: z.infer<typeof transferOwnershipInput>,
+): Promise<{ message: string }> {
+  return changeOrganization(db, actor, async (tx, change) => {
+    const roles = await rolesIn(tx, actor.organizationId, [actor.userId, input.user_id]);
+    assertOwner(roles.get(actor.userId), 'hand its ownership over');
+    if (input.user_id === actor.userId) {
+      throw badRequest('Ownership cannot be handed to yourself: name another member', [
+        { field: 'user_id', problem: 'Must be another member of the organization' },
+      ]);
+    }
+    const previousRole = roles.get(input.user_id);
+    if (!previousRole) throw notFound('The user is not a member of this organization');
+    const setRole = (userId: string, role: Role) =>
+      tx.sql
+        .updateTable('organization_users')
+        .set({ role, updated_at: tx.timestamp() })
+        .where('organization_id', '=', actor.organizationId)
+        .where('user_id', '=', userId)
+        .execute();
+    if (previousRole !== 'owner') await setRole(input.user_id, 'owner');
+    await setRole(actor.userId, 'admin');
+    await appendEvent(tx, change, {
+      type: 'ownership.transferred',
+      actorUserId: actor.userId,
+      subjectUserId: input.user_id,
+      data: { previous_owner_user_id: actor.userId, new_owner_previous_role: previousRole },
+    });
+    return { message: 'Ownership transferred' };
+  });
 }

@@ -16,10 +16,23 @@ export function assertCanReadMembers(role: Role | undefined): asserts role is Ro
 
 const canManageMembers = (role: Role | undefined): boolean => role === 'owner' || role === 'admin';
 
-/** Non-members are told they are not members; members who are neither owner nor admin, why not. */
-export function assertCanManageMembers(role: Role | undefined): asserts role is Role {
+/**
+ * Owner or admin, for `action` (changing the members, the organization, its invitations):
+ * non-members are told they are not members; members who are neither, why not.
+ */
+export function assertOwnerOrAdmin(role: Role | undefined, action: string): asserts role is Role {
   assertCanReadMembers(role);
-  if (!canManageMembers(role)) throw forbidden('Only an owner or admin of the organization may change its members');
+  if (!canManageMembers(role)) throw forbidden(`Only an owner or admin of the organization may ${action}`);
+}
+
+export function assertCanManageMembers(role: Role | undefined): asserts role is Role {
+  assertOwnerOrAdmin(role, 'change its members');
+}
+
+/** Owners only, for `action` (deleting the organization, handing its ownership over). */
+export function assertOwner(role: Role | undefined, action: string): asserts role is 'owner' {
+  assertCanReadMembers(role);
+  if (role !== 'owner') throw forbidden(`Only an owner of the organization may ${action}`);
 }
 
 /** Granting the owner role, or touching a member who is an owner, is for owners only. */

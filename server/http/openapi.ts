@@ -46,8 +46,13 @@ const ERROR_BODY_SCHEMA = {
   required: ['code', 'message'],
 };
 
-/** The user and organization paths are also served under /api (interface section 4). */
-const API_ALIASED = ['/users', '/organizations'];
+/**
+ * These paths and every path under them are also served under /api (interface 4, CONTRACT 8), as
+ * API_ALIAS in app.ts rewrites them.
+ */
+const API_ALIASED = ['/users', '/organizations', '/invitations'];
+
+const isAliased = (path: string) => API_ALIASED.some((root) => path === root || path.startsWith(`${root}/`));
 
 function operations(document: OpenAPIObject): Array<[string, string, Operation]> {
   return Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
@@ -141,10 +146,9 @@ function useOneErrorBody(document: OpenAPIObject): void {
 
 function addApiAliases(document: OpenAPIObject): void {
   const paths = (document.paths ??= {});
-  for (const path of API_ALIASED) {
-    const item = paths[path] as PathItem | undefined;
-    if (!item) continue;
-    const alias: PathItem = structuredClone(item);
+  for (const [path, item] of Object.entries(paths)) {
+    if (!isAliased(path)) continue;
+    const alias: PathItem = structuredClone(item as PathItem);
     for (const operation of Object.values(alias)) operation.operationId = `${operation.operationId}-api`;
     paths[`/api${path}`] = alias;
   }

@@ -35,21 +35,29 @@ const takesJsonBody = (method: HttpMethod) => method === 'POST' || method === 'P
 const fastifyPath = (openApiPath: string) => openApiPath.replace(/\{(\w+)\}/g, ':$1');
 
 /**
- * The procedure's input from the request: the JSON body for POST and PUT, else the query string,
- * with the path parameters on top. DELETE also takes a JSON body: the interface sends
- * `{user_id}` in the body of DELETE /organization-user.
+ * The procedure's input from the request: the JSON body for POST and PUT (none when all its input
+ * is in the path), else the query string, with the path parameters on top. DELETE also takes a
+ * JSON body: the interface sends `{user_id}` in the body of DELETE /organization-user.
  */
-function inputOf(request: FastifyRequest, method: HttpMethod): unknown {
+function inputOf(request: FastifyRequest, method: HttpMethod, withBody: boolean): unknown {
   const params = request.params as Record<string, string>;
-  const source = takesJsonBody(method)
-    ? request.body
-    : { ...(request.query as object), ...(method === 'DELETE' && isPlainObject(request.body) ? request.body : {}) };
+  let source: unknown;
+  if (withBody) source = request.body;
+  else if (takesJsonBody(method)) source = {};
+  else
+    source = {
+      ...(request.query as object),
+      ...(method === 'DELETE' && isPlainObject(request.body) ? request.body : {}),
+    };
   return isPlainObject(source) ? { ...source, ...params } : source;
 }
 
-/** POST and PUT always carry a JSON body; a DELETE may, and when it does, JSON too. */
-function assertJsonBody(request: FastifyRequest, method: HttpMethod): void {
-  if (!takesJsonBody(method) && request.body === undefined) return;
+/**
+ * A POST or PUT that reads a body must carry JSON; a DELETE, or a POST whose input is all in its
+ * path, may carry a body, and when it does, JSON too.
+ */
+function assertJsonBody(request: FastifyRequest, required: boolean): void {
+  if (!required && request.body === undefined) return;
   const contentType = request.headers['content-type'];
   if (!/^application\/json\s*(?:;|$)/i.test(contentType ?? '')) {
     throw new TRPCError({
@@ -74,21 +82,35 @@ function acceptsInput(procedure: Parameters<typeof getInputOutputParsers>[0], me
   return true;
 }
 
+/**
+ * Whether a POST or PUT reads a JSON body: not when every input field is a path parameter (POST
+ * /invitations/{invitation_id}/accept), so that it can be called with no body and no content-type,
+ * as the OpenAPI document (which then declares no request body) tells clients to.
+ */
+function readsBody(procedure: Parameters<typeof getInputOutputParsers>[0], method: HttpMethod, restPath: string) {
+  if (!takesJsonBody(method)) return false;
+  const schema = unwrapZodType(getInputOutputParsers(procedure).inputParser, true);
+  if (!instanceofZodTypeObject(schema)) return true;
+  const pathParameters = new Set([...restPath.matchAll(/\{(\w+)\}/g)].map((match) => match[1]));
+  return Object.keys(schema.shape).some((field) => !pathParameters.has(field));
+}
+
 export function restPlugin(router: AppRouter, createContext: CreateContext) {
   return async (app: FastifyInstance) => {
     forEachOpenApiProcedure(router._def.procedures, ({ path, type, procedure, meta }) => {
       const { method, path: restPath } = meta.openapi as { method: HttpMethod; path: string };
       const successStatus = (meta as Meta).successStatus ?? 200;
       const withInput = acceptsInput(procedure, method);
+      const withBody = readsBody(procedure, method, restPath);
 
       app.route({
         method,
         url: fastifyPath(restPath),
         handler: async (request, reply) => {
           try {
-            if (method !== 'GET') assertJsonBody(request, method);
+            if (method !== 'GET') assertJsonBody(request, withBody);
             const ctx = createContext({ req: request, res: reply });
-            const input = withInput ? inputOf(request, method) : undefined;
+            const input = withInput ? inputOf(request, method, withBody) : undefined;
             // What tRPC's own adapters call: the procedure with its middlewares, input and output checks.
             const data = await callTRPCProcedure({
               router,

@@ -14,6 +14,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'Not found',
   408: 'The request was not received within the request timeout',
   409: 'Conflicts with the current state',
+  410: 'The invitation is no longer pending or has expired',
   413: 'Request body over 64 KiB',
   414: 'URL over 16 KiB, or a path parameter over 5000 characters',
   415: 'Request body is not JSON (Content-Type: application/json)',
@@ -28,7 +29,10 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
  * the rate limit, a failure, the database away.
  */
 const ALWAYS = [400, 401, 408, 414, 429, 431, 500, 503];
-/** Endpoints that take a JSON body (400 is in ALWAYS). */
+/**
+ * Endpoints that take a JSON body, and POSTs and DELETEs that take none: a body sent to them anyway
+ * is still read first, so it can be too large (413) or not JSON (415). 400 is in ALWAYS.
+ */
 export const BODY_ERRORS = [413, 415];
 
 const organizationHeader = z.object({

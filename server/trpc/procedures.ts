@@ -2,10 +2,11 @@
  * Role checks as procedure builders (CONTRACT 3): each adds what it proved to the context, so a
  * procedure's builder says who may call it and its handler holds no permission ifs.
  */
-import { organizationIdSchema } from '../../shared/schemas.ts';
+import { organizationPathInput } from '../../shared/lifecycle.ts';
+import { organizationIdSchema, type Role } from '../../shared/schemas.ts';
 import { badRequest, forbidden } from '../errors.ts';
 import { roleInOrganization } from '../data/memberships.ts';
-import { assertCanManageMembers, assertCanReadMembers } from '../data/permissions.ts';
+import { assertCanManageMembers, assertCanReadMembers, assertOwner, assertOwnerOrAdmin } from '../data/permissions.ts';
 import { idempotentRequest } from './idempotency.ts';
 import { isInputError, publicProcedure } from './init.ts';
 
@@ -68,3 +69,42 @@ export const organizationManagerProcedure = organizationActorProcedure.use(async
   }
   return result;
 });
+
+/**
+ * The caller acting on the organization named by `{organization_id}` in the path (CONTRACT 8: the
+ * header's rules), membership not yet checked: for a procedure whose own queries check it. The id
+ * is parsed before anything else is read, so a malformed one is 400 (order: token, path id, role,
+ * body).
+ */
+export const pathOrganizationActorProcedure = authenticatedProcedure
+  .input(organizationPathInput)
+  .use(({ ctx, input, next }) =>
+    next({ ctx: { actor: { userId: ctx.caller.userId, organizationId: input.organization_id } } }),
+  );
+
+/**
+ * A role rule on the path's organization. A read has the caller's role read and checked before it
+ * runs. A change checks it itself, under the organization's lock (server/data), so it is not read
+ * here as well; only an invalid input has it read here, so that a caller who may not act is told
+ * 403, not what is wrong with the body (as organizationManagerProcedure does).
+ */
+const pathOrganizationRoleProcedure = (assertRole: (role: Role | undefined) => void) =>
+  pathOrganizationActorProcedure.use(async ({ ctx, type, next }) => {
+    const checkRole = async () =>
+      assertRole(await roleInOrganization(ctx.db, ctx.actor.organizationId, ctx.actor.userId));
+    if (type === 'query') {
+      await checkRole();
+      return next();
+    }
+    const result = await next();
+    if (!result.ok && isInputError(result.error)) await checkRole();
+    return result;
+  });
+
+/** An owner or admin of the path's organization. */
+export const pathOrganizationManagerProcedure = pathOrganizationRoleProcedure((role) =>
+  assertOwnerOrAdmin(role, 'do this'),
+);
+
+/** An owner of the path's organization. */
+export const pathOrganizationOwnerProcedure = pathOrganizationRoleProcedure((role) => assertOwner(role, 'do this'));

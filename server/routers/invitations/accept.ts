@@ -1,0 +1,22 @@
+/** POST /invitations/{invitation_id}/accept (also under /api): the invitee. */
+import { invitationPathInput } from '../../../shared/lifecycle.ts';
+import { membershipOutput } from '../../../shared/schemas.ts';
+import { acceptInvitation } from '../../data/invitations.ts';
+import { authenticatedProcedure } from '../../trpc/procedures.ts';
+import { BODY_ERRORS, restEndpoint } from '../rest-meta.ts';
+
+// Who may accept depends on the invitation: the data layer checks it under the organization's lock.
+export const acceptInvitationProcedure = authenticatedProcedure
+  .meta(
+    restEndpoint({
+      method: 'POST',
+      path: '/invitations/{invitation_id}/accept',
+      tags: ['invitations'],
+      summary: 'Accept an invitation to the caller: the membership is made at once (the invitee)',
+      errors: [...BODY_ERRORS, 403, 404, 409, 410],
+      successStatus: 201,
+    }),
+  )
+  .input(invitationPathInput)
+  .output(membershipOutput)
+  .mutation(({ ctx, input }) => acceptInvitation(ctx.db, ctx.caller, input.invitation_id));

@@ -1,0 +1,20 @@
+/** POST /organizations/{organization_id}/invitations (also under /api): owner or admin. */
+import { createInvitationInput, invitationOutput } from '../../../shared/lifecycle.ts';
+import { createInvitation } from '../../data/invitations.ts';
+import { pathOrganizationManagerProcedure } from '../../trpc/procedures.ts';
+import { BODY_ERRORS, restEndpoint } from '../rest-meta.ts';
+
+export const createInvitationProcedure = pathOrganizationManagerProcedure
+  .meta(
+    restEndpoint({
+      method: 'POST',
+      path: '/organizations/{organization_id}/invitations',
+      tags: ['invitations'],
+      summary: 'Invite an e-mail address with a role (owner or admin; an owner invitation: owner)',
+      errors: [...BODY_ERRORS, 403, 409],
+      successStatus: 201,
+    }),
+  )
+  .input(createInvitationInput)
+  .output(invitationOutput)
+  .mutation(({ ctx, input }) => createInvitation(ctx.db, ctx.actor, input, ctx.settings.INVITATION_TTL_HOURS));

@@ -1,0 +1,21 @@
+/** POST /invitations/{invitation_id}/decline (also under /api): the invitee. */
+import { invitationPathInput } from '../../../shared/lifecycle.ts';
+import { messageOutput } from '../../../shared/schemas.ts';
+import { declineInvitation } from '../../data/invitations.ts';
+import { authenticatedProcedure } from '../../trpc/procedures.ts';
+import { BODY_ERRORS, restEndpoint } from '../rest-meta.ts';
+
+// Who may decline depends on the invitation: the data layer checks it under the organization's lock.
+export const declineInvitationProcedure = authenticatedProcedure
+  .meta(
+    restEndpoint({
+      method: 'POST',
+      path: '/invitations/{invitation_id}/decline',
+      tags: ['invitations'],
+      summary: 'Decline an invitation to the caller (the invitee)',
+      errors: [...BODY_ERRORS, 403, 404, 410],
+    }),
+  )
+  .input(invitationPathInput)
+  .output(messageOutput)
+  .mutation(({ ctx, input }) => declineInvitation(ctx.db, ctx.caller, input.invitation_id));

@@ -1,0 +1,19 @@
+/** GET /organizations/{organization_id}/invitations (also under /api): owner or admin. */
+import { z } from 'zod';
+import { invitationOutput } from '../../../shared/lifecycle.ts';
+import { listOrganizationInvitations } from '../../data/invitations.ts';
+import { pathOrganizationManagerProcedure } from '../../trpc/procedures.ts';
+import { restEndpoint } from '../rest-meta.ts';
+
+export const listInvitationsProcedure = pathOrganizationManagerProcedure
+  .meta(
+    restEndpoint({
+      method: 'GET',
+      path: '/organizations/{organization_id}/invitations',
+      tags: ['invitations'],
+      summary: "List the organization's pending, unexpired invitations, oldest first (owner or admin)",
+      errors: [400, 403],
+    }),
+  )
+  .output(z.array(invitationOutput))
+  .query(({ ctx }) => listOrganizationInvitations(ctx.db, ctx.actor.organizationId));

@@ -1,0 +1,20 @@
+/** DELETE /organizations/{organization_id}/invitations/{invitation_id} (also under /api): owner or admin. */
+import { invitationPathInput } from '../../../shared/lifecycle.ts';
+import { messageOutput } from '../../../shared/schemas.ts';
+import { revokeInvitation } from '../../data/invitations.ts';
+import { pathOrganizationManagerProcedure } from '../../trpc/procedures.ts';
+import { BODY_ERRORS, restEndpoint } from '../rest-meta.ts';
+
+export const revokeInvitationProcedure = pathOrganizationManagerProcedure
+  .meta(
+    restEndpoint({
+      method: 'DELETE',
+      path: '/organizations/{organization_id}/invitations/{invitation_id}',
+      tags: ['invitations'],
+      summary: 'Revoke a pending invitation (owner or admin; an owner invitation: owner)',
+      errors: [...BODY_ERRORS, 403, 404, 410],
+    }),
+  )
+  .input(invitationPathInput)
+  .output(messageOutput)
+  .mutation(({ ctx, input }) => revokeInvitation(ctx.db, ctx.actor, input.invitation_id));

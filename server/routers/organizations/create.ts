@@ -1,0 +1,20 @@
+/** POST /organizations (also under /api): the caller becomes the owner. */
+import { createOrganizationInput, membershipOutput } from '../../../shared/schemas.ts';
+import { createOrganization } from '../../data/organizations.ts';
+import { creatorProcedure } from '../../trpc/procedures.ts';
+import { BODY_ERRORS, restEndpoint } from '../rest-meta.ts';
+
+export const createOrganizationProcedure = creatorProcedure
+  .meta(
+    restEndpoint({
+      method: 'POST',
+      path: '/organizations',
+      tags: ['organizations'],
+      summary: 'Create an organization; the caller becomes its owner',
+      errors: [...BODY_ERRORS, 403, 404],
+      successStatus: 201,
+    }),
+  )
+  .input(createOrganizationInput)
+  .output(membershipOutput)
+  .mutation(({ ctx, input }) => createOrganization(ctx.db, ctx.caller, input));

@@ -1,0 +1,19 @@
+/** GET /organizations/{organization_id} (also under /api): any member. */
+import { organizationDetailsOutput } from '../../../shared/lifecycle.ts';
+import { getOrganization } from '../../data/organizations.ts';
+import { pathOrganizationActorProcedure } from '../../trpc/procedures.ts';
+import { restEndpoint } from '../rest-meta.ts';
+
+// The membership is checked by the same query that reads the organization.
+export const getOrganizationProcedure = pathOrganizationActorProcedure
+  .meta(
+    restEndpoint({
+      method: 'GET',
+      path: '/organizations/{organization_id}',
+      tags: ['organizations'],
+      summary: "Read an organization with the caller's role and its member count (any member)",
+      errors: [400, 403],
+    }),
+  )
+  .output(organizationDetailsOutput)
+  .query(({ ctx }) => getOrganization(ctx.db, ctx.actor));

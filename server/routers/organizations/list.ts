@@ -1,0 +1,31 @@
+/** GET /organizations (also under /api), and the same list a page at a time over tRPC. */
+import { z } from 'zod';
+import { organizationOutput } from '../../../shared/schemas.ts';
+import { listOrganizations } from '../../data/organizations.ts';
+import { authenticatedProcedure } from '../../trpc/procedures.ts';
+import { pageInput, pageOutput, restListQuery, restPageRequest, withNextLink } from '../lists.ts';
+import { restEndpoint } from '../rest-meta.ts';
+
+export const listOrganizationsProcedure = authenticatedProcedure
+  .meta(
+    restEndpoint({
+      method: 'GET',
+      path: '/organizations',
+      tags: ['organizations'],
+      summary: 'List the organizations the caller belongs to, oldest first',
+      errors: [400],
+      pagedList: true,
+    }),
+  )
+  .input(restListQuery())
+  .output(z.array(organizationOutput))
+  .query(async ({ ctx, input }) => {
+    const request = restPageRequest(input);
+    return withNextLink(ctx, request, await listOrganizations(ctx.db, ctx.caller, request));
+  });
+
+/** tRPC only: the caller's organizations a page at a time. */
+export const organizationsPageProcedure = authenticatedProcedure
+  .input(pageInput)
+  .output(pageOutput(organizationOutput))
+  .query(({ ctx, input }) => listOrganizations(ctx.db, ctx.caller, input));

@@ -1,0 +1,20 @@
+/** POST /organizations/{organization_id}/transfer-ownership (also under /api): owners only. */
+import { transferOwnershipInput } from '../../../shared/lifecycle.ts';
+import { messageOutput } from '../../../shared/schemas.ts';
+import { transferOwnership } from '../../data/organizations.ts';
+import { pathOrganizationOwnerProcedure } from '../../trpc/procedures.ts';
+import { BODY_ERRORS, restEndpoint } from '../rest-meta.ts';
+
+export const transferOwnershipProcedure = pathOrganizationOwnerProcedure
+  .meta(
+    restEndpoint({
+      method: 'POST',
+      path: '/organizations/{organization_id}/transfer-ownership',
+      tags: ['organizations'],
+      summary: 'Make a member the owner; the caller becomes admin (owner)',
+      errors: [...BODY_ERRORS, 403, 404],
+    }),
+  )
+  .input(transferOwnershipInput)
+  .output(messageOutput)
+  .mutation(({ ctx, input }) => transferOwnership(ctx.db, ctx.actor, input));

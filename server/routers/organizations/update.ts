@@ -1,0 +1,19 @@
+/** PUT /organizations/{organization_id} (also under /api): owner or admin. */
+import { organizationDetailsOutput, updateOrganizationInput } from '../../../shared/lifecycle.ts';
+import { updateOrganization } from '../../data/organizations.ts';
+import { pathOrganizationManagerProcedure } from '../../trpc/procedures.ts';
+import { BODY_ERRORS, restEndpoint } from '../rest-meta.ts';
+
+export const updateOrganizationProcedure = pathOrganizationManagerProcedure
+  .meta(
+    restEndpoint({
+      method: 'PUT',
+      path: '/organizations/{organization_id}',
+      tags: ['organizations'],
+      summary: "Change an organization's name and/or description (owner or admin)",
+      errors: [...BODY_ERRORS, 403],
+    }),
+  )
+  .input(updateOrganizationInput)
+  .output(organizationDetailsOutput)
+  .mutation(({ ctx, input }) => updateOrganization(ctx.db, ctx.actor, input));
