@@ -9,6 +9,7 @@ import { createTRPCClient, httpBatchLink } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '../../server/routers/index.ts';
 import { toApiError } from './errors.ts';
+import { withSubscriptions } from './links.ts';
 
 export { ApiError, type ErrorCode, type ErrorIssue } from './errors.ts';
 export type { AppRouter };
@@ -48,20 +49,16 @@ function rejectingWithApiErrors<T extends object>(target: T): T {
 
 export function createClient(options: ClientOptions) {
   const token = options.token;
+  const url = `${options.url.replace(/\/+$/, '')}/trpc`;
+  const headers = async () => {
+    const bearer = typeof token === 'function' ? await token() : token;
+    return {
+      authorization: `Bearer ${bearer}`,
+      ...(options.organizationId ? { organization_id: options.organizationId } : {}),
+    };
+  };
   const client = createTRPCClient<AppRouter>({
-    links: [
-      httpBatchLink({
-        url: `${options.url.replace(/\/+$/, '')}/trpc`,
-        fetch: options.fetch,
-        async headers() {
-          const bearer = typeof token === 'function' ? await token() : token;
-          return {
-            authorization: `Bearer ${bearer}`,
-            ...(options.organizationId ? { organization_id: options.organizationId } : {}),
-          };
-        },
-      }),
-    ],
+    links: [withSubscriptions({ url, headers, fetch: options.fetch }, httpBatchLink({ url, fetch: options.fetch, headers }))],
   });
   return rejectingWithApiErrors(client);
 }

@@ -58,6 +58,9 @@ const t = initTRPC
   .meta<Meta>()
   .create({
     isDev: false,
+    // Subscriptions (server-sent events): a ping keeps an idle stream's socket from timing out and
+    // tells the client the server is there; without one for 25 s the client reconnects.
+    sse: { ping: { enabled: true, intervalMs: 10_000 }, client: { reconnectAfterInactivityMs: 25_000 } },
     errorFormatter: ({ shape, error }) => {
       const { code, message, issues } = publicErrorBody(error);
       return {
