@@ -199,9 +199,10 @@ describe.skipIf(!mariadb.available)('audit event subscriptions on mariadb', () =
     expect(
       await refusal(watch(await clientOf(owner), { organization_id: organizationId, lastEventId: 'not-an-id' })),
     ).toEqual({ code: 'BAD_REQUEST', httpStatus: 400 });
-    expect(
-      await refusal(watch(await clientOf(owner), { organization_id: crypto.randomUUID() })),
-    ).toEqual({ code: 'FORBIDDEN', httpStatus: 403 });
+    expect(await refusal(watch(await clientOf(owner), { organization_id: crypto.randomUUID() }))).toEqual({
+      code: 'FORBIDDEN',
+      httpStatus: 403,
+    });
   });
 
   it('disconnects a subscriber that stops reading, while one that reads gets every event', async () => {
@@ -315,7 +316,14 @@ describe.skipIf(!mariadb.available)('audit event subscriptions across two instan
     const subjects = [];
     for (let change = 0; change < 5; change++) subjects.push(await user(0, 'far-member'));
     for (const [index, subject] of subjects.entries()) {
-      const added = await rest(0, 'POST', '/organization-user', owner.token, { email: subject.email, role: 'member' }, organizationId);
+      const added = await rest(
+        0,
+        'POST',
+        '/organization-user',
+        owner.token,
+        { email: subject.email, role: 'member' },
+        organizationId,
+      );
       expect(added.status).toBe(201);
       const committed = Date.now();
       await watching.received(index + 1);

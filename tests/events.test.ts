@@ -59,17 +59,18 @@ describeOnEachDatabase('audit events', (target) => {
       expect(removed.status).toBe(200);
 
       const after = await events(server(), owner, organizationId, `?after=${before.at(-1)!.event_id}`);
-      expect(after.map(({ type, actor_user_id, subject_user_id, data }) => ({ type, actor_user_id, subject_user_id, data })))
-        .toEqual([
-          { type: 'member.added', actor_user_id: admin.id, subject_user_id: subject.id, data: { role: 'member' } },
-          {
-            type: 'member.role_changed',
-            actor_user_id: admin.id,
-            subject_user_id: subject.id,
-            data: { from: 'member', to: 'admin' },
-          },
-          { type: 'member.removed', actor_user_id: owner.id, subject_user_id: subject.id, data: { role: 'admin' } },
-        ]);
+      expect(
+        after.map(({ type, actor_user_id, subject_user_id, data }) => ({ type, actor_user_id, subject_user_id, data })),
+      ).toEqual([
+        { type: 'member.added', actor_user_id: admin.id, subject_user_id: subject.id, data: { role: 'member' } },
+        {
+          type: 'member.role_changed',
+          actor_user_id: admin.id,
+          subject_user_id: subject.id,
+          data: { from: 'member', to: 'admin' },
+        },
+        { type: 'member.removed', actor_user_id: owner.id, subject_user_id: subject.id, data: { role: 'admin' } },
+      ]);
       for (const event of after) {
         expect(event.event_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
         expect(event.organization_id).toBe(organizationId);
@@ -101,9 +102,7 @@ describeOnEachDatabase('audit events', (target) => {
       const db = server().service.orm.em.getKysely<Database>();
       const mysql = target.name === 'mariadb';
       await sql
-        .raw(
-          `create unique index test_unique_answer on idempotency_keys (response_body${mysql ? '(64)' : ''})`,
-        )
+        .raw(`create unique index test_unique_answer on idempotency_keys (response_body${mysql ? '(64)' : ''})`)
         .execute(db);
       await db
         .insertInto('idempotency_keys')
@@ -249,7 +248,8 @@ describeOnEachDatabase('audit events', (target) => {
 
       const roleChanges = await api.events.page.query({ organization_id: organizationId, type: 'member.role_changed' });
       const first = roleChanges.items[0]!;
-      if (first.type === 'member.role_changed') expectTypeOf(first.data.to).toEqualTypeOf<'owner' | 'admin' | 'member'>();
+      if (first.type === 'member.role_changed')
+        expectTypeOf(first.data.to).toEqualTypeOf<'owner' | 'admin' | 'member'>();
       expect(roleChanges.items.every((event) => event.type === 'member.role_changed')).toBe(true);
     });
 

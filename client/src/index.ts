@@ -58,7 +58,9 @@ export function createClient(options: ClientOptions) {
     };
   };
   const client = createTRPCClient<AppRouter>({
-    links: [withSubscriptions({ url, headers, fetch: options.fetch }, httpBatchLink({ url, fetch: options.fetch, headers }))],
+    links: [
+      withSubscriptions({ url, headers, fetch: options.fetch }, httpBatchLink({ url, fetch: options.fetch, headers })),
+    ],
   });
   return rejectingWithApiErrors(client);
 }

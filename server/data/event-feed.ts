@@ -93,7 +93,8 @@ class Subscriber {
         }
         if (signal.aborted || this.#ending === 'revoked') return;
         if (this.#ending === 'lagging') throw unavailable('The subscriber fell behind: reconnect to resume');
-        if (this.#ending === 'expired') throw unavailable('The subscription reached its longest life: reconnect to resume');
+        if (this.#ending === 'expired')
+          throw unavailable('The subscription reached its longest life: reconnect to resume');
         await new Promise<void>((resolve) => (this.#wake = resolve));
         this.#wake = undefined;
       }
@@ -280,7 +281,8 @@ export class EventFeed {
     const roles = await this.#roles(channel.organizationId, [...new Set(subscribers.map((s) => s.userId))]);
     for (const subscriber of subscribers) {
       const cut = events.findIndex(
-        (event) => (subscriber.start === null || event.event_id > subscriber.start) && revokesAccess(event, subscriber.userId),
+        (event) =>
+          (subscriber.start === null || event.event_id > subscriber.start) && revokesAccess(event, subscriber.userId),
       );
       if (cut >= 0) {
         subscriber.push(events.slice(0, cut + 1));

@@ -5,6 +5,7 @@ import { EventFeed } from '../data/event-feed.ts';
 import { STREAM_MAX_DURATION_MS } from '../routers/events-stream.ts';
 import type { AppRouter } from '../routers/index.ts';
 import type { contextFactory } from '../trpc/context.ts';
+import { SSE_PING_INTERVAL_MS } from '../trpc/init.ts';
 
 type CreateContext = ReturnType<typeof contextFactory>;
 
@@ -17,8 +18,9 @@ const subscriptionPaths = (router: { _def: { procedures: object } }) =>
 /**
  * Each subscription on a GET route of its own: a stream lives far longer than the processing limit
  * of other requests (Fastify's handlerTimeout, which a route can raise but not switch off), so it
- * gets the stream's longest life plus a margin (the stream ends itself first). Its context carries
- * the instance's event feed, made on the first subscription, and a way to drop the connection.
+ * gets the stream's longest life plus a margin (the stream ends itself first), and its socket an
+ * idle limit of its own. Its context carries the instance's event feed, made on the first
+ * subscription, and a way to drop the connection.
  * When the service stops, open streams are dropped: their clients reconnect to another instance.
  */
 function subscriptionRoutes(router: AppRouter, createContext: CreateContext) {
@@ -36,6 +38,9 @@ function subscriptionRoutes(router: AppRouter, createContext: CreateContext) {
         exposeHeadRoute: false,
         handlerTimeout: STREAM_MAX_DURATION_MS + 30_000,
         handler: async (request, reply) => {
+          // Pings keep the socket busy, whatever idle limit other requests have (connectionTimeout);
+          // a client that reads nothing for three pings' time is cut off.
+          request.raw.setTimeout(3 * SSE_PING_INTERVAL_MS);
           open.add(reply);
           reply.raw.once('close', () => open.delete(reply));
           await fastifyRequestHandler({
@@ -47,7 +52,10 @@ function subscriptionRoutes(router: AppRouter, createContext: CreateContext) {
               const ctx = createContext(options);
               feed ??= new EventFeed(
                 ctx.db.sql,
-                { pollIntervalMs: ctx.settings.EVENTS_POLL_INTERVAL_MS, backlog: ctx.settings.EVENTS_SUBSCRIBER_BACKLOG },
+                {
+                  pollIntervalMs: ctx.settings.EVENTS_POLL_INTERVAL_MS,
+                  backlog: ctx.settings.EVENTS_SUBSCRIBER_BACKLOG,
+                },
                 app.log,
               );
               return { ...ctx, eventStream: { feed, disconnect: () => reply.raw.destroy() } };

@@ -121,7 +121,10 @@ export const eventsRouter = router({
   watch: eventReaderProcedure.input(watchInput).subscription(async function* ({ ctx, input, signal }) {
     const stream = ctx.eventStream;
     if (!stream) {
-      throw new TRPCError({ code: 'METHOD_NOT_SUPPORTED', message: 'Subscribe with a GET request (server-sent events)' });
+      throw new TRPCError({
+        code: 'METHOD_NOT_SUPPORTED',
+        message: 'Subscribe with a GET request (server-sent events)',
+      });
     }
     const events = stream.feed.watch({
       organizationId: input.organization_id,

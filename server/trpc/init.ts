@@ -53,14 +53,20 @@ export function publicErrorBody(error: TRPCError): ErrorBody {
  */
 const trpcCarrierCode = (code: ErrorCode): TRPC_ERROR_CODE_KEY => (code === 'GONE' ? 'NOT_FOUND' : code);
 
+/** How often an idle subscription stream gets a ping (http/trpc.ts bounds its socket's idle time by it). */
+export const SSE_PING_INTERVAL_MS = 20_000;
+
 const t = initTRPC
   .context<Context>()
   .meta<Meta>()
   .create({
     isDev: false,
-    // Subscriptions (server-sent events): a ping keeps an idle stream's socket from timing out and
-    // tells the client the server is there; without one for 25 s the client reconnects.
-    sse: { ping: { enabled: true, intervalMs: 10_000 }, client: { reconnectAfterInactivityMs: 25_000 } },
+    // Subscriptions (server-sent events): a ping tells the client the server is still there; after
+    // two missed pings the client reconnects. Pings are most of an idle stream's cost.
+    sse: {
+      ping: { enabled: true, intervalMs: SSE_PING_INTERVAL_MS },
+      client: { reconnectAfterInactivityMs: 2 * SSE_PING_INTERVAL_MS + 5_000 },
+    },
     errorFormatter: ({ shape, error }) => {
       const { code, message, issues } = publicErrorBody(error);
       return {
