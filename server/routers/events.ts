@@ -26,7 +26,7 @@ const pageSize = () => z.number().int().min(1).max(MAX_EVENTS_PER_PAGE).default(
 
 const listInput = z.object({
   organization_id: organizationId,
-  after: eventIdSchema.optional().meta({ description: 'Only events after this event_id' }),
+  after: eventIdSchema.meta({ description: 'Only events after this event_id' }).optional(),
   limit: pageSize(),
   type: eventTypeSchema.optional(),
 });
