@@ -8,6 +8,7 @@
  * SUBSCRIPTIONS subscriptions, and that the instance still answers and delivers meanwhile.
  */
 import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
 import mysql from 'mysql2/promise';
 import { OwnMariadb } from '../tests/support/mariadb-instance.ts';
 import { spawnService } from '../tests/support/process.ts';
@@ -203,7 +204,26 @@ async function measureIdle() {
       return cpuMilliseconds(pid) - cpu;
     };
 
+    /** GET /users under 32 connections for MEASURE_SECONDS after 3 s of warm-up; CPU per request is the steadier figure. */
+    const readLoad = async () => {
+      const options = {
+        url: `${service.baseUrl}/users`,
+        connections: 32,
+        headers: { authorization: `Bearer ${token}` },
+      };
+      await autocannon({ ...options, duration: 3 });
+      const cpu = cpuMilliseconds(pid);
+      const result = await autocannon({ ...options, duration: MEASURE_SECONDS });
+      return {
+        requestsPerSecond: Math.round(result.requests.average),
+        cpuMicrosPerRequest: Math.round(((cpuMilliseconds(pid) - cpu) * 1000) / result.requests.total),
+        p99Ms: result.latency.p99,
+        non2xx: result.non2xx,
+      };
+    };
+
     const without = await idle();
+    const readsWithout = await readLoad();
     const changesWithout = await changes();
     const opening = performance.now();
     const subscriptions = await openSubscriptions({
@@ -215,6 +235,7 @@ async function measureIdle() {
     const openedInMs = Math.round(performance.now() - opening);
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const withSubscriptions = await idle();
+    const readsWith = await readLoad();
 
     // Still answering while the streams are held.
     const answering = performance.now();
@@ -253,6 +274,7 @@ async function measureIdle() {
           idleWithout: without,
           idleWith: withSubscriptions,
           openedInMs,
+          getUsersUnderLoad: { without: readsWithout, with: readsWith },
           getUsersWhileHeld: { status: me.status, ms: answerMs },
           oneChangeDeliveredToItsSubscribersMs: oneChangeDeliveredMs,
           fanOut: {
