@@ -98,7 +98,9 @@ describeOnEachDatabase('audit events', (target) => {
 
       // The answer of a change with an Idempotency-Key is stored by the last statement of its
       // transaction, after the event. A unique index on stored answers, and another caller's key
-      // already holding the answer this change will store, make that statement fail.
+      // already holding the answer this change will store (`null`: a role change's data function
+      // returns nothing), make that statement fail. Were the answer another, the change would
+      // succeed and this test fail.
       const db = server().service.orm.em.getKysely<Database>();
       const mysql = target.name === 'mariadb';
       await sql

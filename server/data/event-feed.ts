@@ -27,7 +27,14 @@ import type { AuditEvent } from '../../shared/events.ts';
 import type { Role } from '../../shared/schemas.ts';
 import { unavailable } from '../errors.ts';
 import type { Sql } from './database.ts';
-import { assertCanReadEvents, newestEventId, readEvents, revokesAccess, toAuditEvent } from './events.ts';
+import {
+  assertCanReadEvents,
+  canReadEvents,
+  newestEventId,
+  readEvents,
+  revokesAccess,
+  toAuditEvent,
+} from './events.ts';
 
 export interface FeedSettings {
   /** How often the instance looks for new events while it has subscribers. */
@@ -114,8 +121,6 @@ interface Channel {
   subscribers: Set<Subscriber>;
 }
 
-const mayRead = (role: Role | undefined) => role === 'owner' || role === 'admin';
-
 export class EventFeed {
   readonly #sql: Sql;
   readonly #settings: FeedSettings;
@@ -128,13 +133,6 @@ export class EventFeed {
     this.#sql = sql;
     this.#settings = settings;
     this.#log = log;
-  }
-
-  /** Organizations watched and subscribers, for tests and metrics. */
-  get size(): { organizations: number; subscribers: number } {
-    let subscribers = 0;
-    for (const channel of this.#channels.values()) subscribers += channel.subscribers.size;
-    return { organizations: this.#channels.size, subscribers };
   }
 
   /**
@@ -287,7 +285,7 @@ export class EventFeed {
       if (cut >= 0) {
         subscriber.push(events.slice(0, cut + 1));
         subscriber.end('revoked');
-      } else if (!mayRead(roles.get(subscriber.userId))) {
+      } else if (!canReadEvents(roles.get(subscriber.userId))) {
         subscriber.end('revoked');
       } else {
         subscriber.push(events);

@@ -10,7 +10,8 @@ import type { Sql } from './database.ts';
 import { notInOrganization } from './permissions.ts';
 import { isoTimestamp } from './timestamps.ts';
 
-const canReadEvents = (role: Role | undefined) => role === 'owner' || role === 'admin';
+/** Owners and admins read an organization's events. */
+export const canReadEvents = (role: Role | undefined) => role === 'owner' || role === 'admin';
 
 /** Non-members (and unknown or deleted organizations) get 403 as everywhere; members, why not. */
 export function assertCanReadEvents(role: Role | undefined): void {
