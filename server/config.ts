@@ -69,6 +69,13 @@ const settingsSchema = z.object({
    * transaction may take with its retries (CONTRACT 10); past it, 503 with Retry-After.
    */
   DB_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
+  /**
+   * Audit event subscriptions (CONTRACT 9): how often an instance with subscribers looks for new
+   * events (about the longest delay of a delivery), and how many events may wait for one
+   * subscriber before it is disconnected as too slow (at least one poll's worth, 500).
+   */
+  EVENTS_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(250),
+  EVENTS_SUBSCRIBER_BACKLOG: z.coerce.number().int().min(500).default(1000),
   /** How long an invitation stays open (CONTRACT 8), in hours; fractions allowed, ten years at most. */
   INVITATION_TTL_HOURS: z.coerce.number().positive().max(87_600).default(168),
   /** On SIGTERM, time from the signal to the exit: the drain, then in-flight requests finishing. */

@@ -1,7 +1,8 @@
 /**
  * The audit events of an organization (CONTRACT 9): their types and the `data` each carries.
  */
-import type { Role } from './schemas.ts';
+import { z } from 'zod';
+import { roleSchema, type Role } from './schemas.ts';
 
 /** What each event type records in `data`. */
 export interface EventData {
@@ -39,3 +40,75 @@ export const EVENT_TYPES = [
   'invitation.accepted',
   'invitation.declined',
 ] as const satisfies readonly EventType[];
+
+// ---- schemas of events as the API returns them -----------------------------------------------
+
+const role = roleSchema;
+const fieldChange = z.object({ from: z.string(), to: z.string() });
+const invitation = z.object({ invitation_id: z.string(), email: z.string(), role });
+
+/** Checks, at compile time, that a schema's input and output are both exactly `T`. */
+type Exactly<T, Schema extends z.ZodType> = [z.output<Schema>, z.input<Schema>] extends [T, T]
+  ? [T] extends [z.output<Schema>]
+    ? Schema
+    : never
+  : never;
+
+/** The schema of each type's `data`, checked against EventData, which the writers are typed by. */
+export const eventDataSchemas = {
+  'organization.created': z.object({ organization_name: z.string(), organization_description: z.string() }),
+  'organization.updated': z.object({
+    changes: z.object({ organization_name: fieldChange.optional(), organization_description: fieldChange.optional() }),
+  }),
+  'organization.deleted': z.object({ organization_name: z.string() }),
+  'member.added': z.object({ role }),
+  'member.role_changed': z.object({ from: role, to: role }),
+  'member.removed': z.object({ role }),
+  'member.left': z.object({ role }),
+  'ownership.transferred': z.object({ previous_owner_user_id: z.string(), new_owner_previous_role: role }),
+  'invitation.created': invitation,
+  'invitation.revoked': invitation,
+  'invitation.accepted': z.object({ invitation_id: z.string(), role }),
+  'invitation.declined': invitation,
+} satisfies { [Type in EventType]: z.ZodType };
+
+type DataSchemas = typeof eventDataSchemas;
+const dataSchemasMatchEventData: { [Type in EventType]: Exactly<EventData[Type], DataSchemas[Type]> } =
+  eventDataSchemas;
+void dataSchemasMatchEventData;
+
+/** An event id: a UUID (v7 for the ids the service makes); compared in lower case. */
+export const eventIdSchema = z.uuid().toLowerCase();
+export const eventTypeSchema = z.enum(EVENT_TYPES);
+
+const eventOf = <Type extends EventType>(type: Type) =>
+  z.object({
+    event_id: z.string(),
+    type: z.literal(type),
+    organization_id: z.string(),
+    actor_user_id: z.string(),
+    subject_user_id: z.string().nullable(),
+    data: eventDataSchemas[type],
+    /** ISO 8601 UTC with milliseconds. */
+    created_at: z.string(),
+  });
+
+/** One audit event (CONTRACT 9), its `data` typed by its `type`. */
+export const auditEventOutput = z.discriminatedUnion('type', [
+  eventOf('organization.created'),
+  eventOf('organization.updated'),
+  eventOf('organization.deleted'),
+  eventOf('member.added'),
+  eventOf('member.role_changed'),
+  eventOf('member.removed'),
+  eventOf('member.left'),
+  eventOf('ownership.transferred'),
+  eventOf('invitation.created'),
+  eventOf('invitation.revoked'),
+  eventOf('invitation.accepted'),
+  eventOf('invitation.declined'),
+]);
+export type AuditEvent = z.infer<typeof auditEventOutput>;
+
+const everyTypeHasASchema: [EventType] extends [AuditEvent['type']] ? true : never = true;
+void everyTypeHasASchema;

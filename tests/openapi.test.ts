@@ -109,6 +109,16 @@ describe('OpenAPI document', () => {
     expect(removed.response.status).toBe(200);
     expect((await owner.GET('/organization-user', { params: { header } })).data).toHaveLength(1);
 
+    const events = await owner.GET('/organizations/{organization_id}/events', {
+      params: { path: { organization_id: organizationId }, query: { limit: 2 } },
+    });
+    expect(events.data?.map((event) => event.type)).toEqual(['organization.created', 'member.added']);
+    expect(events.response.headers.get('link')).toMatch(/rel="next"/);
+    const apiEvents = await owner.GET('/api/organizations/{organization_id}/events', {
+      params: { path: { organization_id: organizationId }, query: { type: 'member.removed' } },
+    });
+    expect(apiEvents.data?.map((event) => event.subject_user_id)).toEqual([memberId]);
+
     // The documented error side: typed error bodies with the contract's codes.
     const conflict = await owner.DELETE('/organization-user', { params: { header }, body: { user_id: ownerId } });
     expect(conflict.response.status).toBe(409);

@@ -11,6 +11,7 @@ import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '../../server/routers/index.ts';
 import { MAX_BATCH_ITEMS, MAX_HEADER_BYTES } from '../../shared/limits.ts';
 import { toApiError } from './errors.ts';
+import { withSubscriptions } from './links.ts';
 
 export { ApiError, type ErrorCode, type ErrorIssue } from './errors.ts';
 export type { AppRouter };
@@ -99,19 +100,22 @@ export function createClient(options: ClientOptions) {
   };
   const client = createTRPCClient<AppRouter>({
     links: [
-      splitLink({
-        condition: (operation) => encodedInputLength(operation) > LONE_INPUT_LENGTH,
-        true: httpLink({ url, fetch: options.fetch, headers, methodOverride: 'POST' }),
-        // Calls made together go out together, in batches the server accepts (at most
-        // MAX_BATCH_ITEMS calls, URLs within MAX_URL_LENGTH).
-        false: httpBatchLink({
-          url,
-          fetch: options.fetch,
-          headers,
-          maxItems: MAX_BATCH_ITEMS,
-          maxURLLength: MAX_URL_LENGTH,
+      withSubscriptions(
+        { url, headers, fetch: options.fetch },
+        splitLink({
+          condition: (operation) => encodedInputLength(operation) > LONE_INPUT_LENGTH,
+          true: httpLink({ url, fetch: options.fetch, headers, methodOverride: 'POST' }),
+          // Calls made together go out together, in batches the server accepts (at most
+          // MAX_BATCH_ITEMS calls, URLs within MAX_URL_LENGTH).
+          false: httpBatchLink({
+            url,
+            fetch: options.fetch,
+            headers,
+            maxItems: MAX_BATCH_ITEMS,
+            maxURLLength: MAX_URL_LENGTH,
+          }),
         }),
-      }),
+      ),
     ],
   });
   return rejectingWithApiErrors(client);

@@ -14,7 +14,8 @@ export function assertCanReadMembers(role: Role | undefined): asserts role is Ro
   if (role === undefined) throw notInOrganization();
 }
 
-const canManageMembers = (role: Role | undefined): boolean => role === 'owner' || role === 'admin';
+/** Owners and admins manage the organization and read its audit events (CONTRACT 3.2 and 9). */
+export const isOwnerOrAdmin = (role: Role | undefined): boolean => role === 'owner' || role === 'admin';
 
 /**
  * Owner or admin, for `action` (changing the members, the organization, its invitations):
@@ -22,11 +23,15 @@ const canManageMembers = (role: Role | undefined): boolean => role === 'owner' |
  */
 export function assertOwnerOrAdmin(role: Role | undefined, action: string): asserts role is Role {
   assertCanReadMembers(role);
-  if (!canManageMembers(role)) throw forbidden(`Only an owner or admin of the organization may ${action}`);
+  if (!isOwnerOrAdmin(role)) throw forbidden(`Only an owner or admin of the organization may ${action}`);
 }
 
 export function assertCanManageMembers(role: Role | undefined): asserts role is Role {
   assertOwnerOrAdmin(role, 'change its members');
+}
+
+export function assertCanReadEvents(role: Role | undefined): asserts role is Role {
+  assertOwnerOrAdmin(role, 'read its events');
 }
 
 /** Owners only, for `action` (deleting the organization, handing its ownership over). */

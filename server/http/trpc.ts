@@ -1,6 +1,6 @@
 /**
- * tRPC over HTTP at /trpc, for the typed client: batches of at most MAX_BATCH_ITEMS calls, and
- * queries over POST too (the client sends an input too long for a URL in a body).
+ * tRPC over HTTP at /trpc, for the typed client: batches of at most MAX_BATCH_ITEMS calls, queries
+ * over POST too (the client sends an input too long for a URL in a body), and subscriptions.
  *
  * Served through tRPC's own `fastifyRequestHandler` on a GET and POST route rather than through
  * `fastifyTRPCPlugin`, which registers its route for every method: a TRACE there reached tRPC and
@@ -8,19 +8,78 @@
  */
 import { fastifyRequestHandler } from '@trpc/server/adapters/fastify';
 import type { ResponseMetaFn } from '@trpc/server/http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { MAX_BATCH_ITEMS } from '../../shared/limits.ts';
+import { EventFeed } from '../data/event-feed.ts';
+import { STREAM_MAX_DURATION_MS } from '../routers/events-stream.ts';
 import type { AppRouter } from '../routers/index.ts';
 import type { contextFactory } from '../trpc/context.ts';
+import { SSE_PING_INTERVAL_MS } from '../trpc/init.ts';
+
+type CreateContext = ReturnType<typeof contextFactory>;
+
+/** Dotted paths of the router's subscriptions ('events.watch'), from tRPC's flat procedure table. */
+const subscriptionPaths = (router: { _def: { procedures: object } }) =>
+  Object.entries(router._def.procedures as Record<string, { _def: { type: string } }>)
+    .filter(([, procedure]) => procedure._def.type === 'subscription')
+    .map(([path]) => path);
+
+/**
+ * Each subscription on a GET route of its own: a stream lives far longer than the processing limit
+ * of other requests (Fastify's handlerTimeout, which a route can raise but not switch off), so it
+ * gets the stream's longest life plus a margin (the stream ends itself first), and its socket an
+ * idle limit of its own. Its context carries the instance's event feed, made on the first
+ * subscription, and a way to drop the connection.
+ * When the service stops, open streams are dropped: their clients reconnect to another instance.
+ */
+function subscriptionRoutes(router: AppRouter, createContext: CreateContext) {
+  return async (app: FastifyInstance) => {
+    let feed: EventFeed | undefined;
+    const open = new Set<FastifyReply>();
+    app.addHook('preClose', (done) => {
+      for (const reply of open) reply.raw.destroy();
+      done();
+    });
+    for (const path of subscriptionPaths(router)) {
+      app.route({
+        method: 'GET',
+        url: `/trpc/${path}`,
+        exposeHeadRoute: false,
+        handlerTimeout: STREAM_MAX_DURATION_MS + 30_000,
+        handler: async (request, reply) => {
+          // Pings keep the socket busy, whatever idle limit other requests have (connectionTimeout);
+          // a client that reads nothing for three pings' time is cut off.
+          request.raw.setTimeout(3 * SSE_PING_INTERVAL_MS);
+          open.add(reply);
+          reply.raw.once('close', () => open.delete(reply));
+          await fastifyRequestHandler({
+            router,
+            req: request,
+            res: reply,
+            path,
+            createContext: (options) => {
+              const ctx = createContext(options);
+              feed ??= new EventFeed(
+                ctx.db.sql,
+                {
+                  pollIntervalMs: ctx.settings.EVENTS_POLL_INTERVAL_MS,
+                  backlog: ctx.settings.EVENTS_SUBSCRIBER_BACKLOG,
+                },
+                app.log,
+              );
+              return { ...ctx, eventStream: { feed, disconnect: () => reply.raw.destroy() } };
+            },
+          });
+        },
+      });
+    }
+  };
+}
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** `responseMeta`: sees each answered request's calls and results (http/metrics.ts counts them). */
-export function trpcPlugin(
-  router: AppRouter,
-  createContext: ReturnType<typeof contextFactory>,
-  responseMeta?: ResponseMetaFn<AppRouter>,
-) {
+export function trpcPlugin(router: AppRouter, createContext: CreateContext, responseMeta?: ResponseMetaFn<AppRouter>) {
   return async (app: FastifyInstance) => {
     // tRPC parses the JSON body itself, so it gets the raw text (as its Fastify plugin arranges).
     app.removeContentTypeParser('application/json');
@@ -53,5 +112,6 @@ export function trpcPlugin(
           responseMeta,
         }),
     });
+    await app.register(subscriptionRoutes(router, createContext));
   };
 }

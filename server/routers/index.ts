@@ -1,5 +1,6 @@
 /** The whole API as one tRPC router; its type is what the typed client imports. */
 import { router } from '../trpc/init.ts';
+import { eventsRouter } from './events.ts';
 import { invitationsRouter } from './invitations/index.ts';
 import { membersRouter } from './members.ts';
 import { organizationsRouter } from './organizations/index.ts';
@@ -10,6 +11,7 @@ export const appRouter = router({
   organizations: organizationsRouter,
   members: membersRouter,
   invitations: invitationsRouter,
+  events: eventsRouter,
 });
 
 export type AppRouter = typeof appRouter;

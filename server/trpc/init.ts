@@ -53,11 +53,20 @@ export function publicErrorBody(error: TRPCError): ErrorBody {
  */
 export const trpcCarrierCode = (code: ErrorCode): TRPC_ERROR_CODE_KEY => (code === 'GONE' ? 'NOT_FOUND' : code);
 
+/** How often an idle subscription stream gets a ping (http/trpc.ts bounds its socket's idle time by it). */
+export const SSE_PING_INTERVAL_MS = 20_000;
+
 const t = initTRPC
   .context<Context>()
   .meta<Meta>()
   .create({
     isDev: false,
+    // Subscriptions (server-sent events): a ping tells the client the server is still there; after
+    // two missed pings the client reconnects. Pings are most of an idle stream's cost.
+    sse: {
+      ping: { enabled: true, intervalMs: SSE_PING_INTERVAL_MS },
+      client: { reconnectAfterInactivityMs: 2 * SSE_PING_INTERVAL_MS + 5_000 },
+    },
     errorFormatter: ({ shape, error }) => {
       const { code, message, issues } = publicErrorBody(error);
       return {
@@ -76,18 +85,29 @@ export function procedureMetas(appRouter: { _def: { procedures: object } }): Arr
   return Object.entries(procedures).map(([path, procedure]) => [path, procedure._def.meta]);
 }
 
+/**
+ * The tRPC error a failure is answered with when it is one of the service's own (a DomainError)
+ * or a database outage (503); undefined for anything else. Used by every procedure (below) and by
+ * a running subscription, whose errors no longer pass through middlewares.
+ */
+export function serviceError(cause: unknown, log: Context['log']): TRPCError | undefined {
+  if (cause instanceof DomainError) {
+    return new TRPCError({ code: trpcCarrierCode(cause.code), message: cause.message, cause });
+  }
+  if (isDatabaseUnavailable(cause)) {
+    log.error({ err: cause }, 'database unavailable');
+    const error = unavailable();
+    return new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: error.message, cause: error });
+  }
+  return undefined;
+}
+
 export const publicProcedure = t.procedure.use(async ({ next, ctx }) => {
   const result = await next();
   if (result.ok) return result;
   const cause = result.error.cause;
-  if (cause instanceof DomainError) {
-    throw new TRPCError({ code: trpcCarrierCode(cause.code), message: cause.message, cause });
-  }
-  if (isDatabaseUnavailable(cause)) {
-    ctx.log.error({ err: cause }, 'database unavailable');
-    const error = unavailable();
-    throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: error.message, cause: error });
-  }
+  const mapped = serviceError(cause, ctx.log);
+  if (mapped) throw mapped;
   if (result.error.code === 'INTERNAL_SERVER_ERROR') ctx.log.error({ err: cause ?? result.error }, 'request failed');
   return result;
 });

@@ -6,7 +6,13 @@ import { organizationPathInput } from '../../shared/lifecycle.ts';
 import { organizationIdSchema, type Role } from '../../shared/schemas.ts';
 import { badRequest, forbidden } from '../errors.ts';
 import { roleInOrganization } from '../data/memberships.ts';
-import { assertCanManageMembers, assertCanReadMembers, assertOwner, assertOwnerOrAdmin } from '../data/permissions.ts';
+import {
+  assertCanManageMembers,
+  assertCanReadEvents,
+  assertCanReadMembers,
+  assertOwner,
+  assertOwnerOrAdmin,
+} from '../data/permissions.ts';
 import { idempotentRequest } from './idempotency.ts';
 import { isInputError, publicProcedure } from './init.ts';
 
@@ -108,3 +114,16 @@ export const pathOrganizationManagerProcedure = pathOrganizationRoleProcedure((r
 
 /** An owner of the path's organization. */
 export const pathOrganizationOwnerProcedure = pathOrganizationRoleProcedure((role) => assertOwner(role, 'do this'));
+
+/**
+ * Owners and admins reading the audit events of the organization named in the input (the path on
+ * REST), for queries and subscriptions alike. The role is read
+ * before the rest of the input is checked, so a caller who may not read the events is told 403,
+ * not what is wrong with the query (the order of checks of the other endpoints).
+ */
+export const organizationEventReaderProcedure = authenticatedProcedure.use(async ({ ctx, getRawInput, next }) => {
+  const raw = (await getRawInput()) as { organization_id?: unknown } | undefined;
+  const named = organizationIdSchema.toLowerCase().safeParse(raw?.organization_id);
+  if (named.success) assertCanReadEvents(await roleInOrganization(ctx.db, named.data, ctx.caller.userId));
+  return next();
+});

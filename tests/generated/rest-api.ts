@@ -196,6 +196,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/organizations/{organization_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's audit events, oldest first (owner or admin) */
+        get: operations["events-list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/users": {
         parameters: {
             query?: never;
@@ -349,6 +366,23 @@ export interface paths {
         put?: never;
         /** Decline an invitation to the caller (the invitee) */
         post: operations["invitations-decline-api"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/organizations/{organization_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's audit events, oldest first (owner or admin) */
+        get: operations["events-list-api"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3020,6 +3054,276 @@ export interface operations {
             };
         };
     };
+    "events-list": {
+        parameters: {
+            query?: {
+                after?: string;
+                limit?: number;
+                type?: "organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined";
+            };
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description When the page is full: `<path?after=<last event_id>&limit=N>; rel="next"` */
+                    link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        event_id: string;
+                        /** @constant */
+                        type: "organization.created";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            organization_name: string;
+                            organization_description: string;
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "organization.updated";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            changes: {
+                                organization_name?: {
+                                    from: string;
+                                    to: string;
+                                };
+                                organization_description?: {
+                                    from: string;
+                                    to: string;
+                                };
+                            };
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "organization.deleted";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            organization_name: string;
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "member.added";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "member.role_changed";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            /** @enum {string} */
+                            from: "owner" | "admin" | "member";
+                            /** @enum {string} */
+                            to: "owner" | "admin" | "member";
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "member.removed";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "member.left";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "ownership.transferred";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            previous_owner_user_id: string;
+                            /** @enum {string} */
+                            new_owner_previous_role: "owner" | "admin" | "member";
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "invitation.created";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            invitation_id: string;
+                            email: string;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "invitation.revoked";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            invitation_id: string;
+                            email: string;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "invitation.accepted";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            invitation_id: string;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "invitation.declined";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            invitation_id: string;
+                            email: string;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                        };
+                        created_at: string;
+                    })[];
+                };
+            };
+            /** @description Invalid body, query, header, path parameter or URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bearer token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Caller lacks the role this needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     "users-me-api": {
         parameters: {
             query?: never;
@@ -4922,6 +5226,276 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "events-list-api": {
+        parameters: {
+            query?: {
+                after?: string;
+                limit?: number;
+                type?: "organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined";
+            };
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description When the page is full: `<path?after=<last event_id>&limit=N>; rel="next"` */
+                    link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        event_id: string;
+                        /** @constant */
+                        type: "organization.created";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            organization_name: string;
+                            organization_description: string;
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "organization.updated";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            changes: {
+                                organization_name?: {
+                                    from: string;
+                                    to: string;
+                                };
+                                organization_description?: {
+                                    from: string;
+                                    to: string;
+                                };
+                            };
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "organization.deleted";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            organization_name: string;
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "member.added";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "member.role_changed";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            /** @enum {string} */
+                            from: "owner" | "admin" | "member";
+                            /** @enum {string} */
+                            to: "owner" | "admin" | "member";
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "member.removed";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "member.left";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "ownership.transferred";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            previous_owner_user_id: string;
+                            /** @enum {string} */
+                            new_owner_previous_role: "owner" | "admin" | "member";
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "invitation.created";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            invitation_id: string;
+                            email: string;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "invitation.revoked";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            invitation_id: string;
+                            email: string;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "invitation.accepted";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            invitation_id: string;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "invitation.declined";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            invitation_id: string;
+                            email: string;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                        };
+                        created_at: string;
+                    })[];
+                };
+            };
+            /** @description Invalid body, query, header, path parameter or URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bearer token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Caller lacks the role this needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };

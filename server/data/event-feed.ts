@@ -1,0 +1,299 @@
+/**
+ * Live delivery of audit events to subscribers (CONTRACT 9), on every instance of the service.
+ *
+ * Mechanism: the instance polls the events table. Every `pollIntervalMs` ONE query fetches the new
+ * events of every organization that has subscribers on this instance (each organization after its
+ * own last seen `event_id`; up to CHANNELS_PER_QUERY organizations per statement, as index range
+ * scans on (organization_id, event_id)), and hands them to that organization's subscribers. The
+ * cost is per instance, not per subscriber: idle, it is a few empty index probes a second (figures
+ * in the README). Polling needs nothing beside the database, sees every committed event whichever
+ * instance wrote it (and no uncommitted one, so the feed cannot disagree with the table), and loses
+ * nothing when an instance dies between a commit and a notification. A broker would cut the delay
+ * below the interval, but needs a notification sent after each commit (the changes' transactions
+ * may run several times, so it could not be sent from inside them) and a catch-up from the table
+ * anyway for a subscriber that reconnects.
+ *
+ * Why events of one organization can be read by a cursor: their ids are made under the
+ * organization's lock from the newest one (organization-changes.ts), so an event committed later
+ * has a larger id, and nothing commits behind a cursor.
+ *
+ * Bounds: each subscriber has a queue of events handed to it and not yet taken by its stream
+ * (which takes them as fast as the client reads). A subscriber whose queue would pass `backlog`
+ * events cannot keep up: its queue is dropped and it is disconnected; its client reconnects with
+ * the last event id it saw and catches up from the table.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { AuditEvent } from '../../shared/events.ts';
+import type { Role } from '../../shared/schemas.ts';
+import { unavailable } from '../errors.ts';
+import type { Sql } from './database.ts';
+import { newestEventId, readEvents, revokesAccess, toAuditEvent } from './events.ts';
+import { assertCanReadEvents, isOwnerOrAdmin } from './permissions.ts';
+
+export interface FeedSettings {
+  /** How often the instance looks for new events while it has subscribers. */
+  pollIntervalMs: number;
+  /** Events at most waiting for one subscriber before it is disconnected. */
+  backlog: number;
+}
+
+/** Organizations per polling statement: 2 parameters each, far below any driver's limit. */
+const CHANNELS_PER_QUERY = 500;
+/** Events per polling statement; more wait for the next poll. */
+const EVENTS_PER_POLL = 500;
+/** Events per page when a subscriber catches up from the table. */
+const CATCH_UP_PAGE = 500;
+
+/** Why a subscription ends: its caller lost access, fell behind, or the instance ended it. */
+type Ending = 'revoked' | 'lagging' | 'expired';
+
+class Subscriber {
+  readonly userId: string;
+  /** The organization's newest event id this instance had seen when the subscriber joined. */
+  readonly start: string | null;
+  readonly #backlog: number;
+  readonly #onLag: () => void;
+  #queue: AuditEvent[] = [];
+  #ending: Ending | undefined;
+  #wake: (() => void) | undefined;
+
+  constructor(userId: string, start: string | null, backlog: number, onLag: () => void) {
+    this.userId = userId;
+    this.start = start;
+    this.#backlog = backlog;
+    this.#onLag = onLag;
+  }
+
+  push(events: AuditEvent[]): void {
+    if (this.#ending || events.length === 0) return;
+    if (this.#queue.length + events.length > this.#backlog) {
+      this.#queue = [];
+      this.end('lagging');
+      this.#onLag();
+      return;
+    }
+    this.#queue.push(...events);
+    this.#wake?.();
+  }
+
+  end(ending: Ending): void {
+    this.#ending ??= ending;
+    this.#wake?.();
+  }
+
+  /** The events handed to this subscriber, as it takes them; ends when the subscription does. */
+  async *take(signal: AbortSignal): AsyncGenerator<AuditEvent> {
+    const onAbort = () => this.#wake?.();
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      for (;;) {
+        const event = this.#queue.shift();
+        if (event) {
+          yield event;
+          continue;
+        }
+        if (signal.aborted || this.#ending === 'revoked') return;
+        if (this.#ending === 'lagging') throw unavailable('The subscriber fell behind: reconnect to resume');
+        if (this.#ending === 'expired')
+          throw unavailable('The subscription reached its longest life: reconnect to resume');
+        await new Promise<void>((resolve) => (this.#wake = resolve));
+        this.#wake = undefined;
+      }
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+}
+
+/** One organization watched by this instance, and the newest of its events the instance has seen. */
+interface Channel {
+  organizationId: string;
+  cursor: string | null;
+  /** Settles once `cursor` holds the newest event id at the channel's start. */
+  ready: Promise<void>;
+  isReady: boolean;
+  subscribers: Set<Subscriber>;
+}
+
+export class EventFeed {
+  readonly #sql: Sql;
+  readonly #settings: FeedSettings;
+  readonly #log: FastifyBaseLogger;
+  readonly #channels = new Map<string, Channel>();
+  #timer: NodeJS.Timeout | undefined;
+  #failing = false;
+
+  constructor(sql: Sql, settings: FeedSettings, log: FastifyBaseLogger) {
+    this.#sql = sql;
+    this.#settings = settings;
+    this.#log = log;
+  }
+
+  /**
+   * The organization's events for one subscriber, as they commit: after `lastEventId` when given
+   * (read from the table first), else from now on. The caller's role is checked after joining, so
+   * a change that takes it away afterwards reaches the subscriber as an event, which ends the
+   * subscription (the event itself is the last one delivered). `onLag` must disconnect the client.
+   */
+  async *watch(options: {
+    organizationId: string;
+    userId: string;
+    lastEventId: string | null;
+    signal: AbortSignal;
+    maxDurationMs: number;
+    onLag: () => void;
+  }): AsyncGenerator<AuditEvent> {
+    const { organizationId, userId, signal } = options;
+    const subscriber = await this.#join(organizationId, userId, options.onLag);
+    const expiry = setTimeout(() => subscriber.end('expired'), options.maxDurationMs);
+    try {
+      assertCanReadEvents(await this.#roles(organizationId, [userId]).then((roles) => roles.get(userId)));
+      let delivered = options.lastEventId ?? subscriber.start;
+      if (options.lastEventId !== null) {
+        // Catch up from the table; whatever commits meanwhile is in the queue too (skipped below).
+        for (;;) {
+          const page = await readEvents(this.#sql, organizationId, { after: delivered, limit: CATCH_UP_PAGE });
+          for (const event of page) {
+            yield event;
+            delivered = event.event_id;
+            if (revokesAccess(event, userId)) return;
+          }
+          if (page.length < CATCH_UP_PAGE) break;
+        }
+      }
+      for await (const event of subscriber.take(signal)) {
+        if (delivered !== null && event.event_id <= delivered) continue;
+        yield event;
+        delivered = event.event_id;
+      }
+    } finally {
+      clearTimeout(expiry);
+      this.#leave(organizationId, subscriber);
+    }
+  }
+
+  async #join(organizationId: string, userId: string, onLag: () => void): Promise<Subscriber> {
+    let channel = this.#channels.get(organizationId);
+    if (!channel) {
+      const created: Channel = {
+        organizationId,
+        cursor: null,
+        isReady: false,
+        ready: Promise.resolve(),
+        subscribers: new Set(),
+      };
+      created.ready = newestEventId(this.#sql, organizationId).then((newest) => {
+        created.cursor = newest;
+        created.isReady = true;
+      });
+      this.#channels.set(organizationId, created);
+      channel = created;
+    }
+    try {
+      await channel.ready;
+    } catch (error) {
+      if (this.#channels.get(organizationId) === channel && channel.subscribers.size === 0) {
+        this.#channels.delete(organizationId);
+      }
+      throw error;
+    }
+    const subscriber = new Subscriber(userId, channel.cursor, this.#settings.backlog, onLag);
+    channel.subscribers.add(subscriber);
+    this.#schedule();
+    return subscriber;
+  }
+
+  #leave(organizationId: string, subscriber: Subscriber): void {
+    const channel = this.#channels.get(organizationId);
+    if (!channel?.subscribers.delete(subscriber) || channel.subscribers.size > 0) return;
+    this.#channels.delete(organizationId);
+    if (this.#channels.size === 0) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+  }
+
+  #schedule(): void {
+    if (this.#timer || this.#channels.size === 0) return;
+    this.#timer = setTimeout(() => {
+      void this.#poll().finally(() => {
+        this.#timer = undefined;
+        this.#schedule();
+      });
+    }, this.#settings.pollIntervalMs);
+  }
+
+  async #poll(): Promise<void> {
+    const channels = [...this.#channels.values()].filter((channel) => channel.isReady);
+    try {
+      for (let first = 0; first < channels.length; first += CHANNELS_PER_QUERY) {
+        await this.#pollChannels(channels.slice(first, first + CHANNELS_PER_QUERY));
+      }
+      if (this.#failing) this.#log.info('event feed: polling works again');
+      this.#failing = false;
+    } catch (error) {
+      // Subscribers wait; the next poll tries again. Logged once per failing stretch.
+      if (!this.#failing) this.#log.warn({ err: error }, 'event feed: polling failed');
+      this.#failing = true;
+    }
+  }
+
+  async #pollChannels(channels: Channel[]): Promise<void> {
+    const rows = await this.#sql
+      .selectFrom('organization_events')
+      .selectAll()
+      .where((eb) =>
+        eb.or(
+          channels.map(({ organizationId, cursor }) =>
+            cursor === null
+              ? eb('organization_id', '=', organizationId)
+              : eb.and([eb('organization_id', '=', organizationId), eb('event_id', '>', cursor)]),
+          ),
+        ),
+      )
+      .orderBy('organization_id')
+      .orderBy('event_id')
+      .limit(EVENTS_PER_POLL)
+      .execute();
+    const byOrganization = Map.groupBy(rows.map(toAuditEvent), (event) => event.organization_id);
+    for (const [organizationId, events] of byOrganization) {
+      const channel = this.#channels.get(organizationId);
+      if (!channel) continue;
+      channel.cursor = events.at(-1)!.event_id;
+      await this.#deliver(channel, events);
+    }
+  }
+
+  /**
+   * Hands new events to an organization's subscribers, re-checking their roles (one query for all
+   * of them): a subscriber gets the events up to the one that takes its access away, then ends.
+   */
+  async #deliver(channel: Channel, events: AuditEvent[]): Promise<void> {
+    const subscribers = [...channel.subscribers];
+    const roles = await this.#roles(channel.organizationId, [...new Set(subscribers.map((s) => s.userId))]);
+    for (const subscriber of subscribers) {
+      const cut = events.findIndex(
+        (event) =>
+          (subscriber.start === null || event.event_id > subscriber.start) && revokesAccess(event, subscriber.userId),
+      );
+      if (cut >= 0) {
+        subscriber.push(events.slice(0, cut + 1));
+        subscriber.end('revoked');
+      } else if (!isOwnerOrAdmin(roles.get(subscriber.userId))) {
+        subscriber.end('revoked');
+      } else {
+        subscriber.push(events);
+      }
+    }
+  }
+
+  async #roles(organizationId: string, userIds: string[]): Promise<Map<string, Role>> {
+    const rows = await this.#sql
+      .selectFrom('organization_users')
+      .select(['user_id', 'role'])
+      .where('organization_id', '=', organizationId)
+      .where('user_id', 'in', userIds)
+      .execute();
+    return new Map(rows.map((row) => [row.user_id, row.role]));
+  }
+}

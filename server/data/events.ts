@@ -1,0 +1,70 @@
+/**
+ * Reading the audit trail (CONTRACT 9): an organization's events, oldest first by `event_id`, for
+ * its owners and admins. Events are written by the changes themselves (organization-changes.ts);
+ * event-feed.ts delivers new ones to subscribers.
+ */
+import type { AuditEvent, EventType } from '../../shared/events.ts';
+import type { Sql } from './database.ts';
+import { isOwnerOrAdmin } from './permissions.ts';
+import { isoTimestamp } from './timestamps.ts';
+
+/**
+ * Whether `event` takes the right to read the organization's events away from `userId`: the
+ * organization is deleted, or the user is removed, leaves, or is made a plain member.
+ */
+export function revokesAccess(event: AuditEvent, userId: string): boolean {
+  if (event.type === 'organization.deleted') return true;
+  if (event.subject_user_id !== userId) return false;
+  if (event.type === 'member.removed' || event.type === 'member.left') return true;
+  return event.type === 'member.role_changed' && !isOwnerOrAdmin(event.data.to);
+}
+
+export interface EventQuery {
+  /** Only events after this event id. */
+  after?: string | null;
+  limit: number;
+  type?: EventType;
+}
+
+type EventRow = {
+  event_id: string;
+  organization_id: string;
+  type: string;
+  actor_user_id: string;
+  subject_user_id: string | null;
+  data: string;
+  created_at: string | number | Date;
+};
+
+/** A stored row as the API shows it; the row was written from the typed EventData of its type. */
+export const toAuditEvent = (row: EventRow): AuditEvent =>
+  ({
+    event_id: row.event_id,
+    type: row.type,
+    organization_id: row.organization_id,
+    actor_user_id: row.actor_user_id,
+    subject_user_id: row.subject_user_id,
+    data: JSON.parse(row.data) as unknown,
+    created_at: isoTimestamp(row.created_at),
+  }) as AuditEvent;
+
+/** The organization's events after `query.after`, oldest first, at most `query.limit`. */
+export async function readEvents(sql: Sql, organizationId: string, query: EventQuery): Promise<AuditEvent[]> {
+  let select = sql.selectFrom('organization_events').selectAll().where('organization_id', '=', organizationId);
+  if (query.after) select = select.where('event_id', '>', query.after);
+  if (query.type) select = select.where('type', '=', query.type);
+  const rows = await select.orderBy('event_id').limit(query.limit).execute();
+  return rows.map(toAuditEvent);
+}
+
+/** The id of the organization's newest event, if it has any. */
+export async function newestEventId(sql: Sql, organizationId: string): Promise<string | null> {
+  const row = await sql
+    .selectFrom('organization_events')
+    .select('event_id')
+    .where('organization_id', '=', organizationId)
+    .orderBy('event_id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.event_id ?? null;
+}
