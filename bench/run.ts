@@ -7,22 +7,21 @@
  * per request of each server, then the start to first answer, then PASS/FAIL against the targets,
  * then all of it as JSON.
  *
- * Settings: TEST_MARIADB_URL (account that may create orgs_test_* databases), BENCH_DURATION
+ * Settings: TEST_MARIADB_URL (see bench/database.ts), BENCH_DURATION
  * (seconds per timed scenario, default 10), BENCH_WARMUP (seconds of unmeasured load before each
  * timed one, default 3, so that both servers are measured with their code optimised by V8; the
  * fixed-amount scenarios warm up with a tenth of their amount), BENCH_SCENARIOS (letters of the
  * scenarios to run, default all).
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import autocannon from 'autocannon';
 import mysql from 'mysql2/promise';
 import { projectRoot, spawnService, type ServiceProcess } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
+import { addPendingSchema, createDatabase } from './database.ts';
 
-const ADMIN_URL = process.env.TEST_MARIADB_URL ?? 'mariadb://orgs_test:orgs_test@127.0.0.1:3306';
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 /** The scenarios to run, by letter: `BENCH_SCENARIOS=ab` runs (a) and (b). */
@@ -438,24 +437,6 @@ async function startToFirstAnswer(script: string, env: Record<string, string>, t
   return Math.round(runs.sort((a, b) => a - b)[1]!);
 }
 
-/**
- * Columns and the table the lead's next migration adds, which the baseline already writes: created
- * here (if they do not exist yet) until that migration is in this branch.
- */
-async function addPendingSchema(connection: mysql.Connection): Promise<void> {
-  await connection.query(
-    `alter table organizations add column if not exists updated_at datetime(3) null,
-       add column if not exists version int not null default 0`,
-  );
-  await connection.query(
-    `create table if not exists organization_events (event_id varchar(36) not null primary key,
-       organization_id varchar(36) not null, type varchar(32) not null, actor_user_id varchar(128) not null,
-       subject_user_id varchar(128) null, data json not null, created_at datetime(3) not null,
-       index organization_events_organization_idx (organization_id, event_id))
-     default character set utf8mb4 engine = InnoDB`,
-  );
-}
-
 interface Row {
   scenario: string;
   connections: number;
@@ -504,15 +485,10 @@ function checks(rows: Row[], startup: Record<string, number>): Check[] {
 }
 
 async function main(): Promise<void> {
-  const databaseName = `orgs_test_bench_${randomBytes(4).toString('hex')}`;
-  const adminUri = ADMIN_URL.replace(/^mariadb:/, 'mysql:');
-  const admin = await mysql.createConnection({ uri: adminUri });
-  await admin.query(`CREATE DATABASE \`${databaseName}\``);
-  const databaseUrl = `${ADMIN_URL.replace(/\/$/, '')}/${databaseName}`;
-  const database = await mysql.createConnection({ uri: `${adminUri.replace(/\/$/, '')}/${databaseName}` });
+  const database = await createDatabase('bench');
   // Rate limiting is off: the load comes from one caller per scenario, far past any sane limit.
   const env = {
-    DATABASE_URL: databaseUrl,
+    DATABASE_URL: database.url,
     JWT_SECRET: TEST_SECRET,
     NODE_ENV: 'production',
     LOG_LEVEL: 'info',
@@ -522,7 +498,7 @@ async function main(): Promise<void> {
   try {
     const service = await spawnService(env);
     servers.push(service);
-    await addPendingSchema(database);
+    await addPendingSchema(database.connection);
     const seedStart = performance.now();
     const organizations = await seed(service.baseUrl);
     console.error(
@@ -531,7 +507,7 @@ async function main(): Promise<void> {
     const baseline = await spawnService({ ...env, SCRIPT: 'bench/baseline.ts' });
     servers.push(baseline);
     const setting = {
-      database,
+      database: database.connection,
       organizations,
       owners: {
         small: await tokenFor(userId(SMALL.owner), { expiresIn: '2h' }),
@@ -649,9 +625,7 @@ async function main(): Promise<void> {
       server.child.kill('SIGTERM');
       await server.exited;
     }
-    await database.end();
-    await admin.query(`DROP DATABASE IF EXISTS \`${databaseName}\``);
-    await admin.end();
+    await database.drop();
   }
 }
 
