@@ -417,12 +417,16 @@ async function startToFirstAnswer(script: string, env: Record<string, string>, t
     const child = spawn(process.execPath, [script], {
       cwd: projectRoot,
       env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port) },
-      stdio: 'ignore',
+      stdio: ['ignore', 'ignore', 'pipe'],
     });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise((resolve) => child.once('exit', resolve));
     try {
       for (;;) {
-        if (performance.now() - started > 20_000) throw new Error(`${script} gave no answer within 20 s`);
+        if (child.exitCode !== null || performance.now() - started > 60_000) {
+          throw new Error(`${script} gave no answer (exit code ${child.exitCode}):\n${stderr}`);
+        }
         const status = await fetch(`http://127.0.0.1:${port}/api/users`, {
           headers: { authorization: `Bearer ${token}` },
         }).then(
