@@ -49,7 +49,15 @@ export function createOrmConfig(databaseUrl: string, options: Partial<Options> =
       ...common,
       driver: LibSqlDriver,
       dbName: embeddedPath(databaseUrl),
-      migrations: { migrationsList: sqliteMigrations, silent: true, snapshot: false, ...common.migrations },
+      // Each migration in a transaction of its own, not all in one: a migration that rebuilds a table
+      // turns foreign keys off first, which SQLite only allows outside a transaction.
+      migrations: {
+        migrationsList: sqliteMigrations,
+        silent: true,
+        snapshot: false,
+        allOrNothing: false,
+        ...common.migrations,
+      },
     } as Options;
   }
   throw new Error(

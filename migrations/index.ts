@@ -5,7 +5,15 @@
  */
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122212048_initial as MysqlInitial } from './mysql/Migration20261122212048_initial.ts';
+import { Migration20261123170000_lifecycle_events_idempotency as MysqlLifecycle } from './mysql/Migration20261123170000_lifecycle_events_idempotency.ts';
 import { Migration20261122212048_initial as SqliteInitial } from './sqlite/Migration20261122212048_initial.ts';
+import { Migration20261123170000_lifecycle_events_idempotency as SqliteLifecycle } from './sqlite/Migration20261123170000_lifecycle_events_idempotency.ts';
 
-export const mysqlMigrations: MigrationObject[] = [{ name: 'Migration20261122212048_initial', class: MysqlInitial }];
-export const sqliteMigrations: MigrationObject[] = [{ name: 'Migration20261122212048_initial', class: SqliteInitial }];
+export const mysqlMigrations: MigrationObject[] = [
+  { name: 'Migration20261122212048_initial', class: MysqlInitial },
+  { name: 'Migration20261123170000_lifecycle_events_idempotency', class: MysqlLifecycle },
+];
+export const sqliteMigrations: MigrationObject[] = [
+  { name: 'Migration20261122212048_initial', class: SqliteInitial },
+  { name: 'Migration20261123170000_lifecycle_events_idempotency', class: SqliteLifecycle },
+];

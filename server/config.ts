@@ -45,6 +45,13 @@ const settingsSchema = z.object({
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(15_000),
   /** Open connections at most; more are refused until some close. */
   MAX_CONNECTIONS: z.coerce.number().int().min(1).default(10_000),
+  /** Connections in the database pool (CONTRACT 10). */
+  DB_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
+  /**
+   * The longest a request waits for a database connection or statement, and the time one
+   * transaction may take with its retries (CONTRACT 10); past it, 503 with Retry-After.
+   */
+  DB_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
   /** On SIGTERM, time given to in-flight requests before the process exits anyway. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -68,3 +75,11 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
 }
 
 export const isProduction = (settings: Settings) => settings.NODE_ENV === 'production';
+
+/**
+ * The longest the service works on one request before answering 503 (Fastify's handlerTimeout):
+ * longer than a connection wait plus a lock wait plus the rest of a transaction, so the database's
+ * own bounds end a request first, and shorter than the socket timeout, so a request is answered
+ * before its connection is closed.
+ */
+export const processingLimitMs = (settings: Settings) => 2 * settings.DB_TIMEOUT_MS + 1000;

@@ -1,6 +1,7 @@
 /**
  * The one error type the service raises on purpose. Every layer throws it; `trpc/init.ts` turns it
- * into the tRPC error of the same code, so tRPC and REST answer with the same status and body.
+ * into the tRPC error of the same code, so tRPC and REST answer with the same status and body
+ * (shared/errors.ts maps each code to its status).
  */
 import type { ErrorCode, ErrorIssue } from '../shared/errors.ts';
 
@@ -20,4 +21,8 @@ export const unauthorized = (message = 'Missing or invalid bearer token') => new
 export const forbidden = (message: string) => new DomainError('FORBIDDEN', message);
 export const notFound = (message: string) => new DomainError('NOT_FOUND', message);
 export const conflict = (message: string) => new DomainError('CONFLICT', message);
+export const gone = (message: string) => new DomainError('GONE', message);
 export const badRequest = (message: string, issues?: ErrorIssue[]) => new DomainError('BAD_REQUEST', message, issues);
+/** The database cannot serve the request now; the HTTP layer adds Retry-After to every 503. */
+export const unavailable = (message = 'The database is unavailable, try again later') =>
+  new DomainError('SERVICE_UNAVAILABLE', message);

@@ -1,20 +1,26 @@
 /**
- * Machine-readable error codes of the error body `{code, message, issues?}` (CONTRACT 5). They are
- * tRPC's own code names, so the REST body and a tRPC client's error carry the same word.
+ * Machine-readable error codes of the error body `{code, message, issues?}` (CONTRACT 5) and the
+ * HTTP status of each: the one map REST and tRPC answers both follow. The codes are tRPC's own
+ * names where tRPC has one, so a tRPC client's `error.data.code` and the REST body carry the same
+ * word; GONE (410) is the service's own, for invitations that are no longer pending.
  */
-export const ERROR_CODES = [
-  'BAD_REQUEST',
-  'UNAUTHORIZED',
-  'FORBIDDEN',
-  'NOT_FOUND',
-  'CONFLICT',
-  'PAYLOAD_TOO_LARGE',
-  'UNSUPPORTED_MEDIA_TYPE',
-  'TOO_MANY_REQUESTS',
-  'INTERNAL_SERVER_ERROR',
-  'SERVICE_UNAVAILABLE',
-] as const;
-export type ErrorCode = (typeof ERROR_CODES)[number];
+export const ERROR_STATUS = {
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  GONE: 410,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  UNPROCESSABLE_CONTENT: 422,
+  TOO_MANY_REQUESTS: 429,
+  INTERNAL_SERVER_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
 /** One failed field of a request body or header. */
 export interface ErrorIssue {

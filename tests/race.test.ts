@@ -45,6 +45,33 @@ describeOnEachDatabase('races', (target) => {
     }
   });
 
+  it('an admin re-roling a member while an owner promotes them to owner never changes an owner', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const owner = await registerUser(server(), 'owner');
+      const admin = await registerUser(server(), 'admin');
+      const target = await registerUser(server(), 'target');
+      const organizationId = await createOrganization(server(), owner);
+      await addMember(server(), owner, organizationId, admin, 'admin');
+      await addMember(server(), owner, organizationId, target, 'member');
+      const change = (actor: typeof owner, role: string) =>
+        server().call('PUT', '/organization-user', {
+          token: actor.token,
+          organizationId,
+          body: { user_id: target.id, role },
+        });
+      const [promotion, demotion] = await Promise.all([change(owner, 'owner'), change(admin, 'admin')]);
+      expect(promotion.status).toBe(200);
+      const read = await server().call('GET', `/organization-user/${target.id}`, {
+        token: owner.token,
+        organizationId,
+      });
+      // Either the admin's change came first (200, then the promotion) or the promotion did (403: an
+      // admin may not touch an owner). Never the admin's change applied over the new owner.
+      expect([200, 403]).toContain(demotion.status);
+      expect(read.body.role).toBe('owner');
+    }
+  });
+
   it('adding one user from several requests at once makes one membership', async () => {
     const owner = await registerUser(server());
     const newcomer = await registerUser(server());

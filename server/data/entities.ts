@@ -1,12 +1,12 @@
 /**
- * The three tables, defined with MikroORM's `defineEntity` (no decorators, so Node runs this file
- * as it is). Column names are snake_case through MikroORM's default naming strategy. Timestamps are
- * `datetime(3)`: milliseconds are part of the contract's ISO format.
+ * The tables, defined with MikroORM's `defineEntity` (no decorators, so Node runs this file as it
+ * is). They are the one description of the schema: the migrations are checked against them
+ * (tests/migrations.test.ts) and the typed queries of the data layer are typed from them
+ * (`Database` in database.ts). Column names are snake_case through MikroORM's default naming
+ * strategy. Timestamps are `datetime(3)`: milliseconds are part of the contract's ISO format.
  */
-import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { ROLES } from '../../shared/schemas.ts';
-
-const now = () => new Date();
+import { defineEntity, p } from '@mikro-orm/core';
+import { INVITATION_STATUSES, ROLES } from '../../shared/schemas.ts';
 
 export const User = defineEntity({
   name: 'User',
@@ -16,11 +16,10 @@ export const User = defineEntity({
     firstName: p.string().length(100),
     lastName: p.string().length(100),
     email: p.string().length(254).unique('users_email_unique'),
-    createdAt: p.datetime(3).onCreate(now),
-    updatedAt: p.datetime(3).onCreate(now).onUpdate(now),
+    createdAt: p.datetime(3),
+    updatedAt: p.datetime(3),
   },
 });
-export type IUser = InferEntity<typeof User>;
 
 export const Organization = defineEntity({
   name: 'Organization',
@@ -30,7 +29,15 @@ export const Organization = defineEntity({
     name: p.string().length(100),
     description: p.string().length(1000),
     createdBy: () => p.manyToOne(User).fieldName('created_by'),
-    createdAt: p.datetime(3).onCreate(now),
+    createdAt: p.datetime(3),
+    updatedAt: p.datetime(3),
+    /**
+     * Bumped by every transaction that changes the organization, its members or its invitations,
+     * as its first statement: the row lock that serialises those changes on one server, and the
+     * write that makes two of them conflict at certification on a multi-primary cluster (Galera
+     * certifies the rows a transaction writes, not the ones it locks for reading).
+     */
+    version: p.integer().default(0),
   },
 });
 
@@ -41,8 +48,8 @@ export const Membership = defineEntity({
     organization: () => p.manyToOne(Organization).primary().deleteRule('cascade'),
     user: () => p.manyToOne(User).primary().deleteRule('cascade'),
     role: p.enum(ROLES).length(16),
-    createdAt: p.datetime(3).onCreate(now),
-    updatedAt: p.datetime(3).onCreate(now).onUpdate(now),
+    createdAt: p.datetime(3),
+    updatedAt: p.datetime(3),
   },
   indexes: [
     // The member list is ordered by (created_at, user_id) within an organization and pages by it.
@@ -50,4 +57,64 @@ export const Membership = defineEntity({
   ],
 });
 
-export const entities = [User, Organization, Membership];
+export const Invitation = defineEntity({
+  name: 'Invitation',
+  tableName: 'invitations',
+  properties: {
+    id: p.string().length(36).primary(),
+    organization: () => p.manyToOne(Organization).deleteRule('cascade'),
+    email: p.string().length(254),
+    role: p.enum(ROLES).length(16),
+    status: p.enum(INVITATION_STATUSES).length(16),
+    invitedBy: () => p.manyToOne(User).fieldName('invited_by'),
+    createdAt: p.datetime(3),
+    expiresAt: p.datetime(3),
+    updatedAt: p.datetime(3),
+  },
+  indexes: [
+    // An organization's pending invitations, oldest first; an invitee's pending invitations.
+    { name: 'invitations_organization_status_idx', properties: ['organization', 'status', 'createdAt'] },
+    { name: 'invitations_email_status_idx', properties: ['email', 'status'] },
+  ],
+});
+
+/**
+ * The audit trail (CONTRACT 9). No foreign key to the organization: the events of a deleted
+ * organization stay. `event_id` is a UUID v7 that sorts in commit order within an organization.
+ */
+export const OrganizationEvent = defineEntity({
+  name: 'OrganizationEvent',
+  tableName: 'organization_events',
+  properties: {
+    eventId: p.string().length(36).primary(),
+    organizationId: p.string().length(36),
+    type: p.string().length(32),
+    actorUserId: p.string().length(128),
+    subjectUserId: p.string().length(128).nullable(),
+    /** The event's `data` object as JSON text. */
+    data: p.text(),
+    createdAt: p.datetime(3),
+  },
+  indexes: [{ name: 'organization_events_organization_idx', properties: ['organizationId', 'eventId'] }],
+});
+
+/**
+ * Idempotency keys (CONTRACT 10): claimed before a change runs, completed with the stored answer in
+ * the change's own transaction. Scoped per caller (the token's subject, who may have no user record).
+ */
+export const IdempotencyKey = defineEntity({
+  name: 'IdempotencyKey',
+  tableName: 'idempotency_keys',
+  properties: {
+    callerId: p.string().length(128).primary(),
+    idempotencyKey: p.string().length(255).primary(),
+    /** SHA-256 (hex) of the method, path, organization and body the key was first used with. */
+    fingerprint: p.string().length(64),
+    /** The stored answer as JSON; null while the first request runs. */
+    responseBody: p.text().nullable(),
+    createdAt: p.datetime(3),
+  },
+  indexes: [{ name: 'idempotency_keys_created_idx', properties: ['createdAt'] }],
+});
+
+export const entities = [User, Organization, Membership, Invitation, OrganizationEvent, IdempotencyKey];

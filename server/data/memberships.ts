@@ -1,12 +1,8 @@
 /**
- * Memberships of users in organizations (interface 4.3, CONTRACT 3.2 and 4). Every change runs in
- * one transaction that first locks the organization's row, so concurrent changes to one
- * organization are serialised and the last-owner rule holds under races. The lock must be the
- * transaction's first statement: on MariaDB's REPEATABLE READ a plain read before it would fix the
- * snapshot early and let a stale owner count through.
+ * Memberships of users in organizations (interface 4.3, CONTRACT 3.2 and 4). Every change takes
+ * the organization first (organization-changes.ts), reads the roles it depends on under that lock,
+ * and records its event in the same transaction.
  */
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { z } from 'zod';
 import type {
   addMemberInput,
@@ -18,195 +14,202 @@ import type {
   Role,
 } from '../../shared/schemas.ts';
 import { conflict, notFound } from '../errors.ts';
-import { assertCanChange, assertCanManageMembers, assertKeepsAnOwner, notInOrganization } from './permissions.ts';
-import { pagedQuery, toPage, type Page, type PageRequest } from './pages.ts';
-import { forUpdate, runStatement, selectRow, selectRows, storedDate } from './sql.ts';
-import { isoTimestamp, listTimestamp, type StoredTimestamp } from './timestamps.ts';
-
-/** The caller acting on an organization named by the `organization_id` header. */
-export interface OrganizationActor {
-  userId: string;
-  organizationId: string;
-}
+import { appendEvent, changeOrganization, type OrganizationActor } from './organization-changes.ts';
+import { paged, toPage, type Page, type PageRequest } from './pages.ts';
+import {
+  assertCanChange,
+  assertCanManageMembers,
+  assertCanReadMembers,
+  assertKeepsAnOwner,
+  notInOrganization,
+} from './permissions.ts';
+import { isoTimestamp, listTimestamp } from './timestamps.ts';
+import type { Db, Tx } from './transaction.ts';
 
 const notAMember = () => notFound('The user is not a member of this organization');
+const alreadyMember = () => conflict('The user is already a member of this organization');
 
 /** The caller's role in an organization, or undefined when not a member (or no such organization). */
-export async function roleInOrganization(
-  em: SqlEntityManager,
-  organizationId: string,
-  userId: string,
-): Promise<Role | undefined> {
-  const row = await selectRow<{ role: Role }>(
-    em,
-    'select role from organization_users where organization_id = ? and user_id = ?',
-    [organizationId, userId],
-  );
+export async function roleInOrganization(db: Db, organizationId: string, userId: string): Promise<Role | undefined> {
+  const row = await db.sql
+    .selectFrom('organization_users')
+    .select('role')
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
   return row?.role;
 }
 
-/**
- * Locks the organization row and returns the actor's role as it stands under the lock, refusing
- * actors who may not manage members. Runs first in every membership-changing transaction.
- */
-async function lockForManager(tx: SqlEntityManager, actor: OrganizationActor): Promise<Role> {
-  const locked = await selectRow(tx, `select id from organizations where id = ?${forUpdate(tx)}`, [
-    actor.organizationId,
-  ]);
-  if (!locked) throw notInOrganization();
-  const role = await roleInOrganization(tx, actor.organizationId, actor.userId);
-  assertCanManageMembers(role);
-  return role;
-}
-
-async function targetRole(tx: SqlEntityManager, actor: OrganizationActor, userId: string): Promise<Role> {
-  const role = await roleInOrganization(tx, actor.organizationId, userId);
-  if (!role) throw notAMember();
-  return role;
+/** The actor's role and the target's, read together under the organization's lock. */
+async function actorAndTargetRoles(tx: Tx, actor: OrganizationActor, targetUserId: string) {
+  const row = await tx.sql
+    .selectFrom('organization_users as a')
+    .leftJoin('organization_users as t', (join) =>
+      join.onRef('t.organization_id', '=', 'a.organization_id').on('t.user_id', '=', targetUserId),
+    )
+    .select(['a.role as actor_role', 't.role as target_role'])
+    .where('a.organization_id', '=', actor.organizationId)
+    .where('a.user_id', '=', actor.userId)
+    .executeTakeFirst();
+  return { actorRole: row?.actor_role, targetRole: row?.target_role ?? undefined };
 }
 
 /** Owners left, counted only where the change could take away the last one. */
-async function ownersLeft(tx: SqlEntityManager, organizationId: string, targetRole: Role): Promise<number> {
+export async function ownersLeft(tx: Tx, organizationId: string, targetRole: Role): Promise<number> {
   if (targetRole !== 'owner') return Number.POSITIVE_INFINITY;
-  const row = await selectRow<{ owners: number | string }>(
-    tx,
-    "select count(*) as owners from organization_users where organization_id = ? and role = 'owner'",
-    [organizationId],
-  );
+  const row = await tx.sql
+    .selectFrom('organization_users')
+    .select((eb) => eb.fn.countAll<number | string>().as('owners'))
+    .where('organization_id', '=', organizationId)
+    .where('role', '=', 'owner')
+    .executeTakeFirst();
   return Number(row?.owners ?? 0);
 }
 
-const alreadyMember = () => conflict('The user is already a member of this organization');
-
-/*
- * The three changes below run as plain SQL inside MikroORM's transaction: through entities and the
- * unit of work each one cost several times the database's own time (see sql.ts).
- */
+/** Inserts a membership (the caller holds the organization's lock). */
+export async function insertMembership(tx: Tx, organizationId: string, userId: string, role: Role): Promise<void> {
+  await tx.sql
+    .insertInto('organization_users')
+    .values({
+      organization_id: organizationId,
+      user_id: userId,
+      role,
+      created_at: tx.timestamp(),
+      updated_at: tx.timestamp(),
+    })
+    .execute();
+}
 
 export async function addMember(
-  em: SqlEntityManager,
+  db: Db,
   actor: OrganizationActor,
   input: z.infer<typeof addMemberInput>,
 ): Promise<z.infer<typeof membershipOutput>> {
   try {
-    return await em.transactional(async (tx) => {
-      const actorRole = await lockForManager(tx, actor);
-      assertCanChange(actorRole, undefined, input.role);
-      const user = await selectRow<{ id: string; role: Role | null }>(
-        tx,
-        `select u.id, m.role from users u
-         left join organization_users m on m.user_id = u.id and m.organization_id = ?
-         where u.email = ?`,
-        [actor.organizationId, input.email],
-      );
-      if (!user) throw notFound('No user has this e-mail address');
-      if (user.role) throw alreadyMember();
-      const now = storedDate(tx, new Date());
-      await runStatement(
-        tx,
-        'insert into organization_users (organization_id, user_id, role, created_at, updated_at) values (?, ?, ?, ?, ?)',
-        [actor.organizationId, user.id, input.role, now, now],
-      );
-      return { organization_id: actor.organizationId, user_id: user.id, role: input.role };
+    return await changeOrganization(db, actor, async (tx, change) => {
+      const row = await tx.sql
+        .selectFrom('organization_users as a')
+        .leftJoin('users as u', (join) => join.on('u.email', '=', input.email))
+        .leftJoin('organization_users as m', (join) =>
+          join.onRef('m.organization_id', '=', 'a.organization_id').onRef('m.user_id', '=', 'u.id'),
+        )
+        .select(['a.role as actor_role', 'u.id as user_id', 'm.role as member_role'])
+        .where('a.organization_id', '=', actor.organizationId)
+        .where('a.user_id', '=', actor.userId)
+        .executeTakeFirst();
+      assertCanManageMembers(row?.actor_role);
+      assertCanChange(row.actor_role, undefined, input.role);
+      if (!row.user_id) throw notFound('No user has this e-mail address');
+      if (row.member_role) throw alreadyMember();
+      await insertMembership(tx, actor.organizationId, row.user_id, input.role);
+      await appendEvent(tx, change, {
+        type: 'member.added',
+        actorUserId: actor.userId,
+        subjectUserId: row.user_id,
+        data: { role: input.role },
+      });
+      return { organization_id: actor.organizationId, user_id: row.user_id, role: input.role };
     });
   } catch (error) {
-    // Two adds of one user raced past the check above; the primary key decides.
-    if (error instanceof UniqueConstraintViolationException) throw alreadyMember();
+    // Defence in depth: the organization lock already keeps two adds of one user apart.
+    if (db.isUniqueViolation(error)) throw alreadyMember();
     throw error;
   }
 }
 
-export async function changeRole(
-  em: SqlEntityManager,
-  actor: OrganizationActor,
-  input: z.infer<typeof changeRoleInput>,
-): Promise<void> {
-  await em.transactional(async (tx) => {
-    const actorRole = await lockForManager(tx, actor);
-    const currentRole = await targetRole(tx, actor, input.user_id);
-    assertCanChange(actorRole, currentRole, input.role);
-    assertKeepsAnOwner(currentRole, input.role, await ownersLeft(tx, actor.organizationId, currentRole));
-    await runStatement(
-      tx,
-      'update organization_users set role = ?, updated_at = ? where organization_id = ? and user_id = ?',
-      [input.role, storedDate(tx, new Date()), actor.organizationId, input.user_id],
-    );
+/** Changes a member's role; setting the role a member already has changes nothing and records no event. */
+export async function changeRole(db: Db, actor: OrganizationActor, input: z.infer<typeof changeRoleInput>) {
+  await changeOrganization(db, actor, async (tx, change) => {
+    const { actorRole, targetRole } = await actorAndTargetRoles(tx, actor, input.user_id);
+    assertCanManageMembers(actorRole);
+    if (!targetRole) throw notAMember();
+    assertCanChange(actorRole, targetRole, input.role);
+    if (targetRole === input.role) return;
+    assertKeepsAnOwner(targetRole, input.role, await ownersLeft(tx, actor.organizationId, targetRole));
+    await tx.sql
+      .updateTable('organization_users')
+      .set({ role: input.role, updated_at: tx.timestamp() })
+      .where('organization_id', '=', actor.organizationId)
+      .where('user_id', '=', input.user_id)
+      .execute();
+    await appendEvent(tx, change, {
+      type: 'member.role_changed',
+      actorUserId: actor.userId,
+      subjectUserId: input.user_id,
+      data: { from: targetRole, to: input.role },
+    });
   });
 }
 
-export async function removeMember(
-  em: SqlEntityManager,
-  actor: OrganizationActor,
-  input: z.infer<typeof removeMemberInput>,
-): Promise<void> {
-  await em.transactional(async (tx) => {
-    const actorRole = await lockForManager(tx, actor);
-    const currentRole = await targetRole(tx, actor, input.user_id);
-    assertCanChange(actorRole, currentRole, undefined);
-    assertKeepsAnOwner(currentRole, undefined, await ownersLeft(tx, actor.organizationId, currentRole));
-    await runStatement(tx, 'delete from organization_users where organization_id = ? and user_id = ?', [
-      actor.organizationId,
-      input.user_id,
-    ]);
+/**
+ * Removes a member. Any member may remove themselves, whatever their role (leaving, CONTRACT 3.2);
+ * the last owner may not, in either case.
+ */
+export async function removeMember(db: Db, actor: OrganizationActor, input: z.infer<typeof removeMemberInput>) {
+  await changeOrganization(db, actor, async (tx, change) => {
+    const { actorRole, targetRole } = await actorAndTargetRoles(tx, actor, input.user_id);
+    const leaving = input.user_id === actor.userId;
+    if (leaving) assertCanReadMembers(actorRole);
+    else assertCanManageMembers(actorRole);
+    if (!targetRole) throw notAMember();
+    if (!leaving) assertCanChange(actorRole, targetRole, undefined);
+    assertKeepsAnOwner(targetRole, undefined, await ownersLeft(tx, actor.organizationId, targetRole));
+    await tx.sql
+      .deleteFrom('organization_users')
+      .where('organization_id', '=', actor.organizationId)
+      .where('user_id', '=', input.user_id)
+      .execute();
+    await appendEvent(tx, change, {
+      type: leaving ? 'member.left' : 'member.removed',
+      actorUserId: actor.userId,
+      subjectUserId: input.user_id,
+      data: { role: targetRole },
+    });
   });
 }
-
-interface MemberRow {
-  user_id: string;
-  first_name: string;
-  last_name: string;
-  email: string;
-  role: Role;
-  created_at: StoredTimestamp;
-  updated_at: StoredTimestamp;
-}
-
-/** Member rows projected straight from SQL (`m` the membership, `u` its user): never hydrated. */
-const MEMBER_FIELDS = 'u.id as user_id, u.first_name, u.last_name, u.email, m.role, m.created_at, m.updated_at';
-const MEMBERS_OF_ORGANIZATION = `select ${MEMBER_FIELDS}
-  from organization_users m join users u on u.id = m.user_id where m.organization_id = ?`;
 
 /**
  * One member, read for an actor whose membership is checked by the same query (CONTRACT 3.2: any
  * member may read): no row means the actor is not a member (403), a row without a member means
  * the target is not one (404).
  */
-export async function getMember(em: SqlEntityManager, actor: OrganizationActor, userId: string): Promise<Member> {
-  const row = await selectRow<Partial<MemberRow>>(
-    em,
-    `select ${MEMBER_FIELDS}
-     from organization_users actor
-     left join organization_users m on m.organization_id = actor.organization_id and m.user_id = ?
-     left join users u on u.id = m.user_id
-     where actor.organization_id = ? and actor.user_id = ?`,
-    [userId, actor.organizationId, actor.userId],
-  );
+export async function getMember(db: Db, actor: OrganizationActor, userId: string): Promise<Member> {
+  const row = await db.sql
+    .selectFrom('organization_users as a')
+    .leftJoin('organization_users as m', (join) =>
+      join.onRef('m.organization_id', '=', 'a.organization_id').on('m.user_id', '=', userId),
+    )
+    .leftJoin('users as u', 'u.id', 'm.user_id')
+    .select(['u.id as user_id', 'u.first_name', 'u.last_name', 'u.email', 'm.role', 'm.created_at', 'm.updated_at'])
+    .where('a.organization_id', '=', actor.organizationId)
+    .where('a.user_id', '=', actor.userId)
+    .executeTakeFirst();
   if (!row) throw notInOrganization();
-  if (!row.user_id) throw notAMember();
-  const member = row as MemberRow;
+  if (!row.user_id || !row.role || !row.created_at || !row.updated_at) throw notAMember();
   return {
     organization_id: actor.organizationId,
-    user_id: member.user_id,
-    role: member.role,
-    created_at: isoTimestamp(member.created_at),
-    updated_at: isoTimestamp(member.updated_at),
-    first_name: member.first_name,
-    last_name: member.last_name,
-    email: member.email,
+    user_id: row.user_id,
+    role: row.role,
+    created_at: isoTimestamp(row.created_at),
+    updated_at: isoTimestamp(row.updated_at),
+    first_name: row.first_name ?? '',
+    last_name: row.last_name ?? '',
+    email: row.email ?? '',
   };
 }
 
 /** Members ordered by membership `created_at`, then `user_id` (CONTRACT 4): one page or all of them. */
 export async function listMembers(
-  em: SqlEntityManager,
+  db: Db,
   organizationId: string,
   page: PageRequest = {},
 ): Promise<Page<MemberListItem>> {
-  const { sql, params } = pagedQuery(em, { sql: MEMBERS_OF_ORGANIZATION, params: [organizationId] }, page, {
-    createdAt: 'm.created_at',
-    id: 'm.user_id',
-  });
-  const rows = await selectRows<MemberRow>(em, sql, params);
+  const query = db.sql
+    .selectFrom('organization_users as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['u.id as user_id', 'u.first_name', 'u.last_name', 'u.email', 'm.role', 'm.created_at'])
+    .where('m.organization_id', '=', organizationId);
+  const rows = await paged(query, db.dialect, page, { createdAt: 'm.created_at', id: 'm.user_id' }).execute();
   return toPage(
     rows,
     page.limit,

@@ -1,5 +1,4 @@
 /** Organizations and the caller's memberships in them (interface 4.2, CONTRACT 4). */
-import type { SqlEntityManager } from '@mikro-orm/sql';
 import { v7 as uuidv7 } from 'uuid';
 import type { z } from 'zod';
 import type {
@@ -9,36 +8,57 @@ import type {
 } from '../../shared/schemas.ts';
 import type { Caller } from '../auth/tokens.ts';
 import { notFound } from '../errors.ts';
-import { Membership, Organization, User } from './entities.ts';
-import { pagedQuery, toPage, type Page, type PageRequest } from './pages.ts';
-import { selectRows } from './sql.ts';
-import { isoTimestamp, type StoredTimestamp } from './timestamps.ts';
+import { appendEvent, newOrganization } from './organization-changes.ts';
+import { paged, toPage, type Page, type PageRequest } from './pages.ts';
+import { isoTimestamp } from './timestamps.ts';
+import type { Db } from './transaction.ts';
 
+const noUserRecord = () => notFound('No user record for this caller: create it with POST /users first');
+
+/** The organization, its owner's membership and its first event, in one transaction. */
 export async function createOrganization(
-  em: SqlEntityManager,
+  db: Db,
   caller: Caller,
   input: z.infer<typeof createOrganizationInput>,
 ): Promise<z.infer<typeof membershipOutput>> {
-  return em.transactional(async (tx) => {
-    const creator = await tx.findOne(User, { id: caller.userId }, { fields: ['id'] });
-    if (!creator) throw notFound('No user record for this caller: create it with POST /users first');
-    const organization = tx.create(Organization, {
-      id: uuidv7(),
-      name: input.organization_name,
-      description: input.organization_description,
-      createdBy: creator.id,
+  try {
+    return await db.transaction(async (tx) => {
+      const organizationId = uuidv7();
+      // No user record: the foreign key on created_by refuses the row (no read needed first).
+      await tx.sql
+        .insertInto('organizations')
+        .values({
+          id: organizationId,
+          name: input.organization_name,
+          description: input.organization_description,
+          created_by: caller.userId,
+          created_at: tx.timestamp(),
+          updated_at: tx.timestamp(),
+          version: 0,
+        })
+        .execute();
+      await tx.sql
+        .insertInto('organization_users')
+        .values({
+          organization_id: organizationId,
+          user_id: caller.userId,
+          role: 'owner',
+          created_at: tx.timestamp(),
+          updated_at: tx.timestamp(),
+        })
+        .execute();
+      await appendEvent(tx, newOrganization(organizationId), {
+        type: 'organization.created',
+        actorUserId: caller.userId,
+        subjectUserId: caller.userId,
+        data: { organization_name: input.organization_name, organization_description: input.organization_description },
+      });
+      return { organization_id: organizationId, user_id: caller.userId, role: 'owner' as const };
     });
-    tx.create(Membership, { organization, user: creator.id, role: 'owner' });
-    return { organization_id: organization.id, user_id: caller.userId, role: 'owner' as const };
-  });
-}
-
-interface OrganizationRow {
-  id: string;
-  name: string;
-  description: string;
-  created_by: string;
-  created_at: StoredTimestamp;
+  } catch (error) {
+    if (db.isForeignKeyViolation(error)) throw noUserRecord();
+    throw error;
+  }
 }
 
 /**
@@ -46,17 +66,16 @@ interface OrganizationRow {
  * all of them; projected from SQL, not hydrated.
  */
 export async function listOrganizations(
-  em: SqlEntityManager,
+  db: Db,
   caller: Caller,
   page: PageRequest = {},
 ): Promise<Page<OrganizationView>> {
-  const base = `select o.id, o.name, o.description, o.created_by, o.created_at
-    from organization_users m join organizations o on o.id = m.organization_id where m.user_id = ?`;
-  const { sql, params } = pagedQuery(em, { sql: base, params: [caller.userId] }, page, {
-    createdAt: 'o.created_at',
-    id: 'o.id',
-  });
-  const rows = await selectRows<OrganizationRow>(em, sql, params);
+  const query = db.sql
+    .selectFrom('organization_users as m')
+    .innerJoin('organizations as o', 'o.id', 'm.organization_id')
+    .select(['o.id', 'o.name', 'o.description', 'o.created_by', 'o.created_at'])
+    .where('m.user_id', '=', caller.userId);
+  const rows = await paged(query, db.dialect, page, { createdAt: 'o.created_at', id: 'o.id' }).execute();
   return toPage(
     rows,
     page.limit,

@@ -1,18 +1,109 @@
-/** Opens the database named by DATABASE_URL and applies pending migrations when asked to. */
+/**
+ * Opens the database named by DATABASE_URL, bounded as CONTRACT 10 asks when serving requests,
+ * and applies pending migrations when asked to.
+ */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MikroORM, type Options } from '@mikro-orm/core';
+import type { MySqlConnection } from '@mikro-orm/mysql';
 import { SqlitePlatform, type SqlEntityManager } from '@mikro-orm/sql';
+import { CompiledQuery, type DatabaseConnection } from 'kysely';
+import type { Pool, PoolConnection } from 'mysql2';
 import { createOrmConfig, dialectOf, embeddedPath } from '../../mikro-orm.config.ts';
-import { selectRow } from './sql.ts';
+import { PoolAcquireTimeoutError } from './failures.ts';
 
 export type Orm = MikroORM & { em: SqlEntityManager };
 
-export async function openDatabase(databaseUrl: string, options: Partial<Options> = {}): Promise<Orm> {
-  if (dialectOf(databaseUrl) === 'sqlite' && databaseUrl !== ':memory:') {
+/** DB_POOL_SIZE and DB_TIMEOUT_MS: how many connections, and the longest any wait on them lasts. */
+export interface DatabaseBounds {
+  poolSize: number;
+  timeoutMs: number;
+}
+
+const run = (connection: DatabaseConnection, sql: string) => connection.executeQuery(CompiledQuery.raw(sql));
+
+/**
+ * Per-session bounds, set once on each new connection. Each statement (lock waits included) ends
+ * within the bound, enforced by the database itself: MariaDB's max_statement_time covers every
+ * statement, MySQL's max_execution_time only SELECTs, and InnoDB's lock wait timeout (whole
+ * seconds) every row lock. On a Galera node, reads also wait until the node has applied every
+ * write the cluster committed before them (wsrep_sync_wait), so a change made through another
+ * node is seen by the next read.
+ */
+function sessionBounds(databaseUrl: string, timeoutMs: number) {
+  const lockWaitSeconds = Math.max(1, Math.ceil(timeoutMs / 1000));
+  if (databaseUrl.startsWith('mariadb://')) {
+    return async (connection: DatabaseConnection) => {
+      await run(
+        connection,
+        `set session innodb_lock_wait_timeout = ${lockWaitSeconds}, max_statement_time = ${timeoutMs / 1000}`,
+      );
+      const { rows } = await run(connection, 'select @@wsrep_on as wsrep');
+      if (Number((rows[0] as { wsrep: unknown }).wsrep) === 1) await run(connection, 'set session wsrep_sync_wait = 1');
+    };
+  }
+  if (databaseUrl.startsWith('mysql://')) {
+    return (connection: DatabaseConnection) =>
+      run(
+        connection,
+        `set session innodb_lock_wait_timeout = ${lockWaitSeconds}, max_execution_time = ${timeoutMs}`,
+      ).then(() => undefined);
+  }
+  // The embedded database: how long a write waits for another process's lock on the file.
+  return (connection: DatabaseConnection) =>
+    run(connection, `pragma busy_timeout = ${timeoutMs}`).then(() => undefined);
+}
+
+/**
+ * mysql2's pool waits for a free connection without limit and has no setting for one, so its
+ * `getConnection` is wrapped: past `timeoutMs` the caller gets PoolAcquireTimeoutError (503), and a
+ * connection that arrives later goes straight back to the pool. Kysely's MySQL dialect calls this
+ * very method on this very pool object.
+ */
+function boundAcquisition(pool: Pool, timeoutMs: number): void {
+  const acquire = pool.getConnection.bind(pool);
+  pool.getConnection = ((callback: (error: Error | null, connection?: PoolConnection) => void) => {
+    let waiting = true;
+    const timer = setTimeout(() => {
+      waiting = false;
+      callback(new PoolAcquireTimeoutError(`No database connection became free within ${timeoutMs} ms`));
+    }, timeoutMs);
+    acquire((error, connection) => {
+      if (!waiting) return void connection?.release();
+      waiting = false;
+      clearTimeout(timer);
+      callback(error, connection);
+    });
+  }) as Pool['getConnection'];
+}
+
+/**
+ * Opens the database. With `bounds` (serving requests), the pool has `poolSize` connections and
+ * every wait is bounded by `timeoutMs`; without (migrations, maintenance), nothing is bounded.
+ */
+export async function openDatabase(
+  databaseUrl: string,
+  bounds?: DatabaseBounds,
+  options: Partial<Options> = {},
+): Promise<Orm> {
+  const dialect = dialectOf(databaseUrl);
+  if (dialect === 'sqlite' && databaseUrl !== ':memory:') {
     mkdirSync(dirname(embeddedPath(databaseUrl)), { recursive: true });
   }
-  return (await MikroORM.init(createOrmConfig(databaseUrl, options))) as Orm;
+  const bounded: Partial<Options> = bounds
+    ? {
+        pool: { min: 0, max: bounds.poolSize },
+        onCreateConnection: sessionBounds(databaseUrl, bounds.timeoutMs) as (connection: unknown) => Promise<void>,
+        ...(dialect === 'mysql' && { driverOptions: { connectTimeout: bounds.timeoutMs } }),
+      }
+    : {};
+  const orm = (await MikroORM.init(createOrmConfig(databaseUrl, { ...bounded, ...options }))) as Orm;
+  // MikroORM 7 connects lazily; the pool (and its Kysely client) must exist before the first query.
+  await orm.connect();
+  if (bounds && dialect === 'mysql') {
+    boundAcquisition(await (orm.em.getConnection() as unknown as MySqlConnection).getNativeClient(), bounds.timeoutMs);
+  }
+  return orm;
 }
 
 const MIGRATION_LOCK = 'org-user-service:migrations';
@@ -23,14 +114,15 @@ const MIGRATION_LOCK_WAIT_SECONDS = 120;
  * together each migrate at start: on MySQL and MariaDB they take turns under a named lock
  * (GET_LOCK: owned by one session, freed by the server if that session's process dies), so the
  * later ones find nothing pending instead of failing on the tables the first one is creating.
- * The embedded database belongs to one process and needs none.
+ * The embedded database belongs to one process and needs none. Run it on an ORM opened without
+ * bounds: a migration may rightly take longer than any request.
  */
 export async function migrate(orm: Orm): Promise<string[]> {
   const applyPending = async () => (await orm.migrator.up()).map((migration) => migration.name);
   if (orm.em.getPlatform() instanceof SqlitePlatform) return applyPending();
   // A transaction is MikroORM's way to keep one session, the lock's owner, for the whole run.
   return orm.em.fork().transactional(async (session) => {
-    const lock = await selectRow<{ acquired: number | null }>(session, 'select get_lock(?, ?) as acquired', [
+    const [lock] = await session.execute<Array<{ acquired: number | null }>>('select get_lock(?, ?) as acquired', [
       MIGRATION_LOCK,
       MIGRATION_LOCK_WAIT_SECONDS,
     ]);
@@ -40,7 +132,7 @@ export async function migrate(orm: Orm): Promise<string[]> {
     try {
       return await applyPending();
     } finally {
-      await selectRow(session, 'select release_lock(?)', [MIGRATION_LOCK]);
+      await session.execute('select release_lock(?)', [MIGRATION_LOCK]);
     }
   });
 }

@@ -1,12 +1,12 @@
 /**
- * Keyset pagination for the two lists (CONTRACT 6). A page ends at a row; the cursor names that
- * row by its sort key (created_at, id), so pages stay stable while rows are added. The cursor is
- * opaque to callers: base64url JSON of [created_at in ms, id].
+ * Keyset pagination for the lists (CONTRACT 6). A page ends at a row; the cursor names that row by
+ * its sort key (created_at, id), so pages stay stable while rows are added. The cursor is opaque
+ * to callers: base64url JSON of [created_at in ms, id].
  */
+import type { ReferenceExpression, SelectQueryBuilder } from 'kysely';
 import { z } from 'zod';
-import type { SqlEntityManager } from '@mikro-orm/sql';
 import { badRequest } from '../errors.ts';
-import { storedDate } from './sql.ts';
+import { toDbTimestamp, type Dialect } from './database.ts';
 import { toDate, type StoredTimestamp } from './timestamps.ts';
 
 export interface PageRequest {
@@ -63,26 +63,25 @@ export function toPage<Row, Item>(
 
 /**
  * Completes a list query with the keyset condition after the cursor's row, the list's order and
- * the page's size (one extra row, see toPage). `columns` name the sort key's two columns.
+ * the page's size (one extra row, see toPage). `key` names the sort key's two columns.
  */
-export function pagedQuery(
-  em: SqlEntityManager,
-  query: { sql: string; params: unknown[] },
+export function paged<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  dialect: Dialect,
   page: PageRequest,
-  columns: { createdAt: string; id: string },
-): { sql: string; params: unknown[] } {
-  let { sql } = query;
-  const params = [...query.params];
+  key: { createdAt: ReferenceExpression<DB, TB>; id: ReferenceExpression<DB, TB> },
+): SelectQueryBuilder<DB, TB, O> {
   const after = decodeCursor(page.cursor);
+  let ordered = query;
   if (after) {
-    const createdAt = storedDate(em, after.createdAt);
-    sql += ` and (${columns.createdAt} > ? or (${columns.createdAt} = ? and ${columns.id} > ?))`;
-    params.push(createdAt, createdAt, after.id);
+    const createdAt = toDbTimestamp(dialect, after.createdAt);
+    ordered = ordered.where((eb) =>
+      eb.or([
+        eb(key.createdAt, '>', createdAt),
+        eb.and([eb(key.createdAt, '=', createdAt), eb(key.id, '>', after.id)]),
+      ]),
+    );
   }
-  sql += ` order by ${columns.createdAt}, ${columns.id}`;
-  if (page.limit !== undefined) {
-    sql += ' limit ?';
-    params.push(page.limit + 1);
-  }
-  return { sql, params };
+  ordered = ordered.orderBy(key.createdAt).orderBy(key.id);
+  return page.limit === undefined ? ordered : ordered.limit(page.limit + 1);
 }

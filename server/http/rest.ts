@@ -10,7 +10,6 @@
  * directly in the contract's shape instead of being rewritten after the fact.
  */
 import { callTRPCProcedure, TRPCError } from '@trpc/server';
-import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   coerceSchema,
@@ -22,7 +21,7 @@ import {
 } from 'trpc-to-openapi';
 import type { AppRouter } from '../routers/index.ts';
 import type { contextFactory } from '../trpc/context.ts';
-import { publicErrorBody, type Meta } from '../trpc/init.ts';
+import { httpStatusOf, publicErrorBody, type Meta } from '../trpc/init.ts';
 
 type CreateContext = ReturnType<typeof contextFactory>;
 type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -61,7 +60,7 @@ function assertJsonBody(request: FastifyRequest): void {
 function sendError(reply: FastifyReply, cause: unknown): FastifyReply {
   const error = cause instanceof TRPCError ? cause : new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause });
   if (!(cause instanceof TRPCError)) reply.log.error({ err: cause }, 'request failed');
-  return reply.status(getHTTPStatusCodeFromError(error)).send(publicErrorBody(error));
+  return reply.status(httpStatusOf(error)).send(publicErrorBody(error));
 }
 
 /** Whether the procedure takes any input at all (trpc-to-openapi's rule: z.void() takes none). */
@@ -86,7 +85,7 @@ export function restPlugin(router: AppRouter, createContext: CreateContext) {
         handler: async (request, reply) => {
           try {
             if (takesJsonBody(method)) assertJsonBody(request);
-            const ctx = createContext({ req: request });
+            const ctx = createContext({ req: request, res: reply });
             const input = withInput ? inputOf(request, method) : undefined;
             // What tRPC's own adapters call: the procedure with its middlewares, input and output checks.
             const data = await callTRPCProcedure({

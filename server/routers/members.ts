@@ -38,7 +38,7 @@ export const membersRouter = router({
     )
     .input(addMemberInput)
     .output(membershipOutput)
-    .mutation(({ ctx, input }) => addMember(ctx.em, ctx.actor, input)),
+    .mutation(({ ctx, input }) => addMember(ctx.db, ctx.actor, input)),
 
   changeRole: organizationManagerProcedure
     .meta(
@@ -54,7 +54,7 @@ export const membersRouter = router({
     .input(changeRoleInput)
     .output(messageOutput)
     .mutation(async ({ ctx, input }) => {
-      await changeRole(ctx.em, ctx.actor, input);
+      await changeRole(ctx.db, ctx.actor, input);
       return { message: 'Role updated' };
     }),
 
@@ -72,7 +72,7 @@ export const membersRouter = router({
     .input(removeMemberInput)
     .output(messageOutput)
     .mutation(async ({ ctx, input }) => {
-      await removeMember(ctx.em, ctx.actor, input);
+      await removeMember(ctx.db, ctx.actor, input);
       return { message: 'Member removed' };
     }),
 
@@ -89,7 +89,7 @@ export const membersRouter = router({
     )
     .input(getMemberInput)
     .output(memberOutput)
-    .query(({ ctx, input }) => getMember(ctx.em, ctx.actor, input.user_id)),
+    .query(({ ctx, input }) => getMember(ctx.db, ctx.actor, input.user_id)),
 
   list: organizationMemberProcedure
     .meta(
@@ -107,12 +107,12 @@ export const membersRouter = router({
     .output(z.array(memberListItemOutput))
     .query(async ({ ctx, input }) => {
       const request = restPageRequest(input);
-      return withNextLink(ctx, request, await listMembers(ctx.em, ctx.actor.organizationId, request));
+      return withNextLink(ctx, request, await listMembers(ctx.db, ctx.actor.organizationId, request));
     }),
 
   /** tRPC only: the member list a page at a time. */
   page: organizationMemberProcedure
     .input(pageInput)
     .output(pageOutput(memberListItemOutput))
-    .query(({ ctx, input }) => listMembers(ctx.em, ctx.actor.organizationId, input)),
+    .query(({ ctx, input }) => listMembers(ctx.db, ctx.actor.organizationId, input)),
 });

@@ -25,14 +25,14 @@ export const organizationsRouter = router({
     .output(z.array(organizationOutput))
     .query(async ({ ctx, input }) => {
       const request = restPageRequest(input);
-      return withNextLink(ctx, request, await listOrganizations(ctx.em, ctx.caller, request));
+      return withNextLink(ctx, request, await listOrganizations(ctx.db, ctx.caller, request));
     }),
 
   /** tRPC only: the caller's organizations a page at a time. */
   page: authenticatedProcedure
     .input(pageInput)
     .output(pageOutput(organizationOutput))
-    .query(({ ctx, input }) => listOrganizations(ctx.em, ctx.caller, input)),
+    .query(({ ctx, input }) => listOrganizations(ctx.db, ctx.caller, input)),
 
   create: creatorProcedure
     .meta(
@@ -47,5 +47,5 @@ export const organizationsRouter = router({
     )
     .input(createOrganizationInput)
     .output(membershipOutput)
-    .mutation(({ ctx, input }) => createOrganization(ctx.em, ctx.caller, input)),
+    .mutation(({ ctx, input }) => createOrganization(ctx.db, ctx.caller, input)),
 });

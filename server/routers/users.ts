@@ -22,7 +22,7 @@ export const usersRouter = router({
     .input(createUserInput)
     .output(successOutput)
     .mutation(async ({ ctx, input }) => {
-      await createUser(ctx.em, ctx.caller, input);
+      await createUser(ctx.db, ctx.caller, input);
       return { success: true as const, message: 'User created' };
     }),
 
@@ -31,7 +31,7 @@ export const usersRouter = router({
       restEndpoint({ method: 'GET', path: '/users', tags, summary: "Read the caller's user record", errors: [404] }),
     )
     .output(userOutput)
-    .query(({ ctx }) => getUser(ctx.em, ctx.caller)),
+    .query(({ ctx }) => getUser(ctx.db, ctx.caller)),
 
   update: authenticatedProcedure
     .meta(
@@ -46,7 +46,7 @@ export const usersRouter = router({
     .input(updateUserInput)
     .output(successOutput)
     .mutation(async ({ ctx, input }) => {
-      await updateUser(ctx.em, ctx.caller, input);
+      await updateUser(ctx.db, ctx.caller, input);
       return { success: true as const, message: 'User updated' };
     }),
 });

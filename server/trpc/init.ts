@@ -2,12 +2,12 @@
  * The tRPC instance: its error formatter (the one place where errors get their public shape) and
  * the base procedure that maps the service's DomainError and database outages to tRPC errors.
  */
-import { initTRPC, TRPCError } from '@trpc/server';
+import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { ZodError } from 'zod';
-import type { ErrorBody, ErrorCode, ErrorIssue } from '../../shared/errors.ts';
-import { isDatabaseUnavailable } from '../data/availability.ts';
-import { DomainError } from '../errors.ts';
+import { ERROR_STATUS, type ErrorBody, type ErrorCode, type ErrorIssue } from '../../shared/errors.ts';
+import { isDatabaseUnavailable } from '../data/failures.ts';
+import { DomainError, unavailable } from '../errors.ts';
 import type { Context } from './context.ts';
 
 /** `successStatus`: the REST status of a success where the interface says other than 200. */
@@ -34,11 +34,24 @@ function publicMessage(error: TRPCError): string {
   return error.message;
 }
 
+/** The service's code for an error: the DomainError's own, else tRPC's. */
+const serviceCode = (error: TRPCError): ErrorCode =>
+  error.cause instanceof DomainError ? error.cause.code : (error.code as ErrorCode);
+
+/** The HTTP status of an error, from the one map in shared/errors.ts. */
+export const httpStatusOf = (error: TRPCError): number => ERROR_STATUS[serviceCode(error)] ?? 500;
+
 /** An error as callers see it, on REST as the whole body and on tRPC inside the error shape. */
 export function publicErrorBody(error: TRPCError): ErrorBody {
   const issues = issuesOf(error);
-  return { code: error.code as ErrorCode, message: publicMessage(error), ...(issues?.length && { issues }) };
+  return { code: serviceCode(error), message: publicMessage(error), ...(issues?.length && { issues }) };
 }
+
+/**
+ * The tRPC code a DomainError travels under. tRPC has no GONE; the error formatter puts the
+ * service's own code and status back into the answer, so only the JSON-RPC number differs.
+ */
+const trpcCarrierCode = (code: ErrorCode): TRPC_ERROR_CODE_KEY => (code === 'GONE' ? 'NOT_FOUND' : code);
 
 const t = initTRPC
   .context<Context>()
@@ -46,11 +59,11 @@ const t = initTRPC
   .create({
     isDev: false,
     errorFormatter: ({ shape, error }) => {
-      const { message, issues } = publicErrorBody(error);
+      const { code, message, issues } = publicErrorBody(error);
       return {
         code: shape.code,
         message,
-        data: { code: shape.data.code, httpStatus: shape.data.httpStatus, path: shape.data.path, issues },
+        data: { code, httpStatus: httpStatusOf(error), path: shape.data.path, issues },
       };
     },
   });
@@ -68,11 +81,12 @@ export const publicProcedure = t.procedure.use(async ({ next, ctx }) => {
   if (result.ok) return result;
   const cause = result.error.cause;
   if (cause instanceof DomainError) {
-    throw new TRPCError({ code: cause.code, message: cause.message, cause });
+    throw new TRPCError({ code: trpcCarrierCode(cause.code), message: cause.message, cause });
   }
   if (isDatabaseUnavailable(cause)) {
-    ctx.log.error({ err: cause }, 'database unreachable');
-    throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: 'The database is unavailable, try again later' });
+    ctx.log.error({ err: cause }, 'database unavailable');
+    const error = unavailable();
+    throw new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: error.message, cause: error });
   }
   if (result.error.code === 'INTERNAL_SERVER_ERROR') ctx.log.error({ err: cause ?? result.error }, 'request failed');
   return result;

@@ -6,12 +6,16 @@ import { organizationIdSchema } from '../../shared/schemas.ts';
 import { badRequest, forbidden } from '../errors.ts';
 import { roleInOrganization } from '../data/memberships.ts';
 import { assertCanManageMembers, assertCanReadMembers } from '../data/permissions.ts';
+import { idempotentRequest } from './idempotency.ts';
 import { isInputError, publicProcedure } from './init.ts';
 
-/** A caller with a valid bearer token (CONTRACT 2). */
-export const authenticatedProcedure = publicProcedure.use(async ({ ctx, next }) => {
+/** A caller with a valid bearer token (CONTRACT 2); a change may carry an Idempotency-Key. */
+export const authenticatedProcedure = publicProcedure.use(async ({ ctx, next, type, path, getRawInput }) => {
   const caller = await ctx.verifyToken(ctx.authorization);
-  return next({ ctx: { caller } });
+  const idempotency = type === 'mutation' ? await idempotentRequest(ctx, caller.userId, path, getRawInput) : undefined;
+  if (!idempotency) return next({ ctx: { caller } });
+  const db = ctx.db.withIdempotency(idempotency, () => (ctx.responseHeaders['idempotency-replayed'] = 'true'));
+  return next({ ctx: { caller, db } });
 });
 
 /** POST /users and POST /organizations: the token's role must be owner or admin (CONTRACT 3.1). */
@@ -46,7 +50,7 @@ export const organizationActorProcedure = authenticatedProcedure.use(({ ctx, nex
 /** Any member of the organization named by the `organization_id` header (CONTRACT 3.2). */
 export const organizationMemberProcedure = organizationActorProcedure.use(async ({ ctx, next }) => {
   // Read from the database on every request, never from the token.
-  const role = await roleInOrganization(ctx.em, ctx.actor.organizationId, ctx.actor.userId);
+  const role = await roleInOrganization(ctx.db, ctx.actor.organizationId, ctx.actor.userId);
   assertCanReadMembers(role);
   return next();
 });
@@ -60,7 +64,7 @@ export const organizationMemberProcedure = organizationActorProcedure.use(async 
 export const organizationManagerProcedure = organizationActorProcedure.use(async ({ ctx, next }) => {
   const result = await next();
   if (!result.ok && isInputError(result.error)) {
-    assertCanManageMembers(await roleInOrganization(ctx.em, ctx.actor.organizationId, ctx.actor.userId));
+    assertCanManageMembers(await roleInOrganization(ctx.db, ctx.actor.organizationId, ctx.actor.userId));
   }
   return result;
 });

@@ -19,6 +19,8 @@ export interface RequestOptions {
 
 export interface TestServer {
   baseUrl: string;
+  /** The database the server runs on, for tests that look behind the API or hold its locks. */
+  databaseUrl: string;
   service: Service;
   request(method: string, path: string, options?: RequestOptions): Promise<Response>;
   /** Like request, and parses the JSON body. */
@@ -60,7 +62,7 @@ export async function startTestServer(databaseUrl: string, env: Record<string, s
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
   };
-  return { baseUrl, service, request, call };
+  return { baseUrl, databaseUrl, service, request, call };
 }
 
 /**

@@ -1,0 +1,42 @@
+/**
+ * Typed SQL for the data layer: the Kysely instance MikroORM 7 provides (`em.getKysely()`), typed
+ * from the entities, so a renamed column or a wrong value type fails `tsc`. Kysely sends parameters
+ * to the driver bound, never formatted into the SQL text. Why not MikroORM's query builder or
+ * `findOne`: they cost ~250 µs of CPU per query here (measured at 340 µs for a `findOne` against
+ * 96 µs for the same SELECT) on paths that run on every request.
+ */
+import type { InferKyselyDB, SqlEntityManager } from '@mikro-orm/sql';
+import { SqlitePlatform } from '@mikro-orm/sql';
+import type { Kysely } from 'kysely';
+import type { entities } from './entities.ts';
+
+/**
+ * A timestamp as the database holds it: `YYYY-MM-DD hh:mm:ss.mmm` text (UTC) on MySQL and MariaDB,
+ * epoch milliseconds on the embedded database. Values are made by `Db.timestamp` and read back with
+ * timestamps.ts; the brand keeps a plain `Date` (which the embedded driver cannot bind) out.
+ */
+export type DbTimestamp = (string | number) & { readonly __brand: 'DbTimestamp' };
+
+type Tables = InferKyselyDB<(typeof entities)[number]>;
+type WithDbTimestamps<Row> = {
+  [Column in keyof Row]: Row[Column] extends Date
+    ? DbTimestamp
+    : Row[Column] extends Date | null
+      ? DbTimestamp | null
+      : Row[Column];
+};
+
+/** Every table with its columns and their types, as the queries see them. */
+export type Database = { [Table in keyof Tables]: WithDbTimestamps<Tables[Table]> };
+export type Sql = Kysely<Database>;
+
+export type Dialect = 'mysql' | 'sqlite';
+
+export const dialectOfManager = (em: SqlEntityManager): Dialect =>
+  em.getPlatform() instanceof SqlitePlatform ? 'sqlite' : 'mysql';
+
+const mysqlDatetime = (date: Date) => date.toISOString().slice(0, 23).replace('T', ' ');
+
+/** A Date in the form the dialect stores (see DbTimestamp). */
+export const toDbTimestamp = (dialect: Dialect, date: Date): DbTimestamp =>
+  (dialect === 'sqlite' ? date.getTime() : mysqlDatetime(date)) as DbTimestamp;

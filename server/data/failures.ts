@@ -1,0 +1,82 @@
+/**
+ * What a database error means for the request. Driver errors are classified by MikroORM's own
+ * exception converters (MySQL error numbers, SQLite messages), plus the few conditions they do not
+ * name: statement timeouts, a Galera node that is not ready, and our own pool acquire timeout.
+ */
+import {
+  ConnectionException,
+  DeadlockException,
+  DriverException,
+  ForeignKeyConstraintViolationException,
+  LockWaitTimeoutException,
+  UniqueConstraintViolationException,
+} from '@mikro-orm/core';
+import type { SqlEntityManager } from '@mikro-orm/sql';
+
+/** No connection of the pool became free within DB_TIMEOUT_MS. */
+export class PoolAcquireTimeoutError extends Error {
+  override name = 'PoolAcquireTimeoutError';
+  readonly code = 'POOL_ACQUIRE_TIMEOUT';
+}
+
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'PROTOCOL_CONNECTION_LOST',
+  'ER_SERVER_SHUTDOWN',
+  'ER_CON_COUNT_ERROR',
+  'POOL_ACQUIRE_TIMEOUT',
+]);
+
+const UNAVAILABLE_ERRNOS = new Set([
+  1969, // MariaDB ER_STATEMENT_TIMEOUT: max_statement_time (DB_TIMEOUT_MS) exceeded
+  3024, // MySQL ER_QUERY_TIMEOUT: max_execution_time exceeded
+  1047, // WSREP has not yet prepared node for application use (a Galera node out of the cluster)
+  1180, // Got error during COMMIT (a Galera node losing quorum mid-commit)
+]);
+
+/** The error converted to MikroORM's exception classes, where the driver's error is one of them. */
+function toDriverException(em: SqlEntityManager, error: unknown): unknown {
+  if (error instanceof DriverException || !(error instanceof Error)) return error;
+  return em.getPlatform().getExceptionConverter().convertException(error);
+}
+
+function causes(error: unknown): Error[] {
+  const chain: Error[] = [];
+  for (let cause = error; cause instanceof Error && chain.length < 5; cause = cause.cause) chain.push(cause);
+  return chain;
+}
+
+/**
+ * A transaction that lost to another: a deadlock, a lock wait past the limit, or (on Galera) a
+ * certification failure, which MariaDB reports as a deadlock. Running it again may succeed.
+ */
+export function isLostConflict(em: SqlEntityManager, error: unknown): boolean {
+  const converted = toDriverException(em, error);
+  return converted instanceof DeadlockException || converted instanceof LockWaitTimeoutException;
+}
+
+export const isUniqueViolation = (em: SqlEntityManager, error: unknown): boolean =>
+  toDriverException(em, error) instanceof UniqueConstraintViolationException;
+
+export const isForeignKeyViolation = (em: SqlEntityManager, error: unknown): boolean =>
+  toDriverException(em, error) instanceof ForeignKeyConstraintViolationException;
+
+/**
+ * The database cannot serve the request now (gone, unreachable, over its time bound, or out of
+ * its cluster): answered 503 with Retry-After, and the service recovers by itself when it returns.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  return causes(error).some((cause) => {
+    if (cause instanceof ConnectionException) return true;
+    const { code, errno } = cause as { code?: unknown; errno?: unknown };
+    return (
+      (typeof code === 'string' && CONNECTION_ERROR_CODES.has(code)) ||
+      (typeof errno === 'number' && UNAVAILABLE_ERRNOS.has(errno))
+    );
+  });
+}

@@ -1,0 +1,131 @@
+/**
+ * How every change to an organization (its row, members, invitations) is made, so that the rules
+ * hold under concurrency on one database server and on a multi-primary cluster alike:
+ *
+ * 1. `takeOrganization` is the transaction's first statement: it writes the organization's row.
+ *    On one server that row lock serialises all changes to the organization; reads that follow see
+ *    everything committed before it (on MariaDB's REPEATABLE READ the snapshot is taken at the first
+ *    read, which comes after the lock). On Galera, where locks are local to a node and certification
+ *    only compares the rows transactions write, it makes any two changes to one organization
+ *    conflict, so one of them is retried (transaction.ts) and sees the other's result.
+ * 2. `appendEvent` records the change in the audit trail in the same transaction (CONTRACT 9): the
+ *    event exists if and only if the change committed, and its id sorts after every earlier event
+ *    of the organization, because it is made under the lock from the newest one.
+ */
+import { v7 as uuidv7 } from 'uuid';
+import type { EventData, EventType } from '../../shared/events.ts';
+import { notInOrganization } from './permissions.ts';
+import type { Db, Tx } from './transaction.ts';
+
+/** The caller acting on an organization named by the `organization_id` header. */
+export interface OrganizationActor {
+  userId: string;
+  organizationId: string;
+}
+
+/** An organization taken for a change, within one transaction. */
+export interface OrganizationChange {
+  readonly organizationId: string;
+  /** The organization's newest event id, kept current as this change appends events. */
+  newestEventId: string | null;
+}
+
+/**
+ * Locks the organization for this transaction (see the module comment); undefined when there is
+ * no such organization.
+ */
+export async function takeOrganization(tx: Tx, organizationId: string): Promise<OrganizationChange | undefined> {
+  const locked = await tx.sql
+    .updateTable('organizations')
+    .set((eb) => ({ version: eb('version', '+', 1) }))
+    .where('id', '=', organizationId)
+    .executeTakeFirst();
+  if (Number(locked.numUpdatedRows) === 0) return undefined;
+  const newest = await tx.sql
+    .selectFrom('organization_events')
+    .select('event_id')
+    .where('organization_id', '=', organizationId)
+    .orderBy('event_id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return { organizationId, newestEventId: newest?.event_id ?? null };
+}
+
+/**
+ * Runs a change of the actor's organization in one transaction that takes the organization first
+ * (organization-changes.ts); an unknown organization is refused like a non-member, 403.
+ */
+export function changeOrganization<T>(
+  db: Db,
+  actor: OrganizationActor,
+  work: (tx: Tx, change: OrganizationChange) => Promise<T>,
+): Promise<T> {
+  return db.transaction(
+    async (tx) => {
+      const change = await takeOrganization(tx, actor.organizationId);
+      if (!change) throw notInOrganization();
+      return work(tx, change);
+    },
+    { organizationId: actor.organizationId },
+  );
+}
+
+/** A brand-new organization, created in this transaction: no lock to take, no events yet. */
+export const newOrganization = (organizationId: string): OrganizationChange => ({
+  organizationId,
+  newestEventId: null,
+});
+
+const UUID_HEX = /^([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{12})$/;
+
+/** The UUID one above `id` in its low 62 bits (the RFC 9562 variant's random field), or undefined on overflow. */
+function successor(id: string): string | undefined {
+  const hex = id.replace(UUID_HEX, '$1$2$3$4$5');
+  const value = BigInt(`0x${hex}`) + 1n;
+  const lowBits = (1n << 62n) - 1n;
+  if ((value & lowBits) === 0n) return undefined;
+  const next = value.toString(16).padStart(32, '0');
+  return `${next.slice(0, 8)}-${next.slice(8, 12)}-${next.slice(12, 16)}-${next.slice(16, 20)}-${next.slice(20)}`;
+}
+
+const millisecondsOf = (id: string) => parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+
+/**
+ * A UUID v7 for `now` that sorts after `newest`. Another instance's clock may be ahead of ours, or
+ * two instances may make ids in one millisecond: then the id follows `newest` instead of `now`.
+ */
+export function nextEventId(newest: string | null, now: Date): string {
+  const candidate = uuidv7({ msecs: now.getTime() });
+  if (newest === null || candidate > newest) return candidate;
+  return successor(newest) ?? uuidv7({ msecs: millisecondsOf(newest) + 1 });
+}
+
+export interface NewEvent<Type extends EventType> {
+  type: Type;
+  actorUserId: string;
+  subjectUserId: string | null;
+  data: EventData[Type];
+}
+
+/** Appends one event of the change, in its transaction; returns the event id. */
+export async function appendEvent<Type extends EventType>(
+  tx: Tx,
+  change: OrganizationChange,
+  event: NewEvent<Type>,
+): Promise<string> {
+  const eventId = nextEventId(change.newestEventId, tx.now);
+  await tx.sql
+    .insertInto('organization_events')
+    .values({
+      event_id: eventId,
+      organization_id: change.organizationId,
+      type: event.type,
+      actor_user_id: event.actorUserId,
+      subject_user_id: event.subjectUserId,
+      data: JSON.stringify(event.data),
+      created_at: tx.timestamp(),
+    })
+    .execute();
+  change.newestEventId = eventId;
+  return eventId;
+}

@@ -1,0 +1,180 @@
+/**
+ * The one way the data layer changes data (CONTRACT 7 and 10): a transaction that
+ * - is run again, a bounded number of times with jittered pauses, when it loses a conflict (a
+ *   deadlock, a lock wait past the limit, or a Galera certification failure), and ends in 503 after
+ *   the last attempt or once DB_TIMEOUT_MS is spent, never in 500;
+ * - never commits once its request has been given up (the request's signal, aborted by the HTTP
+ *   layer's processing limit), so an answered error means nothing changed;
+ * - stores the answer of a request with an Idempotency-Key in the same transaction as its change,
+ *   and answers a repeated request from that store (idempotency.ts).
+ * The work function runs once per attempt and must do nothing outside the transaction it is given.
+ */
+import type { SqlEntityManager } from '@mikro-orm/sql';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DomainError, unavailable } from '../errors.ts';
+import {
+  dialectOfManager,
+  toDbTimestamp,
+  type Database,
+  type DbTimestamp,
+  type Dialect,
+  type Sql,
+} from './database.ts';
+import { Admission } from './admission.ts';
+import { isForeignKeyViolation, isLostConflict, isUniqueViolation } from './failures.ts';
+import { claimKey, completeKey, releaseKey, type IdempotentRequest } from './idempotency.ts';
+
+/** A transaction in progress, as a data function sees it. */
+export interface Tx {
+  /** Typed queries, bound to this transaction. */
+  readonly sql: Sql;
+  readonly dialect: Dialect;
+  /** The attempt's clock: every timestamp one transaction writes is this one. */
+  readonly now: Date;
+  timestamp(date?: Date): DbTimestamp;
+}
+
+export interface TransactionSettings {
+  /** DB_TIMEOUT_MS: how long one transaction may wait to start and take, its retries included. */
+  timeoutMs: number;
+  /** Connections write transactions may hold at once; the rest of the pool is kept for reads. */
+  writeSlots: number;
+  /** Attempts at most, the first included. */
+  maxAttempts: number;
+  /** Told of every conflict that is retried and of every transaction that gave up (metrics). */
+  onConflict?: (outcome: 'retried' | 'exhausted') => void;
+}
+
+/** What the HTTP layer knows of the request a transaction serves. */
+export interface RequestScope {
+  /** Aborted when the request is given up: a transaction not yet committed then rolls back. */
+  signal?: AbortSignal;
+  /** The Idempotency-Key of a change request (CONTRACT 10). */
+  idempotency?: IdempotentRequest;
+  /** Called when the answer is replayed from the idempotency store. */
+  onReplay?: () => void;
+}
+
+const FIRST_PAUSE_MS = 5;
+const MAX_PAUSE_MS = 200;
+
+/** Exponential backoff with full jitter: racing transactions do not collide again in step. */
+const pauseBefore = (attempt: number) => Math.random() * Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** (attempt - 1));
+
+class RequestGivenUp extends Error {
+  override name = 'RequestGivenUp';
+}
+
+/** What every request's Db shares: the ORM's entity manager (for its platform) and settings. */
+interface Shared {
+  em: SqlEntityManager;
+  sql: Sql;
+  dialect: Dialect;
+  settings: TransactionSettings;
+  admission: Admission;
+}
+
+/** The data layer's handle on the database for one request: typed queries and transactions. */
+export class Db {
+  readonly sql: Sql;
+  readonly dialect: Dialect;
+  readonly #shared: Shared;
+  #scope: RequestScope;
+
+  private constructor(shared: Shared, scope: RequestScope) {
+    this.#shared = shared;
+    this.sql = shared.sql;
+    this.dialect = shared.dialect;
+    this.#scope = scope;
+  }
+
+  /** The database behind `em`, for requests to scope with `forRequest`. */
+  static open(em: SqlEntityManager, settings: TransactionSettings): Db {
+    const admission = new Admission(settings.writeSlots);
+    return new Db({ em, sql: em.getKysely<Database>(), dialect: dialectOfManager(em), settings, admission }, {});
+  }
+
+  /** The same database for one request. */
+  forRequest(scope: RequestScope): Db {
+    return new Db(this.#shared, scope);
+  }
+
+  /** The same request, whose change carries an Idempotency-Key. */
+  withIdempotency(idempotency: IdempotentRequest, onReplay: () => void): Db {
+    return new Db(this.#shared, { ...this.#scope, idempotency, onReplay });
+  }
+
+  timestamp(date: Date): DbTimestamp {
+    return toDbTimestamp(this.dialect, date);
+  }
+
+  /** A unique index refused a write (a duplicate e-mail, membership, key…). */
+  isUniqueViolation(error: unknown): boolean {
+    return isUniqueViolation(this.#shared.em, error);
+  }
+
+  /** A foreign key refused a write (a row pointing at a user or organization that is not there). */
+  isForeignKeyViolation(error: unknown): boolean {
+    return isForeignKeyViolation(this.#shared.em, error);
+  }
+
+  /**
+   * Runs `work` in one transaction and returns what it returns (see the module comment). With an
+   * idempotency key, that value is the stored answer: a later identical request gets it back.
+   * A change of one organization names it, to wait its turn in this process (admission.ts).
+   */
+  async transaction<T>(work: (tx: Tx) => Promise<T>, options: { organizationId?: string } = {}): Promise<T> {
+    const deadline = Date.now() + this.#shared.settings.timeoutMs;
+    const idempotency = this.#scope.idempotency;
+    // One claim per request: a request that runs several transactions keys only the first.
+    this.#scope = { ...this.#scope, idempotency: undefined };
+    const run = (attempt: (tx: Tx) => Promise<T>) =>
+      this.#shared.admission.admit(options.organizationId, deadline, () => this.#attempts(deadline, attempt));
+    if (!idempotency) return run(work);
+    const claim = await claimKey(this, idempotency);
+    if (claim.replay) {
+      this.#scope.onReplay?.();
+      return claim.answer as T;
+    }
+    try {
+      return await run(async (tx) => {
+        const answer = await work(tx);
+        await completeKey(tx, idempotency, answer);
+        return answer;
+      });
+    } catch (error) {
+      await releaseKey(this, idempotency).catch(() => undefined); // goes stale by itself if this fails
+      throw error;
+    }
+  }
+
+  async #attempts<T>(deadline: number, work: (tx: Tx) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#once(work);
+      } catch (error) {
+        if (error instanceof RequestGivenUp) throw unavailable('The request took too long and was given up');
+        if (error instanceof DomainError || !isLostConflict(this.#shared.em, error)) throw error;
+        const pause = pauseBefore(attempt);
+        if (attempt >= this.#shared.settings.maxAttempts || Date.now() + pause >= deadline) {
+          this.#shared.settings.onConflict?.('exhausted');
+          throw unavailable('The change kept conflicting with concurrent changes, try again');
+        }
+        this.#shared.settings.onConflict?.('retried');
+        await sleep(pause);
+      }
+    }
+  }
+
+  #once<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    const { dialect } = this;
+    const signal = this.#scope.signal;
+    return this.sql.transaction().execute(async (sql) => {
+      const now = new Date();
+      const answer = await work({ sql, dialect, now, timestamp: (date = now) => toDbTimestamp(dialect, date) });
+      // The last moment to give up: after this the commit is sent, and its outcome is the answer.
+      if (signal?.aborted) throw new RequestGivenUp();
+      return answer;
+    });
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * The Idempotency-Key header of a change request (CONTRACT 10), read for the change procedures.
+ */
+import { idempotencyKeySchema } from '../../shared/schemas.ts';
+import { processingLimitMs } from '../config.ts';
+import { fingerprint, type IdempotentRequest } from '../data/idempotency.ts';
+import { badRequest } from '../errors.ts';
+import type { Context } from './context.ts';
+
+/** Keys are answered for at least 24 hours (CONTRACT 10). */
+const IDEMPOTENCY_KEEP_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The Idempotency-Key of a change, if the request has one: validated here, claimed and answered by
+ * the change's transaction (data/idempotency.ts). Two requests are the same one when they name the
+ * same procedure (REST method and path), organization and body.
+ */
+export async function idempotentRequest(
+  ctx: Context,
+  callerId: string,
+  path: string,
+  getRawInput: () => Promise<unknown>,
+): Promise<IdempotentRequest | undefined> {
+  const header = ctx.idempotencyKeyHeader;
+  if (header === undefined) return undefined;
+  const key = idempotencyKeySchema.safeParse(header);
+  if (!key.success) {
+    throw badRequest('Invalid Idempotency-Key header', [
+      { field: 'Idempotency-Key', problem: 'Must be one key of 1 to 255 printable ASCII characters' },
+    ]);
+  }
+  const organizationId =
+    typeof ctx.organizationIdHeader === 'string' ? ctx.organizationIdHeader.toLowerCase() : undefined;
+  return {
+    callerId,
+    key: key.data,
+    fingerprint: fingerprint({ procedure: path, organizationId, body: await getRawInput() }),
+    // A claim this old belongs to a request that was given up and can no longer commit.
+    staleAfterMs: 2 * processingLimitMs(ctx.settings),
+    keepForMs: IDEMPOTENCY_KEEP_MS,
+  };
+}

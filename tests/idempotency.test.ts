@@ -1,0 +1,213 @@
+/**
+ * Idempotency keys (CONTRACT 10): a change with a key is carried out once; the same request again
+ * gets the stored answer marked as a replay; a different request with the key gets 422; a request
+ * while the first still runs gets 409; a failed request leaves the key free; keys expire.
+ */
+import mysql from 'mysql2/promise';
+import { expect, it } from 'vitest';
+import { toDbTimestamp, type Database } from '../server/data/database.ts';
+import { openDatabase } from '../server/data/orm.ts';
+import { describeOnEachDatabase } from './support/databases.ts';
+import { addMember, createOrganization, registerUser, uniqueId } from './support/fixtures.ts';
+import { useServer } from './support/server.ts';
+import { tokenFor } from './support/tokens.ts';
+
+const newOrganization = { organization_name: 'Once', organization_description: 'made once' };
+
+describeOnEachDatabase('idempotency keys', (target) => {
+  const server = useServer(target);
+
+  it('carries out a change once and answers its repeats from the store, marked as replays', async () => {
+    const owner = await registerUser(server());
+    const key = uniqueId('key');
+    const first = await server().call('POST', '/api/organizations', {
+      token: owner.token,
+      body: newOrganization,
+      headers: { 'idempotency-key': key },
+    });
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotency-replayed')).toBeNull();
+    for (const path of ['/api/organizations', '/organizations']) {
+      const again = await server().call('POST', path, {
+        token: owner.token,
+        body: newOrganization,
+        headers: { 'idempotency-key': key },
+      });
+      expect(again.status).toBe(201);
+      expect(again.body).toEqual(first.body);
+      expect(again.headers.get('idempotency-replayed')).toBe('true');
+    }
+    const organizations = await server().call('GET', '/organizations', { token: owner.token });
+    expect(organizations.body).toHaveLength(1);
+  });
+
+  it('answers 422 to the same key with another body or operation, and keys are per caller', async () => {
+    const owner = await registerUser(server());
+    const key = uniqueId('key');
+    const headers = { 'idempotency-key': key };
+    expect(
+      (await server().call('POST', '/organizations', { token: owner.token, body: newOrganization, headers })).status,
+    ).toBe(201);
+    const otherBody = await server().call('POST', '/organizations', {
+      token: owner.token,
+      body: { ...newOrganization, organization_name: 'Twice' },
+      headers,
+    });
+    expect(otherBody.status).toBe(422);
+    expect(otherBody.body).toEqual({
+      code: 'UNPROCESSABLE_CONTENT',
+      message: expect.stringMatching(/different request/),
+    });
+    const otherOperation = await server().call('PUT', '/users', {
+      token: owner.token,
+      body: { first_name: 'X' },
+      headers,
+    });
+    expect(otherOperation.status).toBe(422);
+    expect((await server().call('GET', '/users', { token: owner.token })).body.first_name).not.toBe('X');
+
+    const someoneElse = await registerUser(server());
+    const sameKey = await server().call('POST', '/organizations', {
+      token: someoneElse.token,
+      body: newOrganization,
+      headers,
+    });
+    expect(sameKey.status).toBe(201);
+    expect(sameKey.headers.get('idempotency-replayed')).toBeNull();
+    expect((await server().call('GET', '/organizations', { token: owner.token })).body).toHaveLength(1);
+  });
+
+  it('leaves the key free after a refused request, so the same key can carry it out later', async () => {
+    const owner = await registerUser(server());
+    const organizationId = await createOrganization(server(), owner);
+    const email = `${uniqueId('later')}@example.com`;
+    const headers = { 'idempotency-key': uniqueId('key') };
+    const add = () =>
+      server().call('POST', '/organization-user', {
+        token: owner.token,
+        organizationId,
+        body: { email, role: 'member' },
+        headers,
+      });
+    expect((await add()).status).toBe(404); // no user with that e-mail yet
+    const signUp = await server().call('POST', '/users', {
+      token: await tokenFor(uniqueId('later'), { role: 'owner' }),
+      body: { first_name: 'Later', last_name: 'Comer', email },
+    });
+    expect(signUp.status).toBe(201);
+    const added = await add();
+    expect(added.status).toBe(201);
+    expect(added.headers.get('idempotency-replayed')).toBeNull();
+    const replayed = await add();
+    expect(replayed.status).toBe(201);
+    expect(replayed.headers.get('idempotency-replayed')).toBe('true');
+  });
+
+  it('answers a replay for every change endpoint, including those without a body of their own', async () => {
+    const owner = await registerUser(server());
+    const member = await registerUser(server());
+    const organizationId = await createOrganization(server(), owner);
+    await addMember(server(), owner, organizationId, member, 'member');
+    const calls = [
+      ['PUT', '/organization-user', { user_id: member.id, role: 'admin' }],
+      ['DELETE', '/organization-user', { user_id: member.id }],
+      ['PUT', '/users', { last_name: 'Replayed' }],
+    ] as const;
+    for (const [method, path, body] of calls) {
+      const headers = { 'idempotency-key': uniqueId('key') };
+      const first = await server().call(method, path, { token: owner.token, organizationId, body, headers });
+      expect(first.status, `${method} ${path}`).toBe(200);
+      const again = await server().call(method, path, { token: owner.token, organizationId, body, headers });
+      expect(again.status, `${method} ${path}`).toBe(200);
+      expect(again.body).toEqual(first.body);
+      expect(again.headers.get('idempotency-replayed')).toBe('true');
+    }
+    // The DELETE was carried out once: a second one without a key finds no member.
+    const gone = await server().call('DELETE', '/organization-user', {
+      token: owner.token,
+      organizationId,
+      body: { user_id: member.id },
+    });
+    expect(gone.status).toBe(404);
+  });
+
+  it('refuses a malformed key with 400 naming the header, and changes nothing', async () => {
+    const owner = await registerUser(server());
+    for (const key of ['x'.repeat(256), 'tab\tinside', 'é']) {
+      const response = await server().call('POST', '/organizations', {
+        token: owner.token,
+        body: newOrganization,
+        headers: { 'idempotency-key': key },
+      });
+      expect(response.status, key).toBe(400);
+      expect(response.body.issues).toEqual([{ field: 'Idempotency-Key', problem: expect.any(String) }]);
+    }
+    expect((await server().call('GET', '/organizations', { token: owner.token })).body).toEqual([]);
+  });
+
+  it('forgets answers older than 24 hours: the key then carries out a new request', async () => {
+    const owner = await registerUser(server());
+    const key = uniqueId('key');
+    const headers = { 'idempotency-key': key };
+    expect(
+      (await server().call('POST', '/organizations', { token: owner.token, body: newOrganization, headers })).status,
+    ).toBe(201);
+    // Age the stored answer by 25 hours, as the clock would.
+    const orm = await openDatabase(server().databaseUrl);
+    try {
+      const dialect = target.name === 'embedded' ? 'sqlite' : 'mysql';
+      const aged = await orm.em
+        .getKysely<Database>()
+        .updateTable('idempotency_keys')
+        .set({ created_at: toDbTimestamp(dialect, new Date(Date.now() - 25 * 3600_000)) })
+        .where('idempotency_key', '=', key)
+        .executeTakeFirst();
+      expect(Number(aged.numUpdatedRows)).toBe(1);
+    } finally {
+      await orm.close();
+    }
+    const again = await server().call('POST', '/organizations', { token: owner.token, body: newOrganization, headers });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotency-replayed')).toBeNull();
+    expect((await server().call('GET', '/organizations', { token: owner.token })).body).toHaveLength(2);
+  });
+
+  // The embedded database runs one write at a time, so no other session can hold a row there.
+  if (target.name === 'mariadb')
+    it('answers 409 while the first request with the key is still running', async () => {
+      const owner = await registerUser(server());
+      const member = await registerUser(server());
+      const organizationId = await createOrganization(server(), owner);
+      await addMember(server(), owner, organizationId, member, 'member');
+      const headers = { 'idempotency-key': uniqueId('key') };
+      const body = { user_id: member.id, role: 'admin' };
+      // Another session holds the organization's row, so the first request waits inside its change.
+      const blocker = await mysql.createConnection({ uri: server().databaseUrl.replace(/^mariadb:/, 'mysql:') });
+      try {
+        await blocker.query('begin');
+        await blocker.query('select id from organizations where id = ? for update', [organizationId]);
+        const first = server().call('PUT', '/organization-user', { token: owner.token, organizationId, body, headers });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const second = await server().call('PUT', '/organization-user', {
+          token: owner.token,
+          organizationId,
+          body,
+          headers,
+        });
+        expect(second.status).toBe(409);
+        expect(second.body.message).toMatch(/still being processed/);
+        await blocker.query('rollback');
+        expect((await first).status).toBe(200);
+      } finally {
+        await blocker.end();
+      }
+      const third = await server().call('PUT', '/organization-user', {
+        token: owner.token,
+        organizationId,
+        body,
+        headers,
+      });
+      expect(third.status).toBe(200);
+      expect(third.headers.get('idempotency-replayed')).toBe('true');
+    });
+});
