@@ -9,7 +9,7 @@
 import type { RowDataPacket } from 'mysql2/promise';
 import { spawnService, type ServiceProcess } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
-import { addPendingSchema, createDatabase } from './database.ts';
+import { createDatabase } from './database.ts';
 
 const RACING_ROUNDS = 30;
 const UNKNOWN_ORGANIZATION = '0190a000-0000-7000-8000-000000000000';
@@ -81,7 +81,6 @@ const servers: ServiceProcess[] = [];
 try {
   const service = await spawnService(env);
   servers.push(service);
-  await addPendingSchema(database.connection);
   const [baseline, otherBaseline] = [
     await spawnService({ ...env, SCRIPT: 'bench/baseline.ts' }),
     await spawnService({ ...env, SCRIPT: 'bench/baseline.ts' }),
@@ -193,19 +192,27 @@ try {
   }
 
   // Racing: role changes (owners among them), removals and adds, through both baseline processes.
-  const racing: Promise<{ status: number }>[] = [];
+  // Each round's changes race each other; rounds follow one another, so that no change waits past
+  // DB_TIMEOUT_MS for its turn (a 503: allowed, but it would leave less to check).
+  const statuses: number[] = [];
   const roles = ['admin', 'member', 'owner'];
   for (let round = 0; round < RACING_ROUNDS; round++) {
     const [one, other] = round % 2 ? [baseline!, otherBaseline!] : [otherBaseline!, baseline!];
-    for (let index = 7; index < 20; index++)
-      racing.push(member('PUT', round % 3 ? 3 : 1, { user_id: as(index), role: roles[(round + index) % 3] }, one));
-    racing.push(member('PUT', 3, { user_id: as(1), role: roles[round % 3] }, other));
-    racing.push(member('PUT', round % 2 ? 3 : 0, { user_id: as(round % 2 ? 0 : 3), role: roles[round % 3] }, one));
-    racing.push(member('DELETE', 3, { user_id: as(20 + (round % 5)) }, other));
-    racing.push(member('POST', 3, { email: `check-user-${20 + ((round + 2) % 5)}@example.com`, role: 'member' }, one));
+    const racing = [
+      ...Array.from({ length: 13 }, (_, offset) =>
+        member('PUT', round % 3 ? 3 : 1, { user_id: as(7 + offset), role: roles[(round + offset) % 3] }, one),
+      ),
+      member('PUT', 3, { user_id: as(1), role: roles[round % 3] }, other),
+      member('PUT', round % 2 ? 3 : 0, { user_id: as(round % 2 ? 0 : 3), role: roles[round % 3] }, one),
+      member('DELETE', 3, { user_id: as(20 + (round % 5)) }, other),
+      member('POST', 3, { email: `check-user-${20 + ((round + 2) % 5)}@example.com`, role: 'member' }, one),
+    ];
+    statuses.push(...(await Promise.all(racing)).map((answer) => answer.status));
   }
-  const statuses = (await Promise.all(racing)).map((answer) => answer.status);
-  expectEqual('racing changes: no 5xx', statuses.filter((status) => status >= 500).length, 0);
+  expectEqual('racing changes: no 500', statuses.filter((status) => status === 500).length, 0);
+  const answered: Record<number, number> = {};
+  for (const status of statuses) answered[status] = (answered[status] ?? 0) + 1;
+  console.log(`racing changes answered (status: count): ${JSON.stringify(answered)}`);
   const [events] = await database.connection.query<EventRow[]>(
     'select * from organization_events where organization_id = ? order by event_id',
     [organizationId],

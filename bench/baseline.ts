@@ -34,13 +34,22 @@ import mysql, { type PoolConnection, type ResultSetHeader, type RowDataPacket } 
 
 const secret = Buffer.from(process.env.JWT_SECRET ?? '');
 const requireCreatorRole = process.env.REQUIRE_CREATOR_ROLE !== 'false';
+const POOL_SIZE = Number(process.env.DB_POOL_SIZE ?? 10);
+const TIMEOUT_MS = Number(process.env.DB_TIMEOUT_MS ?? 5000);
 const pool = mysql.createPool({
   uri: (process.env.DATABASE_URL ?? '').replace(/^mariadb:/, 'mysql:'),
-  connectionLimit: Number(process.env.DB_POOL_SIZE ?? 10),
+  connectionLimit: POOL_SIZE,
+  connectTimeout: TIMEOUT_MS,
   // Timestamps stay the strings MariaDB sends: no Date built per row.
   dateStrings: true,
   // Batches of statements in one round trip; every value still goes through mysql2's escaping.
   multipleStatements: true,
+});
+// No statement and no lock wait outlasts DB_TIMEOUT_MS (CONTRACT 10), enforced by MariaDB.
+pool.on('connection', (connection) => {
+  connection.query(
+    `set session innodb_lock_wait_timeout = ${Math.max(1, Math.ceil(TIMEOUT_MS / 1000))}, max_statement_time = ${TIMEOUT_MS / 1000}`,
+  );
 });
 
 class HttpError extends Error {
@@ -205,36 +214,121 @@ const INSERT_EVENT = `insert into organization_events
 
 const DEADLOCK = 1213;
 const LOCK_WAIT_TIMEOUT = 1205;
+const STATEMENT_TIMEOUT = 1969;
 const DUPLICATE_KEY = 1062;
 const MISSING_PARENT_ROW = 1452;
 const ATTEMPTS = 5;
 
 const errnoOf = (error: unknown) => (error as { errno?: number }).errno;
+const unavailable = (message: string) => new HttpError(503, 'SERVICE_UNAVAILABLE', message);
+
+/** A counting semaphore whose waits end at a deadline with 503. */
+class Gate {
+  readonly #size: number;
+  #free: number;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(size: number) {
+    this.#size = this.#free = size;
+  }
+
+  /** Nobody holds it or waits for it. */
+  get idle(): boolean {
+    return this.#free === this.#size && this.#waiting.length === 0;
+  }
+
+  async enter(deadline: number): Promise<void> {
+    if (this.#free > 0) {
+      this.#free--;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const admit = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.#waiting.splice(this.#waiting.indexOf(admit), 1);
+        reject(unavailable('Too many changes are waiting for the database, try again'));
+      }, deadline - Date.now());
+      this.#waiting.push(admit);
+    });
+  }
+
+  leave(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#free++;
+  }
+}
 
 /**
- * Runs `work`, which opens its transaction in its first batch and commits in its last, retrying the
- * whole of it on a deadlock, a lock wait timeout or a lost Galera certification (also 1213), with
- * a growing random pause so that the losers do not collide again.
+ * Which changes may hold a connection (CONTRACT 10: a locked organization must not stop reads and
+ * other organizations). Changes together hold at most WRITE_SLOTS connections, the rest of the pool
+ * is kept for reads (the service's split). At most two changes of one organization hold one at
+ * once: the one holding the organization's lock, and the next, already waiting for that lock in
+ * MariaDB, so that the lock passes on at commit without a round trip through this process (with one
+ * at a time, the next change would send its first batch only once the commit has come back here).
  */
-async function transaction<T>(work: (connection: PoolConnection) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    const connection = await pool.getConnection();
-    try {
-      const result = await work(connection);
-      connection.release();
-      return result;
-    } catch (error) {
-      try {
-        await connection.query('rollback');
-        connection.release();
-      } catch {
-        connection.destroy();
-      }
-      const errno = errnoOf(error);
-      if ((errno !== DEADLOCK && errno !== LOCK_WAIT_TIMEOUT) || attempt === ATTEMPTS) throw error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, randomInt(1, 5 * 2 ** attempt)));
+const WRITE_SLOTS = Math.max(1, POOL_SIZE - Math.max(1, Math.floor(POOL_SIZE / 4)));
+const CHANGES_PER_ORGANIZATION = 2;
+const writeSlots = new Gate(WRITE_SLOTS);
+const organizationGates = new Map<string, Gate>();
+
+async function admitted<T>(organizationId: string | undefined, deadline: number, work: () => Promise<T>): Promise<T> {
+  if (organizationId === undefined) return withGate(writeSlots, deadline, work);
+  let gate = organizationGates.get(organizationId);
+  if (!gate) organizationGates.set(organizationId, (gate = new Gate(CHANGES_PER_ORGANIZATION)));
+  try {
+    return await withGate(gate, deadline, () => withGate(writeSlots, deadline, work));
+  } finally {
+    if (gate.idle) organizationGates.delete(organizationId);
   }
+}
+
+async function withGate<T>(gate: Gate, deadline: number, work: () => Promise<T>): Promise<T> {
+  await gate.enter(deadline);
+  try {
+    return await work();
+  } finally {
+    gate.leave();
+  }
+}
+
+/**
+ * Runs `work`, which opens its transaction in its first batch and commits in its last, once
+ * admitted (a change of one organization names it), retrying the whole of it on a deadlock, a lock
+ * wait timeout or a lost Galera certification (also 1213), with a growing random pause so that the
+ * losers do not collide again; 503 after the last attempt or once DB_TIMEOUT_MS is spent.
+ */
+async function transaction<T>(
+  organizationId: string | undefined,
+  work: (connection: PoolConnection) => Promise<T>,
+): Promise<T> {
+  const deadline = Date.now() + TIMEOUT_MS;
+  return admitted(organizationId, deadline, async () => {
+    for (let attempt = 1; ; attempt++) {
+      const connection = await pool.getConnection();
+      try {
+        const result = await work(connection);
+        connection.release();
+        return result;
+      } catch (error) {
+        try {
+          await connection.query('rollback');
+          connection.release();
+        } catch {
+          connection.destroy();
+        }
+        const errno = errnoOf(error);
+        if (errno !== DEADLOCK && errno !== LOCK_WAIT_TIMEOUT) throw error;
+        if (attempt === ATTEMPTS) throw unavailable('The change kept conflicting with concurrent changes, try again');
+      }
+      const pause = randomInt(1, 5 * 2 ** attempt);
+      if (Date.now() + pause >= deadline) throw unavailable('The change took too long, try again');
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  });
 }
 
 /** Runs one batch of statements and returns the results of each. */
@@ -255,9 +349,12 @@ async function createUser(caller: Caller, body: Record<string, unknown>): Promis
   ];
   const now = storedNow();
   try {
-    await pool.execute(
-      'insert into users (id, first_name, last_name, email, created_at, updated_at) values (?, ?, ?, ?, ?, ?)',
-      [...values, now, now],
+    // One autocommitted statement: no transaction to open and commit around it.
+    await admitted(undefined, Date.now() + TIMEOUT_MS, () =>
+      pool.execute(
+        'insert into users (id, first_name, last_name, email, created_at, updated_at) values (?, ?, ?, ?, ?, ?)',
+        [...values, now, now],
+      ),
     );
   } catch (error) {
     if (errnoOf(error) !== DUPLICATE_KEY) throw error;
@@ -290,7 +387,7 @@ async function createOrganization(caller: Caller, body: Record<string, unknown>)
   const organizationId = uuidV7After(null);
   const now = storedNow();
   try {
-    await transaction((connection) =>
+    await transaction(undefined, (connection) =>
       batch(
         connection,
         `start transaction;
@@ -301,8 +398,8 @@ async function createOrganization(caller: Caller, body: Record<string, unknown>)
         [
           ...[organizationId, name, description, caller.userId, now, now],
           ...[organizationId, caller.userId, now, now],
-          ...[uuidV7After(null), organizationId, 'organization.created', caller.userId, null],
-          ...[JSON.stringify({ organization_name: name }), now],
+          ...[uuidV7After(null), organizationId, 'organization.created', caller.userId, caller.userId],
+          ...[JSON.stringify({ organization_name: name, organization_description: description }), now],
         ],
       ),
     );
@@ -380,7 +477,7 @@ async function readTarget(
 async function addMember(caller: Caller, organizationId: string, body: Record<string, unknown>) {
   const address = email(body.email);
   const newRole = role(body.role);
-  const userId = await transaction(async (connection) => {
+  const userId = await transaction(organizationId, async (connection) => {
     const decision = await lockAndRead<Decision & { user_id: string | null; existing_role: string | null }>(
       connection,
       `select ${ACTOR_ROLE}, ${NEWEST_EVENT}, u.id as user_id, m.role as existing_role
@@ -412,13 +509,15 @@ async function addMember(caller: Caller, organizationId: string, body: Record<st
 async function changeRole(caller: Caller, organizationId: string, body: Record<string, unknown>) {
   const userId = text(body.user_id, 'user_id', 1, 128);
   const newRole = role(body.role);
-  await transaction(async (connection) => {
+  await transaction(organizationId, async (connection) => {
     const decision = await readTarget(connection, organizationId, caller, userId);
     const actorRole = assertManager(decision.actor_role);
     if (actorRole !== 'owner' && newRole === 'owner') throw forbidden('Only an owner may grant the owner role');
     if (actorRole !== 'owner' && decision.target_role === 'owner')
       throw forbidden('Only an owner may change or remove an owner');
-    if (decision.target_role === 'owner' && newRole !== 'owner' && !decision.other_owner) throw lastOwner();
+    // The role it already has: nothing changes, no event (the lock's version step is rolled back).
+    if (decision.target_role === newRole) return batch(connection, 'rollback', []);
+    if (decision.target_role === 'owner' && !decision.other_owner) throw lastOwner();
     const now = storedNow();
     await batch(
       connection,
@@ -437,7 +536,7 @@ async function changeRole(caller: Caller, organizationId: string, body: Record<s
 async function removeMember(caller: Caller, organizationId: string, body: Record<string, unknown>) {
   const userId = text(body.user_id, 'user_id', 1, 128);
   const leaving = userId === caller.userId;
-  await transaction(async (connection) => {
+  await transaction(organizationId, async (connection) => {
     const decision = await readTarget(connection, organizationId, caller, userId);
     // Any member may leave; removing someone else follows the permission table.
     if (!leaving) {
@@ -555,19 +654,15 @@ const server = createServer((request: IncomingMessage, response: ServerResponse)
   handle(request).then(
     ([status, body]) => answer(response, status, body),
     (error: unknown) => {
-      if (error instanceof HttpError)
-        return answer(response, error.status, { code: error.code, message: error.message });
       const errno = errnoOf(error);
-      if (errno === DEADLOCK || errno === LOCK_WAIT_TIMEOUT) {
-        return answer(
-          response,
-          503,
-          { code: 'SERVICE_UNAVAILABLE', message: 'Busy, try again' },
-          { 'retry-after': '1' },
-        );
+      if (errno === LOCK_WAIT_TIMEOUT || errno === STATEMENT_TIMEOUT)
+        error = unavailable('The database is busy, try again');
+      if (!(error instanceof HttpError)) {
+        console.error(error);
+        error = new HttpError(500, 'INTERNAL_SERVER_ERROR', 'Internal error');
       }
-      console.error(error);
-      answer(response, 500, { code: 'INTERNAL_SERVER_ERROR', message: 'Internal error' });
+      const { status, code, message } = error as HttpError;
+      answer(response, status, { code, message }, status === 503 ? { 'retry-after': '1' } : {});
     },
   );
 });

@@ -29,21 +29,3 @@ export async function createDatabase(purpose: string): Promise<BenchDatabase> {
     },
   };
 }
-
-/**
- * Columns and the table the lead's next migration adds, which the baseline already writes: created
- * here, after the service has migrated the database, until that migration is in this branch.
- */
-export async function addPendingSchema(connection: mysql.Connection): Promise<void> {
-  await connection.query(
-    `alter table organizations add column if not exists updated_at datetime(3) null,
-       add column if not exists version int not null default 0`,
-  );
-  await connection.query(
-    `create table if not exists organization_events (event_id varchar(36) not null primary key,
-       organization_id varchar(36) not null, type varchar(32) not null, actor_user_id varchar(128) not null,
-       subject_user_id varchar(128) null, data json not null, created_at datetime(3) not null,
-       index organization_events_organization_idx (organization_id, event_id))
-     default character set utf8mb4 engine = InnoDB`,
-  );
-}

@@ -20,7 +20,7 @@ import autocannon from 'autocannon';
 import mysql from 'mysql2/promise';
 import { projectRoot, spawnService, type ServiceProcess } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
-import { addPendingSchema, createDatabase } from './database.ts';
+import { createDatabase } from './database.ts';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
@@ -506,7 +506,6 @@ async function main(): Promise<void> {
   try {
     const service = await spawnService(env);
     servers.push(service);
-    await addPendingSchema(database.connection);
     const seedStart = performance.now();
     const organizations = await seed(service.baseUrl);
     console.error(
