@@ -16,9 +16,10 @@
  *      so its snapshot is taken after the lock and sees every change committed before it.
  *   2. `<insert/update/delete>; INSERT INTO organization_events ...; COMMIT`
  * The lock is held for one round trip between the two batches, instead of four in a
- * statement-per-round-trip transaction. Creating an organization is one round trip (its row is new:
- * nothing to lock, no earlier event); creating a user is one autocommitted INSERT whose unique keys
- * decide the conflicts.
+ * statement-per-round-trip transaction, and two changes of one organization hold connections at
+ * once (see `admitted`), so that the lock passes from one to the next inside MariaDB. Creating an
+ * organization is one round trip (its row is new: nothing to lock, no earlier event); creating a
+ * user is one autocommitted INSERT whose unique keys decide the conflicts.
  *
  * Why every change takes the organization lock, even when no owner is involved (the "conditional
  * fast path", a guarded UPDATE without the lock, is not correct here): event ids must sort in
