@@ -2,16 +2,15 @@
  * `npm run bench`: the service against the hand-written baseline (bench/baseline.ts), both on one
  * fresh MariaDB database with the same data, started as in production. Seeds through the service's
  * REST API, then drives each scenario with autocannon against each server in turn (warm-up first,
- * then the measured run; whatever a scenario changes is put back before the next server runs it),
- * and prints per scenario: req/s and the service/baseline ratio, p50/p99, non-2xx, peak RSS and CPU
- * per request of each server, then the start to first answer, then PASS/FAIL against the targets,
- * then all of it as JSON.
+ * then the measured run; whatever a scenario changes is put back before the next run), and prints
+ * per scenario: req/s and the service/baseline ratio, p50/p99, non-2xx, peak RSS and CPU per
+ * request of each server; then the start to first answer; then PASS/FAIL against the issue's
+ * targets; then all of it as JSON.
  *
- * Settings: TEST_MARIADB_URL (see bench/database.ts), BENCH_DURATION
- * (seconds per timed scenario, default 10), BENCH_WARMUP (seconds of unmeasured load before each
- * timed one, default 3, so that both servers are measured with their code optimised by V8; the
- * fixed-amount scenarios warm up with a tenth of their amount), BENCH_SCENARIOS (letters of the
- * scenarios to run, default all).
+ * Settings: TEST_MARIADB_URL (see bench/database.ts); BENCH_DURATION (seconds per timed scenario,
+ * default 10); BENCH_WARMUP (seconds of unmeasured load before each timed one, default 3, so that
+ * both servers are measured with their code optimised by V8; the fixed-amount scenario warms up
+ * with a tenth of its amount); BENCH_SCENARIOS (letters of the scenarios to run, default all).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -448,11 +447,21 @@ async function startToFirstAnswer(script: string, env: Record<string, string>, t
 interface Row {
   scenario: string;
   connections: number;
+  /** Requests in all, for a fixed-amount scenario. */
+  amount: number | undefined;
   target: number;
   service: Figures;
   baseline: Figures;
   ratio: number;
   rssRatio: number;
+}
+
+interface HeldRow {
+  load: string;
+  scenario: string;
+  service: Figures;
+  /** 1 − req/s under the load ÷ req/s without it. */
+  slowdown: number;
 }
 
 interface Check {
@@ -461,7 +470,7 @@ interface Check {
   pass: boolean;
 }
 
-function checks(rows: Row[], startup: Record<string, number>): Check[] {
+function checks(rows: Row[], held: HeldRow[], startup: Record<string, number>): Check[] {
   const result: Check[] = [];
   for (const row of rows) {
     result.push({
@@ -481,6 +490,13 @@ function checks(rows: Row[], startup: Record<string, number>): Check[] {
       pass: row.rssRatio <= TARGETS.rssRatio,
     });
   }
+  for (const entry of held) {
+    result.push({
+      target: `${entry.scenario} with ${entry.load}: at most ${HELD_LOAD_MAX_SLOWDOWN * 100} % slower`,
+      value: `${Math.round(entry.slowdown * 100)} %`,
+      pass: entry.slowdown <= HELD_LOAD_MAX_SLOWDOWN,
+    });
+  }
   for (const [what, ms] of Object.entries(startup)) {
     if (what.startsWith('baseline')) continue;
     result.push({
@@ -490,6 +506,83 @@ function checks(rows: Row[], startup: Record<string, number>): Check[] {
     });
   }
   return result;
+}
+
+/** The selected scenarios run again on the service under each held load (see HELD_LOADS). */
+async function underHeldLoads(server: ServiceProcess, selected: Scenario[], rows: Row[], setting: Setting) {
+  const held: HeldRow[] = [];
+  for (const load of HELD_LOADS) {
+    const release = await load.hold(server, setting);
+    try {
+      for (const row of rows) {
+        const figures = await drive(
+          server,
+          selected.find((scenario) => scenario.name === row.scenario)!,
+          setting,
+        );
+        held.push({
+          load: load.name,
+          scenario: row.scenario,
+          service: figures,
+          slowdown: Math.round((1 - figures.requestsPerSecond / row.service.requestsPerSecond) * 100) / 100,
+        });
+      }
+    } finally {
+      await release();
+    }
+  }
+  return held;
+}
+
+function report(rows: Row[], held: HeldRow[], startup: Record<string, number>): void {
+  console.log(`\nService vs baseline on MariaDB, ${DURATION} s per timed scenario after ${WARMUP} s of warm-up\n`);
+  console.table(
+    rows.map((row) => ({
+      scenario: row.scenario,
+      conns: row.connections,
+      'svc req/s': row.service.requestsPerSecond,
+      'base req/s': row.baseline.requestsPerSecond,
+      ratio: row.ratio,
+      'svc p50/p99 ms': `${row.service.p50Ms}/${row.service.p99Ms}`,
+      'base p50/p99 ms': `${row.baseline.p50Ms}/${row.baseline.p99Ms}`,
+      'non-2xx svc/base': `${row.service.non2xx}/${row.baseline.non2xx}`,
+      'RSS MB svc/base': `${row.service.peakRssMb}/${row.baseline.peakRssMb}`,
+      'CPU µs/req svc/base': `${row.service.cpuMicrosPerRequest}/${row.baseline.cpuMicrosPerRequest}`,
+    })),
+  );
+  for (const row of rows.filter((candidate) => candidate.amount)) {
+    console.log(`${row.scenario}: service ${row.service.seconds} s, baseline ${row.baseline.seconds} s in all`);
+  }
+  for (const [what, ms] of Object.entries(startup))
+    console.log(`start to first answer, ${what} (median of 3): ${ms} ms`);
+  if (held.length)
+    console.table(
+      held.map((entry) => ({
+        load: entry.load,
+        scenario: entry.scenario,
+        'svc req/s': entry.service.requestsPerSecond,
+        slowdown: entry.slowdown,
+      })),
+    );
+
+  const results = checks(rows, held, startup);
+  console.log('\nTargets:');
+  for (const check of results) console.log(`${check.pass ? 'PASS' : 'FAIL'}  ${check.target}: ${check.value}`);
+  console.log(`${results.filter((check) => check.pass).length} of ${results.length} targets met\n`);
+  console.log(
+    JSON.stringify(
+      {
+        durationSeconds: DURATION,
+        warmupSeconds: WARMUP,
+        scenarios: rows,
+        heldLoads: held,
+        startupMs: startup,
+        targets: results,
+      },
+      null,
+      2,
+    ),
+  );
 }
 
 async function main(): Promise<void> {
@@ -530,6 +623,7 @@ async function main(): Promise<void> {
       rows.push({
         scenario: scenario.name,
         connections: scenario.connections,
+        amount: scenario.amount,
         target: scenario.target,
         service: ofService,
         baseline: ofBaseline,
@@ -539,27 +633,7 @@ async function main(): Promise<void> {
       console.error(`${scenario.name}: done`);
     }
 
-    const held = [];
-    for (const load of HELD_LOADS) {
-      const release = await load.hold(service, setting);
-      try {
-        for (const row of rows) {
-          const figures = await drive(
-            service,
-            selected.find((scenario) => scenario.name === row.scenario)!,
-            setting,
-          );
-          held.push({
-            load: load.name,
-            scenario: row.scenario,
-            service: figures,
-            slowdown: Math.round((1 - figures.requestsPerSecond / row.service.requestsPerSecond) * 100) / 100,
-          });
-        }
-      } finally {
-        await release();
-      }
-    }
+    const held = await underHeldLoads(service, selected, rows, setting);
 
     const firstAnswerToken = await tokenFor(userId(SMALL.owner), { expiresIn: '2h' });
     const startup = {
@@ -572,61 +646,7 @@ async function main(): Promise<void> {
       'baseline, MariaDB': await startToFirstAnswer('bench/baseline.ts', env, firstAnswerToken),
     };
 
-    console.log(`\nService vs baseline on MariaDB, ${DURATION} s per timed scenario after ${WARMUP} s of warm-up\n`);
-    console.table(
-      rows.map((row) => ({
-        scenario: row.scenario,
-        conns: row.connections,
-        'svc req/s': row.service.requestsPerSecond,
-        'base req/s': row.baseline.requestsPerSecond,
-        ratio: row.ratio,
-        'svc p50/p99 ms': `${row.service.p50Ms}/${row.service.p99Ms}`,
-        'base p50/p99 ms': `${row.baseline.p50Ms}/${row.baseline.p99Ms}`,
-        'non-2xx svc/base': `${row.service.non2xx}/${row.baseline.non2xx}`,
-        'RSS MB svc/base': `${row.service.peakRssMb}/${row.baseline.peakRssMb}`,
-        'CPU µs/req svc/base': `${row.service.cpuMicrosPerRequest}/${row.baseline.cpuMicrosPerRequest}`,
-      })),
-    );
-    for (const row of rows.filter((candidate) => SCENARIOS.find((s) => s.name === candidate.scenario)?.amount)) {
-      console.log(`${row.scenario}: service ${row.service.seconds} s, baseline ${row.baseline.seconds} s in all`);
-    }
-    for (const [what, ms] of Object.entries(startup))
-      console.log(`start to first answer, ${what} (median of 3): ${ms} ms`);
-    if (held.length)
-      console.table(
-        held.map((entry) => ({
-          load: entry.load,
-          scenario: entry.scenario,
-          'svc req/s': entry.service.requestsPerSecond,
-          slowdown: entry.slowdown,
-        })),
-      );
-
-    const results = checks(rows, startup);
-    for (const entry of held) {
-      results.push({
-        target: `${entry.scenario} with ${entry.load}: at most ${HELD_LOAD_MAX_SLOWDOWN * 100} % slower`,
-        value: `${Math.round(entry.slowdown * 100)} %`,
-        pass: entry.slowdown <= HELD_LOAD_MAX_SLOWDOWN,
-      });
-    }
-    console.log('\nTargets:');
-    for (const check of results) console.log(`${check.pass ? 'PASS' : 'FAIL'}  ${check.target}: ${check.value}`);
-    console.log(`${results.filter((check) => check.pass).length} of ${results.length} targets met\n`);
-    console.log(
-      JSON.stringify(
-        {
-          durationSeconds: DURATION,
-          warmupSeconds: WARMUP,
-          scenarios: rows,
-          heldLoads: held,
-          startupMs: startup,
-          targets: results,
-        },
-        null,
-        2,
-      ),
-    );
+    report(rows, held, startup);
   } finally {
     for (const server of servers) {
       server.child.kill('SIGTERM');
