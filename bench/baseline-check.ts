@@ -76,7 +76,14 @@ function replay(events: EventRow[]): { roles: Map<string, string>; refused: stri
 }
 
 const database = await createDatabase('baseline_check');
-const env = { DATABASE_URL: database.url, JWT_SECRET: TEST_SECRET, NODE_ENV: 'production', RATE_LIMIT_MAX: '0' };
+const TIMEOUT_MS = 2000;
+const env = {
+  DATABASE_URL: database.url,
+  JWT_SECRET: TEST_SECRET,
+  NODE_ENV: 'production',
+  RATE_LIMIT_MAX: '0',
+  DB_TIMEOUT_MS: String(TIMEOUT_MS),
+};
 const servers: ServiceProcess[] = [];
 try {
   const service = await spawnService(env);
@@ -137,7 +144,7 @@ try {
   const created = await call(baseline!, { method: 'POST', path: '/organizations', as: as(0), body: newOrganization });
   expectEqual('organization created: 201', created.status, 201);
   const organizationId: string = created.body.organization_id;
-  const member = (method: string, actor: number, body: object, server = baseline!) =>
+  const member = (method: string, actor: number, body?: object, server = baseline!) =>
     call(server, { method, path: '/organization-user', as: as(actor), body, organizationId });
 
   for (let index = 1; index < 30; index++) {
@@ -177,6 +184,35 @@ try {
     ['role of a non-member: 404', () => member('PUT', 3, { user_id: as(6), role: 'admin' }), 404],
   ];
   for (const [what, run, status] of rules) expectEqual(what, (await run()).status, status);
+
+  // An organization locked by another session (CONTRACT 10): its changes end in 503 within
+  // DB_TIMEOUT_MS, and meanwhile reads and changes of another organization are served.
+  const other = await call(baseline!, { method: 'POST', path: '/organizations', as: as(8), body: newOrganization });
+  await database.connection.query('start transaction');
+  await database.connection.query('select id from organizations where id = ? for update', [organizationId]);
+  const started = Date.now();
+  const blocked = Array.from({ length: 20 }, (_, offset) =>
+    member('PUT', 3, { user_id: as(7 + offset), role: 'admin' }).then((answer) => [
+      answer.status,
+      Date.now() - started,
+    ]),
+  );
+  const addedElsewhere = await call(baseline!, {
+    method: 'POST',
+    path: '/organization-user',
+    as: as(8),
+    body: { email: 'check-user-9@example.com', role: 'member' },
+    organizationId: other.body.organization_id,
+  });
+  expectEqual('another organization changed while one is locked: 201', addedElsewhere.status, 201);
+  expectEqual('a read while an organization is locked: 200', (await member('GET', 5)).status, 200);
+  const outcomes = await Promise.all(blocked);
+  await database.connection.query('rollback');
+  expectEqual(
+    `changes of the locked organization: 503 within DB_TIMEOUT_MS (${TIMEOUT_MS} ms) and 1 s`,
+    outcomes.filter(([status, ms]) => status !== 503 || ms! > TIMEOUT_MS + 1000),
+    [],
+  );
   for (const [what, path, actor] of [
     ['one member', `/organization-user/${as(4)}`, 5],
     ['a non-member', `/organization-user/${as(39)}`, 5],

@@ -16,10 +16,11 @@
  *      so its snapshot is taken after the lock and sees every change committed before it.
  *   2. `<insert/update/delete>; INSERT INTO organization_events ...; COMMIT`
  * The lock is held for one round trip between the two batches, instead of four in a
- * statement-per-round-trip transaction, and two changes of one organization hold connections at
- * once (see `admitted`), so that the lock passes from one to the next inside MariaDB. Creating an
- * organization is one round trip (its row is new: nothing to lock, no earlier event); creating a
- * user is one autocommitted INSERT whose unique keys decide the conflicts.
+ * statement-per-round-trip transaction, and the next change of a busy organization already waits
+ * for the lock in MariaDB, so that it passes on at commit (see `admitted` for when a change waits
+ * and when it takes the lock without waiting). Creating an organization is one round trip (its row
+ * is new: nothing to lock, no earlier event); creating a user is one autocommitted INSERT whose
+ * unique keys decide the conflicts.
  *
  * Why every change takes the organization lock, even when no owner is involved (the "conditional
  * fast path", a guarded UPDATE without the lock, is not correct here): event ids must sort in
@@ -218,7 +219,7 @@ const LOCK_WAIT_TIMEOUT = 1205;
 const STATEMENT_TIMEOUT = 1969;
 const DUPLICATE_KEY = 1062;
 const MISSING_PARENT_ROW = 1452;
-const ATTEMPTS = 5;
+const CONFLICT_ATTEMPTS = 5;
 
 const errnoOf = (error: unknown) => (error as { errno?: number }).errno;
 const unavailable = (message: string) => new HttpError(503, 'SERVICE_UNAVAILABLE', message);
@@ -264,26 +265,41 @@ class Gate {
 }
 
 /**
- * Which changes may hold a connection (CONTRACT 10: a locked organization must not stop reads and
- * other organizations). Changes together hold at most WRITE_SLOTS connections, the rest of the pool
- * is kept for reads (the service's split). At most two changes of one organization hold one at
- * once: the one holding the organization's lock, and the next, already waiting for that lock in
- * MariaDB, so that the lock passes on at commit without a round trip through this process (with one
- * at a time, the next change would send its first batch only once the commit has come back here).
+ * Which changes may hold a connection, and which may wait for an organization's lock (CONTRACT 10:
+ * a locked organization must not stop reads and other organizations):
+ * - changes together hold at most WRITE_SLOTS connections, the rest of the pool is kept for reads
+ *   (the service's split);
+ * - at most two changes of one organization are admitted at once in this process;
+ * - a change waits in MariaDB for the organization's lock only behind another change of this
+ *   process that is under way, and at most LOCK_WAITERS at once; every other change takes the lock
+ *   without waiting (1205 at once when it is held) and tries again after a pause, holding no
+ *   connection meanwhile. An organization locked by anyone else therefore ties up no connection
+ *   for long, while the next change of a busy organization is already queued on its lock when the
+ *   change before it commits, so that the lock passes on inside MariaDB, without a round trip
+ *   through this process (with one change at a time, the next would send its first batch only once
+ *   the commit has come back here).
  */
 const WRITE_SLOTS = Math.max(1, POOL_SIZE - Math.max(1, Math.floor(POOL_SIZE / 4)));
 const CHANGES_PER_ORGANIZATION = 2;
+const LOCK_WAITERS = Math.max(1, Math.floor(WRITE_SLOTS / 2));
 const writeSlots = new Gate(WRITE_SLOTS);
-const organizationGates = new Map<string, Gate>();
+let lockWaiters = 0;
 
-async function admitted<T>(organizationId: string | undefined, deadline: number, work: () => Promise<T>): Promise<T> {
-  if (organizationId === undefined) return withGate(writeSlots, deadline, work);
-  let gate = organizationGates.get(organizationId);
-  if (!gate) organizationGates.set(organizationId, (gate = new Gate(CHANGES_PER_ORGANIZATION)));
+/** This process's changes of one organization: those admitted, and those under way. */
+interface Turn {
+  gate: Gate;
+  underWay: number;
+}
+const turns = new Map<string, Turn>();
+
+async function admitted<T>(organizationId: string | undefined, deadline: number, work: (turn?: Turn) => Promise<T>) {
+  if (organizationId === undefined) return withGate(writeSlots, deadline, () => work());
+  let turn = turns.get(organizationId);
+  if (!turn) turns.set(organizationId, (turn = { gate: new Gate(CHANGES_PER_ORGANIZATION), underWay: 0 }));
   try {
-    return await withGate(gate, deadline, () => withGate(writeSlots, deadline, work));
+    return await withGate(turn.gate, deadline, () => withGate(writeSlots, deadline, () => work(turn)));
   } finally {
-    if (gate.idle) organizationGates.delete(organizationId);
+    if (turn.gate.idle) turns.delete(organizationId);
   }
 }
 
@@ -296,22 +312,32 @@ async function withGate<T>(gate: Gate, deadline: number, work: () => Promise<T>)
   }
 }
 
+/** The first statements of a change of an organization: open the transaction, take its row. */
+const TAKE_ORGANIZATION = 'start transaction; update organizations set version = version + 1 where id = ?;';
+const TAKE_ORGANIZATION_AT_ONCE = `start transaction;
+  set statement innodb_lock_wait_timeout = 0 for update organizations set version = version + 1 where id = ?;`;
+
 /**
- * Runs `work`, which opens its transaction in its first batch and commits in its last, once
- * admitted (a change of one organization names it), retrying the whole of it on a deadlock, a lock
- * wait timeout or a lost Galera certification (also 1213), with a growing random pause so that the
- * losers do not collide again; 503 after the last attempt or once DB_TIMEOUT_MS is spent.
+ * Runs `work`, which opens its transaction in its first batch (for a change of an organization:
+ * with the statements it is given, see `admitted`) and commits in its last, once admitted. Runs it
+ * again after a growing random pause when the organization was held (1205) until DB_TIMEOUT_MS is
+ * spent, and on a deadlock or a lost Galera certification (1213) a bounded number of times; 503
+ * past either bound.
  */
 async function transaction<T>(
   organizationId: string | undefined,
-  work: (connection: PoolConnection) => Promise<T>,
+  work: (connection: PoolConnection, takeOrganization: string) => Promise<T>,
 ): Promise<T> {
   const deadline = Date.now() + TIMEOUT_MS;
-  return admitted(organizationId, deadline, async () => {
+  return admitted(organizationId, deadline, async (turn) => {
+    let conflicts = 0;
     for (let attempt = 1; ; attempt++) {
+      const waits = turn !== undefined && turn.underWay > 0 && lockWaiters < LOCK_WAITERS;
+      if (turn) turn.underWay++;
+      if (waits) lockWaiters++;
       const connection = await pool.getConnection();
       try {
-        const result = await work(connection);
+        const result = await work(connection, waits ? TAKE_ORGANIZATION : TAKE_ORGANIZATION_AT_ONCE);
         connection.release();
         return result;
       } catch (error) {
@@ -322,11 +348,15 @@ async function transaction<T>(
           connection.destroy();
         }
         const errno = errnoOf(error);
-        if (errno !== DEADLOCK && errno !== LOCK_WAIT_TIMEOUT) throw error;
-        if (attempt === ATTEMPTS) throw unavailable('The change kept conflicting with concurrent changes, try again');
+        if (errno === DEADLOCK) {
+          if (++conflicts === CONFLICT_ATTEMPTS) throw unavailable('The change kept conflicting, try again');
+        } else if (errno !== LOCK_WAIT_TIMEOUT) throw error;
+      } finally {
+        if (turn) turn.underWay--;
+        if (waits) lockWaiters--;
       }
-      const pause = randomInt(1, 5 * 2 ** attempt);
-      if (Date.now() + pause >= deadline) throw unavailable('The change took too long, try again');
+      const pause = randomInt(1, 5 * 2 ** Math.min(attempt, 5));
+      if (Date.now() + pause >= deadline) throw unavailable('The organization stayed busy, try again');
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   });
@@ -415,7 +445,6 @@ async function createOrganization(caller: Caller, body: Record<string, unknown>)
 
 // ---- memberships -----------------------------------------------------------------------------
 
-const LOCK_ORGANIZATION = 'start transaction; update organizations set version = version + 1 where id = ?;';
 const ACTOR_ROLE = '(select role from organization_users where organization_id = ? and user_id = ?) as actor_role';
 const NEWEST_EVENT = '(select max(event_id) from organization_events where organization_id = ?) as newest_event';
 /** Whether an owner other than the target exists; evaluated only when the target is an owner. */
@@ -438,11 +467,12 @@ interface TargetDecision extends Decision {
  */
 async function lockAndRead<Row extends Decision>(
   connection: PoolConnection,
+  takeOrganization: string,
   select: string,
   values: unknown[],
   organizationId: string,
 ): Promise<Row> {
-  const [, locked, rows] = await batch(connection, `${LOCK_ORGANIZATION} ${select}`, [organizationId, ...values]);
+  const [, locked, rows] = await batch(connection, `${takeOrganization} ${select}`, [organizationId, ...values]);
   if ((locked as ResultSetHeader).affectedRows === 0) throw notInOrganization();
   return (rows as Row[])[0]!;
 }
@@ -459,12 +489,14 @@ const notAMember = () => notFound('The user is not a member of this organization
 
 async function readTarget(
   connection: PoolConnection,
+  takeOrganization: string,
   organizationId: string,
   caller: Caller,
   userId: string,
 ): Promise<TargetDecision & { target_role: string }> {
   const decision = await lockAndRead<TargetDecision>(
     connection,
+    takeOrganization,
     `select ${ACTOR_ROLE}, ${NEWEST_EVENT}, ${TARGET_AND_OTHER_OWNER}
      from (select 1) one left join organization_users t on t.organization_id = ? and t.user_id = ?`,
     [organizationId, caller.userId, organizationId, organizationId, userId],
@@ -478,9 +510,10 @@ async function readTarget(
 async function addMember(caller: Caller, organizationId: string, body: Record<string, unknown>) {
   const address = email(body.email);
   const newRole = role(body.role);
-  const userId = await transaction(organizationId, async (connection) => {
+  const userId = await transaction(organizationId, async (connection, takeOrganization) => {
     const decision = await lockAndRead<Decision & { user_id: string | null; existing_role: string | null }>(
       connection,
+      takeOrganization,
       `select ${ACTOR_ROLE}, ${NEWEST_EVENT}, u.id as user_id, m.role as existing_role
        from (select 1) one left join users u on u.email = ?
        left join organization_users m on m.organization_id = ? and m.user_id = u.id`,
@@ -510,8 +543,8 @@ async function addMember(caller: Caller, organizationId: string, body: Record<st
 async function changeRole(caller: Caller, organizationId: string, body: Record<string, unknown>) {
   const userId = text(body.user_id, 'user_id', 1, 128);
   const newRole = role(body.role);
-  await transaction(organizationId, async (connection) => {
-    const decision = await readTarget(connection, organizationId, caller, userId);
+  await transaction(organizationId, async (connection, takeOrganization) => {
+    const decision = await readTarget(connection, takeOrganization, organizationId, caller, userId);
     const actorRole = assertManager(decision.actor_role);
     if (actorRole !== 'owner' && newRole === 'owner') throw forbidden('Only an owner may grant the owner role');
     if (actorRole !== 'owner' && decision.target_role === 'owner')
@@ -537,8 +570,8 @@ async function changeRole(caller: Caller, organizationId: string, body: Record<s
 async function removeMember(caller: Caller, organizationId: string, body: Record<string, unknown>) {
   const userId = text(body.user_id, 'user_id', 1, 128);
   const leaving = userId === caller.userId;
-  await transaction(organizationId, async (connection) => {
-    const decision = await readTarget(connection, organizationId, caller, userId);
+  await transaction(organizationId, async (connection, takeOrganization) => {
+    const decision = await readTarget(connection, takeOrganization, organizationId, caller, userId);
     // Any member may leave; removing someone else follows the permission table.
     if (!leaving) {
       const actorRole = assertManager(decision.actor_role);
