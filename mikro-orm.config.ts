@@ -64,5 +64,3 @@ export function createOrmConfig(databaseUrl: string, options: Partial<Options> =
     `DATABASE_URL must start with mysql://, mariadb://, file: or be :memory: (got "${databaseUrl.split(':')[0]}:...")`,
   );
 }
-
-export default createOrmConfig(process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL);

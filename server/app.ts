@@ -2,6 +2,7 @@
  * Assembles the service: database, token verifier, and the HTTP layer (REST, tRPC, OpenAPI,
  * health). `startService` is what `npm start` and the tests run.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createTokenVerifier } from './auth/tokens.ts';
@@ -9,17 +10,18 @@ import { processingLimitMs, type Settings } from './config.ts';
 import { dialectOf } from '../mikro-orm.config.ts';
 import { migrate, openDatabase, type Orm } from './data/orm.ts';
 import { Db } from './data/transaction.ts';
-import { registerErrorHandlers } from './http/error-body.ts';
-import { healthPlugin } from './http/health.ts';
+import { MAX_BODY_BYTES, MAX_HEADER_BYTES } from '../shared/limits.ts';
+import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH, registerErrorHandlers } from './http/error-body.ts';
+import { healthPlugin, pingDatabase } from './http/health.ts';
 import { createLogger, registerRequestLogging, requestId } from './http/logging.ts';
 import { openApiPlugin } from './http/openapi.ts';
 import { registerProtection } from './http/protection.ts';
 import { restPlugin } from './http/rest.ts';
+import { registerRetryAfter } from './http/retry-after.ts';
+import { registerStopping } from './http/stopping.ts';
 import { trpcPlugin } from './http/trpc.ts';
 import { appRouter } from './routers/index.ts';
 import { contextFactory } from './trpc/context.ts';
-
-const BODY_LIMIT_BYTES = 64 * 1024;
 
 /** The interface serves the user and organization endpoints under /api as well as without it. */
 const API_ALIAS = /^\/api(?=\/(?:users|organizations)(?:[/?#]|$))/i;
@@ -28,11 +30,22 @@ export interface Service {
   app: FastifyInstance;
   orm: Orm;
   logger: Logger;
-  close(): Promise<void>;
+  /** The migrations this start applied (none when MIGRATE_ON_START is off or none were pending). */
+  migrationsApplied: string[];
+  /**
+   * Stops as CONTRACT 10 says: readiness fails and answers carry `Connection: close` at once,
+   * requests are served for `drainMs`, then the listener closes, the requests still running finish,
+   * and the database pool closes.
+   */
+  close(drainMs?: number): Promise<void>;
 }
 
-/** Transactions retried after a lost conflict: attempts at most, the first included. */
-const MAX_TRANSACTION_ATTEMPTS = 5;
+/**
+ * Transactions retried after a lost conflict: attempts at most, the first included. A busy
+ * organization on MariaDB is a lost conflict too (organization-changes.ts), retried within
+ * DB_TIMEOUT_MS; the pauses between attempts grow to 200 ms.
+ */
+const MAX_TRANSACTION_ATTEMPTS = 20;
 
 /** Write transactions hold at most this many of the pool's connections; a quarter stays for reads. */
 const writeSlots = (poolSize: number) => Math.max(1, poolSize - Math.max(1, Math.floor(poolSize / 4)));
@@ -59,9 +72,13 @@ export async function startService(settings: Settings): Promise<Service> {
     timeoutMs: settings.DB_TIMEOUT_MS,
   });
   try {
+    let migrationsApplied: string[] = [];
     if (settings.MIGRATE_ON_START) {
-      const applied = await migrateOnStart(settings, orm);
-      if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+      migrationsApplied = await migrateOnStart(settings, orm);
+      if (migrationsApplied.length) logger.info({ migrations: migrationsApplied }, 'migrations applied');
+    } else {
+      // A wrong URL or password stops the start here, with one line that says so (server/main.ts).
+      await pingDatabase(orm);
     }
     const db = Db.open(orm.em, {
       timeoutMs: settings.DB_TIMEOUT_MS,
@@ -73,11 +90,25 @@ export async function startService(settings: Settings): Promise<Service> {
       // Fastify's two lines per request give way to our one (http/logging.ts).
       logController: new LogController({ disableRequestLogging: true }),
       genReqId: requestId,
-      bodyLimit: BODY_LIMIT_BYTES,
-      // A client must send its whole request in time, and idle keep-alive sockets are closed. Node
-      // checks the request timeout every connectionsCheckingInterval (30 s by default).
+      bodyLimit: MAX_BODY_BYTES,
+      // tRPC's advice for Fastify: a batch's procedure list is one path parameter. It also holds a
+      // 128-character id percent-encoded (at most 1152 characters); longer is answered 414.
+      routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+      // Well-formed JSON with `__proto__` or `constructor.prototype` keys: the keys are dropped
+      // (unknown fields are ignored), never merged, and the request is not refused.
+      onProtoPoisoning: 'remove',
+      onConstructorPoisoning: 'remove',
+      // Errors raised before a route runs get the contract's body too (http/error-body.ts).
+      frameworkErrors: answerFrameworkError,
+      clientErrorHandler: answerClientError,
+      // Slow senders are looked for often enough (Node's default: every 30 s) that they get their
+      // 408 well before the connection timeout closes their socket without an answer.
+      http: {
+        maxHeaderSize: MAX_HEADER_BYTES,
+        connectionsCheckingInterval: Math.min(1_000, settings.REQUEST_TIMEOUT_MS / 4),
+      },
+      // A client must send its whole request in time, and idle keep-alive sockets are closed.
       requestTimeout: settings.REQUEST_TIMEOUT_MS,
-      http: { connectionsCheckingInterval: Math.min(30_000, Math.ceil(settings.REQUEST_TIMEOUT_MS / 2)) },
       // Longer than the processing limit below: a request is answered before its socket is closed.
       connectionTimeout: Math.max(settings.REQUEST_TIMEOUT_MS * 2, processingLimitMs(settings) + 5_000),
       // The processing limit: a request still running then is answered 503 and its transaction
@@ -85,23 +116,39 @@ export async function startService(settings: Settings): Promise<Service> {
       handlerTimeout: processingLimitMs(settings),
       keepAliveTimeout: 5_000,
       rewriteUrl: (request) => (request.url ?? '/').replace(API_ALIAS, ''),
+      // Refused while closing: the contract's body and Retry-After instead (http/stopping.ts).
+      return503OnClosing: false,
     });
     registerRequestLogging(app);
+    const stopping = registerStopping(app);
     registerErrorHandlers(app);
+    registerRetryAfter(app);
     await registerProtection(app, settings);
     const createContext = contextFactory({ db, verifyToken, settings });
-    await app.register(healthPlugin(orm));
+    await app.register(healthPlugin(orm, stopping));
     await app.register(openApiPlugin(appRouter));
     // Sibling scopes: the tRPC plugin replaces the JSON parser inside its own scope.
     await app.register(trpcPlugin(appRouter, createContext));
     await app.register(restPlugin(appRouter, createContext));
     app.server.maxConnections = settings.MAX_CONNECTIONS;
-    await app.listen({ port: settings.PORT, host: settings.HOST });
+    // Fastify logs a line per address it listens on; the start logs one line of its own
+    // (server/main.ts). Muting the logger around listen is how Fastify's maintainers suggest it:
+    // no request can be logged in between, the 'listening' event and this continuation run first.
+    logger.level = 'silent';
+    try {
+      await app.listen({ port: settings.PORT, host: settings.HOST });
+    } finally {
+      logger.level = settings.LOG_LEVEL;
+    }
     return {
       app,
       orm,
       logger,
-      async close() {
+      migrationsApplied,
+      async close(drainMs = 0) {
+        stopping.beginDraining();
+        if (drainMs > 0) await sleep(drainMs);
+        logger.info('closing the listener: finishing the requests under way');
         await app.close();
         await orm.close();
       },

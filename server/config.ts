@@ -3,7 +3,7 @@
  * with a message that names the setting.
  */
 import { z } from 'zod';
-import { DEFAULT_DATABASE_URL } from '../mikro-orm.config.ts';
+import { createOrmConfig, DEFAULT_DATABASE_URL } from '../mikro-orm.config.ts';
 
 const booleanSetting = (fallback: boolean) =>
   z
@@ -20,7 +20,18 @@ const settingsSchema = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
-  DATABASE_URL: z.string().min(1).default(DEFAULT_DATABASE_URL),
+  DATABASE_URL: z
+    .string()
+    .min(1)
+    .default(DEFAULT_DATABASE_URL)
+    // The ORM options are where a URL's scheme picks the driver: their refusal names the schemes.
+    .superRefine((url, context) => {
+      try {
+        createOrmConfig(url);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    }),
   JWT_SECRET: optionalString,
   JWT_JWKS_URL: optionalString.pipe(z.url().optional()),
   JWT_PUBLIC_KEY: optionalString,
@@ -52,8 +63,13 @@ const settingsSchema = z.object({
    * transaction may take with its retries (CONTRACT 10); past it, 503 with Retry-After.
    */
   DB_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
-  /** On SIGTERM, time given to in-flight requests before the process exits anyway. */
-  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  /** On SIGTERM, time from the signal to the exit: the drain, then in-flight requests finishing. */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(15_000),
+  /**
+   * On SIGTERM, time requests are still served (while /readyz fails) before the listener closes:
+   * long enough for a load balancer to notice and send the traffic elsewhere.
+   */
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(0),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Where the development secret is kept when JWT_SECRET is unset outside production. */
   DATA_DIR: z.string().min(1).default('./data'),
@@ -71,7 +87,16 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new SettingsError(`Invalid settings: ${problems.join('; ')}`);
   }
-  return result.data;
+  const settings = result.data;
+  // The stop's deadline counts from the signal: the drain, then requests under way finishing.
+  const neededMs = settings.SHUTDOWN_DRAIN_MS + processingLimitMs(settings);
+  if (settings.SHUTDOWN_TIMEOUT_MS <= neededMs) {
+    throw new SettingsError(
+      `Invalid settings: SHUTDOWN_TIMEOUT_MS must be longer than SHUTDOWN_DRAIN_MS plus the longest a request ` +
+        `may run (2 × DB_TIMEOUT_MS + 1 s), here ${neededMs} ms, so requests under way at the close can finish`,
+    );
+  }
+  return settings;
 }
 
 export const isProduction = (settings: Settings) => settings.NODE_ENV === 'production';

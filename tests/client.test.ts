@@ -1,11 +1,26 @@
-/** The typed client against a real server: inferred types, batching, typed errors, and the built package. */
+/**
+ * The typed client against a real server: inferred types, batching, typed errors, the built
+ * package, the README's TanStack Query example, and a frontend's load (many calls at once, mixed
+ * answers, batches over the server's cap, cancelled calls) on each database.
+ */
 import { execFile, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
+import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
 import { beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { ApiError, createClient, type RouterOutputs } from '../client/src/index.ts';
-import { databaseTargets } from './support/databases.ts';
-import { uniqueId } from './support/fixtures.ts';
+import { toApiError } from '../client/src/errors.ts';
+import {
+  ApiError,
+  createClient,
+  LONE_INPUT_LENGTH,
+  MAX_URL_LENGTH,
+  type AppRouter,
+  type RouterOutputs,
+} from '../client/src/index.ts';
+import { MAX_BATCH_ITEMS, MAX_BODY_BYTES, MAX_HEADER_BYTES } from '../shared/limits.ts';
+import { databaseTargets, describeOnEachDatabase } from './support/databases.ts';
+import { addMember, createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import { useServer } from './support/server.ts';
 import { tokenFor } from './support/tokens.ts';
 
@@ -126,7 +141,43 @@ describe('typed client', () => {
     expect(requests[0]).toContain('users.me,organizations.list');
   });
 
-  it('works as the built ESM package from plain JavaScript', async () => {
+  // tsc over the server's sources: tens of seconds on a shared two-core machine.
+  it('type-checks the TanStack Query example of client/README.md', { timeout: 180_000 }, () => {
+    const readme = readFileSync(join(root, 'client/README.md'), 'utf8');
+    const example = /## With TanStack Query[\s\S]*?```tsx\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example).toContain('useQuery');
+    // Inside the project, so that its node_modules resolve; the package name maps to the sources.
+    const dir = mkdtempSync(join(root, '.readme-example-'));
+    try {
+      writeFileSync(join(dir, 'example.tsx'), example!);
+      writeFileSync(
+        join(dir, 'tsconfig.json'),
+        JSON.stringify({
+          extends: '../tsconfig.json',
+          compilerOptions: { jsx: 'react-jsx', paths: { '@org-service/client': ['../client/src/index.ts'] } },
+          include: [],
+          files: ['example.tsx'],
+        }),
+      );
+      const check = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', dir], {
+        cwd: root,
+        encoding: 'utf8',
+      });
+      expect(check.status, check.stdout + check.stderr).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps every request it builds within the server limits', () => {
+    // A POST batch of the longest batched inputs, with room for its braces and keys.
+    expect(MAX_BATCH_ITEMS * LONE_INPUT_LENGTH + 1024).toBeLessThan(MAX_BODY_BYTES);
+    // A GET batch's URL has room for its first input, and leaves room for the headers.
+    expect(LONE_INPUT_LENGTH + 1024).toBeLessThan(MAX_URL_LENGTH);
+    expect(MAX_URL_LENGTH).toBeLessThanOrEqual(MAX_HEADER_BYTES / 2);
+  });
+
+  it('works as the built ESM package from plain JavaScript', { timeout: 180_000 }, async () => {
     const build = spawnSync(
       process.execPath,
       [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'client/tsconfig.json'],
@@ -151,5 +202,200 @@ describe('typed client', () => {
       timeout: 20_000,
     });
     expect(JSON.parse(run.stdout)).toEqual({ id: ownerId, isApiError: true, code: 'BAD_REQUEST', status: 400 });
+  });
+});
+
+interface SentRequest {
+  method: string;
+  url: string;
+  /** How many procedure calls the request carried. */
+  calls: number;
+}
+
+/** The typed client as a page uses it, with every HTTP request it sends recorded. */
+function recordingClient(baseUrl: string, token: string, organizationId?: string) {
+  const requests: SentRequest[] = [];
+  const api = createClient({
+    url: baseUrl,
+    token,
+    organizationId,
+    fetch: (input, init) => {
+      const url = String(input);
+      const procedures = decodeURIComponent(new URL(url).pathname.slice('/trpc/'.length));
+      requests.push({ method: init?.method ?? 'GET', url, calls: procedures.split(',').length });
+      return fetch(input, init);
+    },
+  });
+  return { api, requests };
+}
+
+async function settledError(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    (value) => {
+      throw new Error(`expected a rejection, got ${JSON.stringify(value)}`);
+    },
+    (reason: unknown) => reason,
+  );
+}
+
+describeOnEachDatabase("typed client under a frontend's load", (target) => {
+  const server = useServer(target);
+  /** A member whose id is 128 characters that each take two bytes in UTF-8 and six in a URL. */
+  const longMemberId = 'ü'.repeat(128);
+  let owner: TestUser;
+  let organizationId: string;
+
+  beforeAll(async () => {
+    owner = await registerUser(server(), 'load-owner');
+    organizationId = await createOrganization(server(), owner);
+    const longToken = await tokenFor(longMemberId, { role: 'owner' });
+    const email = `${uniqueId('long')}@example.com`;
+    await createClient({ url: server().baseUrl, token: longToken }).users.create.mutate({
+      first_name: 'Long',
+      last_name: 'Id',
+      email,
+    });
+    await addMember(server(), owner, organizationId, { id: longMemberId, email, token: longToken }, 'member');
+  });
+
+  it('answers 50 concurrent queries of mixed procedures, some with large inputs, each its own', async () => {
+    const { api, requests } = recordingClient(server().baseUrl, owner.token, organizationId);
+    const tooLongForAUrl = 'ü'.repeat(3000);
+    const kinds = ['me', 'organizations', 'members', 'long member', 'page', 'too long'] as const;
+    const calls = Array.from({ length: 50 }, (_, index) => kinds[index % kinds.length]!);
+    const results = await Promise.all(
+      calls.map((kind): Promise<unknown> => {
+        switch (kind) {
+          case 'me':
+            return api.users.me.query().then((user) => user.id);
+          case 'organizations':
+            return api.organizations.list.query().then((organizations) => organizations.map((row) => row.id));
+          case 'members':
+            return api.members.list.query().then((rows) => rows.map((row) => row.user_id));
+          case 'long member':
+            return api.members.get.query({ user_id: longMemberId }).then((member) => member.user_id);
+          case 'page':
+            return api.members.page.query({ limit: 1, cursor: null }).then((page) => page.items.length);
+          case 'too long':
+            return settledError(api.members.get.query({ user_id: tooLongForAUrl }));
+        }
+      }),
+    );
+    results.forEach((result, index) => {
+      const kind = calls[index]!;
+      if (kind === 'me') expect(result).toBe(owner.id);
+      if (kind === 'organizations') expect(result).toEqual([organizationId]);
+      if (kind === 'members') expect(result).toEqual([owner.id, longMemberId]);
+      if (kind === 'long member') expect(result).toBe(longMemberId);
+      if (kind === 'page') expect(result).toBe(1);
+      if (kind === 'too long') {
+        // Too long for a URL: sent alone in a POST body, and refused by validation like any input.
+        expect(result).toBeInstanceOf(ApiError);
+        expect(result).toMatchObject({ status: 400, code: 'BAD_REQUEST', issues: [{ field: 'user_id' }] });
+      }
+    });
+    const tooLongCount = calls.filter((kind) => kind === 'too long').length;
+    expect(requests.filter((request) => request.method === 'POST')).toEqual(
+      Array.from({ length: tooLongCount }, () => expect.objectContaining({ calls: 1 })),
+    );
+    for (const request of requests) {
+      expect(request.calls).toBeLessThanOrEqual(MAX_BATCH_ITEMS);
+      expect(request.url.length).toBeLessThanOrEqual(MAX_URL_LENGTH);
+    }
+    expect(requests.reduce((sum, request) => sum + request.calls, 0)).toBe(50);
+    // Batched, not one request per call.
+    expect(requests.length).toBeLessThan(50 - tooLongCount);
+  });
+
+  it('gives each call of a batch its own result or ApiError', async () => {
+    const { api, requests } = recordingClient(server().baseUrl, owner.token, organizationId);
+    const queries = await Promise.allSettled([
+      api.users.me.query(),
+      api.members.get.query({ user_id: 'nobody' }),
+      api.members.get.query({ user_id: '' }),
+      api.organizations.list.query(),
+      api.members.page.query({ limit: 0 }),
+    ]);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]!.calls).toBe(5);
+    const [me, missing, empty, organizations, badLimit] = queries;
+    expect(me).toMatchObject({ status: 'fulfilled', value: { id: owner.id } });
+    expect(organizations).toMatchObject({ status: 'fulfilled', value: [{ id: organizationId }] });
+    for (const [result, status, field] of [
+      [missing, 404, undefined],
+      [empty, 400, 'user_id'],
+      [badLimit, 400, 'limit'],
+    ] as const) {
+      expect(result.status).toBe('rejected');
+      const reason = (result as PromiseRejectedResult).reason;
+      expect(reason).toBeInstanceOf(ApiError);
+      expect(reason.status).toBe(status);
+      if (field) expect(reason.issues).toEqual([{ field, problem: expect.any(String) }]);
+    }
+
+    const mutations = await Promise.allSettled([
+      api.organizations.create.mutate({ organization_name: 'Batched', organization_description: '' }),
+      api.members.changeRole.mutate({ user_id: owner.id, role: 'member' }),
+      api.members.add.mutate({ email: 'nobody@example.com', role: 'member' }),
+    ]);
+    expect(requests).toHaveLength(2);
+    expect(mutations[0]).toMatchObject({ status: 'fulfilled', value: { user_id: owner.id, role: 'owner' } });
+    expect(mutations[1]).toMatchObject({ status: 'rejected', reason: { status: 409, code: 'CONFLICT' } });
+    expect(mutations[2]).toMatchObject({ status: 'rejected', reason: { status: 404, code: 'NOT_FOUND' } });
+  });
+
+  it('splits a batch over the cap itself; a client that does not is refused with an ApiError', async () => {
+    const { api, requests } = recordingClient(server().baseUrl, owner.token);
+    const many = await Promise.all(Array.from({ length: 3 * MAX_BATCH_ITEMS + 1 }, () => api.users.me.query()));
+    expect(many.every((user) => user.id === owner.id)).toBe(true);
+    expect(requests.map((request) => request.calls)).toEqual([MAX_BATCH_ITEMS, MAX_BATCH_ITEMS, MAX_BATCH_ITEMS, 1]);
+
+    // tRPC's client with no limits, as another frontend might build it.
+    const unlimited = createTRPCClient<AppRouter>({
+      links: [httpBatchLink({ url: `${server().baseUrl}/trpc`, headers: { authorization: `Bearer ${owner.token}` } })],
+    });
+    const atCap = await Promise.all(Array.from({ length: MAX_BATCH_ITEMS }, () => unlimited.users.me.query()));
+    expect(atCap).toHaveLength(MAX_BATCH_ITEMS);
+    const overCap = await Promise.allSettled(
+      Array.from({ length: MAX_BATCH_ITEMS + 1 }, () => unlimited.users.me.query()),
+    );
+    for (const result of overCap) {
+      expect(result.status).toBe('rejected');
+      const error = toApiError((result as PromiseRejectedResult).reason);
+      expect(error).toBeInstanceOf(ApiError);
+      expect(error).toMatchObject({ status: 400, code: 'BAD_REQUEST', message: 'Batch call exceeds maximum size' });
+    }
+  });
+
+  it('rejects an aborted call at once and still answers the rest of its batch', async () => {
+    const { api } = recordingClient(server().baseUrl, owner.token, organizationId);
+    const beforeSending = new AbortController();
+    const aborted = api.users.me.query(undefined, { signal: beforeSending.signal });
+    const others = [api.organizations.list.query(), api.members.list.query()] as const;
+    beforeSending.abort();
+    const error = await settledError(aborted);
+    expect(error).toBeInstanceOf(TRPCClientError);
+    expect(error).not.toBeInstanceOf(ApiError);
+    expect((error as Error).message).toMatch(/abort/i);
+    const [organizations, members] = await Promise.all(others);
+    expect(organizations.map((organization) => organization.id)).toContain(organizationId);
+    expect(members.map((member) => member.user_id)).toEqual([owner.id, longMemberId]);
+
+    // Aborted in flight: the request is cut, the call rejects, and the service goes on.
+    const inFlight = new AbortController();
+    const cut = api.members.list.query(undefined, { signal: inFlight.signal });
+    setTimeout(() => inFlight.abort(), 1);
+    expect(await settledError(cut)).toBeInstanceOf(TRPCClientError);
+    expect((await api.users.me.query()).id).toBe(owner.id);
+  });
+
+  it('turns errors no procedure raised into ApiErrors too: headers too large, body too large', async () => {
+    const hugeToken = createClient({ url: server().baseUrl, token: 'x'.repeat(MAX_HEADER_BYTES + 1) });
+    expect(await settledError(hugeToken.users.me.query())).toMatchObject({ status: 431, code: 'BAD_REQUEST' });
+    const { api } = recordingClient(server().baseUrl, owner.token);
+    const bigInput = api.users.update.mutate({ first_name: 'x'.repeat(MAX_BODY_BYTES) });
+    const error = await settledError(bigInput);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE' });
   });
 });

@@ -1,32 +1,135 @@
 /** The HTTP surface around the endpoints: bodies, sizes, routes, ids, health, documents, tRPC. */
-import { expect, it } from 'vitest';
-import { describeOnEachDatabase } from './support/databases.ts';
+import { TRPCClientError } from '@trpc/client';
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../client/src/index.ts';
+import { toApiError } from '../client/src/errors.ts';
+import { databaseTargets, describeOnEachDatabase } from './support/databases.ts';
 import { createOrganization, registerUser } from './support/fixtures.ts';
+import { rawRequest, type RawResponse } from './support/raw-http.ts';
 import { startTestServer, useServer } from './support/server.ts';
+import { tokenFor } from './support/tokens.ts';
 
 const NO_INTERNALS = /stack|sql|select |insert |at \w+ \(|node_modules/i;
+const JSON_UTF8 = 'application/json; charset=utf-8';
+
+/** A head for rawRequest, and the body to send after it. */
+type RawRequest = [head: string, body?: string];
+
+function expectContractError(response: RawResponse, status: number, code: string, label: string): void {
+  expect(response.status, label).toBe(status);
+  expect(response.headers['content-type'], label).toBe(JSON_UTF8);
+  expect(response.body, label).toEqual({ code, message: expect.any(String) });
+  expect(JSON.stringify(response.body), label).not.toMatch(NO_INTERNALS);
+}
+
+/** tRPC's error shape, read back the way the typed client reads it: an ApiError with the status. */
+function expectTrpcError(response: RawResponse, status: number, code: string, label: string): void {
+  expect(response.status, label).toBe(status);
+  expect(response.headers['content-type'], label).toBe(JSON_UTF8);
+  const error = toApiError(TRPCClientError.from(response.body));
+  expect(error, label).toBeInstanceOf(ApiError);
+  expect(error, label).toMatchObject({ status, code });
+}
 
 describeOnEachDatabase('HTTP behaviour', (target) => {
   const server = useServer(target);
 
-  it('answers malformed JSON with 400 and the error body, on REST and tRPC', async () => {
-    const user = await registerUser(server());
-    const rest = await server().call('PUT', '/users', { token: user.token, rawBody: '{"first_name": "A",' });
-    expect(rest.status).toBe(400);
-    expect(rest.body).toEqual({ code: 'BAD_REQUEST', message: expect.any(String) });
-    const trpc = await server().call('POST', '/trpc/users.update', { token: user.token, rawBody: '{"first_name":' });
-    expect(trpc.status).toBe(400);
-    expect(trpc.body.error.data.code).toBe('BAD_REQUEST');
-  });
+  /** A request head for rawRequest: request line, Host, and any more header lines. */
+  const head = (requestLine: string, ...headers: string[]) => [requestLine, 'Host: 127.0.0.1', ...headers].join('\r\n');
 
-  it('answers a body over 64 KiB with 413 and changes nothing', async () => {
+  /**
+   * Every error answered outside a procedure, raised anywhere from Node's parser to the route:
+   * the same status on REST and on /trpc, the contract's body on one and tRPC's shape on the other.
+   */
+  it('answers every error outside a procedure in the contract body on REST and in tRPC shape on /trpc', async () => {
     const user = await registerUser(server());
-    const big = { first_name: 'Big', padding: 'x'.repeat(70 * 1024) };
-    const rest = await server().call('PUT', '/users', { token: user.token, body: big });
-    expect(rest.status).toBe(413);
-    expect(rest.body.code).toBe('PAYLOAD_TOO_LARGE');
-    const trpc = await server().call('POST', '/trpc/users.update', { token: user.token, body: big });
-    expect(trpc.status).toBe(413);
+    const auth = `Authorization: Bearer ${user.token}`;
+    const json = 'Content-Type: application/json';
+    const tooLong = 'a'.repeat(20_000);
+    const bigBody = JSON.stringify({ first_name: 'Big', padding: 'x'.repeat(70 * 1024) });
+    const cases: Array<{ name: string; status: number; code: string; rest: RawRequest; trpc: RawRequest }> = [
+      {
+        name: 'unknown path',
+        status: 404,
+        code: 'NOT_FOUND',
+        rest: [head('GET /nope HTTP/1.1')],
+        trpc: [head('GET /trpc/a/b HTTP/1.1')],
+      },
+      {
+        name: 'unknown procedure',
+        status: 404,
+        code: 'NOT_FOUND',
+        rest: [head('GET /api/nope HTTP/1.1')],
+        trpc: [head('GET /trpc/users.nope HTTP/1.1', auth)],
+      },
+      {
+        name: 'method not served',
+        status: 405,
+        code: 'METHOD_NOT_SUPPORTED',
+        rest: [head('TRACE /users HTTP/1.1')],
+        trpc: [head('TRACE /trpc/users.me HTTP/1.1')],
+      },
+      {
+        name: 'path parameter over 5000 characters',
+        status: 414,
+        code: 'BAD_REQUEST',
+        rest: [head(`GET /organization-user/${'a'.repeat(5001)} HTTP/1.1`)],
+        trpc: [head(`GET /trpc/${'a'.repeat(5001)} HTTP/1.1`)],
+      },
+      {
+        name: 'URL over 16 KiB',
+        status: 414,
+        code: 'BAD_REQUEST',
+        rest: [head(`GET /users?padding=${tooLong} HTTP/1.1`)],
+        trpc: [head(`GET /trpc/users.me?padding=${tooLong} HTTP/1.1`)],
+      },
+      {
+        name: 'headers over 16 KiB',
+        status: 431,
+        code: 'BAD_REQUEST',
+        rest: [head('GET /users HTTP/1.1', `X-Padding: ${tooLong}`)],
+        trpc: [head('GET /trpc/users.me HTTP/1.1', `X-Padding: ${tooLong}`)],
+      },
+      {
+        name: 'malformed URL escape',
+        status: 400,
+        code: 'BAD_REQUEST',
+        rest: [head('GET /users/%E0%A4%A HTTP/1.1')],
+        trpc: [head('GET /trpc/%E0%A4%A HTTP/1.1')],
+      },
+      {
+        name: 'control character in a header',
+        status: 400,
+        code: 'BAD_REQUEST',
+        rest: [head('GET /users HTTP/1.1', 'X-Note: a\x01b')],
+        trpc: [head('GET /trpc/users.me HTTP/1.1', 'X-Note: a\x7fb')],
+      },
+      {
+        name: 'malformed JSON',
+        status: 400,
+        code: 'BAD_REQUEST',
+        rest: [head('PUT /users HTTP/1.1', auth, json, 'Content-Length: 14'), '{"first_name":'],
+        trpc: [head('POST /trpc/users.update HTTP/1.1', auth, json, 'Content-Length: 14'), '{"first_name":'],
+      },
+      {
+        name: 'body over 64 KiB',
+        status: 413,
+        code: 'PAYLOAD_TOO_LARGE',
+        rest: [head('PUT /users HTTP/1.1', auth, json, `Content-Length: ${bigBody.length}`), bigBody],
+        trpc: [head('POST /trpc/users.update HTTP/1.1', auth, json, `Content-Length: ${bigBody.length}`), bigBody],
+      },
+      {
+        name: 'body not JSON',
+        status: 415,
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+        rest: [head('PUT /users HTTP/1.1', auth, 'Content-Type: text/plain', 'Content-Length: 1'), 'x'],
+        trpc: [head('POST /trpc/users.update HTTP/1.1', auth, 'Content-Type: text/plain', 'Content-Length: 1'), 'x'],
+      },
+    ];
+    for (const { name, status, code, rest, trpc } of cases) {
+      expectContractError(await rawRequest(server().baseUrl, rest[0], { body: rest[1] }), status, code, name);
+      expectTrpcError(await rawRequest(server().baseUrl, trpc[0], { body: trpc[1] }), status, code, name);
+    }
     expect((await server().call('GET', '/users', { token: user.token })).body.first_name).not.toBe('Big');
     const justUnder = await server().call('PUT', '/users', {
       token: user.token,
@@ -35,31 +138,159 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
     expect(justUnder.status).toBe(200);
   });
 
-  it('answers a non-JSON body with 415', async () => {
+  it('answers a method a known path does not serve with 405 and Allow, before reading any body', async () => {
+    const cases: Array<[string, string, string]> = [
+      ['TRACE', '/users', 'GET, HEAD, POST, PUT'],
+      ['PATCH', '/users', 'GET, HEAD, POST, PUT'],
+      ['QUERY', '/users', 'GET, HEAD, POST, PUT'],
+      ['DELETE', '/api/users', 'GET, HEAD, POST, PUT'],
+      ['OPTIONS', '/users', 'GET, HEAD, POST, PUT'],
+      ['PUT', '/organizations', 'GET, HEAD, POST'],
+      ['PATCH', '/organization-user', 'DELETE, GET, HEAD, POST, PUT'],
+      ['POST', '/organization-user/someone', 'GET, HEAD'],
+      ['DELETE', '/openapi.json', 'GET, HEAD'],
+      ['PUT', '/trpc/users.me', 'GET, POST'],
+      ['HEAD', '/trpc/users.me', 'GET, POST'],
+    ];
+    for (const [method, path, allow] of cases) {
+      // A malformed body changes nothing: the method is refused first.
+      const response = await rawRequest(
+        server().baseUrl,
+        head(`${method} ${path} HTTP/1.1`, 'Content-Type: application/json', 'Content-Length: 5'),
+        { body: '{bad:' },
+      );
+      expect(response.status, `${method} ${path}`).toBe(405);
+      expect(response.headers.allow, `${method} ${path}`).toBe(allow);
+      if (method === 'HEAD') continue;
+      if (path.startsWith('/trpc')) expectTrpcError(response, 405, 'METHOD_NOT_SUPPORTED', path);
+      else expectContractError(response, 405, 'METHOD_NOT_SUPPORTED', path);
+    }
+    // tRPC's own answer to a procedure of the other kind names the one method it takes.
+    const mutationByGet = await rawRequest(server().baseUrl, head('GET /trpc/users.update HTTP/1.1'));
+    expect(mutationByGet.headers.allow).toBe('POST');
+    expectTrpcError(mutationByGet, 405, 'METHOD_NOT_SUPPORTED', 'GET of a mutation');
+    // Unknown paths stay 404 whatever the method.
+    expectContractError(
+      await rawRequest(server().baseUrl, head('PATCH /nope HTTP/1.1')),
+      404,
+      'NOT_FOUND',
+      'PATCH /nope',
+    );
+  });
+
+  it('answers a POST or PUT without a JSON Content-Type with 415 saying what it expects', async () => {
     const user = await registerUser(server());
-    const response = await server().call('PUT', '/users', {
+    const organizationId = await createOrganization(server(), user);
+    const textBody = await server().call('PUT', '/users', {
       token: user.token,
       rawBody: 'first_name=A',
       headers: { 'content-type': 'text/plain' },
     });
-    expect(response.status).toBe(415);
-    expect(response.body.code).toBe('UNSUPPORTED_MEDIA_TYPE');
-    const noBody = await server().call('PUT', '/users', { token: user.token });
+    expect(textBody.status).toBe(415);
+    expect(textBody.body).toEqual({
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      message: 'Expected a JSON body with Content-Type: application/json; got Content-Type: "text/plain"',
+    });
+    const noBody = await server().call('POST', '/api/organizations', { token: user.token });
     expect(noBody.status).toBe(415);
-    expect(noBody.body).toEqual({ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Missing content-type header' });
+    expect(noBody.body).toEqual({
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      message: 'Expected a JSON body with Content-Type: application/json; got no Content-Type',
+    });
+    const xml = await server().call('POST', '/organization-user', {
+      token: user.token,
+      organizationId,
+      rawBody: '<user/>',
+      headers: { 'content-type': 'application/xml' },
+    });
+    expect(xml.status).toBe(415);
+    expect(xml.body.message).toMatch(/Expected a JSON body with Content-Type: application\/json/);
+    // A DELETE that carries a body carries JSON too.
+    const deleteText = await server().call('DELETE', '/organization-user', {
+      token: user.token,
+      organizationId,
+      rawBody: 'user_id=x',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(deleteText.status).toBe(415);
   });
 
-  it('answers a method a path does not serve with 404', async () => {
+  it('ignores __proto__ and constructor.prototype keys in well-formed JSON: dropped, never merged', async () => {
     const user = await registerUser(server());
-    for (const [method, path] of [
-      ['PATCH', '/users'],
-      ['DELETE', '/users'],
-      ['PUT', '/organizations'],
-    ] as const) {
-      const response = await server().call(method, path, { token: user.token, body: {} });
-      expect(response.status, `${method} ${path}`).toBe(404);
-      expect(response.body.code).toBe('NOT_FOUND');
+    const bodies = [
+      '{"first_name":"Ann","x":{"__proto__":{}}}',
+      '{"first_name":"Ann","__proto__":{"last_name":"Merged"}}',
+      '{"first_name":"Ann","constructor":{"prototype":{"last_name":"Merged"}}}',
+      '{"first_name":"Ann","x":{"constructor":{"prototype":{"polluted":true}}}}',
+    ];
+    for (const rawBody of bodies) {
+      for (const [method, path] of [
+        ['PUT', '/users'],
+        ['POST', '/trpc/users.update'],
+      ] as const) {
+        const response = await server().call(method, path, { token: user.token, rawBody });
+        expect(response.status, `${path} ${rawBody}`).toBe(200);
+        const me = (await server().call('GET', '/users', { token: user.token })).body;
+        expect(me.first_name).toBe('Ann');
+        expect(me.last_name).toBe(`Last ${user.id}`);
+      }
     }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('takes ids of 128 characters in every path and header that holds one', async () => {
+    const owner = await registerUser(server());
+    const organizationId = await createOrganization(server(), owner);
+    // 128 UTF-16 units each: ASCII, two-byte UTF-8, and characters outside the BMP.
+    for (const [index, id] of ['a'.repeat(127) + 'z', 'ü'.repeat(128), '😀'.repeat(64)].entries()) {
+      const token = await tokenFor(id, { role: 'owner' });
+      const email = `long-id-${index}-${owner.id}@example.com`;
+      const created = await server().call('POST', '/users', {
+        token,
+        body: { first_name: 'Long', last_name: 'Id', email },
+      });
+      expect(created.status).toBe(201);
+      expect((await server().call('GET', '/users', { token })).body.id).toBe(id);
+      const added = await server().call('POST', '/organization-user', {
+        token: owner.token,
+        organizationId,
+        body: { email, role: 'member' },
+      });
+      expect(added.body.user_id).toBe(id);
+      const member = await server().call('GET', `/organization-user/${encodeURIComponent(id)}`, {
+        token: owner.token,
+        organizationId,
+      });
+      expect(member.status, `GET /organization-user/{${id.length} characters}`).toBe(200);
+      expect(member.body.user_id).toBe(id);
+      const viaTrpc = await server().call(
+        'GET',
+        `/trpc/members.get?input=${encodeURIComponent(JSON.stringify({ user_id: id }))}`,
+        { token: owner.token, organizationId },
+      );
+      expect(viaTrpc.body.result.data.user_id).toBe(id);
+      const changed = await server().call('PUT', '/organization-user', {
+        token: owner.token,
+        organizationId,
+        body: { user_id: id, role: 'admin' },
+      });
+      expect(changed.status).toBe(200);
+      // The member's own token (its `sub` is the id) reads the organization's members.
+      expect((await server().call('GET', '/organization-user', { token, organizationId })).status).toBe(200);
+      const removed = await server().call('DELETE', '/organization-user', {
+        token: owner.token,
+        organizationId,
+        body: { user_id: id },
+      });
+      expect(removed.status).toBe(200);
+    }
+    // One more is a validation error naming the field, not a 414.
+    const tooLong = await server().call('GET', `/organization-user/${'a'.repeat(129)}`, {
+      token: owner.token,
+      organizationId,
+    });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.issues).toEqual([{ field: 'user_id', problem: expect.any(String) }]);
   });
 
   it('answers unknown routes with 404 and serves membership paths only without /api', async () => {
@@ -146,5 +377,48 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
       await broken.service.close();
       await database.drop();
     }
+  });
+});
+
+// Slow clients do not depend on the database: one server with a short request timeout.
+describe('a request not received within REQUEST_TIMEOUT_MS', () => {
+  // The socket closes unanswered at twice the timeout: room for a loaded machine to answer first.
+  const server = useServer(databaseTargets()[0]!, { REQUEST_TIMEOUT_MS: '2000' });
+  const head = (requestLine: string, ...headers: string[]) => [requestLine, 'Host: 127.0.0.1', ...headers].join('\r\n');
+
+  it('is answered 408: the contract body on REST, tRPC shape on /trpc, the contract body before the path is known', async () => {
+    const token = await tokenFor('slow-sender');
+    const halfBody = ['Content-Type: application/json', 'Content-Length: 20', `Authorization: Bearer ${token}`];
+    const [rest, trpc, stalledHeaders] = await Promise.all([
+      rawRequest(server().baseUrl, head('PUT /users HTTP/1.1', ...halfBody), { body: '{"first_' }),
+      rawRequest(server().baseUrl, head('POST /trpc/users.update HTTP/1.1', ...halfBody), { body: '{"first_' }),
+      rawRequest(server().baseUrl, head('PUT /users HTTP/1.1', 'Content-Type: application/json'), {
+        stallHeaders: true,
+      }),
+    ]);
+    expectContractError(rest, 408, 'TIMEOUT', 'REST body');
+    expectTrpcError(trpc, 408, 'TIMEOUT', 'tRPC body');
+    expectContractError(stalledHeaders, 408, 'TIMEOUT', 'headers');
+    expect(rest.headers.connection).toBe('close');
+  });
+});
+
+describe('the rate limit', () => {
+  const server = useServer(databaseTargets()[0]!, { RATE_LIMIT_MAX: '1' });
+
+  it('is answered 429 in the contract body on REST and in tRPC shape on /trpc', async () => {
+    const token = await tokenFor('rate-limited');
+    const head = (requestLine: string) =>
+      [requestLine, 'Host: 127.0.0.1', `Authorization: Bearer ${token}`].join('\r\n');
+    await rawRequest(server().baseUrl, head('GET /users HTTP/1.1'));
+    const rest = await rawRequest(server().baseUrl, head('GET /users HTTP/1.1'));
+    expectContractError(rest, 429, 'TOO_MANY_REQUESTS', 'REST');
+    expect(rest.headers['retry-after']).toMatch(/^\d+$/);
+    expectTrpcError(
+      await rawRequest(server().baseUrl, head('GET /trpc/users.me HTTP/1.1')),
+      429,
+      'TOO_MANY_REQUESTS',
+      'tRPC',
+    );
   });
 });

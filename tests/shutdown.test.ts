@@ -1,71 +1,284 @@
 /**
- * Graceful shutdown: writes keep arriving while SIGTERM lands. Every write that got a 2xx must be
- * in the database afterwards, and no other; the process must exit 0.
+ * Stopping (CONTRACT 10), through `npm start` as the README runs it: SIGTERM lands while clients
+ * read and write on kept-alive connections. `/readyz` fails at once, requests are served through
+ * the drain with `Connection: close`, every request the service received is answered (2xx, or the
+ * contract's 503 with Retry-After), exactly the acknowledged writes are stored, npm and the service
+ * exit 0 and nothing is left running.
  */
-import { expect, it } from 'vitest';
-import { openDatabase } from '../server/data/orm.ts';
+import { randomUUID } from 'node:crypto';
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { expect, it, onTestFinished } from 'vitest';
 import { Organization } from '../server/data/entities.ts';
-import { describeOnEachDatabase } from './support/databases.ts';
-import { spawnService } from './support/process.ts';
+import { openDatabase } from '../server/data/orm.ts';
+import { describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
+import { isRunning, spawnService, type ServiceProcess } from './support/process.ts';
 import { TEST_SECRET, tokenFor } from './support/tokens.ts';
 
 const WORKERS = 8;
+/** Long enough that every worker, however slow the shared machine, is answered during the drain. */
+const DRAIN_MS = 3000;
 
-describeOnEachDatabase('graceful shutdown', (target) => {
-  it('finishes in-flight writes, keeps exactly the acknowledged ones, and exits 0', async () => {
+interface Outcome {
+  requestId: string;
+  method: string;
+  /** Sent after the client had seen /readyz answer 503. */
+  afterNotReady: boolean;
+  /** Sent on a kept-alive socket that had carried an earlier answer. */
+  reusedSocket: boolean;
+  status?: number;
+  headers?: IncomingHttpHeaders;
+  body?: any;
+  errorCode?: string;
+}
+
+/** One request through node:http, whose Agent shows whether a socket was reused and how it ended. */
+function send(
+  baseUrl: string,
+  agent: Agent | false,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: object,
+): Promise<Omit<Outcome, 'afterNotReady'>> {
+  const requestId = randomUUID();
+  return new Promise((resolve) => {
+    const request = httpRequest(
+      `${baseUrl}${path}`,
+      { method, agent, headers: { ...headers, 'x-request-id': requestId, 'content-type': 'application/json' } },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () =>
+          resolve({
+            requestId,
+            method,
+            reusedSocket: request.reusedSocket,
+            status: response.statusCode,
+            headers: response.headers,
+            body: text ? JSON.parse(text) : undefined,
+          }),
+        );
+      },
+    );
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      resolve({ requestId, method, reusedSocket: request.reusedSocket, errorCode: error.code ?? error.message }),
+    );
+    request.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+async function startOwner(baseUrl: string, email: string) {
+  const token = await tokenFor('shutdown-owner', { role: 'owner' });
+  const headers = { authorization: `Bearer ${token}` };
+  const created = await send(baseUrl, false, 'POST', '/users', headers, {
+    first_name: 'Shut',
+    last_name: 'Down',
+    email,
+  });
+  expect(created.status).toBe(201);
+  return headers;
+}
+
+async function storedOrganizationIds(database: TestDatabase): Promise<string[]> {
+  const orm = await openDatabase(database.url);
+  try {
+    const stored = await orm.em.fork().find(Organization, {}, { fields: ['id'] });
+    return stored.map((organization) => organization.id).sort();
+  } finally {
+    await orm.close();
+  }
+}
+
+const isContractRefusal = (outcome: Outcome) =>
+  outcome.status === 503 &&
+  outcome.headers?.['retry-after'] !== undefined &&
+  outcome.body?.code === 'SERVICE_UNAVAILABLE' &&
+  typeof outcome.body?.message === 'string';
+
+describeOnEachDatabase('stopping through npm start', (target) => {
+  it('drains under keep-alive load: not ready at once, every received request answered, exit 0', async () => {
     const database = await target.create();
+    let service: ServiceProcess | undefined;
     try {
-      const service = await spawnService({ DATABASE_URL: database.url, JWT_SECRET: TEST_SECRET });
-      const token = await tokenFor('shutdown-owner', { role: 'owner' });
-      const post = (path: string, body: object) =>
-        fetch(`${service.baseUrl}${path}`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        });
-      expect(
-        (await post('/users', { first_name: 'Shut', last_name: 'Down', email: 'shutdown@example.com' })).status,
-      ).toBe(201);
+      service = await spawnService(
+        { DATABASE_URL: database.url, JWT_SECRET: TEST_SECRET, SHUTDOWN_DRAIN_MS: String(DRAIN_MS) },
+        { npmStart: true },
+      );
+      const { baseUrl } = service;
+      const headers = await startOwner(baseUrl, 'drain@example.com');
+      const agent = new Agent({ keepAlive: true, maxSockets: WORKERS });
 
-      const acknowledged: string[] = [];
-      let sent = 0;
-      let refused = 0;
-      const worker = async () => {
-        for (;;) {
-          sent++;
-          try {
-            const response = await post('/organizations', {
-              organization_name: `org ${sent}`,
-              organization_description: '',
-            });
-            if (response.status !== 201) {
-              refused++;
-              return;
-            }
-            acknowledged.push((await response.json()).organization_id);
-          } catch {
-            refused++;
-            return;
-          }
+      const outcomes: Outcome[] = [];
+      let notReady = false;
+      const worker = async (index: number) => {
+        for (let round = 0; ; round++) {
+          const afterNotReady = notReady;
+          const write = (index + round) % 2 === 0;
+          const outcome = write
+            ? await send(baseUrl, agent, 'POST', '/organizations', headers, {
+                organization_name: `org ${index}.${round}`,
+                organization_description: '',
+              })
+            : await send(baseUrl, agent, 'GET', '/users', headers);
+          outcomes.push({ ...outcome, afterNotReady });
+          // The listener is gone, or the service refused: this client would go to another instance.
+          if (outcome.errorCode || outcome.status === 503) return;
         }
       };
-      const workers = Array.from({ length: WORKERS }, worker);
-      while (acknowledged.length < 20) await new Promise((resolve) => setTimeout(resolve, 5));
-      service.child.kill('SIGTERM');
-      await Promise.all(workers);
-      expect(await service.exited).toBe(0);
-      expect(refused).toBe(WORKERS);
-      expect(acknowledged.length).toBeGreaterThanOrEqual(20);
+      const readiness: { status?: number; body?: any; errorCode?: string }[] = [];
+      let polling = true;
+      const pollReadiness = async () => {
+        while (polling) {
+          const answer = await send(baseUrl, false, 'GET', '/readyz', {});
+          readiness.push(answer);
+          if (answer.status === 503) notReady = true;
+          if (answer.errorCode) return;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      };
 
-      const orm = await openDatabase(database.url);
-      try {
-        const stored = await orm.em.fork().find(Organization, {}, { fields: ['id'] });
-        expect(stored.map((organization) => organization.id).sort()).toEqual([...acknowledged].sort());
-      } finally {
-        await orm.close();
+      const workers = Array.from({ length: WORKERS }, (_, index) => worker(index));
+      const poller = pollReadiness();
+      while (outcomes.filter((outcome) => outcome.status === 201).length < 20) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
       }
+      service.child.kill('SIGTERM'); // to npm, as a supervisor or container runtime does
+      expect(await service.exited).toBe(0);
+      await Promise.all(workers);
+      polling = false;
+      await poller;
+      agent.destroy();
+      expect(isRunning(service.pid)).toBe(false);
+
+      // Readiness: 200 until the signal, then the contract's 503, then the listener is gone.
+      const statuses = readiness.map((answer) => answer.status ?? answer.errorCode);
+      const firstNotReady = statuses.indexOf(503);
+      expect(firstNotReady).toBeGreaterThan(0);
+      expect(statuses.slice(0, firstNotReady).every((status) => status === 200)).toBe(true);
+      expect(statuses.slice(firstNotReady).includes(200)).toBe(false);
+      expect(readiness[firstNotReady]!.body).toEqual({ code: 'SERVICE_UNAVAILABLE', message: expect.any(String) });
+
+      // Every answer is a success or the contract's refusal; never Fastify's own 503, never a 500.
+      const answered = outcomes.filter((outcome) => outcome.status !== undefined);
+      const neither = answered.filter((outcome) => outcome.status! >= 300 && !isContractRefusal(outcome));
+      expect(neither).toEqual([]);
+      // The drain serves: requests sent once /readyz had failed were still carried out...
+      const servedWhileDraining = answered.filter((outcome) => outcome.afterNotReady && outcome.status! < 300);
+      expect(servedWhileDraining.length).toBeGreaterThan(0);
+      // ...and told their clients to go: every answer to them says Connection: close.
+      const keptOpen = answered.filter((outcome) => outcome.afterNotReady && outcome.headers!.connection !== 'close');
+      expect(keptOpen).toEqual([]);
+
+      // No request that reached the service went unanswered. A kept-alive socket never fails; a
+      // fresh one may find the listener closed (refused, or reset by the kernel while it was still
+      // waiting to be accepted): the service never saw that request, and has no log line for it.
+      const failed = outcomes.filter((outcome) => outcome.errorCode !== undefined);
+      expect(failed.filter((outcome) => outcome.reusedSocket)).toEqual([]);
+      for (const outcome of failed) {
+        expect(['ECONNREFUSED', 'ECONNRESET']).toContain(outcome.errorCode);
+        expect(service.lines.some((line) => line.includes(outcome.requestId))).toBe(false);
+      }
+
+      // Exactly the acknowledged writes are stored.
+      const acknowledged = answered
+        .filter((outcome) => outcome.status === 201)
+        .map((outcome) => outcome.body.organization_id as string);
+      expect(await storedOrganizationIds(database)).toEqual(acknowledged.sort());
     } finally {
+      service?.kill();
       await database.drop();
     }
   });
+
+  it('without a drain, finishes the writes under way and keeps exactly the acknowledged ones', async () => {
+    const database = await target.create();
+    let service: ServiceProcess | undefined;
+    try {
+      service = await spawnService({ DATABASE_URL: database.url, JWT_SECRET: TEST_SECRET }, { npmStart: true });
+      const { baseUrl } = service;
+      const headers = await startOwner(baseUrl, 'nodrain@example.com');
+      const agent = new Agent({ keepAlive: true, maxSockets: WORKERS });
+      const outcomes: Omit<Outcome, 'afterNotReady'>[] = [];
+      const worker = async (index: number) => {
+        for (let round = 0; ; round++) {
+          const outcome = await send(baseUrl, agent, 'POST', '/organizations', headers, {
+            organization_name: `org ${index}.${round}`,
+            organization_description: '',
+          });
+          outcomes.push(outcome);
+          if (outcome.status !== 201) return;
+        }
+      };
+      const workers = Array.from({ length: WORKERS }, (_, index) => worker(index));
+      while (outcomes.length < 20) await new Promise((resolve) => setTimeout(resolve, 5));
+      service.child.kill('SIGTERM');
+      expect(await service.exited).toBe(0);
+      await Promise.all(workers);
+      agent.destroy();
+
+      const refusals = outcomes.filter((outcome) => outcome.status !== undefined && outcome.status !== 201);
+      expect(refusals.filter((outcome) => !isContractRefusal({ ...outcome, afterNotReady: true }))).toEqual([]);
+      const acknowledged = outcomes
+        .filter((outcome) => outcome.status === 201)
+        .map((outcome) => outcome.body.organization_id as string);
+      expect(acknowledged.length).toBeGreaterThanOrEqual(20);
+      expect(await storedOrganizationIds(database)).toEqual(acknowledged.sort());
+    } finally {
+      service?.kill();
+      await database.drop();
+    }
+  });
+});
+
+/** Reads from a raw socket until `done` says the collected text is complete. */
+function readUntil(socket: Socket, done: (text: string) => boolean): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString();
+      if (done(text)) {
+        socket.off('data', onData);
+        resolve(text);
+      }
+    };
+    socket.on('data', onData);
+    socket.once('error', reject);
+    socket.once('close', () => resolve(text));
+  });
+}
+
+const completeResponse = (text: string) => {
+  const [head, body = ''] = text.split('\r\n\r\n');
+  const length = /content-length: (\d+)/i.exec(head ?? '');
+  return length !== null && Buffer.byteLength(body) >= Number(length[1]);
+};
+
+it('refuses a request that arrives on an open socket after the listener closed: 503, Retry-After, contract body', async () => {
+  const service = await spawnService({ DATABASE_URL: ':memory:', JWT_SECRET: TEST_SECRET });
+  onTestFinished(() => service.kill());
+  const { baseUrl } = service;
+  const { port } = new URL(baseUrl);
+  const socket = connect(Number(port), '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
+  expect(await readUntil(socket, completeResponse)).toMatch(/^HTTP\/1\.1 200/);
+  // The next request has begun on the kept-alive socket (so it is not idle) but is not complete.
+  socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n');
+
+  service.child.kill('SIGTERM');
+  for (;;) {
+    const refused = await send(baseUrl, false, 'GET', '/healthz', {});
+    if (refused.errorCode === 'ECONNREFUSED') break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  socket.write('\r\n');
+  const response = await readUntil(socket, completeResponse);
+  const [head, body] = response.split('\r\n\r\n');
+  expect(head).toMatch(/^HTTP\/1\.1 503/);
+  expect(head).toMatch(/\r\nretry-after: \d+/i);
+  expect(head).toMatch(/\r\nconnection: close/i);
+  expect(JSON.parse(body!)).toEqual({ code: 'SERVICE_UNAVAILABLE', message: expect.any(String) });
+  expect(await service.exited).toBe(0);
 });

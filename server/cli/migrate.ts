@@ -1,12 +1,18 @@
 /** `npm run migrate`: applies the pending migrations to DATABASE_URL and exits. */
-import { readSettings } from '../config.ts';
+import { readSettings, type Settings } from '../config.ts';
 import { migrate, openDatabase } from '../data/orm.ts';
+import { exitWithFailure } from './failures.ts';
 
-const settings = readSettings();
-const orm = await openDatabase(settings.DATABASE_URL);
+let settings: Settings | undefined;
 try {
-  const applied = await migrate(orm);
-  console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'Nothing to apply: the database is up to date');
-} finally {
-  await orm.close();
+  settings = readSettings();
+  const orm = await openDatabase(settings.DATABASE_URL);
+  try {
+    const applied = await migrate(orm);
+    console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'Nothing to apply: the database is up to date');
+  } finally {
+    await orm.close();
+  }
+} catch (error) {
+  exitWithFailure(error, settings);
 }

@@ -21,20 +21,21 @@ export class Admission {
     this.#writeSlots = new Semaphore(writeSlots);
   }
 
-  /** Runs `work` once admitted: in turn for its organization, then with a write slot. */
-  async admit<T>(organizationId: string | undefined, deadline: number, work: () => Promise<T>): Promise<T> {
-    if (organizationId === undefined) return this.#withWriteSlot(deadline, work);
+  /** Runs `work` when it is its organization's turn in this process (all of `work`, retries too). */
+  async inTurn<T>(organizationId: string | undefined, deadline: number, work: () => Promise<T>): Promise<T> {
+    if (organizationId === undefined) return work();
     let entry = this.#organizations.get(organizationId);
     if (!entry) this.#organizations.set(organizationId, (entry = { mutex: new Mutex(), users: 0 }));
     entry.users++;
     try {
-      return await waitFor(withTimeout(entry.mutex, remaining(deadline)), () => this.#withWriteSlot(deadline, work));
+      return await waitFor(withTimeout(entry.mutex, remaining(deadline)), work);
     } finally {
       if (--entry.users === 0) this.#organizations.delete(organizationId);
     }
   }
 
-  #withWriteSlot<T>(deadline: number, work: () => Promise<T>): Promise<T> {
+  /** Runs one transaction attempt with a write slot: held while it runs, not between attempts. */
+  withWriteSlot<T>(deadline: number, work: () => Promise<T>): Promise<T> {
     return waitFor(withTimeout(this.#writeSlots, remaining(deadline)), work);
   }
 }

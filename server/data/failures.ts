@@ -73,8 +73,10 @@ export const isForeignKeyViolation = (em: SqlEntityManager, error: unknown): boo
 export function isDatabaseUnavailable(error: unknown): boolean {
   return causes(error).some((cause) => {
     if (cause instanceof ConnectionException) return true;
-    const { code, errno } = cause as { code?: unknown; errno?: unknown };
+    // mysql2 marks the errors after which a connection is dead (with or without a code) as fatal.
+    const { code, errno, fatal } = cause as { code?: unknown; errno?: unknown; fatal?: unknown };
     return (
+      fatal === true ||
       (typeof code === 'string' && CONNECTION_ERROR_CODES.has(code)) ||
       (typeof errno === 'number' && UNAVAILABLE_ERRNOS.has(errno))
     );

@@ -129,7 +129,7 @@ export class Db {
     // One claim per request: a request that runs several transactions keys only the first.
     this.#scope = { ...this.#scope, idempotency: undefined };
     const run = (attempt: (tx: Tx) => Promise<T>) =>
-      this.#shared.admission.admit(options.organizationId, deadline, () => this.#attempts(deadline, attempt));
+      this.#shared.admission.inTurn(options.organizationId, deadline, () => this.#attempts(deadline, attempt));
     if (!idempotency) return run(work);
     const claim = await claimKey(this, idempotency);
     if (claim.replay) {
@@ -151,7 +151,7 @@ export class Db {
   async #attempts<T>(deadline: number, work: (tx: Tx) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#once(work);
+        return await this.#shared.admission.withWriteSlot(deadline, () => this.#once(work));
       } catch (error) {
         if (error instanceof RequestGivenUp) throw unavailable('The request took too long and was given up');
         if (error instanceof DomainError || !isLostConflict(this.#shared.em, error)) throw error;

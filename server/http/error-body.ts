@@ -1,47 +1,175 @@
 /**
- * The contract's error body `{code, message, issues?}` (CONTRACT 5) for errors raised outside tRPC:
- * Fastify's own (malformed JSON, body too large, unknown route) and unexpected failures.
+ * Every error answered outside a procedure, in the shape its caller reads (CONTRACT 5): the
+ * contract's body `{code, message}` on REST, tRPC's error shape under /trpc (what the typed client
+ * turns into an ApiError). That covers Fastify's own errors (malformed JSON, body too large, wrong
+ * media type), the router's (bad URL escape, path parameter too long), those Node's HTTP parser
+ * raises before there is a request at all (headers too large, URL too long, a slow client), unknown
+ * paths (404), methods a known path does not serve (405 with `Allow`), and unexpected failures.
  */
-import type { FastifyError, FastifyInstance } from 'fastify';
-import type { ErrorBody, ErrorCode } from '../../shared/errors.ts';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
+import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ERROR_STATUS, type ErrorBody, type ErrorCode } from '../../shared/errors.ts';
+import { MAX_BODY_BYTES, MAX_HEADER_BYTES } from '../../shared/limits.ts';
+import { trpcCarrierCode } from '../trpc/init.ts';
+import { allowedMethodsRecorder } from './allowed-methods.ts';
 
-const CODE_BY_STATUS: Record<number, ErrorCode> = {
-  400: 'BAD_REQUEST',
-  401: 'UNAUTHORIZED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  409: 'CONFLICT',
-  413: 'PAYLOAD_TOO_LARGE',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
-  429: 'TOO_MANY_REQUESTS',
-  503: 'SERVICE_UNAVAILABLE',
-};
+/** Path parameters longer than this are answered 414 (see app.ts). */
+export const MAX_PARAM_LENGTH = 5000;
 
+/** The one map of shared/errors.ts, read the other way. */
+const CODE_BY_STATUS = Object.fromEntries(
+  Object.entries(ERROR_STATUS).map(([code, status]) => [status, code as ErrorCode]),
+) as Record<number, ErrorCode>;
+
+/** 414 and 431 have no code of their own among tRPC's names: they are bad requests, told apart by status. */
 const errorCodeForStatus = (status: number): ErrorCode =>
   CODE_BY_STATUS[status] ?? (status < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR');
 
 const FRIENDLY_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'Malformed JSON in request body',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'Request body is empty but Content-Type is application/json',
-  FST_ERR_CTP_BODY_TOO_LARGE: 'Request body is larger than 64 KiB',
+  FST_ERR_CTP_BODY_TOO_LARGE: `Request body is larger than ${MAX_BODY_BYTES / 1024} KiB`,
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Expected a JSON body with Content-Type: application/json',
+  FST_ERR_BAD_URL: 'The URL holds a malformed percent-escape',
+  FST_ERR_MAX_PARAM_LENGTH: `A path segment is longer than ${MAX_PARAM_LENGTH} characters`,
 };
 
-function errorBodyFor(error: FastifyError): { status: number; body: ErrorBody } {
+const isTrpcPath = (url: string | undefined): boolean => url !== undefined && /^\/trpc(?:[/?]|$)/.test(url);
+
+/** tRPC's error shape, as the router's error formatter makes it, for errors no procedure raised. */
+function trpcErrorShape(status: number, message: string) {
+  const code = errorCodeForStatus(status);
+  return {
+    error: { code: TRPC_ERROR_CODES_BY_KEY[trpcCarrierCode(code)], message, data: { code, httpStatus: status } },
+  };
+}
+
+/** The body of an error answered at `url`: tRPC's shape under /trpc, else the contract's. */
+export function errorPayload(url: string | undefined, status: number, message: string): object {
+  if (isTrpcPath(url)) return trpcErrorShape(status, message);
+  return { code: errorCodeForStatus(status), message } satisfies ErrorBody;
+}
+
+function describeError(error: FastifyError): { status: number; message: string } {
   const status =
     error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
   const message = status >= 500 ? 'Internal server error' : (FRIENDLY_MESSAGES[error.code] ?? error.message);
-  return { status, body: { code: errorCodeForStatus(status), message } };
+  return { status, message };
+}
+
+function sendError(request: FastifyRequest, reply: FastifyReply, error: FastifyError): FastifyReply {
+  const { status, message } = describeError(error);
+  if (status >= 500) request.log.error({ err: error }, 'request failed');
+  return reply.status(status).send(errorPayload(request.url, status, message));
+}
+
+/**
+ * Fastify's `frameworkErrors`: a malformed percent-escape (400) or a path parameter over
+ * `MAX_PARAM_LENGTH` (414), found while routing, before any hook runs.
+ */
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  // No hook runs for these: the request id and the log line are given here.
+  void sendError(request, reply.header('x-request-id', request.id), error);
+  request.log.info({ method: request.method, url: request.url, status: reply.statusCode }, 'request');
+}
+
+/** The request line, when the packet Node's parser gave up on starts with one. */
+const REQUEST_LINE = /^[A-Z]+ (\S*)( HTTP\/\d\.\d\r?\n)?/;
+
+/**
+ * Fastify's `clientErrorHandler`: Node's HTTP parser refused a request before it became one.
+ * Headers over `MAX_HEADER_BYTES` are 431, a URL that alone is over it 414, a request not received
+ * within the request timeout 408, and anything else malformed (a control character in a header, an
+ * unknown method) 400. Under /trpc when the path is known, in tRPC's shape. Headers are never
+ * logged: they may hold a token.
+ */
+export function answerClientError(this: FastifyInstance, error: ConnectionError, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  // Node's parser errors carry the packet it gave up on (Fastify's type for it is not a Buffer's).
+  const packet: unknown = error.rawPacket;
+  const start = Buffer.isBuffer(packet) ? packet.subarray(0, MAX_HEADER_BYTES).toString('latin1') : '';
+  const requestLine = REQUEST_LINE.exec(start);
+  const url = requestLine?.[1];
+  let status = 400;
+  let message = 'Malformed HTTP request';
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    status = 408;
+    message = 'The request was not received in time';
+  } else if (error.code === 'HPE_HEADER_OVERFLOW' && requestLine && requestLine[2] === undefined) {
+    status = 414;
+    message = `The URL is longer than ${MAX_HEADER_BYTES / 1024} KiB`;
+  } else if (error.code === 'HPE_HEADER_OVERFLOW') {
+    status = 431;
+    message = `The request line and headers are larger than ${MAX_HEADER_BYTES / 1024} KiB`;
+  } else if (error.code === 'HPE_INVALID_HEADER_TOKEN') {
+    message = 'A header holds a character HTTP does not allow';
+  }
+  this.log.info({ status, parserError: error.code }, 'client error');
+  if (socket.writable) {
+    const body = JSON.stringify(errorPayload(url, status, message));
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  // As Node does itself: the rest of what the socket carries cannot be trusted to frame a request.
+  socket.destroy();
+}
+
+const hasBody = (request: FastifyRequest) =>
+  request.headers['transfer-encoding'] !== undefined ||
+  (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0');
+
+/**
+ * 408 for a request whose body does not arrive within the request timeout. Node's own
+ * `requestTimeout` only covers a request until its headers are in (it then answers 408 itself);
+ * once Fastify is reading the body nothing would answer, and the socket timeout would cut it off.
+ */
+function armBodyTimeout(request: FastifyRequest, reply: FastifyReply, timeoutMs: number): void {
+  if (request.raw.complete || !hasBody(request)) return;
+  const timer = setTimeout(
+    () => {
+      if (reply.sent) return;
+      reply.raw.once('finish', () => request.raw.destroy());
+      void reply
+        .header('connection', 'close')
+        .status(408)
+        .send(errorPayload(request.url, 408, 'The request body was not received in time'));
+    },
+    Math.max(0, timeoutMs - reply.elapsedTime),
+  );
+  request.raw.once('end', () => clearTimeout(timer));
+  request.raw.once('close', () => clearTimeout(timer));
 }
 
 export function registerErrorHandlers(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    const { status, body } = errorBodyFor(error);
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
-    return reply.status(status).send(body);
+  const allowedMethods = allowedMethodsRecorder(app);
+  const answerUnrouted = (request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allow = allowedMethods(path);
+    // A served method that found nothing (a file missing under /docs/) is a plain 404.
+    if (allow === undefined || allow.split(', ').includes(request.method)) {
+      return reply.status(404).send(errorPayload(request.url, 404, `No route for ${request.method} ${path}`));
+    }
+    const message = `${path} does not serve ${request.method}; it serves ${allow}`;
+    return reply
+      .status(405)
+      .header('allow', allow)
+      .send(errorPayload(request.url, 405, message));
+  };
+  app.setErrorHandler((error: FastifyError, request, reply) => sendError(request, reply, error));
+  app.setNotFoundHandler(answerUnrouted);
+  const requestTimeoutMs = app.server.requestTimeout;
+  // preParsing: after the onRequest hooks (security headers, rate limit), before a body is read, so
+  // an unrouted request is answered 404 or 405 whatever its body holds.
+  app.addHook('preParsing', (request, reply, payload, done) => {
+    if (request.is404) {
+      void answerUnrouted(request, reply);
+      return;
+    }
+    if (requestTimeoutMs > 0) armBodyTimeout(request, reply, requestTimeoutMs);
+    done(null, payload);
   });
-  app.setNotFoundHandler((request, reply) =>
-    reply
-      .status(404)
-      .send({ code: 'NOT_FOUND', message: `No route for ${request.method} ${request.url.split('?')[0]}` }),
-  );
 }

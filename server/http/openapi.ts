@@ -6,15 +6,25 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
+import {
+  forEachOpenApiProcedure,
+  generateOpenApiDocument,
+  getInputOutputParsers,
+  instanceofZodTypeObject,
+  unwrapZodType,
+  type OpenAPIObject,
+} from 'trpc-to-openapi';
+import type { ZodType } from 'zod';
+import packageJson from '../../package.json' with { type: 'json' };
 import { ERROR_CODES } from '../../shared/errors.ts';
 import type { AppRouter } from '../routers/index.ts';
 import { procedureMetas } from '../trpc/init.ts';
 
+type ObjectSchema = { type?: string; properties?: Record<string, object>; required?: string[]; anyOf?: object[] };
 type Operation = {
   operationId?: string;
   parameters?: Array<{ in: string; name: string; required?: boolean; schema?: object; description?: string }>;
-  requestBody?: object;
+  requestBody?: { required?: boolean; content: Record<string, { schema: ObjectSchema }> };
   responses: Record<string, { description: string; content?: Record<string, { schema: object }> }>;
 };
 type PathItem = Record<string, Operation>;
@@ -84,6 +94,38 @@ function documentDeleteBodies(document: OpenAPIObject): void {
   }
 }
 
+const NON_BLANK = '\\S';
+
+/** A string field zod trims and then refuses when empty: it needs a character that is not white space. */
+const isTrimmedNonBlank = (field: ZodType) => !field.safeParse(' ').success && field.safeParse(' x ').data === 'x';
+
+/**
+ * What zod checks and the generated JSON Schema cannot say, found by asking each body's zod schema:
+ * a trimmed field that must not be blank gets `pattern: \S` (JavaScript's `\s` is exactly what
+ * trim removes), and a body whose fields are all optional but which refuses `{}` (`PUT /users`)
+ * needs at least one of them (`anyOf`).
+ */
+function declareRefinements(document: OpenAPIObject, router: AppRouter): void {
+  forEachOpenApiProcedure(router._def.procedures, ({ procedure, meta }) => {
+    const { method, path } = meta.openapi;
+    const operation = (document.paths?.[path] as PathItem | undefined)?.[method.toLowerCase()];
+    const schema = operation?.requestBody?.content['application/json']?.schema;
+    const input = unwrapZodType(getInputOutputParsers(procedure).inputParser as ZodType, true);
+    if (!schema?.properties || !instanceofZodTypeObject(input)) return;
+    for (const [name, property] of Object.entries(schema.properties)) {
+      const field = input.shape[name] as ZodType | undefined;
+      if (!field || !isTrimmedNonBlank(field)) continue;
+      // A pattern of its own stays: JSON Schema takes one per schema, so the second goes in allOf.
+      const own = property as { pattern?: string; allOf?: object[] };
+      if (own.pattern === undefined) own.pattern = NON_BLANK;
+      else own.allOf = [...(own.allOf ?? []), { pattern: NON_BLANK }];
+    }
+    if (!schema.required?.length && !input.safeParse({}).success) {
+      schema.anyOf = Object.keys(schema.properties).map((name) => ({ required: [name] }));
+    }
+  });
+}
+
 /** One error body schema for every error status, instead of the generator's per-code variants. */
 function useOneErrorBody(document: OpenAPIObject): void {
   const components = (document.components ??= {});
@@ -114,6 +156,7 @@ function completeDocument(generated: OpenAPIObject, router: AppRouter): OpenAPIO
   const document = structuredClone(generated);
   applySuccessStatuses(document, router);
   documentDeleteBodies(document);
+  declareRefinements(document, router);
   useOneErrorBody(document);
   addApiAliases(document);
   const bearer = document.components?.securitySchemes?.Authorization;
@@ -127,7 +170,7 @@ export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
     description:
       'Users, organizations and memberships with roles (owner, admin, member), behind JWT bearer tokens. ' +
       'The same operations are tRPC procedures at /trpc.',
-    version: '1.0.0',
+    version: packageJson.version,
     baseUrl: '/',
   });
   return completeDocument(generated, router);

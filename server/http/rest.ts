@@ -47,12 +47,14 @@ function inputOf(request: FastifyRequest, method: HttpMethod): unknown {
   return isPlainObject(source) ? { ...source, ...params } : source;
 }
 
-function assertJsonBody(request: FastifyRequest): void {
+/** POST and PUT always carry a JSON body; a DELETE may, and when it does, JSON too. */
+function assertJsonBody(request: FastifyRequest, method: HttpMethod): void {
+  if (!takesJsonBody(method) && request.body === undefined) return;
   const contentType = request.headers['content-type'];
-  if (!contentType?.toLowerCase().startsWith('application/json')) {
+  if (!/^application\/json\s*(?:;|$)/i.test(contentType ?? '')) {
     throw new TRPCError({
       code: 'UNSUPPORTED_MEDIA_TYPE',
-      message: contentType ? `Unsupported content-type "${contentType}"` : 'Missing content-type header',
+      message: `Expected a JSON body with Content-Type: application/json; got ${contentType ? 'Content-Type: ' + JSON.stringify(contentType) : 'no Content-Type'}`,
     });
   }
 }
@@ -84,7 +86,7 @@ export function restPlugin(router: AppRouter, createContext: CreateContext) {
         url: fastifyPath(restPath),
         handler: async (request, reply) => {
           try {
-            if (takesJsonBody(method)) assertJsonBody(request);
+            if (method !== 'GET') assertJsonBody(request, method);
             const ctx = createContext({ req: request, res: reply });
             const input = withInput ? inputOf(request, method) : undefined;
             // What tRPC's own adapters call: the procedure with its middlewares, input and output checks.

@@ -8,21 +8,28 @@ import { organizationIdSchema } from '../../shared/schemas.ts';
 import type { Meta } from '../trpc/init.ts';
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'Invalid body, query, header or path parameter',
+  400: 'Invalid body, query, header, path parameter or URL',
   401: 'Bearer token missing or invalid',
   403: 'Caller lacks the role this needs',
   404: 'Not found',
+  408: 'The request was not received within the request timeout',
   409: 'Conflicts with the current state',
   413: 'Request body over 64 KiB',
-  415: 'Request body is not JSON',
+  414: 'URL over 16 KiB, or a path parameter over 5000 characters',
+  415: 'Request body is not JSON (Content-Type: application/json)',
+  429: 'Too many requests from this caller: retry after Retry-After seconds',
+  431: 'Request line and headers over 16 KiB',
   500: 'The operation failed',
   503: 'The database is unavailable',
 };
 
-/** Every endpoint can meet these: no token, a failure, the database away. */
-const ALWAYS = [401, 500, 503];
-/** Endpoints that take a JSON body. */
-export const BODY_ERRORS = [400, 413, 415];
+/**
+ * Every endpoint can meet these: a malformed URL or header, no token, a slow or oversized request,
+ * the rate limit, a failure, the database away.
+ */
+const ALWAYS = [400, 401, 408, 414, 429, 431, 500, 503];
+/** Endpoints that take a JSON body (400 is in ALWAYS). */
+export const BODY_ERRORS = [413, 415];
 
 const organizationHeader = z.object({
   organization_id: organizationIdSchema.meta({ description: 'The organization the request acts on' }),
@@ -49,7 +56,7 @@ interface RestEndpoint {
 }
 
 export function restEndpoint(endpoint: RestEndpoint): Meta {
-  const statuses = [...new Set([...endpoint.errors, ...ALWAYS])].sort();
+  const statuses = [...new Set([...endpoint.errors, ...ALWAYS])].sort((a, b) => a - b);
   return {
     openapi: {
       method: endpoint.method,

@@ -51,7 +51,7 @@ export function publicErrorBody(error: TRPCError): ErrorBody {
  * The tRPC code a DomainError travels under. tRPC has no GONE; the error formatter puts the
  * service's own code and status back into the answer, so only the JSON-RPC number differs.
  */
-const trpcCarrierCode = (code: ErrorCode): TRPC_ERROR_CODE_KEY => (code === 'GONE' ? 'NOT_FOUND' : code);
+export const trpcCarrierCode = (code: ErrorCode): TRPC_ERROR_CODE_KEY => (code === 'GONE' ? 'NOT_FOUND' : code);
 
 const t = initTRPC
   .context<Context>()

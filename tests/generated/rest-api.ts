@@ -118,7 +118,7 @@ export interface components {
         /** @description Every error: a code to branch on and a message for a person (CONTRACT 5). */
         ErrorBody: {
             /** @enum {string} */
-            code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE_CONTENT" | "TOO_MANY_REQUESTS" | "INTERNAL_SERVER_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_SUPPORTED" | "TIMEOUT" | "CONFLICT" | "GONE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE_CONTENT" | "TOO_MANY_REQUESTS" | "INTERNAL_SERVER_ERROR" | "SERVICE_UNAVAILABLE";
             message: string;
             /** @description The fields of a body, query or header that failed validation */
             issues?: {
@@ -160,6 +160,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Invalid body, query, header, path parameter or URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Bearer token missing or invalid */
             401: {
                 headers: {
@@ -178,7 +187,43 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The operation failed */
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -208,9 +253,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    first_name?: string;
-                    last_name?: string;
-                };
+                    first_name?: string & unknown;
+                    last_name?: string & unknown;
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -227,7 +272,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body, query, header or path parameter */
+            /** @description Invalid body, query, header, path parameter or URL */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -254,6 +299,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request body over 64 KiB */
             413: {
                 headers: {
@@ -263,7 +317,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request body is not JSON */
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -272,7 +335,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The operation failed */
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -302,8 +383,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    first_name: string;
-                    last_name: string;
+                    first_name: string & unknown;
+                    last_name: string & unknown;
                     /** Format: email */
                     email: string;
                 };
@@ -323,7 +404,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body, query, header or path parameter */
+            /** @description Invalid body, query, header, path parameter or URL */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -350,6 +431,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Conflicts with the current state */
             409: {
                 headers: {
@@ -368,7 +458,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request body is not JSON */
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -377,7 +476,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The operation failed */
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -426,7 +543,7 @@ export interface operations {
                     }[];
                 };
             };
-            /** @description Invalid body, query, header or path parameter */
+            /** @description Invalid body, query, header, path parameter or URL */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -444,7 +561,43 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The operation failed */
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -474,7 +627,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    organization_name: string;
+                    organization_name: string & unknown;
                     organization_description: string;
                 };
             };
@@ -494,7 +647,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body, query, header or path parameter */
+            /** @description Invalid body, query, header, path parameter or URL */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -530,6 +683,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request body over 64 KiB */
             413: {
                 headers: {
@@ -539,7 +701,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request body is not JSON */
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -548,7 +719,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The operation failed */
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -602,7 +791,7 @@ export interface operations {
                     }[];
                 };
             };
-            /** @description Invalid body, query, header or path parameter */
+            /** @description Invalid body, query, header, path parameter or URL */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -629,7 +818,43 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The operation failed */
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -680,7 +905,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body, query, header or path parameter */
+            /** @description Invalid body, query, header, path parameter or URL */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -716,6 +941,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Conflicts with the current state */
             409: {
                 headers: {
@@ -734,7 +968,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request body is not JSON */
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -743,7 +986,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The operation failed */
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -798,7 +1059,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body, query, header or path parameter */
+            /** @description Invalid body, query, header, path parameter or URL */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -834,6 +1095,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Conflicts with the current state */
             409: {
                 headers: {
@@ -852,7 +1122,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request body is not JSON */
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -861,7 +1140,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The operation failed */
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -910,7 +1207,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body, query, header or path parameter */
+            /** @description Invalid body, query, header, path parameter or URL */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -946,6 +1243,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Conflicts with the current state */
             409: {
                 headers: {
@@ -964,7 +1270,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request body is not JSON */
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -973,7 +1288,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The operation failed */
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1026,7 +1359,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body, query, header or path parameter */
+            /** @description Invalid body, query, header, path parameter or URL */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1062,7 +1395,43 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The operation failed */
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1107,6 +1476,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Invalid body, query, header, path parameter or URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Bearer token missing or invalid */
             401: {
                 headers: {
@@ -1125,7 +1503,43 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The operation failed */
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1155,9 +1569,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    first_name?: string;
-                    last_name?: string;
-                };
+                    first_name?: string & unknown;
+                    last_name?: string & unknown;
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -1174,7 +1588,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body, query, header or path parameter */
+            /** @description Invalid body, query, header, path parameter or URL */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1201,6 +1615,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request body over 64 KiB */
             413: {
                 headers: {
@@ -1210,7 +1633,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request body is not JSON */
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1219,7 +1651,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The operation failed */
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1249,8 +1699,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    first_name: string;
-                    last_name: string;
+                    first_name: string & unknown;
+                    last_name: string & unknown;
                     /** Format: email */
                     email: string;
                 };
@@ -1270,7 +1720,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body, query, header or path parameter */
+            /** @description Invalid body, query, header, path parameter or URL */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1297,6 +1747,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Conflicts with the current state */
             409: {
                 headers: {
@@ -1315,7 +1774,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request body is not JSON */
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1324,7 +1792,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The operation failed */
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1373,7 +1859,7 @@ export interface operations {
                     }[];
                 };
             };
-            /** @description Invalid body, query, header or path parameter */
+            /** @description Invalid body, query, header, path parameter or URL */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1391,7 +1877,43 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The operation failed */
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1421,7 +1943,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    organization_name: string;
+                    organization_name: string & unknown;
                     organization_description: string;
                 };
             };
@@ -1441,7 +1963,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body, query, header or path parameter */
+            /** @description Invalid body, query, header, path parameter or URL */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1477,6 +1999,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request body over 64 KiB */
             413: {
                 headers: {
@@ -1486,7 +2017,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request body is not JSON */
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1495,7 +2035,25 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The operation failed */
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
             500: {
                 headers: {
                     [name: string]: unknown;

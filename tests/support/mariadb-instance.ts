@@ -68,11 +68,12 @@ export class OwnMariadb {
     throw new Error(`own MariaDB on port ${this.port} did not start`);
   }
 
-  async stop(): Promise<void> {
+  /** Stops the server: SIGTERM shuts it down cleanly, SIGKILL is a crash. */
+  async stop(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> {
     const child = this.#process;
-    if (!child || child.exitCode !== null) return;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
+    child.kill(signal);
     await exited;
   }
 

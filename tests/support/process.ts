@@ -7,16 +7,37 @@ export const projectRoot = join(import.meta.dirname, '..', '..');
 export interface ServiceProcess {
   baseUrl: string;
   child: ChildProcess;
+  /** The service's own process id (the child is npm's when started through `npm start`). */
+  pid: number;
+  /** Every line of stdout; the service's own are pino JSON. */
   lines: string[];
+  /** The pino JSON lines of stdout, parsed. */
+  entries(): Record<string, any>[];
+  stderr(): string;
   /** Resolves with the exit code. */
   exited: Promise<number | null>;
+  /** Kills whatever is still running (npm and the service), for a test's `finally`. */
+  kill(): void;
 }
 
-export async function spawnService(env: Record<string, string>): Promise<ServiceProcess> {
-  // SCRIPT: another entry point with the same conventions (bench/baseline.ts).
-  const child = spawn(process.execPath, [env.SCRIPT ?? 'server/main.ts'], {
+export interface SpawnOptions {
+  /** Start it with the README's command, `npm start`, instead of node on server/main.ts. */
+  npmStart?: boolean;
+}
+
+const parseJsonLine = (line: string): Record<string, any> | undefined => {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined; // npm's banner, say
+  }
+};
+
+/** The child, its stdout lines and stderr collected as they come. */
+function spawnCollecting(command: string, args: string[], env: Record<string, string>) {
+  const child = spawn(command, args, {
     cwd: projectRoot,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
   });
   const lines: string[] = [];
   let buffered = '';
@@ -29,12 +50,43 @@ export async function spawnService(env: Record<string, string>): Promise<Service
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return {
+    child,
+    lines,
+    entries: () => lines.map(parseJsonLine).filter((entry) => entry !== undefined),
+    stderr: () => stderr,
+    exited,
+  };
+}
+
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function spawnService(env: Record<string, string>, options: SpawnOptions = {}): Promise<ServiceProcess> {
+  // SCRIPT: another entry point with the same conventions (bench/baseline.ts).
+  const started = options.npmStart
+    ? spawnCollecting('npm', ['start'], { PORT: '0', ...env })
+    : spawnCollecting(process.execPath, [env.SCRIPT ?? 'server/main.ts'], { PORT: '0', ...env });
   for (let waited = 0; waited < 20_000; waited += 50) {
-    const listening = lines.map((line) => JSON.parse(line)).find((entry) => entry.msg === 'listening');
-    if (listening) return { baseUrl: `http://127.0.0.1:${listening.address[0].port}`, child, lines, exited };
-    if (child.exitCode !== null) break;
+    // The start's line carries the addresses it listens on.
+    const listening = started.entries().find((entry) => Array.isArray(entry.address));
+    if (listening) {
+      const pid: number = listening.pid ?? started.child.pid;
+      const kill = () => {
+        started.child.kill('SIGKILL');
+        if (isRunning(pid)) process.kill(pid, 'SIGKILL');
+      };
+      return { ...started, baseUrl: `http://127.0.0.1:${listening.address[0].port}`, pid, kill };
+    }
+    if (started.child.exitCode !== null) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  child.kill('SIGKILL');
-  throw new Error(`service did not start:\n${lines.join('\n')}\n${stderr}`);
+  started.child.kill('SIGKILL');
+  throw new Error(`service did not start:\n${started.lines.join('\n')}\n${started.stderr()}`);
 }

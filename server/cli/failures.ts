@@ -1,0 +1,122 @@
+/**
+ * The line an operator reads when `npm start`, `npm run migrate` or `npm run token` cannot run
+ * because of how it is set up: a bad setting, a database it cannot reach or log in to, a port
+ * taken, a directory it may not write. Each says what to fix, without a stack. Any other failure
+ * is a bug and keeps its stack.
+ */
+import { relative, resolve } from 'node:path';
+import { SettingsError, type Settings } from '../config.ts';
+
+type SystemError = Error & {
+  code?: unknown;
+  syscall?: string;
+  path?: string;
+  hostname?: string;
+};
+
+/** What the URL names, without the password. */
+function databaseServer(settings: Settings | undefined) {
+  try {
+    const url = new URL(settings?.DATABASE_URL ?? '');
+    return {
+      where: `${url.hostname}:${url.port || '3306'}`,
+      user: decodeURIComponent(url.username),
+      database: decodeURIComponent(url.pathname.slice(1)),
+    };
+  } catch {
+    return { where: 'the database server', user: '', database: '' };
+  }
+}
+
+/** The setting that chose a path: DATA_DIR when the path lies under it, else DATABASE_URL. */
+function settingFor(path: string, settings: Settings | undefined): string {
+  if (!settings) return 'the settings';
+  const fromDataDir = relative(resolve(settings.DATA_DIR), resolve(path));
+  return fromDataDir.startsWith('..') ? 'DATABASE_URL' : 'DATA_DIR';
+}
+
+const FILE_PROBLEMS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'read-only file system',
+  ENOTDIR: 'a part of the path is a file, not a directory',
+  EEXIST: 'a file stands where a directory should be',
+};
+
+/** SQLite's "cannot open" code (14), as libSQL reports a database file it cannot open or create. */
+const EMBEDDED_CANNOT_OPEN = /Unable to open connection to local database (.+): 14\b/;
+
+function explainListen(error: SystemError, code: string, settings: Settings | undefined): string | undefined {
+  if (error.syscall !== 'listen' && !(code === 'ENOTFOUND' && error.hostname === settings?.HOST)) return undefined;
+  const where = `${settings?.HOST}:${settings?.PORT}`;
+  switch (code) {
+    case 'EADDRINUSE':
+      return `Cannot listen on ${where}: the port is in use by another process; stop it or set PORT`;
+    case 'EACCES':
+      return `Cannot listen on ${where}: permission denied; set PORT to 1024 or above`;
+    case 'EADDRNOTAVAIL':
+      return `Cannot listen on ${where}: not an address of this machine; set HOST`;
+    case 'ENOTFOUND':
+      return `Cannot listen on ${where}: the host name does not resolve; set HOST`;
+  }
+  return undefined;
+}
+
+function explainDatabase(error: SystemError, code: string, settings: Settings | undefined): string | undefined {
+  const { where, user, database } = databaseServer(settings);
+  switch (code) {
+    case 'ECONNREFUSED':
+      return `Cannot reach the database at ${where}: connection refused; check that it runs and the host and port in DATABASE_URL`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `Cannot reach the database: the host name "${error.hostname}" does not resolve; check the host in DATABASE_URL`;
+    case 'ETIMEDOUT':
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return `Cannot reach the database at ${where}: no answer (${code}); check the host and port in DATABASE_URL and the network between`;
+    case 'ER_ACCESS_DENIED_ERROR':
+      return `The database at ${where} refused user "${user}": wrong password or unknown user; check them in DATABASE_URL`;
+    case 'ER_DBACCESS_DENIED_ERROR':
+      return `The database at ${where} refused user "${user}" access to database "${database}": grant it or fix the database name in DATABASE_URL`;
+    case 'ER_BAD_DB_ERROR':
+      return `The database "${database}" does not exist at ${where}: create it or fix the database name in DATABASE_URL`;
+  }
+  return undefined;
+}
+
+function explainFiles(error: SystemError, code: string, settings: Settings | undefined): string | undefined {
+  if (error.path && FILE_PROBLEMS[code]) {
+    return `Cannot write ${error.path}: ${FILE_PROBLEMS[code]}; make the directory writable by this user, or set ${settingFor(error.path, settings)} to one that is`;
+  }
+  const cannotOpen = EMBEDDED_CANNOT_OPEN.exec(error.message);
+  if (cannotOpen) {
+    return `Cannot open or create the embedded database ${cannotOpen[1]}: its directory must exist and be writable by this user; set DATABASE_URL to a file: path that is`;
+  }
+  return undefined;
+}
+
+function explainOne(error: SystemError, settings: Settings | undefined): string | undefined {
+  if (error instanceof SettingsError) return error.message;
+  const code = typeof error.code === 'string' ? error.code : '';
+  return (
+    explainListen(error, code, settings) ??
+    explainDatabase(error, code, settings) ??
+    explainFiles(error, code, settings)
+  );
+}
+
+/** The operator's line for a failure caused by the setup, or undefined for anything else. */
+export function explainFailure(error: unknown, settings: Settings | undefined): string | undefined {
+  // Drivers wrap the socket's error: look down the chain of causes.
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
+    const line = explainOne(cause, settings);
+    if (line) return line;
+  }
+  return undefined;
+}
+
+/** Prints the operator's line (or, for a bug, the error with its stack) and ends the process. */
+export function exitWithFailure(error: unknown, settings: Settings | undefined): never {
+  console.error(explainFailure(error, settings) ?? error);
+  process.exit(1);
+}

@@ -1,0 +1,187 @@
+/**
+ * Real faults under load (CONTRACT 10), on MariaDB: the database killed and restarted while
+ * clients write, and organizations locked by another session for longer than DB_TIMEOUT_MS.
+ * In both, every answer is either a success that is stored or a contract 503 with Retry-After
+ * whose change is not stored, and nothing waits past the bounds.
+ */
+import mysql from 'mysql2/promise';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseTargets } from './support/databases.ts';
+import { createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
+import { canRunOwnMariadb, OwnMariadb } from './support/mariadb-instance.ts';
+import { startTestServer, useServer, type TestServer } from './support/server.ts';
+import { tokenFor } from './support/tokens.ts';
+
+const runnable = canRunOwnMariadb();
+if (!runnable && process.env.CI)
+  throw new Error('The fault tests must run in CI: they need root and /usr/sbin/mariadbd');
+
+interface Answer {
+  status: number;
+  body: { code?: string; message?: string } | undefined;
+  retryAfter: string | null;
+  ms: number;
+}
+
+async function timedCall(server: TestServer, ...args: Parameters<TestServer['call']>): Promise<Answer> {
+  const started = performance.now();
+  try {
+    const response = await server.call(...args);
+    return {
+      status: response.status,
+      body: response.body,
+      retryAfter: response.headers.get('retry-after'),
+      ms: performance.now() - started,
+    };
+  } catch {
+    return { status: 0, body: undefined, retryAfter: null, ms: performance.now() - started };
+  }
+}
+
+/** A refusal in the contract's form: 503, the error body, and when to try again. */
+function expectContract503(answer: Answer): void {
+  expect(answer.status).toBe(503);
+  expect(answer.body).toEqual({ code: 'SERVICE_UNAVAILABLE', message: expect.any(String) });
+  expect(Number(answer.retryAfter)).toBeGreaterThan(0);
+}
+
+const DB_TIMEOUT_MS = 1500;
+
+describe.skipIf(!runnable)('the database killed under write load', () => {
+  const database = new OwnMariadb();
+  let server: TestServer;
+
+  beforeAll(async () => {
+    await database.start();
+    server = await startTestServer(database.url, { DB_TIMEOUT_MS: String(DB_TIMEOUT_MS) });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.service.close();
+    await database.destroy();
+  });
+
+  it('keeps every acknowledged write, refuses the rest with 503, and writes again soon after restart', async () => {
+    const acknowledged: Array<{ token: string; email: string }> = [];
+    const refusals: Answer[] = [];
+    let firstWriteAfterRestart: number | undefined;
+    let restartedAt: number | undefined;
+    let writing = true;
+    const writer = async (index: number) => {
+      for (let n = 0; writing; n++) {
+        const id = uniqueId(`w${index}-${n}`);
+        const token = await tokenFor(id, { role: 'owner' });
+        const email = `${id}@example.com`;
+        const answer = await timedCall(server, 'POST', '/users', {
+          token,
+          body: { first_name: 'W', last_name: 'R', email },
+        });
+        if (answer.status === 201) {
+          acknowledged.push({ token, email });
+          if (restartedAt !== undefined) firstWriteAfterRestart ??= performance.now();
+        } else {
+          refusals.push(answer);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }
+    };
+    const writers = Array.from({ length: 16 }, (_, index) => writer(index));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await database.stop('SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    await database.start(); // returns once the database accepts connections again
+    restartedAt = performance.now();
+    for (let waited = 0; firstWriteAfterRestart === undefined && waited < 15_000; waited += 100) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    writing = false;
+    await Promise.all(writers);
+
+    expect(firstWriteAfterRestart, 'a write succeeded after the restart').toBeDefined();
+    expect(firstWriteAfterRestart! - restartedAt).toBeLessThan(10_000);
+    expect(refusals.length, 'the outage was seen').toBeGreaterThan(0);
+    for (const refusal of refusals) {
+      expectContract503(refusal);
+      expect(refusal.ms).toBeLessThan(2 * DB_TIMEOUT_MS + 1000);
+    }
+    for (const { token, email } of acknowledged) {
+      const record = await server.call('GET', '/users', { token });
+      expect(record.status).toBe(200);
+      expect(record.body.email).toBe(email);
+    }
+  });
+});
+
+const mariadb = databaseTargets().find((target) => target.name === 'mariadb')!;
+
+describe.skipIf(!mariadb.available)('organizations locked past DB_TIMEOUT_MS under load', () => {
+  const server = useServer(mariadb, { DB_TIMEOUT_MS: String(DB_TIMEOUT_MS), DB_POOL_SIZE: '10' });
+
+  it('refuses their changes with 503 in time, stores none of them, and keeps serving everything else', async () => {
+    const owner = await registerUser(server());
+    const lockedOrganizations = await Promise.all(Array.from({ length: 8 }, () => createOrganization(server(), owner)));
+    const freeOrganization = await createOrganization(server(), owner);
+    const newcomers: TestUser[] = await Promise.all(Array.from({ length: 48 }, () => registerUser(server())));
+
+    const blocker = await mysql.createConnection({ uri: server().databaseUrl.replace(/^mariadb:/, 'mysql:') });
+    await blocker.query('begin');
+    // One primary-key lookup each: an IN list may be read by a scan that locks every row it passes.
+    for (const organizationId of lockedOrganizations) {
+      await blocker.query('select id from organizations where id = ? for update', [organizationId]);
+    }
+    const lockedUntil = performance.now() + 3 * DB_TIMEOUT_MS;
+
+    const adds: Array<{ organizationId: string; newcomer: TestUser; answer: Answer }> = [];
+    const others: Answer[] = [];
+    const addTo = async (organizationId: string, newcomer: TestUser) => {
+      const answer = await timedCall(server(), 'POST', '/organization-user', {
+        token: owner.token,
+        organizationId,
+        body: { email: newcomer.email, role: 'member' },
+      });
+      adds.push({ organizationId, newcomer, answer });
+    };
+    // 16 writers to the locked organizations, and meanwhile reads and writes of other data.
+    const lockedWrites = newcomers
+      .slice(0, 16)
+      .map((newcomer, index) => addTo(lockedOrganizations[index % 8]!, newcomer));
+    const otherTraffic = (async () => {
+      for (let index = 16; performance.now() < lockedUntil - 500 && index < newcomers.length; index++) {
+        others.push(
+          await timedCall(server(), 'GET', '/organization-user', {
+            token: owner.token,
+            organizationId: freeOrganization,
+          }),
+        );
+        others.push(await timedCall(server(), 'GET', '/users', { token: owner.token }));
+        const newcomer = newcomers[index]!;
+        await addTo(freeOrganization, newcomer);
+        others.push(adds.at(-1)!.answer);
+      }
+    })();
+    await Promise.all([...lockedWrites, otherTraffic]);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, lockedUntil - performance.now())));
+    await blocker.query('rollback');
+    await blocker.end();
+
+    expect(others.length).toBeGreaterThan(6);
+    for (const answer of others) {
+      expect(answer.status).toBeGreaterThanOrEqual(200);
+      expect(answer.status).toBeLessThan(300);
+      expect(answer.ms).toBeLessThan(DB_TIMEOUT_MS);
+    }
+    const toLocked = adds.filter(({ organizationId }) => organizationId !== freeOrganization);
+    expect(toLocked).toHaveLength(16);
+    for (const { answer } of toLocked) {
+      expectContract503(answer);
+      expect(answer.ms).toBeLessThan(2 * DB_TIMEOUT_MS + 1000);
+    }
+    // After the lock is gone: exactly the acknowledged adds are stored, in every organization.
+    for (const organizationId of [...lockedOrganizations, freeOrganization]) {
+      const members = await server().call('GET', '/organization-user', { token: owner.token, organizationId });
+      const stored = new Set(members.body.map((member: { user_id: string }) => member.user_id));
+      for (const { newcomer, answer } of adds.filter((add) => add.organizationId === organizationId)) {
+        expect(stored.has(newcomer.id), `${newcomer.id}: ${answer.status}`).toBe(answer.status === 201);
+      }
+    }
+  });
+});
