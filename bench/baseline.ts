@@ -1,192 +1,702 @@
 /**
- * The hand-written baseline of `npm run bench`: node:http, mysql2 prepared statements and an HS256
- * check with node:crypto, serving only what the scenarios call, with the same queries, locks and
- * checks as the service. It shows what the service's stack (Fastify, tRPC, trpc-to-openapi, zod,
- * jose, MikroORM) costs. Not part of the product.
+ * The hand-written baseline of `npm run bench`: node:http, mysql2 and an HS256 check on
+ * node:crypto, serving the endpoints the scenarios call with the contract's rules (permissions,
+ * last owner, validation, audit events, retries on a multi-primary cluster). It is the bar the
+ * service is measured against, so it is written to be as fast as a careful hand-written server can
+ * be while staying correct. Not part of the product.
+ *
+ * How a membership change runs (POST, PUT, DELETE /organization-user), in two round trips:
+ *   1. `START TRANSACTION; UPDATE organizations SET version = version + 1 WHERE id = ?; SELECT ...`
+ *      The update is the organization's lock: a row lock on this node, and on a Galera cluster a
+ *      write that makes any concurrent change of the same organization on another node fail
+ *      certification (1213) and be retried. The SELECT, in the same batch, reads what the decision
+ *      needs in one statement: the caller's role, the target's role (for an add: the user by
+ *      e-mail and any membership), whether another owner exists (only evaluated when the target is
+ *      an owner) and the organization's newest event id. It is the transaction's first plain read,
+ *      so its snapshot is taken after the lock and sees every change committed before it.
+ *   2. `<insert/update/delete>; INSERT INTO organization_events ...; COMMIT`
+ * The lock is held for one round trip between the two batches, instead of four in a
+ * statement-per-round-trip transaction, and the next change of a busy organization already waits
+ * for the lock in MariaDB, so that it passes on at commit (see `admitted` for when a change waits
+ * and when it takes the lock without waiting). Creating an organization is one round trip (its row
+ * is new: nothing to lock, no earlier event); creating a user is one autocommitted INSERT whose
+ * unique keys decide the conflicts.
+ *
+ * Why every change takes the organization lock, even when no owner is involved (the "conditional
+ * fast path", a guarded UPDATE without the lock, is not correct here): event ids must sort in
+ * commit order per organization, or a poller that saw event N misses an event committed after it
+ * with a smaller id. Ids are allocated from the newest one, so allocation and commit must be
+ * serialised per organization; on Galera only a write to one common row does that across nodes
+ * (row locks and `FOR UPDATE` are local to a node). Without it, the audit trail could also show a
+ * change made by an admin after the event that demoted them.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import mysql, { type Pool, type PoolConnection, type RowDataPacket } from 'mysql2/promise';
+import mysql, { type PoolConnection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
 
-const secret = process.env.JWT_SECRET ?? '';
-const pool: Pool = mysql.createPool({
+const secret = Buffer.from(process.env.JWT_SECRET ?? '');
+const requireCreatorRole = process.env.REQUIRE_CREATOR_ROLE !== 'false';
+const POOL_SIZE = Number(process.env.DB_POOL_SIZE ?? 10);
+const TIMEOUT_MS = Number(process.env.DB_TIMEOUT_MS ?? 5000);
+const pool = mysql.createPool({
   uri: (process.env.DATABASE_URL ?? '').replace(/^mariadb:/, 'mysql:'),
-  connectionLimit: 10,
-  timezone: 'Z',
-  dateStrings: false,
+  connectionLimit: POOL_SIZE,
+  connectTimeout: TIMEOUT_MS,
+  // Timestamps stay the strings MariaDB sends: no Date built per row.
+  dateStrings: true,
+  // Batches of statements in one round trip; every value still goes through mysql2's escaping.
+  multipleStatements: true,
+});
+// No statement and no lock wait outlasts DB_TIMEOUT_MS (CONTRACT 10), enforced by MariaDB.
+pool.on('connection', (connection) => {
+  connection.query(
+    `set session innodb_lock_wait_timeout = ${Math.max(1, Math.ceil(TIMEOUT_MS / 1000))}, max_statement_time = ${TIMEOUT_MS / 1000}`,
+  );
 });
 
 class HttpError extends Error {
-  status: number;
-  constructor(status: number, message: string) {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, message: string) {
     super(message);
     this.status = status;
+    this.code = code;
+  }
+}
+/** A response body already written as JSON. */
+class JsonText {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
   }
 }
 
-function callerOf(request: IncomingMessage): string {
-  const token = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
-  const [header, payload, signature] = token?.split('.') ?? [];
-  if (!header || !payload || !signature) throw new HttpError(401, 'Invalid bearer token');
+const badRequest = (message: string) => new HttpError(400, 'BAD_REQUEST', message);
+const unauthorized = () => new HttpError(401, 'UNAUTHORIZED', 'Missing or invalid bearer token');
+const forbidden = (message: string) => new HttpError(403, 'FORBIDDEN', message);
+const notFound = (message: string) => new HttpError(404, 'NOT_FOUND', message);
+const conflict = (message: string) => new HttpError(409, 'CONFLICT', message);
+const notInOrganization = () => forbidden('You are not a member of this organization');
+
+// ---- tokens ----------------------------------------------------------------------------------
+
+interface Caller {
+  userId: string;
+  role: unknown;
+}
+
+const CLOCK_TOLERANCE_SECONDS = 30;
+
+function callerOf(request: IncomingMessage): Caller {
+  const authorization = request.headers.authorization;
+  if (!authorization?.startsWith('Bearer ')) throw unauthorized();
+  const [header, payload, signature, extra] = authorization.slice(7).split('.');
+  if (!header || !payload || !signature || extra !== undefined) throw unauthorized();
   const expected = createHmac('sha256', secret).update(`${header}.${payload}`).digest();
   const given = Buffer.from(signature, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected))
-    throw new HttpError(401, 'Invalid bearer token');
-  const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
-  if (typeof claims.sub !== 'string' || typeof claims.exp !== 'number' || claims.exp * 1000 < Date.now()) {
-    throw new HttpError(401, 'Invalid bearer token');
-  }
-  return claims.sub;
-}
-
-async function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
-  let size = 0;
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) {
-    size += chunk.length;
-    if (size > 65536) throw new HttpError(413, 'Too large');
-    chunks.push(chunk);
-  }
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw unauthorized();
+  let claims;
   try {
-    return JSON.parse(Buffer.concat(chunks).toString() || '{}');
+    if (JSON.parse(Buffer.from(header, 'base64url').toString()).alg !== 'HS256') throw unauthorized();
+    claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
   } catch {
-    throw new HttpError(400, 'Malformed JSON');
+    throw unauthorized();
   }
+  const now = Date.now() / 1000;
+  if (typeof claims.exp !== 'number' || claims.exp + CLOCK_TOLERANCE_SECONDS < now) throw unauthorized();
+  if (claims.nbf !== undefined && (typeof claims.nbf !== 'number' || claims.nbf - CLOCK_TOLERANCE_SECONDS > now))
+    throw unauthorized();
+  if (typeof claims.sub !== 'string' || claims.sub.length < 1 || claims.sub.length > 128) throw unauthorized();
+  return { userId: claims.sub, role: claims.role };
 }
 
+function assertMayCreate(caller: Caller): void {
+  if (requireCreatorRole && caller.role !== 'owner' && caller.role !== 'admin')
+    throw forbidden('Creating this needs the owner or admin role in the token');
+}
+
+// ---- input -----------------------------------------------------------------------------------
+
+const MAX_BODY_BYTES = 65_536;
+
+function readBody(request: IncomingMessage): Promise<Record<string, unknown>> {
+  if (!request.headers['content-type']?.startsWith('application/json'))
+    return Promise.reject(new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send application/json'));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    request.on('error', reject);
+    request.on('end', () => {
+      if (size > MAX_BODY_BYTES) return reject(new HttpError(413, 'PAYLOAD_TOO_LARGE', 'Body over 64 KiB'));
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString());
+        if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Error();
+        resolve(body);
+      } catch {
+        reject(badRequest('Malformed JSON'));
+      }
+    });
+  });
+}
+
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+// zod 4's e-mail pattern, so that both servers accept the same addresses.
+const EMAIL = /^(?:[A-Za-z0-9_'+\-]+\.)*[A-Za-z0-9_'+\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\-]*\.)+[A-Za-z]{2,}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 const ROLES = new Set(['owner', 'admin', 'member']);
-const iso = (value: Date) => value.toISOString();
 
-async function roleIn(connection: Pool | PoolConnection, organizationId: string, userId: string, lock = false) {
-  const [rows] = await connection.execute<RowDataPacket[]>(
-    `select role from organization_users where organization_id = ? and user_id = ?${lock ? ' for update' : ''}`,
-    [organizationId, userId],
-  );
-  return rows[0]?.role as string | undefined;
+function text(value: unknown, field: string, min: number, max: number, trim = false): string {
+  if (typeof value !== 'string') throw badRequest(`${field}: expected a string`);
+  const result = trim ? value.trim() : value;
+  if (result.length < min || result.length > max) throw badRequest(`${field}: ${min} to ${max} characters`);
+  if (CONTROL_CHARACTER.test(result) || !result.isWellFormed()) throw badRequest(`${field}: not plain text`);
+  return result;
 }
 
-async function inTransaction<T>(work: (connection: PoolConnection) => Promise<T>): Promise<T> {
-  const connection = await pool.getConnection();
-  try {
-    await connection.beginTransaction();
-    const result = await work(connection);
-    await connection.commit();
-    return result;
-  } catch (error) {
-    await connection.rollback();
-    throw error;
-  } finally {
-    connection.release();
+function email(value: unknown): string {
+  const address = text(value, 'email', 1, 254);
+  if (!EMAIL.test(address)) throw badRequest('email: not an e-mail address');
+  return address.toLowerCase();
+}
+
+function role(value: unknown): string {
+  if (typeof value !== 'string' || !ROLES.has(value)) throw badRequest('role: owner, admin or member');
+  return value;
+}
+
+function organizationIdOf(request: IncomingMessage): string {
+  const value = request.headers['organization_id'];
+  if (typeof value !== 'string' || !UUID.test(value)) throw badRequest('organization_id: expected a UUID');
+  return value;
+}
+
+// ---- time and event ids ----------------------------------------------------------------------
+
+/** `YYYY-MM-DD hh:mm:ss.mmm` in UTC, as MariaDB's `datetime(3)` takes it. */
+const storedNow = () => new Date().toISOString().slice(0, 23).replace('T', ' ');
+/** A stored `datetime(3)` as the contract's ISO form. */
+const iso = (stored: string) => `${stored.replace(' ', 'T')}Z`;
+
+const RANDOM_BITS = 74n; // rand_a (12 bits) and rand_b (62 bits) of a UUID v7
+const RANDOM_MAX = 1n << RANDOM_BITS;
+
+function formatUuidV7(milliseconds: bigint, random: bigint): string {
+  const value =
+    (milliseconds << 80n) | (0x7n << 76n) | ((random >> 62n) << 64n) | (0x2n << 62n) | (random & ((1n << 62n) - 1n));
+  const hex = value.toString(16).padStart(32, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
+ * A UUID v7 strictly greater than `newest` (an organization's newest event id, or null for a
+ * fresh id): the clock's when it is ahead, else the newest id's millisecond with its random part
+ * moved on by a random step, so that clock skew between instances and two changes in one
+ * millisecond cannot reorder events.
+ */
+function uuidV7After(newest: string | null): string {
+  const now = BigInt(Date.now());
+  const fresh = BigInt(`0x${randomBytes(10).toString('hex')}`) % RANDOM_MAX;
+  if (newest === null) return formatUuidV7(now, fresh);
+  const value = BigInt(`0x${newest.replaceAll('-', '')}`);
+  const milliseconds = value >> 80n;
+  if (now > milliseconds) return formatUuidV7(now, fresh);
+  const random = (((value >> 64n) & 0xfffn) << 62n) | (value & ((1n << 62n) - 1n));
+  const next = random + 1n + BigInt(randomInt(2 ** 32));
+  return next < RANDOM_MAX ? formatUuidV7(milliseconds, next) : formatUuidV7(milliseconds + 1n, fresh);
+}
+
+const INSERT_EVENT = `insert into organization_events
+  (event_id, organization_id, type, actor_user_id, subject_user_id, data, created_at) values (?, ?, ?, ?, ?, ?, ?)`;
+
+// ---- transactions ----------------------------------------------------------------------------
+
+const DEADLOCK = 1213;
+const LOCK_WAIT_TIMEOUT = 1205;
+const STATEMENT_TIMEOUT = 1969;
+const DUPLICATE_KEY = 1062;
+const MISSING_PARENT_ROW = 1452;
+const CONFLICT_ATTEMPTS = 5;
+
+const errnoOf = (error: unknown) => (error as { errno?: number }).errno;
+const unavailable = (message: string) => new HttpError(503, 'SERVICE_UNAVAILABLE', message);
+
+/** A counting semaphore whose waits end at a deadline with 503. */
+class Gate {
+  readonly #size: number;
+  #free: number;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(size: number) {
+    this.#size = this.#free = size;
+  }
+
+  /** Nobody holds it or waits for it. */
+  get idle(): boolean {
+    return this.#free === this.#size && this.#waiting.length === 0;
+  }
+
+  async enter(deadline: number): Promise<void> {
+    if (this.#free > 0) {
+      this.#free--;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const admit = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.#waiting.splice(this.#waiting.indexOf(admit), 1);
+        reject(unavailable('Too many changes are waiting for the database, try again'));
+      }, deadline - Date.now());
+      this.#waiting.push(admit);
+    });
+  }
+
+  leave(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#free++;
   }
 }
 
-async function lockAsManager(connection: PoolConnection, organizationId: string, userId: string): Promise<string> {
-  await connection.execute('select id from organizations where id = ? for update', [organizationId]);
-  const role = await roleIn(connection, organizationId, userId);
-  if (role !== 'owner' && role !== 'admin') throw new HttpError(403, 'Forbidden');
-  return role;
+/**
+ * Which changes may hold a connection, and which may wait for an organization's lock (CONTRACT 10:
+ * a locked organization must not stop reads and other organizations):
+ * - changes together hold at most WRITE_SLOTS connections, the rest of the pool is kept for reads
+ *   (the service's split);
+ * - at most two changes of one organization are admitted at once in this process;
+ * - a change waits in MariaDB for the organization's lock only behind another change of this
+ *   process that is under way, and at most LOCK_WAITERS at once; every other change takes the lock
+ *   without waiting (1205 at once when it is held) and tries again after a pause, holding no
+ *   connection meanwhile. An organization locked by anyone else therefore ties up no connection
+ *   for long, while the next change of a busy organization is already queued on its lock when the
+ *   change before it commits, so that the lock passes on inside MariaDB, without a round trip
+ *   through this process (with one change at a time, the next would send its first batch only once
+ *   the commit has come back here).
+ */
+const WRITE_SLOTS = Math.max(1, POOL_SIZE - Math.max(1, Math.floor(POOL_SIZE / 4)));
+const CHANGES_PER_ORGANIZATION = 2;
+const LOCK_WAITERS = Math.max(1, Math.floor(WRITE_SLOTS / 2));
+const writeSlots = new Gate(WRITE_SLOTS);
+let lockWaiters = 0;
+
+/** This process's changes of one organization: those admitted, and those under way. */
+interface Turn {
+  gate: Gate;
+  underWay: number;
 }
+const turns = new Map<string, Turn>();
+
+async function admitted<T>(organizationId: string | undefined, deadline: number, work: (turn?: Turn) => Promise<T>) {
+  if (organizationId === undefined) return withGate(writeSlots, deadline, () => work());
+  let turn = turns.get(organizationId);
+  if (!turn) turns.set(organizationId, (turn = { gate: new Gate(CHANGES_PER_ORGANIZATION), underWay: 0 }));
+  try {
+    return await withGate(turn.gate, deadline, () => withGate(writeSlots, deadline, () => work(turn)));
+  } finally {
+    if (turn.gate.idle) turns.delete(organizationId);
+  }
+}
+
+async function withGate<T>(gate: Gate, deadline: number, work: () => Promise<T>): Promise<T> {
+  await gate.enter(deadline);
+  try {
+    return await work();
+  } finally {
+    gate.leave();
+  }
+}
+
+/** The first statements of a change of an organization: open the transaction, take its row. */
+const TAKE_ORGANIZATION = 'start transaction; update organizations set version = version + 1 where id = ?;';
+const TAKE_ORGANIZATION_AT_ONCE = `start transaction;
+  set statement innodb_lock_wait_timeout = 0 for update organizations set version = version + 1 where id = ?;`;
+
+/**
+ * Runs `work`, which opens its transaction in its first batch (for a change of an organization:
+ * with the statements it is given, see `admitted`) and commits in its last, once admitted. Runs it
+ * again after a growing random pause when the organization was held (1205) until DB_TIMEOUT_MS is
+ * spent, and on a deadlock or a lost Galera certification (1213) a bounded number of times; 503
+ * past either bound.
+ */
+async function transaction<T>(
+  organizationId: string | undefined,
+  work: (connection: PoolConnection, takeOrganization: string) => Promise<T>,
+): Promise<T> {
+  const deadline = Date.now() + TIMEOUT_MS;
+  return admitted(organizationId, deadline, async (turn) => {
+    let conflicts = 0;
+    for (let attempt = 1; ; attempt++) {
+      const waits = turn !== undefined && turn.underWay > 0 && lockWaiters < LOCK_WAITERS;
+      if (turn) turn.underWay++;
+      if (waits) lockWaiters++;
+      const connection = await pool.getConnection();
+      try {
+        const result = await work(connection, waits ? TAKE_ORGANIZATION : TAKE_ORGANIZATION_AT_ONCE);
+        connection.release();
+        return result;
+      } catch (error) {
+        try {
+          await connection.query('rollback');
+          connection.release();
+        } catch {
+          connection.destroy();
+        }
+        const errno = errnoOf(error);
+        if (errno === DEADLOCK) {
+          if (++conflicts === CONFLICT_ATTEMPTS) throw unavailable('The change kept conflicting, try again');
+        } else if (errno !== LOCK_WAIT_TIMEOUT) throw error;
+      } finally {
+        if (turn) turn.underWay--;
+        if (waits) lockWaiters--;
+      }
+      const pause = randomInt(1, 5 * 2 ** Math.min(attempt, 5));
+      if (Date.now() + pause >= deadline) throw unavailable('The organization stayed busy, try again');
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  });
+}
+
+/** Runs one batch of statements and returns the results of each. */
+async function batch(connection: PoolConnection, sql: string, values: unknown[]): Promise<unknown[]> {
+  const [results] = await connection.query(sql, values);
+  return results as unknown[];
+}
+
+// ---- users -----------------------------------------------------------------------------------
+
+async function createUser(caller: Caller, body: Record<string, unknown>): Promise<[number, unknown]> {
+  assertMayCreate(caller);
+  const values = [
+    caller.userId,
+    text(body.first_name, 'first_name', 1, 100, true),
+    text(body.last_name, 'last_name', 1, 100, true),
+    email(body.email),
+  ];
+  const now = storedNow();
+  try {
+    // One autocommitted statement: no transaction to open and commit around it.
+    await admitted(undefined, Date.now() + TIMEOUT_MS, () =>
+      pool.execute(
+        'insert into users (id, first_name, last_name, email, created_at, updated_at) values (?, ?, ?, ?, ?, ?)',
+        [...values, now, now],
+      ),
+    );
+  } catch (error) {
+    if (errnoOf(error) !== DUPLICATE_KEY) throw error;
+    throw /email/i.test((error as Error).message)
+      ? conflict('Another user already has this e-mail address')
+      : conflict('A user record already exists for this caller');
+  }
+  return [201, { success: true, message: 'User created' }];
+}
+
+async function getUser(caller: Caller): Promise<[number, unknown]> {
+  const [rows] = await pool.execute<RowDataPacket[]>(
+    'select id, first_name, last_name, email, created_at, updated_at from users where id = ?',
+    [caller.userId],
+  );
+  const user = rows[0];
+  if (!user) throw notFound('No user record for this caller: create it with POST /users');
+  user.created_at = iso(user.created_at);
+  user.updated_at = iso(user.updated_at);
+  return [200, user];
+}
+
+// ---- organizations ---------------------------------------------------------------------------
+
+/** One round trip: the organization, its owner and its first event, committed together. */
+async function createOrganization(caller: Caller, body: Record<string, unknown>): Promise<[number, unknown]> {
+  assertMayCreate(caller);
+  const name = text(body.organization_name, 'organization_name', 1, 100, true);
+  const description = text(body.organization_description, 'organization_description', 0, 1000);
+  const organizationId = uuidV7After(null);
+  const now = storedNow();
+  try {
+    await transaction(undefined, (connection) =>
+      batch(
+        connection,
+        `start transaction;
+         insert into organizations (id, name, description, created_by, created_at, updated_at) values (?, ?, ?, ?, ?, ?);
+         insert into organization_users (organization_id, user_id, role, created_at, updated_at) values (?, ?, 'owner', ?, ?);
+         ${INSERT_EVENT};
+         commit`,
+        [
+          ...[organizationId, name, description, caller.userId, now, now],
+          ...[organizationId, caller.userId, now, now],
+          ...[uuidV7After(null), organizationId, 'organization.created', caller.userId, caller.userId],
+          ...[JSON.stringify({ organization_name: name, organization_description: description }), now],
+        ],
+      ),
+    );
+  } catch (error) {
+    // The creator's user row is the foreign key's parent: no row, no user record.
+    if (errnoOf(error) === MISSING_PARENT_ROW)
+      throw notFound('No user record for this caller: create it with POST /users first');
+    throw error;
+  }
+  return [201, { organization_id: organizationId, user_id: caller.userId, role: 'owner' }];
+}
+
+// ---- memberships -----------------------------------------------------------------------------
+
+const ACTOR_ROLE = '(select role from organization_users where organization_id = ? and user_id = ?) as actor_role';
+const NEWEST_EVENT = '(select max(event_id) from organization_events where organization_id = ?) as newest_event';
+/** Whether an owner other than the target exists; evaluated only when the target is an owner. */
+const TARGET_AND_OTHER_OWNER = `t.role as target_role,
+  case when t.role = 'owner' then exists(select 1 from organization_users o
+    where o.organization_id = t.organization_id and o.role = 'owner' and o.user_id <> t.user_id) end as other_owner`;
+
+interface Decision {
+  actor_role: string | null;
+  newest_event: string | null;
+}
+interface TargetDecision extends Decision {
+  target_role: string | null;
+  other_owner: number | null;
+}
+
+/**
+ * The first batch of a membership change: lock, then read. No organization row means no such
+ * organization, which callers are told as they are told they are not a member.
+ */
+async function lockAndRead<Row extends Decision>(
+  connection: PoolConnection,
+  takeOrganization: string,
+  select: string,
+  values: unknown[],
+  organizationId: string,
+): Promise<Row> {
+  const [, locked, rows] = await batch(connection, `${takeOrganization} ${select}`, [organizationId, ...values]);
+  if ((locked as ResultSetHeader).affectedRows === 0) throw notInOrganization();
+  return (rows as Row[])[0]!;
+}
+
+function assertManager(actorRole: string | null): string {
+  if (actorRole === null) throw notInOrganization();
+  if (actorRole !== 'owner' && actorRole !== 'admin')
+    throw forbidden('Only an owner or admin of the organization may change its members');
+  return actorRole;
+}
+
+const lastOwner = () => conflict('An organization must keep at least one owner');
+const notAMember = () => notFound('The user is not a member of this organization');
+
+async function readTarget(
+  connection: PoolConnection,
+  takeOrganization: string,
+  organizationId: string,
+  caller: Caller,
+  userId: string,
+): Promise<TargetDecision & { target_role: string }> {
+  const decision = await lockAndRead<TargetDecision>(
+    connection,
+    takeOrganization,
+    `select ${ACTOR_ROLE}, ${NEWEST_EVENT}, ${TARGET_AND_OTHER_OWNER}
+     from (select 1) one left join organization_users t on t.organization_id = ? and t.user_id = ?`,
+    [organizationId, caller.userId, organizationId, organizationId, userId],
+    organizationId,
+  );
+  if (decision.actor_role === null) throw notInOrganization();
+  if (decision.target_role === null) throw notAMember();
+  return decision as TargetDecision & { target_role: string };
+}
+
+async function addMember(caller: Caller, organizationId: string, body: Record<string, unknown>) {
+  const address = email(body.email);
+  const newRole = role(body.role);
+  const userId = await transaction(organizationId, async (connection, takeOrganization) => {
+    const decision = await lockAndRead<Decision & { user_id: string | null; existing_role: string | null }>(
+      connection,
+      takeOrganization,
+      `select ${ACTOR_ROLE}, ${NEWEST_EVENT}, u.id as user_id, m.role as existing_role
+       from (select 1) one left join users u on u.email = ?
+       left join organization_users m on m.organization_id = ? and m.user_id = u.id`,
+      [organizationId, caller.userId, organizationId, address, organizationId],
+      organizationId,
+    );
+    const actorRole = assertManager(decision.actor_role);
+    if (newRole === 'owner' && actorRole !== 'owner') throw forbidden('Only an owner may grant the owner role');
+    if (decision.user_id === null) throw notFound('No user has this e-mail address');
+    if (decision.existing_role !== null) throw conflict('The user is already a member of this organization');
+    const now = storedNow();
+    await batch(
+      connection,
+      `insert into organization_users (organization_id, user_id, role, created_at, updated_at) values (?, ?, ?, ?, ?);
+       ${INSERT_EVENT}; commit`,
+      [
+        ...[organizationId, decision.user_id, newRole, now, now],
+        ...[uuidV7After(decision.newest_event), organizationId, 'member.added', caller.userId, decision.user_id],
+        ...[JSON.stringify({ role: newRole }), now],
+      ],
+    );
+    return decision.user_id;
+  });
+  return [201, { organization_id: organizationId, user_id: userId, role: newRole }] as [number, unknown];
+}
+
+async function changeRole(caller: Caller, organizationId: string, body: Record<string, unknown>) {
+  const userId = text(body.user_id, 'user_id', 1, 128);
+  const newRole = role(body.role);
+  await transaction(organizationId, async (connection, takeOrganization) => {
+    const decision = await readTarget(connection, takeOrganization, organizationId, caller, userId);
+    const actorRole = assertManager(decision.actor_role);
+    if (actorRole !== 'owner' && newRole === 'owner') throw forbidden('Only an owner may grant the owner role');
+    if (actorRole !== 'owner' && decision.target_role === 'owner')
+      throw forbidden('Only an owner may change or remove an owner');
+    // The role it already has: nothing changes, no event (the lock's version step is rolled back).
+    if (decision.target_role === newRole) return batch(connection, 'rollback', []);
+    if (decision.target_role === 'owner' && !decision.other_owner) throw lastOwner();
+    const now = storedNow();
+    await batch(
+      connection,
+      `update organization_users set role = ?, updated_at = ? where organization_id = ? and user_id = ?;
+       ${INSERT_EVENT}; commit`,
+      [
+        ...[newRole, now, organizationId, userId],
+        ...[uuidV7After(decision.newest_event), organizationId, 'member.role_changed', caller.userId, userId],
+        ...[JSON.stringify({ from: decision.target_role, to: newRole }), now],
+      ],
+    );
+  });
+  return [200, { message: 'Role updated' }] as [number, unknown];
+}
+
+async function removeMember(caller: Caller, organizationId: string, body: Record<string, unknown>) {
+  const userId = text(body.user_id, 'user_id', 1, 128);
+  const leaving = userId === caller.userId;
+  await transaction(organizationId, async (connection, takeOrganization) => {
+    const decision = await readTarget(connection, takeOrganization, organizationId, caller, userId);
+    // Any member may leave; removing someone else follows the permission table.
+    if (!leaving) {
+      const actorRole = assertManager(decision.actor_role);
+      if (actorRole !== 'owner' && decision.target_role === 'owner')
+        throw forbidden('Only an owner may change or remove an owner');
+    }
+    if (decision.target_role === 'owner' && !decision.other_owner) throw lastOwner();
+    await batch(
+      connection,
+      `delete from organization_users where organization_id = ? and user_id = ?; ${INSERT_EVENT}; commit`,
+      [
+        ...[organizationId, userId],
+        ...[uuidV7After(decision.newest_event), organizationId, leaving ? 'member.left' : 'member.removed'],
+        ...[caller.userId, userId, JSON.stringify({ role: decision.target_role }), storedNow()],
+      ],
+    );
+  });
+  return [200, { message: 'Member removed' }] as [number, unknown];
+}
+
+/** One member, with the caller's membership checked by the same query. */
+async function getMember(caller: Caller, organizationId: string, userId: string): Promise<[number, unknown]> {
+  const [rows] = await pool.execute<RowDataPacket[]>(
+    `select m.user_id, m.role, m.created_at, m.updated_at, u.first_name, u.last_name, u.email
+     from organization_users actor
+     left join organization_users m on m.organization_id = actor.organization_id and m.user_id = ?
+     left join users u on u.id = m.user_id
+     where actor.organization_id = ? and actor.user_id = ?`,
+    [userId, organizationId, caller.userId],
+  );
+  const row = rows[0];
+  if (!row) throw notInOrganization();
+  if (row.user_id === null) throw notAMember();
+  return [
+    200,
+    {
+      organization_id: organizationId,
+      user_id: row.user_id,
+      role: row.role,
+      created_at: iso(row.created_at),
+      updated_at: iso(row.updated_at),
+      first_name: row.first_name,
+      last_name: row.last_name,
+      email: row.email,
+    },
+  ];
+}
+
+/**
+ * All members, in one query that also checks the caller: the join on the caller's membership
+ * yields no row for a non-member, and at least the caller's own row for a member. MariaDB writes
+ * the list's timestamp form, and the JSON is written out from rows read as arrays: on 10,000 members
+ * that took ~14 ms of CPU against ~17 ms for JSON.stringify of row objects (measured on a loaded
+ * machine).
+ */
+async function listMembers(caller: Caller, organizationId: string): Promise<[number, unknown]> {
+  const [rows] = await pool.execute<RowDataPacket[][]>({
+    sql: `select m.user_id, u.first_name, u.last_name, m.role, u.email,
+         date_format(m.created_at, '%Y-%m-%d %H:%i:%s')
+       from organization_users actor
+       join organization_users m on m.organization_id = actor.organization_id
+       join users u on u.id = m.user_id
+       where actor.organization_id = ? and actor.user_id = ?
+       order by m.created_at, m.user_id`,
+    rowsAsArray: true,
+    values: [organizationId, caller.userId],
+  });
+  if (rows.length === 0) throw notInOrganization();
+  let text = '';
+  for (const [userId, firstName, lastName, role, email, createdAt] of rows) {
+    // The role is one of three words and the timestamp digits: neither needs escaping.
+    text += `,{"user_id":${JSON.stringify(userId)},"first_name":${JSON.stringify(firstName)},"last_name":${JSON.stringify(lastName)},"role":"${role}","email":${JSON.stringify(email)},"created_at":"${createdAt}"}`;
+  }
+  return [200, new JsonText(`[${text.slice(1)}]`)];
+}
+
+// ---- routing ---------------------------------------------------------------------------------
+
+const MEMBER_PATH = '/organization-user/';
 
 async function handle(request: IncomingMessage): Promise<[number, unknown]> {
-  const url = new URL(request.url ?? '/', 'http://localhost');
+  const path = (request.url ?? '/').split('?')[0]!;
   const caller = callerOf(request);
-  if (url.pathname === '/api/users' && request.method === 'GET') {
-    const [rows] = await pool.execute<RowDataPacket[]>(
-      'select id, first_name, last_name, email, created_at, updated_at from users where id = ?',
-      [caller],
-    );
-    const user = rows[0];
-    if (!user) throw new HttpError(404, 'Not found');
-    return [200, { ...user, created_at: iso(user.created_at), updated_at: iso(user.updated_at) }];
+  const method = request.method;
+  if (path === '/users' || path === '/api/users') {
+    if (method === 'GET') return getUser(caller);
+    if (method === 'POST') return createUser(caller, await readBody(request));
+  } else if (path === '/organizations' || path === '/api/organizations') {
+    if (method === 'POST') return createOrganization(caller, await readBody(request));
+  } else if (path === '/organization-user') {
+    const organizationId = organizationIdOf(request);
+    if (method === 'GET') return listMembers(caller, organizationId);
+    if (method === 'POST') return addMember(caller, organizationId, await readBody(request));
+    if (method === 'PUT') return changeRole(caller, organizationId, await readBody(request));
+    if (method === 'DELETE') return removeMember(caller, organizationId, await readBody(request));
+  } else if (path.startsWith(MEMBER_PATH) && method === 'GET') {
+    let userId;
+    try {
+      userId = decodeURIComponent(path.slice(MEMBER_PATH.length));
+    } catch {
+      throw badRequest('user_id: malformed percent-encoding');
+    }
+    return getMember(caller, organizationIdOf(request), text(userId, 'user_id', 1, 128));
   }
-  const organizationId = request.headers['organization_id'];
-  if (typeof organizationId !== 'string') throw new HttpError(400, 'organization_id');
-  if (url.pathname.startsWith('/organization-user/') && request.method === 'GET') {
-    if (!(await roleIn(pool, organizationId, caller))) throw new HttpError(403, 'Forbidden');
-    const [rows] = await pool.execute<RowDataPacket[]>(
-      `select u.id as user_id, u.first_name, u.last_name, u.email, m.role, m.created_at, m.updated_at
-       from organization_users m join users u on u.id = m.user_id where m.organization_id = ? and m.user_id = ?`,
-      [organizationId, decodeURIComponent(url.pathname.slice('/organization-user/'.length))],
-    );
-    const row = rows[0];
-    if (!row) throw new HttpError(404, 'Not found');
-    return [
-      200,
-      { organization_id: organizationId, ...row, created_at: iso(row.created_at), updated_at: iso(row.updated_at) },
-    ];
-  }
-  if (url.pathname !== '/organization-user') throw new HttpError(404, 'Not found');
-  if (request.method === 'GET') {
-    if (!(await roleIn(pool, organizationId, caller))) throw new HttpError(403, 'Forbidden');
-    const [rows] = await pool.execute<RowDataPacket[]>(
-      `select u.id as user_id, u.first_name, u.last_name, m.role, u.email, m.created_at
-       from organization_users m join users u on u.id = m.user_id where m.organization_id = ?
-       order by m.created_at, m.user_id`,
-      [organizationId],
-    );
-    return [200, rows.map((row) => ({ ...row, created_at: iso(row.created_at).slice(0, 19).replace('T', ' ') }))];
-  }
-  const body = await readJson(request);
-  if (request.method === 'PUT') {
-    if (typeof body.user_id !== 'string' || !ROLES.has(body.role as string)) throw new HttpError(400, 'Invalid');
-    await inTransaction(async (connection) => {
-      const actorRole = await lockAsManager(connection, organizationId, caller);
-      const targetRole = await roleIn(connection, organizationId, body.user_id as string);
-      if (!targetRole) throw new HttpError(404, 'Not a member');
-      if (actorRole !== 'owner' && (targetRole === 'owner' || body.role === 'owner'))
-        throw new HttpError(403, 'Forbidden');
-      await connection.execute(
-        'update organization_users set role = ?, updated_at = ? where organization_id = ? and user_id = ?',
-        [body.role as string, new Date(), organizationId, body.user_id as string],
-      );
-    });
-    return [200, { message: 'Role updated' }];
-  }
-  if (request.method === 'POST') {
-    if (typeof body.email !== 'string' || !ROLES.has(body.role as string)) throw new HttpError(400, 'Invalid');
-    const userId = await inTransaction(async (connection) => {
-      await lockAsManager(connection, organizationId, caller);
-      const [users] = await connection.execute<RowDataPacket[]>('select id from users where email = ?', [
-        (body.email as string).toLowerCase(),
-      ]);
-      const user = users[0];
-      if (!user) throw new HttpError(404, 'No such user');
-      const now = new Date();
-      await connection.execute(
-        'insert into organization_users (organization_id, user_id, role, created_at, updated_at) values (?, ?, ?, ?, ?)',
-        [organizationId, user.id, body.role as string, now, now],
-      );
-      return user.id as string;
-    });
-    return [201, { organization_id: organizationId, user_id: userId, role: body.role }];
-  }
-  if (request.method === 'DELETE') {
-    if (typeof body.user_id !== 'string') throw new HttpError(400, 'Invalid');
-    await inTransaction(async (connection) => {
-      const actorRole = await lockAsManager(connection, organizationId, caller);
-      const targetRole = await roleIn(connection, organizationId, body.user_id as string);
-      if (!targetRole) throw new HttpError(404, 'Not a member');
-      if (actorRole !== 'owner' && targetRole === 'owner') throw new HttpError(403, 'Forbidden');
-      await connection.execute('delete from organization_users where organization_id = ? and user_id = ?', [
-        organizationId,
-        body.user_id as string,
-      ]);
-    });
-    return [200, { message: 'Member removed' }];
-  }
-  throw new HttpError(404, 'Not found');
+  throw notFound('No such route');
+}
+
+function answer(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+  response.end(body instanceof JsonText ? body.text : JSON.stringify(body));
 }
 
 const server = createServer((request: IncomingMessage, response: ServerResponse) => {
   handle(request).then(
-    ([status, body]) => {
-      response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
-      response.end(JSON.stringify(body));
-    },
+    ([status, body]) => answer(response, status, body),
     (error: unknown) => {
-      const status = error instanceof HttpError ? error.status : 500;
-      response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
-      response.end(JSON.stringify({ code: String(status), message: (error as Error).message }));
+      const errno = errnoOf(error);
+      if (errno === LOCK_WAIT_TIMEOUT || errno === STATEMENT_TIMEOUT)
+        error = unavailable('The database is busy, try again');
+      if (!(error instanceof HttpError)) {
+        console.error(error);
+        error = new HttpError(500, 'INTERNAL_SERVER_ERROR', 'Internal error');
+      }
+      const { status, code, message } = error as HttpError;
+      answer(response, status, { code, message }, status === 503 ? { 'retry-after': '1' } : {});
     },
   );
 });

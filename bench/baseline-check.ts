@@ -1,0 +1,280 @@
+/**
+ * `npm run bench:check-baseline`: checks that the baseline keeps the contract's rules, so that the
+ * bar the service is measured against is a correct server. On one fresh database, with the service
+ * beside two baseline processes: the rules one request at a time, the baseline's answers to reads
+ * equal to the service's, then changes racing through both baseline processes, after which the
+ * organization's events, replayed in `event_id` order, must each be allowed by the roles the replay
+ * holds at that point and must end in the memberships the table holds. Exits 1 on any failure.
+ */
+import type { RowDataPacket } from 'mysql2/promise';
+import { spawnService, type ServiceProcess } from '../tests/support/process.ts';
+import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
+import { createDatabase } from './database.ts';
+
+const RACING_ROUNDS = 30;
+const UNKNOWN_ORGANIZATION = '0190a000-0000-7000-8000-000000000000';
+
+let failures = 0;
+function expectEqual(what: string, actual: unknown, expected: unknown): void {
+  const pass = JSON.stringify(actual) === JSON.stringify(expected);
+  if (!pass) failures++;
+  console.log(
+    `${pass ? 'PASS' : 'FAIL'}  ${what}${pass ? '' : `: ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`}`,
+  );
+}
+
+async function call(
+  server: ServiceProcess,
+  request: { method: string; path: string; as: string; body?: object; organizationId?: string; role?: string },
+): Promise<{ status: number; body: any }> {
+  const token = await tokenFor(request.as, { role: request.role ?? 'owner', expiresIn: '10m' });
+  const response = await fetch(`${server.baseUrl}${request.path}`, {
+    method: request.method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      ...(request.organizationId && { organization_id: request.organizationId }),
+    },
+    body: request.body && JSON.stringify(request.body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+interface EventRow extends RowDataPacket {
+  type: string;
+  actor_user_id: string;
+  subject_user_id: string | null;
+  data: string | Record<string, string>;
+}
+
+/**
+ * Replays an organization's events in id order; returns the memberships they end in and the events
+ * that the roles held at their point in the order would not have allowed.
+ */
+function replay(events: EventRow[]): { roles: Map<string, string>; refused: string[] } {
+  const roles = new Map<string, string>();
+  const refused: string[] = [];
+  for (const event of events) {
+    const data = typeof event.data === 'string' ? JSON.parse(event.data) : event.data;
+    const actor = roles.get(event.actor_user_id);
+    const subject = event.subject_user_id ?? '';
+    const before = roles.get(subject);
+    const ownerInvolved = before === 'owner' || data.role === 'owner' || data.to === 'owner';
+    const allowed =
+      event.type === 'organization.created' ||
+      (event.type === 'member.left' && event.actor_user_id === subject && before === data.role) ||
+      ((actor === 'owner' || (actor === 'admin' && !ownerInvolved)) &&
+        (event.type === 'member.added' ? before === undefined : before === (data.from ?? data.role)));
+    if (!allowed) refused.push(`${event.event_id} ${event.type} by ${event.actor_user_id} (${actor}) on ${subject}`);
+    if (event.type === 'organization.created') roles.set(event.actor_user_id, 'owner');
+    else if (event.type === 'member.added') roles.set(subject, data.role);
+    else if (event.type === 'member.role_changed') roles.set(subject, data.to);
+    else roles.delete(subject);
+    if (![...roles.values()].includes('owner')) refused.push(`${event.event_id} leaves no owner`);
+  }
+  return { roles, refused };
+}
+
+const database = await createDatabase('baseline_check');
+const TIMEOUT_MS = 2000;
+const env = {
+  DATABASE_URL: database.url,
+  JWT_SECRET: TEST_SECRET,
+  NODE_ENV: 'production',
+  RATE_LIMIT_MAX: '0',
+  DB_TIMEOUT_MS: String(TIMEOUT_MS),
+};
+const servers: ServiceProcess[] = [];
+try {
+  const service = await spawnService(env);
+  servers.push(service);
+  const [baseline, otherBaseline] = [
+    await spawnService({ ...env, SCRIPT: 'bench/baseline.ts' }),
+    await spawnService({ ...env, SCRIPT: 'bench/baseline.ts' }),
+  ];
+  servers.push(baseline!, otherBaseline!);
+  const as = (index: number) => `check-user-${index}`;
+  const user = (index: number) => ({
+    first_name: ' First ',
+    last_name: 'Last',
+    email: `Check-User-${index}@Example.com`,
+  });
+
+  for (let index = 0; index < 40; index++) {
+    const created = await call(index % 2 ? baseline! : service, {
+      method: 'POST',
+      path: '/users',
+      as: as(index),
+      body: user(index),
+    });
+    if (created.status !== 201) expectEqual(`POST /users ${index}`, created.status, 201);
+  }
+  expectEqual(
+    'same caller again: 409',
+    (await call(baseline!, { method: 'POST', path: '/users', as: as(0), body: user(99) })).status,
+    409,
+  );
+  expectEqual(
+    'e-mail taken: 409',
+    (await call(baseline!, { method: 'POST', path: '/users', as: 'x', body: user(0) })).status,
+    409,
+  );
+  expectEqual(
+    'control character in a name: 400',
+    (await call(baseline!, { method: 'POST', path: '/users', as: 'x', body: { ...user(98), first_name: 'a\u0000b' } }))
+      .status,
+    400,
+  );
+  expectEqual(
+    'no creator role: 403',
+    (await call(baseline!, { method: 'POST', path: '/users', as: 'x', body: user(98), role: 'member' })).status,
+    403,
+  );
+  expectEqual(
+    'GET /api/users as the service answers',
+    (await call(baseline!, { method: 'GET', path: '/api/users', as: as(1) })).body,
+    (await call(service, { method: 'GET', path: '/api/users', as: as(1) })).body,
+  );
+  const newOrganization = { organization_name: ' Checked ', organization_description: '' };
+  expectEqual(
+    'organization without a user record: 404',
+    (await call(baseline!, { method: 'POST', path: '/organizations', as: 'nobody', body: newOrganization })).status,
+    404,
+  );
+  const created = await call(baseline!, { method: 'POST', path: '/organizations', as: as(0), body: newOrganization });
+  expectEqual('organization created: 201', created.status, 201);
+  const organizationId: string = created.body.organization_id;
+  const member = (method: string, actor: number, body?: object, server = baseline!) =>
+    call(server, { method, path: '/organization-user', as: as(actor), body, organizationId });
+
+  for (let index = 1; index < 30; index++) {
+    const added = await member(
+      'POST',
+      0,
+      { email: `check-user-${index}@example.com`, role: index < 3 ? 'admin' : 'member' },
+      index % 2 ? baseline : otherBaseline,
+    );
+    if (added.status !== 201) expectEqual(`add member ${index}`, added.status, 201);
+  }
+  const rules: [string, () => Promise<{ status: number }>, number][] = [
+    ['add a member again: 409', () => member('POST', 0, { email: 'check-user-5@example.com', role: 'member' }), 409],
+    ['add an unknown e-mail: 404', () => member('POST', 0, { email: 'none@example.com', role: 'member' }), 404],
+    ['admin adds an owner: 403', () => member('POST', 1, { email: 'check-user-35@example.com', role: 'owner' }), 403],
+    ['member adds: 403', () => member('POST', 5, { email: 'check-user-35@example.com', role: 'member' }), 403],
+    ['non-member adds: 403', () => member('POST', 39, { email: 'check-user-35@example.com', role: 'member' }), 403],
+    [
+      'unknown organization: 403',
+      () =>
+        call(baseline!, {
+          method: 'POST',
+          path: '/organization-user',
+          as: as(0),
+          body: { email: 'check-user-35@example.com', role: 'member' },
+          organizationId: UNKNOWN_ORGANIZATION,
+        }),
+      403,
+    ],
+    ['last owner demoted: 409', () => member('PUT', 0, { user_id: as(0), role: 'admin' }), 409],
+    ['last owner leaves: 409', () => member('DELETE', 0, { user_id: as(0) }), 409],
+    ['admin demotes an owner: 403', () => member('PUT', 1, { user_id: as(0), role: 'admin' }), 403],
+    ['owner promotes a member: 200', () => member('PUT', 0, { user_id: as(3), role: 'owner' }), 200],
+    ['admin removes an owner: 403', () => member('DELETE', 1, { user_id: as(3) }), 403],
+    ['owner demotes another owner: 200', () => member('PUT', 3, { user_id: as(0), role: 'admin' }), 200],
+    ['member leaves: 200', () => member('DELETE', 6, { user_id: as(6) }), 200],
+    ['role of a non-member: 404', () => member('PUT', 3, { user_id: as(6), role: 'admin' }), 404],
+  ];
+  for (const [what, run, status] of rules) expectEqual(what, (await run()).status, status);
+
+  // An organization locked by another session (CONTRACT 10): its changes end in 503 within
+  // DB_TIMEOUT_MS, and meanwhile reads and changes of another organization are served.
+  const other = await call(baseline!, { method: 'POST', path: '/organizations', as: as(8), body: newOrganization });
+  await database.connection.query('start transaction');
+  await database.connection.query('select id from organizations where id = ? for update', [organizationId]);
+  const started = Date.now();
+  const blocked = Array.from({ length: 20 }, (_, offset) =>
+    member('PUT', 3, { user_id: as(7 + offset), role: 'admin' }).then((answer) => [
+      answer.status,
+      Date.now() - started,
+    ]),
+  );
+  const addedElsewhere = await call(baseline!, {
+    method: 'POST',
+    path: '/organization-user',
+    as: as(8),
+    body: { email: 'check-user-9@example.com', role: 'member' },
+    organizationId: other.body.organization_id,
+  });
+  expectEqual('another organization changed while one is locked: 201', addedElsewhere.status, 201);
+  expectEqual('a read while an organization is locked: 200', (await member('GET', 5)).status, 200);
+  const outcomes = await Promise.all(blocked);
+  await database.connection.query('rollback');
+  expectEqual(
+    `changes of the locked organization: 503 within DB_TIMEOUT_MS (${TIMEOUT_MS} ms) and 1 s`,
+    outcomes.filter(([status, ms]) => status !== 503 || ms! > TIMEOUT_MS + 1000),
+    [],
+  );
+  for (const [what, path, actor] of [
+    ['one member', `/organization-user/${as(4)}`, 5],
+    ['a non-member', `/organization-user/${as(39)}`, 5],
+    ['one member, as a non-member', `/organization-user/${as(4)}`, 39],
+    ['the member list', '/organization-user', 5],
+    ['the member list, as a non-member', '/organization-user', 39],
+  ] as const) {
+    const read = (server: ServiceProcess) => call(server, { method: 'GET', path, as: as(actor), organizationId });
+    const [fromBaseline, fromService] = [await read(baseline!), await read(service)];
+    expectEqual(`GET ${what}: status as the service's`, fromBaseline.status, fromService.status);
+    if (fromService.status === 200)
+      expectEqual(`GET ${what}: body as the service's`, fromBaseline.body, fromService.body);
+  }
+
+  // Racing: role changes (owners among them), removals and adds, through both baseline processes.
+  // Each round's changes race each other; rounds follow one another, so that no change waits past
+  // DB_TIMEOUT_MS for its turn (a 503: allowed, but it would leave less to check).
+  const statuses: number[] = [];
+  const roles = ['admin', 'member', 'owner'];
+  for (let round = 0; round < RACING_ROUNDS; round++) {
+    const [one, other] = round % 2 ? [baseline!, otherBaseline!] : [otherBaseline!, baseline!];
+    const racing = [
+      ...Array.from({ length: 13 }, (_, offset) =>
+        member('PUT', round % 3 ? 3 : 1, { user_id: as(7 + offset), role: roles[(round + offset) % 3] }, one),
+      ),
+      member('PUT', 3, { user_id: as(1), role: roles[round % 3] }, other),
+      member('PUT', round % 2 ? 3 : 0, { user_id: as(round % 2 ? 0 : 3), role: roles[round % 3] }, one),
+      member('DELETE', 3, { user_id: as(20 + (round % 5)) }, other),
+      member('POST', 3, { email: `check-user-${20 + ((round + 2) % 5)}@example.com`, role: 'member' }, one),
+    ];
+    statuses.push(...(await Promise.all(racing)).map((answer) => answer.status));
+  }
+  expectEqual('racing changes: no 500', statuses.filter((status) => status === 500).length, 0);
+  const answered: Record<number, number> = {};
+  for (const status of statuses) answered[status] = (answered[status] ?? 0) + 1;
+  console.log(`racing changes answered (status: count): ${JSON.stringify(answered)}`);
+  const [events] = await database.connection.query<EventRow[]>(
+    'select * from organization_events where organization_id = ? order by event_id',
+    [organizationId],
+  );
+  const [memberships] = await database.connection.query<RowDataPacket[]>(
+    'select user_id, role from organization_users where organization_id = ? order by user_id',
+    [organizationId],
+  );
+  const replayed = replay(events);
+  expectEqual('every event allowed at its place in event_id order', replayed.refused, []);
+  expectEqual(
+    'events replayed end in the memberships held',
+    [...replayed.roles].sort(([a], [b]) => (a < b ? -1 : 1)),
+    memberships.map((row) => [row.user_id, row.role]),
+  );
+  const [[organization]] = await database.connection.query<RowDataPacket[]>(
+    'select version from organizations where id = ?',
+    [organizationId],
+  );
+  expectEqual('one version step per change after creation', organization!.version, events.length - 1);
+} finally {
+  for (const server of servers) {
+    server.child.kill('SIGTERM');
+    await server.exited;
+  }
+  await database.drop();
+}
+console.log(failures ? `${failures} checks failed` : 'all checks passed');
+process.exitCode = failures ? 1 : 0;
