@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { createTokenVerifier } from './auth/tokens.ts';
 import { processingLimitMs, type Settings } from './config.ts';
 import { dialectOf } from '../mikro-orm.config.ts';
-import { migrate, openDatabase, type Orm } from './data/orm.ts';
+import { isGaleraNode, migrate, openDatabase, type Orm } from './data/orm.ts';
 import { Db } from './data/transaction.ts';
 import { MAX_BODY_BYTES, MAX_HEADER_BYTES } from '../shared/limits.ts';
 import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH, registerErrorHandlers } from './http/error-body.ts';
@@ -92,6 +92,7 @@ export async function startService(settings: Settings): Promise<Service> {
       maxAttempts: MAX_TRANSACTION_ATTEMPTS,
       writeSlots: writeSlots(settings.DB_POOL_SIZE),
       onConflict: metrics?.countConflict,
+      statementsTogether: dialectOf(settings.DATABASE_URL) === 'mysql' && !(await isGaleraNode(orm)),
     });
     const app = Fastify({
       loggerInstance: logger as FastifyBaseLogger,

@@ -90,14 +90,15 @@ async function takeOver(db: Db, request: IdempotentRequest, seenCreatedAt: DbTim
   return { replay: false };
 }
 
-/** Stores the answer with the change, inside its transaction. */
-export async function completeKey(tx: Tx, request: IdempotentRequest, answer: unknown): Promise<void> {
-  await tx.sql
-    .updateTable('idempotency_keys')
-    .set({ response_body: JSON.stringify(answer ?? null) })
-    .where('caller_id', '=', request.callerId)
-    .where('idempotency_key', '=', request.key)
-    .execute();
+/** Stores the answer with the change: queued in its transaction, to go out with COMMIT. */
+export function completeKey(tx: Tx, request: IdempotentRequest, answer: unknown): void {
+  tx.later(
+    tx.sql
+      .updateTable('idempotency_keys')
+      .set({ response_body: JSON.stringify(answer ?? null) })
+      .where('caller_id', '=', request.callerId)
+      .where('idempotency_key', '=', request.key),
+  );
 }
 
 /** Gives the key back after a failed request (nothing changed). */

@@ -25,7 +25,7 @@ import {
   type OrganizationChange,
 } from './organization-changes.ts';
 import { noUserRecord } from './organizations.ts';
-import { assertCanChange, assertOwnerOrAdmin } from './permissions.ts';
+import { assertCanChange, assertOwnerOrAdmin, notInOrganization } from './permissions.ts';
 import { isoTimestamp, toDate } from './timestamps.ts';
 import type { Db, Tx } from './transaction.ts';
 
@@ -100,30 +100,33 @@ export async function createInvitation(
   ttlHours: number,
 ): Promise<InvitationView> {
   return changeOrganization(db, actor, async (tx, change) => {
-    const row = await tx.sql
-      .selectFrom('organizations as o')
-      .leftJoin('organization_users as a', (join) =>
-        join.onRef('a.organization_id', '=', 'o.id').on('a.user_id', '=', actor.userId),
-      )
-      .leftJoin('users as u', (join) => join.on('u.email', '=', input.email))
-      .leftJoin('organization_users as m', (join) =>
-        join.onRef('m.organization_id', '=', 'o.id').onRef('m.user_id', '=', 'u.id'),
-      )
-      .select(['o.name', 'a.role as actor_role', 'u.id as invitee_user_id', 'm.role as member_role'])
-      .where('o.id', '=', actor.organizationId)
-      .executeTakeFirstOrThrow();
+    const row = await tx.first(
+      tx.sql
+        .selectFrom('organizations as o')
+        .leftJoin('organization_users as a', (join) =>
+          join.onRef('a.organization_id', '=', 'o.id').on('a.user_id', '=', actor.userId),
+        )
+        .leftJoin('users as u', (join) => join.on('u.email', '=', input.email))
+        .leftJoin('organization_users as m', (join) =>
+          join.onRef('m.organization_id', '=', 'o.id').onRef('m.user_id', '=', 'u.id'),
+        )
+        .select(['o.name', 'a.role as actor_role', 'u.id as invitee_user_id', 'm.role as member_role'])
+        .where('o.id', '=', actor.organizationId),
+    );
+    if (!row) throw notInOrganization();
     const actorRole = row.actor_role ?? undefined;
     assertOwnerOrAdmin(actorRole, 'invite people to it');
     assertCanChange(actorRole, undefined, input.role);
     if (row.member_role) throw conflict('The user with this e-mail address is a member of this organization already');
-    const open = await tx.sql
-      .selectFrom('invitations')
-      .select('id')
-      .where('organization_id', '=', actor.organizationId)
-      .where('email', '=', input.email)
-      .where('status', '=', 'pending')
-      .where('expires_at', '>', tx.timestamp())
-      .executeTakeFirst();
+    const open = await tx.first(
+      tx.sql
+        .selectFrom('invitations')
+        .select('id')
+        .where('organization_id', '=', actor.organizationId)
+        .where('email', '=', input.email)
+        .where('status', '=', 'pending')
+        .where('expires_at', '>', tx.timestamp()),
+    );
     if (open) throw conflict('This e-mail address has a pending invitation to this organization already');
 
     const invitation = {
@@ -136,10 +139,7 @@ export async function createInvitation(
       created_at: tx.timestamp(),
       expires_at: tx.timestamp(new Date(tx.now.getTime() + ttlHours * HOUR_MS)),
     };
-    await tx.sql
-      .insertInto('invitations')
-      .values({ ...invitation, updated_at: tx.timestamp() })
-      .execute();
+    tx.later(tx.sql.insertInto('invitations').values({ ...invitation, updated_at: tx.timestamp() }));
     await appendEvent(tx, change, {
       type: 'invitation.created',
       actorUserId: actor.userId,
@@ -167,11 +167,9 @@ export async function listMyInvitations(db: Db, caller: Caller): Promise<Invitat
 }
 
 const setStatus = (tx: Tx, invitationId: string, status: InvitationStatus) =>
-  tx.sql
-    .updateTable('invitations')
-    .set({ status, updated_at: tx.timestamp() })
-    .where('id', '=', invitationId)
-    .execute();
+  tx.later(
+    tx.sql.updateTable('invitations').set({ status, updated_at: tx.timestamp() }).where('id', '=', invitationId),
+  );
 
 /**
  * Revokes an open invitation of the actor's organization (owner or admin; an owner invitation,
@@ -183,25 +181,27 @@ export async function revokeInvitation(
   invitationId: string,
 ): Promise<{ message: string }> {
   return changeOrganization(db, actor, async (tx, change) => {
-    const row = await tx.sql
-      .selectFrom('organizations as o')
-      .leftJoin('organization_users as a', (join) =>
-        join.onRef('a.organization_id', '=', 'o.id').on('a.user_id', '=', actor.userId),
-      )
-      .leftJoin('invitations as i', (join) =>
-        join.onRef('i.organization_id', '=', 'o.id').on('i.id', '=', invitationId),
-      )
-      .leftJoin('users as u', 'u.email', 'i.email')
-      .select(['a.role as actor_role', 'i.email', 'i.role', 'i.status', 'i.expires_at', 'u.id as invitee_user_id'])
-      .where('o.id', '=', actor.organizationId)
-      .executeTakeFirstOrThrow();
+    const row = await tx.first(
+      tx.sql
+        .selectFrom('organizations as o')
+        .leftJoin('organization_users as a', (join) =>
+          join.onRef('a.organization_id', '=', 'o.id').on('a.user_id', '=', actor.userId),
+        )
+        .leftJoin('invitations as i', (join) =>
+          join.onRef('i.organization_id', '=', 'o.id').on('i.id', '=', invitationId),
+        )
+        .leftJoin('users as u', 'u.email', 'i.email')
+        .select(['a.role as actor_role', 'i.email', 'i.role', 'i.status', 'i.expires_at', 'u.id as invitee_user_id'])
+        .where('o.id', '=', actor.organizationId),
+    );
+    if (!row) throw notInOrganization();
     const actorRole = row.actor_role ?? undefined;
     assertOwnerOrAdmin(actorRole, 'revoke its invitations');
     const { email, role, status, expires_at } = row;
     if (email === null || role === null || status === null || expires_at === null) throw unknownInvitation();
     if (role === 'owner' && actorRole !== 'owner') throw forbidden('Only an owner may revoke an owner invitation');
     assertOpen({ status, expires_at }, tx.now);
-    await setStatus(tx, invitationId, 'revoked');
+    setStatus(tx, invitationId, 'revoked');
     await appendEvent(tx, change, {
       type: 'invitation.revoked',
       actorUserId: actor.userId,
@@ -240,31 +240,31 @@ async function answerInvitation<T>(
   const organizationId = located.organization_id;
   return db.transaction(
     async (tx) => {
-      const change = await takeOrganization(tx, organizationId);
-      // Deleted meanwhile, and its invitations with it.
-      if (!change) throw unknownInvitation();
-      const found = await tx.sql
-        .selectFrom('invitations as i')
-        .innerJoin('organizations as o', 'o.id', 'i.organization_id')
-        .leftJoin('users as u', (join) => join.on('u.id', '=', caller.userId))
-        .leftJoin('organization_users as m', (join) =>
-          join.onRef('m.organization_id', '=', 'i.organization_id').on('m.user_id', '=', caller.userId),
-        )
-        .select([
-          'i.id',
-          'i.organization_id',
-          'o.name as organization_name',
-          'i.email',
-          'i.role',
-          'i.status',
-          'i.invited_by',
-          'i.created_at',
-          'i.expires_at',
-          'u.email as caller_email',
-          'm.role as member_role',
-        ])
-        .where('i.id', '=', invitationId)
-        .executeTakeFirst();
+      // Deleted meanwhile, and its invitations with it: unknown.
+      const change = takeOrganization(tx, organizationId, unknownInvitation);
+      const found = await tx.first(
+        tx.sql
+          .selectFrom('invitations as i')
+          .innerJoin('organizations as o', 'o.id', 'i.organization_id')
+          .leftJoin('users as u', (join) => join.on('u.id', '=', caller.userId))
+          .leftJoin('organization_users as m', (join) =>
+            join.onRef('m.organization_id', '=', 'i.organization_id').on('m.user_id', '=', caller.userId),
+          )
+          .select([
+            'i.id',
+            'i.organization_id',
+            'o.name as organization_name',
+            'i.email',
+            'i.role',
+            'i.status',
+            'i.invited_by',
+            'i.created_at',
+            'i.expires_at',
+            'u.email as caller_email',
+            'm.role as member_role',
+          ])
+          .where('i.id', '=', invitationId),
+      );
       if (!found) throw unknownInvitation();
       const { caller_email, member_role, ...row } = found;
       if (caller_email === null) throw noUserRecord();
@@ -290,8 +290,8 @@ export async function acceptInvitation(
   try {
     return await answerInvitation(db, caller, invitationId, async (tx, change, { row, memberRole }) => {
       if (memberRole) throw alreadyMember();
-      await setStatus(tx, invitationId, 'accepted');
-      await insertMembership(tx, row.organization_id, caller.userId, row.role);
+      setStatus(tx, invitationId, 'accepted');
+      insertMembership(tx, row.organization_id, caller.userId, row.role);
       await appendEvent(tx, change, {
         type: 'invitation.accepted',
         actorUserId: caller.userId,
@@ -310,7 +310,7 @@ export async function acceptInvitation(
 /** Declines an open invitation addressed to the caller. */
 export async function declineInvitation(db: Db, caller: Caller, invitationId: string): Promise<{ message: string }> {
   return answerInvitation(db, caller, invitationId, async (tx, change, { row }) => {
-    await setStatus(tx, invitationId, 'declined');
+    setStatus(tx, invitationId, 'declined');
     await appendEvent(tx, change, {
       type: 'invitation.declined',
       actorUserId: caller.userId,

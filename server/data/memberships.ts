@@ -24,60 +24,66 @@ import {
   notInOrganization,
 } from './permissions.ts';
 import { isoTimestamp, listTimestamp } from './timestamps.ts';
-import type { Db, Tx } from './transaction.ts';
+import type { Db, Reader, Tx } from './transaction.ts';
 
 const notAMember = () => notFound('The user is not a member of this organization');
 const alreadyMember = () => conflict('The user is already a member of this organization');
 
 /** The caller's role in an organization, or undefined when not a member (or no such organization). */
-export async function roleInOrganization(db: Db, organizationId: string, userId: string): Promise<Role | undefined> {
-  const row = await db.sql
-    .selectFrom('organization_users')
-    .select('role')
-    .where('organization_id', '=', organizationId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
+export async function roleInOrganization(
+  reader: Reader,
+  organizationId: string,
+  userId: string,
+): Promise<Role | undefined> {
+  const row = await reader.first(
+    reader.sql
+      .selectFrom('organization_users')
+      .select('role')
+      .where('organization_id', '=', organizationId)
+      .where('user_id', '=', userId),
+  );
   return row?.role;
 }
 
 /** The actor's role and the target's, read together under the organization's lock. */
 async function actorAndTargetRoles(tx: Tx, actor: OrganizationActor, targetUserId: string) {
-  const row = await tx.sql
-    .selectFrom('organization_users as a')
-    .leftJoin('organization_users as t', (join) =>
-      join.onRef('t.organization_id', '=', 'a.organization_id').on('t.user_id', '=', targetUserId),
-    )
-    .select(['a.role as actor_role', 't.role as target_role'])
-    .where('a.organization_id', '=', actor.organizationId)
-    .where('a.user_id', '=', actor.userId)
-    .executeTakeFirst();
+  const row = await tx.first(
+    tx.sql
+      .selectFrom('organization_users as a')
+      .leftJoin('organization_users as t', (join) =>
+        join.onRef('t.organization_id', '=', 'a.organization_id').on('t.user_id', '=', targetUserId),
+      )
+      .select(['a.role as actor_role', 't.role as target_role'])
+      .where('a.organization_id', '=', actor.organizationId)
+      .where('a.user_id', '=', actor.userId),
+  );
   return { actorRole: row?.actor_role, targetRole: row?.target_role ?? undefined };
 }
 
 /** Owners left, counted only where the change could take away the last one. */
 export async function ownersLeft(tx: Tx, organizationId: string, targetRole: Role): Promise<number> {
   if (targetRole !== 'owner') return Number.POSITIVE_INFINITY;
-  const row = await tx.sql
-    .selectFrom('organization_users')
-    .select((eb) => eb.fn.countAll<number | string>().as('owners'))
-    .where('organization_id', '=', organizationId)
-    .where('role', '=', 'owner')
-    .executeTakeFirst();
+  const row = await tx.first(
+    tx.sql
+      .selectFrom('organization_users')
+      .select((eb) => eb.fn.countAll<number | string>().as('owners'))
+      .where('organization_id', '=', organizationId)
+      .where('role', '=', 'owner'),
+  );
   return Number(row?.owners ?? 0);
 }
 
-/** Inserts a membership (the caller holds the organization's lock). */
-export async function insertMembership(tx: Tx, organizationId: string, userId: string, role: Role): Promise<void> {
-  await tx.sql
-    .insertInto('organization_users')
-    .values({
+/** Queues the insert of a membership (the caller holds the organization's lock). */
+export function insertMembership(tx: Tx, organizationId: string, userId: string, role: Role): void {
+  tx.later(
+    tx.sql.insertInto('organization_users').values({
       organization_id: organizationId,
       user_id: userId,
       role,
       created_at: tx.timestamp(),
       updated_at: tx.timestamp(),
-    })
-    .execute();
+    }),
+  );
 }
 
 export async function addMember(
@@ -87,21 +93,22 @@ export async function addMember(
 ): Promise<z.infer<typeof membershipOutput>> {
   try {
     return await changeOrganization(db, actor, async (tx, change) => {
-      const row = await tx.sql
-        .selectFrom('organization_users as a')
-        .leftJoin('users as u', (join) => join.on('u.email', '=', input.email))
-        .leftJoin('organization_users as m', (join) =>
-          join.onRef('m.organization_id', '=', 'a.organization_id').onRef('m.user_id', '=', 'u.id'),
-        )
-        .select(['a.role as actor_role', 'u.id as user_id', 'm.role as member_role'])
-        .where('a.organization_id', '=', actor.organizationId)
-        .where('a.user_id', '=', actor.userId)
-        .executeTakeFirst();
+      const row = await tx.first(
+        tx.sql
+          .selectFrom('organization_users as a')
+          .leftJoin('users as u', (join) => join.on('u.email', '=', input.email))
+          .leftJoin('organization_users as m', (join) =>
+            join.onRef('m.organization_id', '=', 'a.organization_id').onRef('m.user_id', '=', 'u.id'),
+          )
+          .select(['a.role as actor_role', 'u.id as user_id', 'm.role as member_role'])
+          .where('a.organization_id', '=', actor.organizationId)
+          .where('a.user_id', '=', actor.userId),
+      );
       assertCanManageMembers(row?.actor_role);
       assertCanChange(row.actor_role, undefined, input.role);
       if (!row.user_id) throw notFound('No user has this e-mail address');
       if (row.member_role) throw alreadyMember();
-      await insertMembership(tx, actor.organizationId, row.user_id, input.role);
+      insertMembership(tx, actor.organizationId, row.user_id, input.role);
       await appendEvent(tx, change, {
         type: 'member.added',
         actorUserId: actor.userId,
@@ -126,12 +133,13 @@ export async function changeRole(db: Db, actor: OrganizationActor, input: z.infe
     assertCanChange(actorRole, targetRole, input.role);
     if (targetRole === input.role) return;
     assertKeepsAnOwner(targetRole, input.role, await ownersLeft(tx, actor.organizationId, targetRole));
-    await tx.sql
-      .updateTable('organization_users')
-      .set({ role: input.role, updated_at: tx.timestamp() })
-      .where('organization_id', '=', actor.organizationId)
-      .where('user_id', '=', input.user_id)
-      .execute();
+    tx.later(
+      tx.sql
+        .updateTable('organization_users')
+        .set({ role: input.role, updated_at: tx.timestamp() })
+        .where('organization_id', '=', actor.organizationId)
+        .where('user_id', '=', input.user_id),
+    );
     await appendEvent(tx, change, {
       type: 'member.role_changed',
       actorUserId: actor.userId,
@@ -154,11 +162,12 @@ export async function removeMember(db: Db, actor: OrganizationActor, input: z.in
     if (!targetRole) throw notAMember();
     if (!leaving) assertCanChange(actorRole, targetRole, undefined);
     assertKeepsAnOwner(targetRole, undefined, await ownersLeft(tx, actor.organizationId, targetRole));
-    await tx.sql
-      .deleteFrom('organization_users')
-      .where('organization_id', '=', actor.organizationId)
-      .where('user_id', '=', input.user_id)
-      .execute();
+    tx.later(
+      tx.sql
+        .deleteFrom('organization_users')
+        .where('organization_id', '=', actor.organizationId)
+        .where('user_id', '=', input.user_id),
+    );
     await appendEvent(tx, change, {
       type: leaving ? 'member.left' : 'member.removed',
       actorUserId: actor.userId,

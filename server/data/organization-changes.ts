@@ -12,7 +12,7 @@
  *    event exists if and only if the change committed, and its id sorts after every earlier event
  *    of the organization, because it is made under the lock from the newest one.
  */
-import type { CompiledQuery } from 'kysely';
+import type { Compilable } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { EventData, EventType } from '../../shared/events.ts';
 import { notInOrganization } from './permissions.ts';
@@ -27,13 +27,17 @@ export interface OrganizationActor {
 /** An organization taken for a change, within one transaction. */
 export interface OrganizationChange {
   readonly organizationId: string;
-  /** The organization's newest event id, kept current as this change appends events. */
-  newestEventId: string | null;
+  /**
+   * The organization's newest event id, kept current as this change appends events; undefined
+   * until the statement that reads it has run (with the transaction's next read).
+   */
+  newestEventId: string | null | undefined;
 }
 
 /**
- * Locks the organization for this transaction (see the module comment); undefined when there is
- * no such organization.
+ * Locks the organization for this transaction (see the module comment): queued, to go out with the
+ * transaction's first read, together with the read of its newest event. `missing` is thrown when
+ * there is no such organization.
  *
  * On MariaDB the statement does not queue for the row lock (a lock wait of 0 s): when another
  * session holds the organization, it fails at once as a lost conflict and the transaction is
@@ -42,30 +46,33 @@ export interface OrganizationChange {
  * reads and other organizations. Changes from this process to one organization never meet here:
  * they take turns before their transaction starts (admission.ts).
  */
-export async function takeOrganization(tx: Tx, organizationId: string): Promise<OrganizationChange | undefined> {
+export function takeOrganization(tx: Tx, organizationId: string, missing: () => Error): OrganizationChange {
+  const change: OrganizationChange = { organizationId, newestEventId: undefined };
   const update = tx.sql
     .updateTable('organizations')
     .set((eb) => ({ version: eb('version', '+', 1) }))
     .where('id', '=', organizationId);
-  const locked =
-    tx.dialect === 'mariadb'
-      ? await tx.sql.executeQuery(noLockWait(update.compile()))
-      : { numAffectedRows: (await update.executeTakeFirst()).numUpdatedRows };
-  if (Number(locked.numAffectedRows) === 0) return undefined;
-  const newest = await tx.sql
+  tx.later(tx.dialect === 'mariadb' ? noLockWait(update) : update, (result) => {
+    if (Number(result.numAffectedRows ?? 0) === 0) throw missing();
+  });
+  const newest = tx.sql
     .selectFrom('organization_events')
     .select('event_id')
     .where('organization_id', '=', organizationId)
     .orderBy('event_id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return { organizationId, newestEventId: newest?.event_id ?? null };
+    .limit(1);
+  tx.later(newest, (result) => {
+    change.newestEventId = result.rows[0]?.event_id ?? null;
+  });
+  return change;
 }
 
 /** MariaDB's per-statement setting: this statement gives up on a held row lock at once (1205). */
-const noLockWait = <Row>(query: CompiledQuery<Row>): CompiledQuery<Row> => ({
-  ...query,
-  sql: `set statement innodb_lock_wait_timeout = 0 for ${query.sql}`,
+const noLockWait = <Row>(query: Compilable<Row>): Compilable<Row> => ({
+  compile: () => {
+    const compiled = query.compile();
+    return { ...compiled, sql: `set statement innodb_lock_wait_timeout = 0 for ${compiled.sql}` };
+  },
 });
 
 /**
@@ -77,14 +84,9 @@ export function changeOrganization<T>(
   actor: OrganizationActor,
   work: (tx: Tx, change: OrganizationChange) => Promise<T>,
 ): Promise<T> {
-  return db.transaction(
-    async (tx) => {
-      const change = await takeOrganization(tx, actor.organizationId);
-      if (!change) throw notInOrganization();
-      return work(tx, change);
-    },
-    { organizationId: actor.organizationId },
-  );
+  return db.transaction((tx) => work(tx, takeOrganization(tx, actor.organizationId, notInOrganization)), {
+    organizationId: actor.organizationId,
+  });
 }
 
 /** A brand-new organization, created in this transaction: no lock to take, no events yet. */
@@ -124,16 +126,20 @@ export interface NewEvent<Type extends EventType> {
   data: EventData[Type];
 }
 
-/** Appends one event of the change, in its transaction; returns the event id. */
+/**
+ * Appends one event of the change, in its transaction (queued, to go out with the change); returns
+ * the event id.
+ */
 export async function appendEvent<Type extends EventType>(
   tx: Tx,
   change: OrganizationChange,
   event: NewEvent<Type>,
 ): Promise<string> {
-  const eventId = nextEventId(change.newestEventId, tx.now);
-  await tx.sql
-    .insertInto('organization_events')
-    .values({
+  // The id follows the newest event read under the lock: that read must have run.
+  if (change.newestEventId === undefined) await tx.flush();
+  const eventId = nextEventId(change.newestEventId ?? null, tx.now);
+  tx.later(
+    tx.sql.insertInto('organization_events').values({
       event_id: eventId,
       organization_id: change.organizationId,
       type: event.type,
@@ -141,8 +147,8 @@ export async function appendEvent<Type extends EventType>(
       subject_user_id: event.subjectUserId,
       data: JSON.stringify(event.data),
       created_at: tx.timestamp(),
-    })
-    .execute();
+    }),
+  );
   change.newestEventId = eventId;
   return eventId;
 }

@@ -16,12 +16,12 @@ import type {
 } from '../../shared/schemas.ts';
 import type { Caller } from '../auth/tokens.ts';
 import { badRequest, notFound } from '../errors.ts';
-import type { Sql } from './database.ts';
 import { appendEvent, changeOrganization, newOrganization, type OrganizationActor } from './organization-changes.ts';
 import { paged, toPage, type Page, type PageRequest } from './pages.ts';
 import { assertOwner, assertOwnerOrAdmin, notInOrganization } from './permissions.ts';
 import { isoTimestamp } from './timestamps.ts';
-import type { Db, Tx } from './transaction.ts';
+import { insertMembership } from './memberships.ts';
+import type { Db, Reader, Tx } from './transaction.ts';
 
 export const noUserRecord = () => notFound('No user record for this caller: create it with POST /users first');
 
@@ -35,9 +35,8 @@ export async function createOrganization(
     return await db.transaction(async (tx) => {
       const organizationId = uuidv7();
       // No user record: the foreign key on created_by refuses the row (no read needed first).
-      await tx.sql
-        .insertInto('organizations')
-        .values({
+      tx.later(
+        tx.sql.insertInto('organizations').values({
           id: organizationId,
           name: input.organization_name,
           description: input.organization_description,
@@ -45,18 +44,9 @@ export async function createOrganization(
           created_at: tx.timestamp(),
           updated_at: tx.timestamp(),
           version: 0,
-        })
-        .execute();
-      await tx.sql
-        .insertInto('organization_users')
-        .values({
-          organization_id: organizationId,
-          user_id: caller.userId,
-          role: 'owner',
-          created_at: tx.timestamp(),
-          updated_at: tx.timestamp(),
-        })
-        .execute();
+        }),
+      );
+      insertMembership(tx, organizationId, caller.userId, 'owner');
       await appendEvent(tx, newOrganization(organizationId), {
         type: 'organization.created',
         actorUserId: caller.userId,
@@ -95,25 +85,26 @@ export async function listOrganizations(
 }
 
 /** The organization as the actor sees it, with their role; undefined when they are not a member. */
-async function readDetails(sql: Sql, actor: OrganizationActor): Promise<OrganizationDetails | undefined> {
-  const row = await sql
-    .selectFrom('organization_users as a')
-    .innerJoin('organizations as o', 'o.id', 'a.organization_id')
-    .select((eb) => [
-      'o.name',
-      'o.description',
-      'o.created_at',
-      'o.updated_at',
-      'a.role',
-      eb
-        .selectFrom('organization_users as c')
-        .select((count) => count.fn.countAll<number | string>().as('members'))
-        .whereRef('c.organization_id', '=', 'o.id')
-        .as('member_count'),
-    ])
-    .where('a.organization_id', '=', actor.organizationId)
-    .where('a.user_id', '=', actor.userId)
-    .executeTakeFirst();
+async function readDetails(reader: Reader, actor: OrganizationActor): Promise<OrganizationDetails | undefined> {
+  const row = await reader.first(
+    reader.sql
+      .selectFrom('organization_users as a')
+      .innerJoin('organizations as o', 'o.id', 'a.organization_id')
+      .select((eb) => [
+        'o.name',
+        'o.description',
+        'o.created_at',
+        'o.updated_at',
+        'a.role',
+        eb
+          .selectFrom('organization_users as c')
+          .select((count) => count.fn.countAll<number | string>().as('members'))
+          .whereRef('c.organization_id', '=', 'o.id')
+          .as('member_count'),
+      ])
+      .where('a.organization_id', '=', actor.organizationId)
+      .where('a.user_id', '=', actor.userId),
+  );
   if (!row) return undefined;
   return {
     organization_id: actor.organizationId,
@@ -128,7 +119,7 @@ async function readDetails(sql: Sql, actor: OrganizationActor): Promise<Organiza
 
 /** GET /organizations/{organization_id}: any member; a non-member and an unknown id both get 403. */
 export async function getOrganization(db: Db, actor: OrganizationActor): Promise<OrganizationDetails> {
-  const details = await readDetails(db.sql, actor);
+  const details = await readDetails(db, actor);
   if (!details) throw notInOrganization();
   return details;
 }
@@ -146,7 +137,7 @@ export async function updateOrganization(
   input: z.infer<typeof updateOrganizationInput>,
 ): Promise<OrganizationDetails> {
   return changeOrganization(db, actor, async (tx, change) => {
-    const before = await readDetails(tx.sql, actor);
+    const before = await readDetails(tx, actor);
     if (!before) throw notInOrganization();
     assertOwnerOrAdmin(before.role, 'change it');
     const changes: FieldChanges = {};
@@ -155,15 +146,16 @@ export async function updateOrganization(
       if (to !== undefined && to !== before[field]) changes[field] = { from: before[field], to };
     }
     if (Object.keys(changes).length === 0) return before;
-    await tx.sql
-      .updateTable('organizations')
-      .set({
-        name: changes.organization_name?.to,
-        description: changes.organization_description?.to,
-        updated_at: tx.timestamp(),
-      })
-      .where('id', '=', actor.organizationId)
-      .execute();
+    tx.later(
+      tx.sql
+        .updateTable('organizations')
+        .set({
+          name: changes.organization_name?.to,
+          description: changes.organization_description?.to,
+          updated_at: tx.timestamp(),
+        })
+        .where('id', '=', actor.organizationId),
+    );
     await appendEvent(tx, change, {
       type: 'organization.updated',
       actorUserId: actor.userId,
@@ -186,14 +178,16 @@ export async function updateOrganization(
  */
 export async function deleteOrganization(db: Db, actor: OrganizationActor): Promise<{ message: string }> {
   return changeOrganization(db, actor, async (tx, change) => {
-    const row = await tx.sql
-      .selectFrom('organizations as o')
-      .leftJoin('organization_users as a', (join) =>
-        join.onRef('a.organization_id', '=', 'o.id').on('a.user_id', '=', actor.userId),
-      )
-      .select(['o.name', 'a.role'])
-      .where('o.id', '=', actor.organizationId)
-      .executeTakeFirstOrThrow();
+    const row = await tx.first(
+      tx.sql
+        .selectFrom('organizations as o')
+        .leftJoin('organization_users as a', (join) =>
+          join.onRef('a.organization_id', '=', 'o.id').on('a.user_id', '=', actor.userId),
+        )
+        .select(['o.name', 'a.role'])
+        .where('o.id', '=', actor.organizationId),
+    );
+    if (!row) throw notInOrganization();
     assertOwner(row.role ?? undefined, 'delete it');
     await appendEvent(tx, change, {
       type: 'organization.deleted',
@@ -201,19 +195,20 @@ export async function deleteOrganization(db: Db, actor: OrganizationActor): Prom
       subjectUserId: null,
       data: { organization_name: row.name },
     });
-    await tx.sql.deleteFrom('organizations').where('id', '=', actor.organizationId).execute();
+    tx.later(tx.sql.deleteFrom('organizations').where('id', '=', actor.organizationId));
     return { message: 'Organization deleted' };
   });
 }
 
 /** The roles of these users in the organization, read within the transaction. */
 async function rolesIn(tx: Tx, organizationId: string, userIds: string[]): Promise<Map<string, Role>> {
-  const rows = await tx.sql
-    .selectFrom('organization_users')
-    .select(['user_id', 'role'])
-    .where('organization_id', '=', organizationId)
-    .where('user_id', 'in', userIds)
-    .execute();
+  const rows = await tx.all(
+    tx.sql
+      .selectFrom('organization_users')
+      .select(['user_id', 'role'])
+      .where('organization_id', '=', organizationId)
+      .where('user_id', 'in', userIds),
+  );
   return new Map(rows.map((row) => [row.user_id, row.role]));
 }
 
@@ -238,14 +233,15 @@ export async function transferOwnership(
     const previousRole = roles.get(input.user_id);
     if (!previousRole) throw notFound('The user is not a member of this organization');
     const setRole = (userId: string, role: Role) =>
-      tx.sql
-        .updateTable('organization_users')
-        .set({ role, updated_at: tx.timestamp() })
-        .where('organization_id', '=', actor.organizationId)
-        .where('user_id', '=', userId)
-        .execute();
-    if (previousRole !== 'owner') await setRole(input.user_id, 'owner');
-    await setRole(actor.userId, 'admin');
+      tx.later(
+        tx.sql
+          .updateTable('organization_users')
+          .set({ role, updated_at: tx.timestamp() })
+          .where('organization_id', '=', actor.organizationId)
+          .where('user_id', '=', userId),
+      );
+    if (previousRole !== 'owner') setRole(input.user_id, 'owner');
+    setRole(actor.userId, 'admin');
     await appendEvent(tx, change, {
       type: 'ownership.transferred',
       actorUserId: actor.userId,

@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MikroORM, type Options } from '@mikro-orm/core';
 import type { MySqlConnection } from '@mikro-orm/mysql';
+import { MariaDbPlatform } from '@mikro-orm/mariadb';
 import { SqlitePlatform, type SqlEntityManager } from '@mikro-orm/sql';
 import { CompiledQuery, type DatabaseConnection } from 'kysely';
 import type { Pool, PoolConnection } from 'mysql2';
@@ -100,7 +101,10 @@ export async function openDatabase(
   const bounded: Partial<Options> = bounds
     ? {
         pool: { min: 0, max: bounds.poolSize },
-        ...(dialect === 'mysql' && { driverOptions: { connectTimeout: bounds.timeoutMs } }),
+        // A transaction sends its statements in as few round trips as it can (unit-of-work.ts): several
+        // statements per query. Every statement is built by Kysely and its values escaped by mysql2,
+        // so no text from a request is ever spliced into SQL that could add a statement.
+        ...(dialect === 'mysql' && { driverOptions: { connectTimeout: bounds.timeoutMs }, multipleStatements: true }),
       }
     : {};
   const orm = (await MikroORM.init(
@@ -112,6 +116,13 @@ export async function openDatabase(
     boundAcquisition(await (orm.em.getConnection() as unknown as MySqlConnection).getNativeClient(), bounds.timeoutMs);
   }
   return orm;
+}
+
+/** Whether the database is a node of a MariaDB Galera cluster (wsrep on). */
+export async function isGaleraNode(orm: Orm): Promise<boolean> {
+  if (!(orm.em.getPlatform() instanceof MariaDbPlatform)) return false;
+  const [row] = await orm.em.getConnection().execute<Array<{ wsrep: unknown }>>('select @@wsrep_on as wsrep');
+  return Number(row?.wsrep) === 1;
 }
 
 const MIGRATION_LOCK = 'org-user-service:migrations';

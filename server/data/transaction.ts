@@ -11,6 +11,7 @@
  */
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Compilable } from 'kysely';
 import { DomainError, unavailable } from '../errors.ts';
 import {
   dialectOfManager,
@@ -23,16 +24,9 @@ import {
 import { Admission } from './admission.ts';
 import { isForeignKeyViolation, isLostConflict, isUniqueViolation } from './failures.ts';
 import { claimKey, completeKey, releaseKey, type IdempotentRequest } from './idempotency.ts';
+import { buildOnlySql, UnitOfWork, type Reader, type Tx } from './unit-of-work.ts';
 
-/** A transaction in progress, as a data function sees it. */
-export interface Tx {
-  /** Typed queries, bound to this transaction. */
-  readonly sql: Sql;
-  readonly dialect: Dialect;
-  /** The attempt's clock: every timestamp one transaction writes is this one. */
-  readonly now: Date;
-  timestamp(date?: Date): DbTimestamp;
-}
+export type { Reader, Tx } from './unit-of-work.ts';
 
 export interface TransactionSettings {
   /** DB_TIMEOUT_MS: how long one transaction may wait to start and take, its retries included. */
@@ -43,6 +37,8 @@ export interface TransactionSettings {
   maxAttempts: number;
   /** Told of every conflict that is retried and of every transaction that gave up (metrics). */
   onConflict?: (outcome: 'retried' | 'exhausted') => void;
+  /** Whether a transaction may send several statements in one query (unit-of-work.ts). */
+  statementsTogether: boolean;
 }
 
 /** What the HTTP layer knows of the request a transaction serves. */
@@ -69,13 +65,15 @@ class RequestGivenUp extends Error {
 interface Shared {
   em: SqlEntityManager;
   sql: Sql;
+  /** Builds (never runs) the queries of transactions: they run through their UnitOfWork. */
+  buildSql: Sql;
   dialect: Dialect;
   settings: TransactionSettings;
   admission: Admission;
 }
 
 /** The data layer's handle on the database for one request: typed queries and transactions. */
-export class Db {
+export class Db implements Reader {
   readonly sql: Sql;
   readonly dialect: Dialect;
   readonly #shared: Shared;
@@ -91,7 +89,11 @@ export class Db {
   /** The database behind `em`, for requests to scope with `forRequest`. */
   static open(em: SqlEntityManager, settings: TransactionSettings): Db {
     const admission = new Admission(settings.writeSlots);
-    return new Db({ em, sql: em.getKysely<Database>(), dialect: dialectOfManager(em), settings, admission }, {});
+    const dialect = dialectOfManager(em);
+    return new Db(
+      { em, sql: em.getKysely<Database>(), buildSql: buildOnlySql(dialect), dialect, settings, admission },
+      {},
+    );
   }
 
   /** The same database for one request. */
@@ -106,6 +108,14 @@ export class Db {
 
   timestamp(date: Date): DbTimestamp {
     return toDbTimestamp(this.dialect, date);
+  }
+
+  async first<Row>(query: Compilable<Row>): Promise<Row | undefined> {
+    return (await this.sql.executeQuery(query.compile())).rows[0];
+  }
+
+  async all<Row>(query: Compilable<Row>): Promise<Row[]> {
+    return (await this.sql.executeQuery(query.compile())).rows;
   }
 
   /** A unique index refused a write (a duplicate e-mail, membership, key…). */
@@ -140,7 +150,7 @@ export class Db {
     try {
       return await run(async (tx) => {
         const answer = await work(tx);
-        await completeKey(tx, idempotency, answer);
+        completeKey(tx, idempotency, answer);
         return answer;
       });
     } catch (error) {
@@ -172,15 +182,22 @@ export class Db {
     }
   }
 
+  /** One attempt: a UnitOfWork on a connection of its own, committed unless the request was given up. */
   #once<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    const { dialect } = this;
+    const { dialect, buildSql } = this.#shared;
     const signal = this.#scope.signal;
-    return this.sql.transaction().execute(async (sql) => {
-      const now = new Date();
-      const answer = await work({ sql, dialect, now, timestamp: (date = now) => toDbTimestamp(dialect, date) });
-      // The last moment to give up: after this the commit is sent, and its outcome is the answer.
-      if (signal?.aborted) throw new RequestGivenUp();
-      return answer;
+    return this.sql.connection().execute(async (connection) => {
+      const tx = new UnitOfWork(connection, dialect, buildSql, this.#shared.settings.statementsTogether);
+      try {
+        const answer = await work(tx);
+        // The last moment to give up: after this the commit is sent, and its outcome is the answer.
+        if (signal?.aborted) throw new RequestGivenUp();
+        await tx.commit();
+        return answer;
+      } catch (error) {
+        await tx.rollback().catch(() => undefined); // a connection that failed rolls back as it closes
+        throw error;
+      }
     });
   }
 }

@@ -17,17 +17,16 @@ const alreadyRegistered = () => conflict('A user record already exists for this 
 export async function createUser(db: Db, caller: Caller, input: z.infer<typeof createUserInput>): Promise<void> {
   try {
     await db.transaction(async (tx) => {
-      await tx.sql
-        .insertInto('users')
-        .values({
+      tx.later(
+        tx.sql.insertInto('users').values({
           id: caller.userId,
           first_name: input.first_name,
           last_name: input.last_name,
           email: input.email,
           created_at: tx.timestamp(),
           updated_at: tx.timestamp(),
-        })
-        .execute();
+        }),
+      );
     });
   } catch (error) {
     if (!db.isUniqueViolation(error)) throw error;
@@ -49,11 +48,12 @@ export async function getUser(db: Db, caller: Caller): Promise<UserView> {
 /** A request that changes no name still counts as an update of the record (updated_at moves). */
 export async function updateUser(db: Db, caller: Caller, input: z.infer<typeof updateUserInput>): Promise<void> {
   await db.transaction(async (tx) => {
-    const updated = await tx.sql
+    const update = tx.sql
       .updateTable('users')
       .set({ first_name: input.first_name, last_name: input.last_name, updated_at: tx.timestamp() })
-      .where('id', '=', caller.userId)
-      .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) === 0) throw noRecord();
+      .where('id', '=', caller.userId);
+    tx.later(update, (result) => {
+      if (Number(result.numAffectedRows ?? 0) === 0) throw noRecord();
+    });
   });
 }

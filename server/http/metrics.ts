@@ -49,8 +49,12 @@ const SQL_OPERATIONS = new Set([
   'savepoint',
   'release',
 ]);
-/** The statement's first word, past MariaDB's per-statement settings (`set statement … for update …`). */
-const FIRST_WORD = /^\s*(?:set\s+statement\s+.*?\s+for\s+)?([a-z]+)/is;
+/**
+ * A query's first statement word, past a leading BEGIN (a transaction sends its first statements
+ * with it in one round trip: data/unit-of-work.ts) and past MariaDB's per-statement settings
+ * (`set statement … for update …`).
+ */
+const FIRST_WORD = /^\s*(?:begin\s*;\s*)?(?:set\s+statement\s+.*?\s+for\s+)?([a-z]+)/is;
 
 function operationOf(sql: string): string {
   const word = FIRST_WORD.exec(sql)?.[1]?.toLowerCase();

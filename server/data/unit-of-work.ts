@@ -1,0 +1,168 @@
+/**
+ * One transaction attempt on one connection, sending its statements in as few round trips as the
+ * database allows. A statement whose result nothing waits for (`later`: the change itself, its
+ * audit event, the idempotent answer, the organization's lock) is queued, and goes out with the
+ * next statement whose result is awaited (`first`, `all`, `run`), or with COMMIT. So a membership
+ * change is two round trips: BEGIN, the lock and the reads; then the writes and COMMIT. A change of
+ * one statement is one. On MySQL and MariaDB the statements of a round trip are sent as one
+ * multi-statement query (values escaped by the driver, as in every query it sends); the embedded
+ * database, in-process, runs them one by one.
+ *
+ * Not on a Galera node: there a transaction can be aborted from outside while it runs (a
+ * conflicting write set from another node, a "brute-force abort"), and MariaDB then runs the rest
+ * of a multi-statement query outside any transaction and reports success, so a change could be
+ * answered 200 that never committed (tests/galera.test.ts caught it in about 1 race in 40). One
+ * statement at a time, the abort is reported on the next one, as a deadlock to retry.
+ *
+ * Why not Kysely's own transactions: they send BEGIN and COMMIT as statements of their own, and
+ * each statement as its own round trip: seven per membership change, which made writes three times
+ * slower than a hand-written server doing the same work (measured by `npm run bench`).
+ */
+import {
+  CompiledQuery,
+  DummyDriver,
+  Kysely,
+  MysqlAdapter,
+  MysqlIntrospector,
+  MysqlQueryCompiler,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type Compilable,
+  type QueryResult,
+} from 'kysely';
+import { toDbTimestamp, type Database, type DbTimestamp, type Dialect, type Sql } from './database.ts';
+
+/** Reads that run the same in a transaction (`Tx`) and outside one (`Db`). */
+export interface Reader {
+  /** The query builder: build with it, run with the methods below. */
+  readonly sql: Sql;
+  first<Row>(query: Compilable<Row>): Promise<Row | undefined>;
+  all<Row>(query: Compilable<Row>): Promise<Row[]>;
+}
+
+/** A transaction in progress, as a data function sees it. */
+export interface Tx extends Reader {
+  readonly dialect: Dialect;
+  /** The attempt's clock: every timestamp one transaction writes is this one. */
+  readonly now: Date;
+  timestamp(date?: Date): DbTimestamp;
+  /** Queues a statement; `check` sees its result when it has run and may throw to fail the transaction. */
+  later<Row>(query: Compilable<Row>, check?: (result: QueryResult<Row>) => void): void;
+  /** Runs a statement, after those queued; its result. */
+  run<Row>(query: Compilable<Row>): Promise<QueryResult<Row>>;
+  /** Sends the queued statements now (their checks run). */
+  flush(): Promise<void>;
+}
+
+interface Statement {
+  query: CompiledQuery;
+  check?: (result: QueryResult<unknown>) => void;
+}
+
+/** A query builder that refuses to run anything: queries built in a transaction run through it. */
+class BuildOnlyDriver extends DummyDriver {
+  override acquireConnection(): never {
+    throw new Error('Run a transaction statement with tx.first, tx.all, tx.run or tx.later, not .execute()');
+  }
+}
+
+export function buildOnlySql(dialect: Dialect): Sql {
+  const sqlite = dialect === 'sqlite';
+  return new Kysely<Database>({
+    dialect: {
+      createAdapter: () => (sqlite ? new SqliteAdapter() : new MysqlAdapter()),
+      createDriver: () => new BuildOnlyDriver(),
+      createIntrospector: (db) => (sqlite ? new SqliteIntrospector(db) : new MysqlIntrospector(db)),
+      createQueryCompiler: () => (sqlite ? new SqliteQueryCompiler() : new MysqlQueryCompiler()),
+    },
+  });
+}
+
+/** What mysql2 answers a write with. */
+interface OkPacket {
+  affectedRows: number;
+}
+const isOkPacket = (value: unknown): value is OkPacket =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && 'affectedRows' in value;
+
+/** One multi-statement query's result per statement, in Kysely's shape. */
+function toQueryResults(rows: unknown[]): Array<QueryResult<unknown>> {
+  return rows.map((result) =>
+    isOkPacket(result) ? { rows: [], numAffectedRows: BigInt(result.affectedRows) } : { rows: result as unknown[] },
+  );
+}
+
+export class UnitOfWork implements Tx {
+  readonly sql: Sql;
+  readonly dialect: Dialect;
+  readonly now = new Date();
+  readonly #connection: Sql;
+  readonly #together: boolean;
+  #queued: Statement[] = [{ query: CompiledQuery.raw('begin') }];
+  /** Whether BEGIN has gone out, so that a failure must roll back. */
+  #begun = false;
+
+  /**
+   * `connection`: a Kysely bound to one connection; `sql`: the build-only one for the dialect;
+   * `together`: whether several statements may go in one query (see the module comment).
+   */
+  constructor(connection: Sql, dialect: Dialect, sql: Sql, together: boolean) {
+    this.#connection = connection;
+    this.dialect = dialect;
+    this.sql = sql;
+    this.#together = together;
+  }
+
+  timestamp(date: Date = this.now): DbTimestamp {
+    return toDbTimestamp(this.dialect, date);
+  }
+
+  later<Row>(query: Compilable<Row>, check?: (result: QueryResult<Row>) => void): void {
+    this.#queued.push({ query: query.compile(), check: check as Statement['check'] });
+  }
+
+  async run<Row>(query: Compilable<Row>): Promise<QueryResult<Row>> {
+    const results = await this.#send([...this.#queued.splice(0), { query: query.compile() }]);
+    return results.at(-1) as QueryResult<Row>;
+  }
+
+  async first<Row>(query: Compilable<Row>): Promise<Row | undefined> {
+    return (await this.run(query)).rows[0];
+  }
+
+  async all<Row>(query: Compilable<Row>): Promise<Row[]> {
+    return (await this.run(query)).rows;
+  }
+
+  async flush(): Promise<void> {
+    if (this.#queued.length > 0) await this.#send(this.#queued.splice(0));
+  }
+
+  /** Sends what is queued, then COMMIT. */
+  async commit(): Promise<void> {
+    await this.#send([...this.#queued.splice(0), { query: CompiledQuery.raw('commit') }]);
+  }
+
+  /** Undoes what was sent; nothing to undo when BEGIN never went out. */
+  async rollback(): Promise<void> {
+    if (this.#begun) await this.#connection.executeQuery(CompiledQuery.raw('rollback'));
+  }
+
+  async #send(statements: Statement[]): Promise<Array<QueryResult<unknown>>> {
+    this.#begun = true;
+    let results: Array<QueryResult<unknown>>;
+    if (this.#together && statements.length > 1) {
+      const joined = CompiledQuery.raw(
+        statements.map((statement) => statement.query.sql).join(';\n'),
+        statements.flatMap((statement) => [...statement.query.parameters]),
+      );
+      results = toQueryResults((await this.#connection.executeQuery(joined)).rows);
+    } else {
+      results = [];
+      for (const statement of statements) results.push(await this.#connection.executeQuery(statement.query));
+    }
+    statements.forEach((statement, index) => statement.check?.(results[index]!));
+    return results;
+  }
+}
