@@ -3,7 +3,7 @@
  * with a message that names the setting.
  */
 import { z } from 'zod';
-import { createOrmConfig, DEFAULT_DATABASE_URL } from '../mikro-orm.config.ts';
+import { DEFAULT_DATABASE_URL, engineOf } from '../mikro-orm.config.ts';
 
 const booleanSetting = (fallback: boolean) =>
   z
@@ -24,10 +24,10 @@ const settingsSchema = z.object({
     .string()
     .min(1)
     .default(DEFAULT_DATABASE_URL)
-    // The ORM options are where a URL's scheme picks the driver: their refusal names the schemes.
+    // A URL's scheme picks the database engine: the refusal names the schemes there are.
     .superRefine((url, context) => {
       try {
-        createOrmConfig(url);
+        engineOf(url);
       } catch (error) {
         context.addIssue({ code: 'custom', message: (error as Error).message });
       }

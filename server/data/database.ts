@@ -5,10 +5,9 @@
  * `findOne`: they cost ~250 µs of CPU per query here (measured at 340 µs for a `findOne` against
  * 96 µs for the same SELECT) on paths that run on every request.
  */
-import { MariaDbPlatform } from '@mikro-orm/mariadb';
-import type { InferKyselyDB, SqlEntityManager } from '@mikro-orm/sql';
-import { SqlitePlatform } from '@mikro-orm/sql';
+import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Kysely } from 'kysely';
+import type { Engine } from '../../mikro-orm.config.ts';
 import type { entities } from './entities.ts';
 
 /**
@@ -32,13 +31,7 @@ export type Database = { [Table in keyof Tables]: WithDbTimestamps<Tables[Table]
 export type Sql = Kysely<Database>;
 
 /** The database engine: the SQL is the same but for a few statements (see organization-changes.ts). */
-export type Dialect = 'mariadb' | 'mysql' | 'sqlite';
-
-export function dialectOfManager(em: SqlEntityManager): Dialect {
-  const platform = em.getPlatform();
-  if (platform instanceof SqlitePlatform) return 'sqlite';
-  return platform instanceof MariaDbPlatform ? 'mariadb' : 'mysql';
-}
+export type Dialect = Engine;
 
 const mysqlDatetime = (date: Date) => date.toISOString().slice(0, 23).replace('T', ' ');
 

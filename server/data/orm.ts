@@ -6,11 +6,10 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MikroORM, type Options } from '@mikro-orm/core';
 import type { MySqlConnection } from '@mikro-orm/mysql';
-import { MariaDbPlatform } from '@mikro-orm/mariadb';
 import { SqlitePlatform, type SqlEntityManager } from '@mikro-orm/sql';
 import { CompiledQuery, type DatabaseConnection } from 'kysely';
 import type { Pool, PoolConnection } from 'mysql2';
-import { createOrmConfig, dialectOf, embeddedPath } from '../../mikro-orm.config.ts';
+import { createOrmConfig, dialectOf, embeddedPath, engineOf } from '../../mikro-orm.config.ts';
 import { PoolAcquireTimeoutError } from './failures.ts';
 
 export type Orm = MikroORM & { em: SqlEntityManager };
@@ -108,7 +107,11 @@ export async function openDatabase(
       }
     : {};
   const orm = (await MikroORM.init(
-    createOrmConfig(databaseUrl, { ...bounded, ...options, ...(connectionHooks.length > 0 && { onCreateConnection }) }),
+    await createOrmConfig(databaseUrl, {
+      ...bounded,
+      ...options,
+      ...(connectionHooks.length > 0 && { onCreateConnection }),
+    }),
   )) as Orm;
   // MikroORM 7 connects lazily; the pool (and its Kysely client) must exist before the first query.
   await orm.connect();
@@ -119,8 +122,8 @@ export async function openDatabase(
 }
 
 /** Whether the database is a node of a MariaDB Galera cluster (wsrep on). */
-export async function isGaleraNode(orm: Orm): Promise<boolean> {
-  if (!(orm.em.getPlatform() instanceof MariaDbPlatform)) return false;
+export async function isGaleraNode(orm: Orm, databaseUrl: string): Promise<boolean> {
+  if (engineOf(databaseUrl) !== 'mariadb') return false;
   const [row] = await orm.em.getConnection().execute<Array<{ wsrep: unknown }>>('select @@wsrep_on as wsrep');
   return Number(row?.wsrep) === 1;
 }

@@ -13,14 +13,7 @@ import type { SqlEntityManager } from '@mikro-orm/sql';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Compilable } from 'kysely';
 import { DomainError, unavailable } from '../errors.ts';
-import {
-  dialectOfManager,
-  toDbTimestamp,
-  type Database,
-  type DbTimestamp,
-  type Dialect,
-  type Sql,
-} from './database.ts';
+import { toDbTimestamp, type Database, type DbTimestamp, type Dialect, type Sql } from './database.ts';
 import { Admission } from './admission.ts';
 import { isForeignKeyViolation, isLostConflict, isUniqueViolation } from './failures.ts';
 import { claimKey, completeKey, releaseKey, type IdempotentRequest } from './idempotency.ts';
@@ -87,9 +80,8 @@ export class Db implements Reader {
   }
 
   /** The database behind `em`, for requests to scope with `forRequest`. */
-  static open(em: SqlEntityManager, settings: TransactionSettings): Db {
+  static open(em: SqlEntityManager, dialect: Dialect, settings: TransactionSettings): Db {
     const admission = new Admission(settings.writeSlots);
-    const dialect = dialectOfManager(em);
     return new Db(
       { em, sql: em.getKysely<Database>(), buildSql: buildOnlySql(dialect), dialect, settings, admission },
       {},

@@ -22,10 +22,11 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { Options } from '@mikro-orm/core';
-import { MySqlConnection } from '@mikro-orm/mysql';
+import type { MySqlConnection } from '@mikro-orm/mysql';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from '@prometheus-io/client';
 import type { ResponseMetaFn } from '@trpc/server/http';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { Engine } from '../../mikro-orm.config.ts';
 import type { Orm } from '../data/orm.ts';
 import type { AppRouter } from '../routers/index.ts';
 
@@ -211,10 +212,10 @@ export function createMetrics() {
     }) satisfies ResponseMetaFn<AppRouter>,
 
     /** Pool gauges where the driver has a pool (mysql2, for MySQL and MariaDB). */
-    async observeDatabasePool(orm: Orm): Promise<void> {
-      const connection = orm.em.getConnection();
-      if (!(connection instanceof MySqlConnection)) return;
-      const pool = await connection.getNativeClient();
+    async observeDatabasePool(orm: Orm, engine: Engine): Promise<void> {
+      // The embedded database has one connection and no pool.
+      if (engine === 'sqlite') return;
+      const pool = await (orm.em.getConnection() as unknown as MySqlConnection).getNativeClient();
       const queues = pool as unknown as Mysql2PoolQueues;
       new Gauge({
         name: 'db_pool_connections',

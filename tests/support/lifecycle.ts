@@ -4,7 +4,8 @@
  * own database connection.
  */
 import { expect } from 'vitest';
-import { dialectOfManager, toDbTimestamp, type Database } from '../../server/data/database.ts';
+import { engineOf } from '../../mikro-orm.config.ts';
+import { toDbTimestamp, type Database } from '../../server/data/database.ts';
 import type { InvitationView } from '../../shared/lifecycle.ts';
 import type { Role } from '../../shared/schemas.ts';
 import { addMember, createOrganization, registerUser, type TestUser } from './fixtures.ts';
@@ -101,7 +102,7 @@ export async function rowsPointingAt(server: TestServer, organizationId: string)
  * INVITATION_TTL_HOURS would make the tests slow and timing-dependent.
  */
 export async function expireInvitation(server: TestServer, invitationId: string): Promise<void> {
-  const dialect = dialectOfManager(server.service.orm.em);
+  const dialect = engineOf(server.databaseUrl);
   await sqlOf(server)
     .updateTable('invitations')
     .set({ expires_at: toDbTimestamp(dialect, new Date(Date.now() - 1000)) })
