@@ -1,11 +1,11 @@
 /**
- * The typed client against a real server: inferred types, batching, typed errors, the built
- * package, the README's TanStack Query example, and a frontend's load (many calls at once, mixed
- * answers, batches over the server's cap, cancelled calls) on each database.
+ * The typed client against a real server: inferred types, batching, typed errors, the README's
+ * TanStack Query example, and a frontend's load (many calls at once, mixed answers, batches over
+ * the server's cap, cancelled calls) on each database. The package as another project installs it:
+ * tests/client-package.test.ts.
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
 import { beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
@@ -175,33 +175,6 @@ describe('typed client', () => {
     // A GET batch's URL has room for its first input, and leaves room for the headers.
     expect(LONE_INPUT_LENGTH + 1024).toBeLessThan(MAX_URL_LENGTH);
     expect(MAX_URL_LENGTH).toBeLessThanOrEqual(MAX_HEADER_BYTES / 2);
-  });
-
-  it('works as the built ESM package from plain JavaScript', { timeout: 180_000 }, async () => {
-    const build = spawnSync(
-      process.execPath,
-      [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'client/tsconfig.json'],
-      {
-        cwd: root,
-        encoding: 'utf8',
-      },
-    );
-    expect(build.status, build.stdout + build.stderr).toBe(0);
-    const script = `
-      const { createClient, ApiError } = await import(${JSON.stringify(join(root, 'client/dist/client/src/index.js'))});
-      const api = createClient({ url: process.env.URL, token: process.env.TOKEN });
-      const me = await api.users.me.query();
-      const error = await api.members.list.query().catch((e) => e);
-      console.log(JSON.stringify({ id: me.id, isApiError: error instanceof ApiError, code: error.code, status: error.status }));
-    `;
-    // Asynchronous: the server answering the script runs in this very process.
-    const run = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
-      cwd: root,
-      encoding: 'utf8',
-      env: { ...process.env, URL: server().baseUrl, TOKEN: await tokenFor(ownerId) },
-      timeout: 20_000,
-    });
-    expect(JSON.parse(run.stdout)).toEqual({ id: ownerId, isApiError: true, code: 'BAD_REQUEST', status: 400 });
   });
 });
 
