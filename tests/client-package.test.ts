@@ -26,9 +26,9 @@ const typescriptVersion = JSON.parse(readFileSync(join(projectRoot, 'node_module
 const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
 
 /** Every procedure of the server's router by its dotted path, with its kind. */
-const procedures = Object.entries(appRouter._def.procedures as Record<string, { _def: { type: string } }>).map(
-  ([path, procedure]) => ({ path, type: procedure._def.type }),
-);
+const procedures = Object.entries(
+  appRouter._def.procedures as object as Record<string, { _def: { type: string } }>,
+).map(([path, procedure]) => ({ path, type: procedure._def.type }));
 
 /**
  * A call of each procedure with an input of its declared type, its answer assigned to the declared
@@ -149,9 +149,15 @@ describe('client package', () => {
     const imported = (text: string) =>
       [...text.matchAll(/(?:from\s+|import\(\s*)["']([^"']+)["']/g)].map((match) => match[1]!);
     for (const specifier of [...imported(javascript), ...imported(declarations)]) {
-      expect(declared.some((name) => specifier === name || specifier.startsWith(`${name}/`)), specifier).toBe(true);
+      expect(
+        declared.some((name) => specifier === name || specifier.startsWith(`${name}/`)),
+        specifier,
+      ).toBe(true);
     }
-    expect(manifest.peerDependencies).toEqual({ '@trpc/client': expect.any(String), '@trpc/server': expect.any(String) });
+    expect(manifest.peerDependencies).toEqual({
+      '@trpc/client': expect.any(String),
+      '@trpc/server': expect.any(String),
+    });
     // None of the server's own code or dependencies came along.
     for (const serverOnly of ['fastify', 'zod', '@mikro-orm/core', 'kysely', 'trpc-to-openapi', 'pino']) {
       expect(existsSync(join(project, 'node_modules', serverOnly)), serverOnly).toBe(false);

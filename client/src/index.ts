@@ -89,7 +89,8 @@ function withCallOptions<T extends object>(target: T, method?: string): T {
     },
     apply(callable, thisArgument, args: unknown[]) {
       const [input, options] = args;
-      const call = method === 'query' || method === 'mutate' ? [input, toProcedureOptions(options as MutationOptions)] : args;
+      const call =
+        method === 'query' || method === 'mutate' ? [input, toProcedureOptions(options as MutationOptions)] : args;
       const result = Reflect.apply(callable as (...params: unknown[]) => unknown, thisArgument, call);
       if (!(result instanceof Promise)) return result;
       const answer = result.catch((error: unknown) => Promise.reject(toApiError(error)));

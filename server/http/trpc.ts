@@ -88,7 +88,8 @@ const withReplayHeader =
     const meta = responseMeta?.(options) ?? {};
     const replayed = options.ctx?.responseHeaders['idempotency-replayed'];
     if (!replayed) return meta;
-    if (!(meta.headers instanceof Headers)) return { ...meta, headers: { ...meta.headers, 'idempotency-replayed': replayed } };
+    if (!(meta.headers instanceof Headers))
+      return { ...meta, headers: { ...meta.headers, 'idempotency-replayed': replayed } };
     meta.headers.set('idempotency-replayed', replayed);
     return meta;
   };
