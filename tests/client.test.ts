@@ -1,11 +1,11 @@
 /**
- * The typed client against a real server: inferred types, batching, typed errors, the built
- * package, the README's TanStack Query example, and a frontend's load (many calls at once, mixed
- * answers, batches over the server's cap, cancelled calls) on each database.
+ * The typed client against a real server: inferred types, batching, typed errors, the README's
+ * TanStack Query example, and a frontend's load (many calls at once, mixed answers, batches over
+ * the server's cap, cancelled calls) on each database. The package as another project installs it:
+ * tests/client-package.test.ts.
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
 import { beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
@@ -176,33 +176,6 @@ describe('typed client', () => {
     expect(LONE_INPUT_LENGTH + 1024).toBeLessThan(MAX_URL_LENGTH);
     expect(MAX_URL_LENGTH).toBeLessThanOrEqual(MAX_HEADER_BYTES / 2);
   });
-
-  it('works as the built ESM package from plain JavaScript', { timeout: 180_000 }, async () => {
-    const build = spawnSync(
-      process.execPath,
-      [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'client/tsconfig.json'],
-      {
-        cwd: root,
-        encoding: 'utf8',
-      },
-    );
-    expect(build.status, build.stdout + build.stderr).toBe(0);
-    const script = `
-      const { createClient, ApiError } = await import(${JSON.stringify(join(root, 'client/dist/client/src/index.js'))});
-      const api = createClient({ url: process.env.URL, token: process.env.TOKEN });
-      const me = await api.users.me.query();
-      const error = await api.members.list.query().catch((e) => e);
-      console.log(JSON.stringify({ id: me.id, isApiError: error instanceof ApiError, code: error.code, status: error.status }));
-    `;
-    // Asynchronous: the server answering the script runs in this very process.
-    const run = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
-      cwd: root,
-      encoding: 'utf8',
-      env: { ...process.env, URL: server().baseUrl, TOKEN: await tokenFor(ownerId) },
-      timeout: 20_000,
-    });
-    expect(JSON.parse(run.stdout)).toEqual({ id: ownerId, isApiError: true, code: 'BAD_REQUEST', status: 400 });
-  });
 });
 
 interface SentRequest {
@@ -210,6 +183,9 @@ interface SentRequest {
   url: string;
   /** How many procedure calls the request carried. */
   calls: number;
+  /** Its `organization_id` and `Idempotency-Key` headers. */
+  organizationId: string | null;
+  idempotencyKey: string | null;
 }
 
 /** The typed client as a page uses it, with every HTTP request it sends recorded. */
@@ -222,7 +198,14 @@ function recordingClient(baseUrl: string, token: string, organizationId?: string
     fetch: (input, init) => {
       const url = String(input);
       const procedures = decodeURIComponent(new URL(url).pathname.slice('/trpc/'.length));
-      requests.push({ method: init?.method ?? 'GET', url, calls: procedures.split(',').length });
+      const headers = new Headers(init?.headers);
+      requests.push({
+        method: init?.method ?? 'GET',
+        url,
+        calls: procedures.split(',').length,
+        organizationId: headers.get('organization_id'),
+        idempotencyKey: headers.get('idempotency-key'),
+      });
       return fetch(input, init);
     },
   });
@@ -397,5 +380,88 @@ describeOnEachDatabase("typed client under a frontend's load", (target) => {
     const error = await settledError(bigInput);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE' });
+  });
+
+  it('lets each call name its organization, one batch per organization', async () => {
+    const other = await createOrganization(server(), owner);
+    const member = await registerUser(server(), 'other-member');
+    await addMember(server(), owner, other, member, 'admin');
+    const { api, requests } = recordingClient(server().baseUrl, owner.token, organizationId);
+    const [defaults, named, memberThere, sameAsDefault, missingHere] = await Promise.all([
+      api.members.list.query(),
+      api.members.list.query(undefined, { organizationId: other }),
+      api.members.get.query({ user_id: member.id }, { organizationId: other }),
+      api.members.list.query(undefined, { organizationId }),
+      settledError(api.members.get.query({ user_id: member.id })),
+    ]);
+    expect(defaults.map((row) => row.user_id)).toEqual([owner.id, longMemberId]);
+    expect(sameAsDefault).toEqual(defaults);
+    expect(named.map((row) => row.user_id)).toEqual([owner.id, member.id]);
+    expect(memberThere).toMatchObject({ user_id: member.id, role: 'admin' });
+    expect(missingHere).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    expect(
+      requests.map(({ organizationId, calls }) => ({ organizationId, calls })).sort((a, b) => a.calls - b.calls),
+    ).toEqual([
+      { organizationId: other, calls: 2 },
+      { organizationId, calls: 3 },
+    ]);
+
+    // A change names its organization too.
+    await api.members.changeRole.mutate({ user_id: member.id, role: 'member' }, { organizationId: other });
+    const asOwner = createClient({ url: server().baseUrl, token: owner.token, organizationId: other });
+    expect((await asOwner.members.get.query({ user_id: member.id })).role).toBe('member');
+  });
+
+  it('sends an Idempotency-Key per change, alone in its request: the same key twice changes once', async () => {
+    const member = await registerUser(server(), 'keyed');
+    const { api, requests } = recordingClient(server().baseUrl, owner.token, organizationId);
+    const idempotencyKey = uniqueId('key');
+    const replays: string[] = [];
+    const add = (label: string) =>
+      api.members.add.mutate(
+        { email: member.email, role: 'member' },
+        { idempotencyKey, onReplay: () => replays.push(label) },
+      );
+    const first = await add('first');
+    const again = await add('again');
+    expect(first).toEqual({ organization_id: organizationId, user_id: member.id, role: 'member' });
+    expect(again).toEqual(first);
+    expect(replays).toEqual(['again']);
+    expect(requests).toEqual([
+      expect.objectContaining({ method: 'POST', calls: 1, idempotencyKey, organizationId }),
+      expect.objectContaining({ method: 'POST', calls: 1, idempotencyKey, organizationId }),
+    ]);
+    // One change: one member.added event, and the member once in the list.
+    const events = await api.events.page.query({ organization_id: organizationId, type: 'member.added' });
+    expect(events.items.filter((event) => event.subject_user_id === member.id)).toHaveLength(1);
+    expect((await api.members.list.query()).filter((row) => row.user_id === member.id)).toHaveLength(1);
+
+    // The same key for another change: 422, nothing changed.
+    const reused = await settledError(
+      api.members.changeRole.mutate({ user_id: member.id, role: 'admin' }, { idempotencyKey }),
+    );
+    expect(reused).toBeInstanceOf(ApiError);
+    expect(reused).toMatchObject({ status: 422, code: 'UNPROCESSABLE_CONTENT' });
+    expect((await api.members.get.query({ user_id: member.id })).role).toBe('member');
+
+    // Keyed changes made together still go one per request, each with its own key; the rest batch.
+    requests.length = 0;
+    const keys = [uniqueId('key'), uniqueId('key')];
+    const [promoted, removed, me, listed] = await Promise.all([
+      api.members.changeRole.mutate({ user_id: member.id, role: 'admin' }, { idempotencyKey: keys[0] }),
+      api.members.changeRole.mutate({ user_id: longMemberId, role: 'admin' }, { idempotencyKey: keys[1] }),
+      api.users.me.query(),
+      api.organizations.list.query(),
+    ]);
+    expect([promoted, removed]).toEqual([{ message: 'Role updated' }, { message: 'Role updated' }]);
+    expect(me.id).toBe(owner.id);
+    expect(listed.map((organization) => organization.id)).toContain(organizationId);
+    const keyed = requests.filter((request) => request.idempotencyKey !== null);
+    expect(keyed.map((request) => [request.calls, request.idempotencyKey]).sort()).toEqual(
+      keys.map((key) => [1, key]).sort(),
+    );
+    expect(requests.filter((request) => request.idempotencyKey === null)).toEqual([
+      expect.objectContaining({ calls: 2 }),
+    ]);
   });
 });

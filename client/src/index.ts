@@ -1,20 +1,23 @@
 /**
  * The typed client of the organization and user service: every procedure of the server's router,
- * with inputs and outputs inferred from it, over tRPC with request batching. Every call takes an
- * AbortSignal (`query(input, { signal })`), as TanStack Query passes one.
+ * with inputs and outputs inferred from it, over tRPC with request batching. Every call takes
+ * options: an AbortSignal (`query(input, { signal })`, as TanStack Query passes one), the
+ * organization it acts on, and for a change an Idempotency-Key.
  *
  *   const api = createClient({ url: 'http://127.0.0.1:3000', token: () => auth.currentToken(), organizationId });
  *   const members = await api.members.list.query();
+ *   const other = await api.members.list.query(undefined, { organizationId: otherOrganizationId });
  */
-import { createTRPCClient, httpBatchLink, httpLink, splitLink, TRPCClientError, type Operation } from '@trpc/client';
+import { createTRPCClient, TRPCClientError, type TRPCClient } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '../../server/routers/index.ts';
-import { MAX_BATCH_ITEMS, MAX_HEADER_BYTES } from '../../shared/limits.ts';
+import { toProcedureOptions, type CallContext, type CallOptions, type MutationOptions } from './call-options.ts';
 import { toApiError } from './errors.ts';
-import { withSubscriptions } from './links.ts';
+import { links } from './links.ts';
+import type { AppRouter } from './router.ts';
 
 export { ApiError, type ErrorCode, type ErrorIssue } from './errors.ts';
-export type { AppRouter };
+export { LONE_INPUT_LENGTH, MAX_URL_LENGTH } from './links.ts';
+export type { AppRouter, CallOptions, MutationOptions };
 export type RouterInputs = inferRouterInputs<AppRouter>;
 export type RouterOutputs = inferRouterOutputs<AppRouter>;
 
@@ -23,11 +26,33 @@ export interface ClientOptions {
   url: string;
   /** The bearer token, or a function that returns a fresh one for each request. */
   token: string | (() => string | Promise<string>);
-  /** Sent as the `organization_id` header: the organization the `members.*` procedures act on. */
+  /**
+   * Sent as the `organization_id` header: the organization the `members.*` procedures act on,
+   * unless a call names another (`{ organizationId }` in its options).
+   */
   organizationId?: string;
   /** A fetch implementation, where the global one is not wanted. */
   fetch?: typeof fetch;
 }
+
+/** A query's or mutation's call, taking our options in place of tRPC's. */
+type WithOptions<Call, Options> = Call extends (input: infer Input, options?: never) => infer Result
+  ? (input: Input, options?: Options) => Result
+  : never;
+
+/** tRPC's typed client with our call options: `query(input, CallOptions)`, `mutate(input, MutationOptions)`. */
+type ClientOf<Record> = {
+  [Key in keyof Record as Key extends string ? Key : never]: Record[Key] extends { query: infer Call }
+    ? { query: WithOptions<Call, CallOptions> }
+    : Record[Key] extends { mutate: infer Call }
+      ? { mutate: WithOptions<Call, MutationOptions> }
+      : Record[Key] extends { subscribe: unknown }
+        ? Record[Key]
+        : ClientOf<Record[Key]>;
+};
+
+/** The client `createClient` returns: `api.members.list.query()`, `api.members.add.mutate(input, options)`. */
+export type Client = ClientOf<TRPCClient<AppRouter>>;
 
 /** The AbortSignal of a call's options (`query(input, { signal })`), if it has one. */
 function signalOf(options: unknown): AbortSignal | undefined {
@@ -49,76 +74,50 @@ function untilAborted<T>(call: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 /**
- * Wraps the tRPC proxy so that every call rejects with an ApiError (status and code) instead of
- * a bare TRPCClientError, and at once when its signal aborts. tRPC's client has no hook for this:
+ * Wraps the tRPC proxy: a query's or mutation's options become tRPC's (ours travel in its
+ * context), and the call rejects with an ApiError (status and code) instead of a bare
+ * TRPCClientError, and at once when its signal aborts. tRPC's client has no hook for this:
  * `TRPCClientError.from` re-wraps whatever a link throws, so it has to sit around the calls.
  */
-function rejectingWithApiErrors<T extends object>(target: T): T {
+function withCallOptions<T extends object>(target: T, method?: string): T {
   return new Proxy(target, {
     get(object, key) {
       const value = Reflect.get(object, key);
       return typeof value === 'function' || (typeof value === 'object' && value !== null)
-        ? rejectingWithApiErrors(value)
+        ? withCallOptions(value, String(key))
         : value;
     },
-    apply(callable, thisArgument, args) {
-      const result = Reflect.apply(callable as (...params: unknown[]) => unknown, thisArgument, args);
+    apply(callable, thisArgument, args: unknown[]) {
+      const [input, options] = args;
+      const call =
+        method === 'query' || method === 'mutate' ? [input, toProcedureOptions(options as MutationOptions)] : args;
+      const result = Reflect.apply(callable as (...params: unknown[]) => unknown, thisArgument, call);
       if (!(result instanceof Promise)) return result;
-      const call = result.catch((error: unknown) => Promise.reject(toApiError(error)));
-      const signal = signalOf(args.at(-1));
-      return signal ? untilAborted(call, signal) : call;
+      const answer = result.catch((error: unknown) => Promise.reject(toApiError(error)));
+      const signal = signalOf(options);
+      return signal ? untilAborted(answer, signal) : answer;
     },
   });
 }
 
-/**
- * A batched request's URL stays within half of the server's header limit, leaving the other half
- * to the token and the other headers.
- */
-export const MAX_URL_LENGTH = MAX_HEADER_BYTES / 2;
-
-/**
- * An operation whose input, as JSON in a URL, is longer than this travels alone and as a POST body
- * (a query too, by tRPC's method override). Batches then hold only shorter inputs: a GET batch's
- * URL always has room for its first one, and a POST batch of MAX_BATCH_ITEMS of them stays under
- * the server's body limit, MAX_BODY_BYTES (URL-encoding is never shorter than the UTF-8 it encodes).
- */
-export const LONE_INPUT_LENGTH = 4 * 1024;
-
-const encodedInputLength = (operation: Operation) =>
-  operation.input === undefined ? 0 : encodeURIComponent(JSON.stringify(operation.input)).length;
-
-export function createClient(options: ClientOptions) {
+export function createClient(options: ClientOptions): Client {
   const token = options.token;
-  const url = `${options.url.replace(/\/+$/, '')}/trpc`;
-  const headers = async () => {
+  const headers = async (call: CallContext) => {
     const bearer = typeof token === 'function' ? await token() : token;
+    const organizationId = call.organizationId ?? options.organizationId;
     return {
       authorization: `Bearer ${bearer}`,
-      ...(options.organizationId ? { organization_id: options.organizationId } : {}),
+      ...(organizationId !== undefined && { organization_id: organizationId }),
+      ...(call.idempotencyKey !== undefined && { 'idempotency-key': call.idempotencyKey }),
     };
   };
   const client = createTRPCClient<AppRouter>({
-    links: [
-      withSubscriptions(
-        { url, headers, fetch: options.fetch },
-        splitLink({
-          condition: (operation) => encodedInputLength(operation) > LONE_INPUT_LENGTH,
-          true: httpLink({ url, fetch: options.fetch, headers, methodOverride: 'POST' }),
-          // Calls made together go out together, in batches the server accepts (at most
-          // MAX_BATCH_ITEMS calls, URLs within MAX_URL_LENGTH).
-          false: httpBatchLink({
-            url,
-            fetch: options.fetch,
-            headers,
-            maxItems: MAX_BATCH_ITEMS,
-            maxURLLength: MAX_URL_LENGTH,
-          }),
-        }),
-      ),
-    ],
+    links: links({
+      url: `${options.url.replace(/\/+$/, '')}/trpc`,
+      headers,
+      organizationId: options.organizationId,
+      fetch: options.fetch,
+    }),
   });
-  return rejectingWithApiErrors(client);
+  return withCallOptions(client) as unknown as Client;
 }
-
-export type Client = ReturnType<typeof createClient>;

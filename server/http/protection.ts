@@ -149,8 +149,17 @@ export async function registerProtection(app: FastifyInstance, settings: Setting
   if (settings.CORS_ORIGINS.length > 0) {
     await app.register(cors, {
       origin: settings.CORS_ORIGINS,
-      allowedHeaders: ['authorization', 'content-type', 'organization_id', 'x-request-id', 'trpc-accept'],
-      exposedHeaders: ['link', 'x-request-id', 'retry-after'],
+      // What the typed client sends and reads (tests/browser-client.test.ts checks them in Chromium).
+      allowedHeaders: [
+        'authorization',
+        'content-type',
+        'organization_id',
+        'idempotency-key',
+        'x-request-id',
+        'trpc-accept',
+        'last-event-id',
+      ],
+      exposedHeaders: ['link', 'x-request-id', 'retry-after', 'idempotency-replayed'],
       maxAge: 600,
     });
   }

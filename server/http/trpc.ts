@@ -78,6 +78,22 @@ function subscriptionRoutes(router: AppRouter, createContext: CreateContext) {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/**
+ * `Idempotency-Replayed` on a tRPC answer too, as on REST (CONTRACT 10). A request with an
+ * Idempotency-Key holds one call (the typed client sends it alone), so the header is that call's.
+ */
+const withReplayHeader =
+  (responseMeta: ResponseMetaFn<AppRouter> | undefined): ResponseMetaFn<AppRouter> =>
+  (options) => {
+    const meta = responseMeta?.(options) ?? {};
+    const replayed = options.ctx?.responseHeaders['idempotency-replayed'];
+    if (!replayed) return meta;
+    if (!(meta.headers instanceof Headers))
+      return { ...meta, headers: { ...meta.headers, 'idempotency-replayed': replayed } };
+    meta.headers.set('idempotency-replayed', replayed);
+    return meta;
+  };
+
 /** `responseMeta`: sees each answered request's calls and results (http/metrics.ts counts them). */
 export function trpcPlugin(router: AppRouter, createContext: CreateContext, responseMeta?: ResponseMetaFn<AppRouter>) {
   return async (app: FastifyInstance) => {
@@ -109,7 +125,7 @@ export function trpcPlugin(router: AppRouter, createContext: CreateContext, resp
           path: (request.params as { path: string }).path,
           maxBatchSize: MAX_BATCH_ITEMS,
           allowMethodOverride: true,
-          responseMeta,
+          responseMeta: withReplayHeader(responseMeta),
         }),
     });
     await app.register(subscriptionRoutes(router, createContext));
