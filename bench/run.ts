@@ -17,6 +17,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import autocannon from 'autocannon';
 import mysql from 'mysql2/promise';
+import { pooled } from '../tests/support/pooled.ts';
 import { projectRoot, spawnService, type ServiceProcess } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
@@ -44,16 +45,6 @@ const TARGETS = { ratio: 0.75, rssRatio: 1.5, startMs: 1000 };
 
 const userId = (index: number) => `bench-user-${index}`;
 const email = (index: number) => `${userId(index)}@example.com`;
-
-/** Runs `count` jobs with at most `concurrency` at once. */
-async function pooled(count: number, concurrency: number, job: (index: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) await job(next++);
-    }),
-  );
-}
 
 const tokens = new Map<number, string>();
 /** A token for seeded user `index`, with the `owner` role claim the creation endpoints ask for. */
@@ -227,9 +218,9 @@ const SCENARIOS: Scenario[] = [
       },
     }),
     // A run stops between a POST and its DELETE: the spares still in the organization leave it.
-    reset: ({ baseUrl, organizations }) =>
-      pooled(SPARES, 8, async (offset) => {
-        await send(
+    reset: async ({ baseUrl, organizations }) => {
+      await pooled(SPARES, 8, (offset) =>
+        send(
           baseUrl,
           {
             method: 'DELETE',
@@ -239,8 +230,9 @@ const SCENARIOS: Scenario[] = [
             organizationId: organizations.small,
           },
           [404],
-        );
-      }),
+        ),
+      );
+    },
   },
   {
     name: `(g) POST /users, ${USERS_CREATED.toLocaleString('en')} new`,

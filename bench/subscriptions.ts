@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import mysql from 'mysql2/promise';
 import { OwnMariadb } from '../tests/support/mariadb-instance.ts';
+import { pooled } from '../tests/support/pooled.ts';
 import { spawnService } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 
@@ -85,12 +86,7 @@ export async function openSubscriptions(options: {
       streams.push(stream);
     });
 
-  for (let first = 0; first < options.count; first += OPENING_CONCURRENCY) {
-    const batch = Array.from({ length: Math.min(OPENING_CONCURRENCY, options.count - first) }, (_, offset) =>
-      open(first + offset),
-    );
-    await Promise.all(batch);
-  }
+  await pooled(options.count, OPENING_CONCURRENCY, open);
   return {
     counters,
     async close() {
