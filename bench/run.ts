@@ -13,7 +13,6 @@
  * with a tenth of its amount); BENCH_SCENARIOS (letters of the scenarios to run, default all).
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import autocannon from 'autocannon';
 import mysql from 'mysql2/promise';
@@ -21,6 +20,7 @@ import { pooled } from '../tests/support/pooled.ts';
 import { projectRoot, spawnService, type ServiceProcess } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
+import { cpuMicroseconds, rssMegabytes } from './process-usage.ts';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
@@ -313,19 +313,6 @@ interface HeldLoad {
 }
 const HELD_LOADS: HeldLoad[] = [];
 const HELD_LOAD_MAX_SLOWDOWN = 0.1;
-
-function rssMegabytes(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : 0;
-}
-
-/** CPU time the process has used (user + system, all threads), in microseconds. */
-function cpuMicroseconds(pid: number): number {
-  // Fields 14 and 15 of /proc/<pid>/stat, counted after the command name in parentheses.
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  const ticksPerSecond = 100; // USER_HZ: what /proc counts in on Linux (`getconf CLK_TCK`)
-  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / ticksPerSecond;
-}
 
 interface Figures {
   requestsPerSecond: number;

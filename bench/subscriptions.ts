@@ -7,13 +7,13 @@
  * service's CPU and the statements it sends to a MariaDB instance of its own, without and with
  * SUBSCRIPTIONS subscriptions, and that the instance still answers and delivers meanwhile.
  */
-import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import mysql from 'mysql2/promise';
 import { OwnMariadb } from '../tests/support/mariadb-instance.ts';
 import { pooled } from '../tests/support/pooled.ts';
 import { spawnService } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
+import { cpuMicroseconds, rssMegabytes } from './process-usage.ts';
 
 export interface SubscriptionCounters {
   /** Streams the service accepted (tRPC's `connected` event arrived). */
@@ -124,16 +124,7 @@ const ORGANIZATIONS = Number(process.env.ORGANIZATIONS ?? 100);
 const MEASURE_SECONDS = Number(process.env.MEASURE_SECONDS ?? 20);
 const CHANGES = Number(process.env.CHANGES ?? 100);
 
-/** CPU time the process has used (user + system), in milliseconds, from /proc (USER_HZ = 100). */
-function cpuMilliseconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-function rssMegabytes(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Math.round(Number(match[1]) / 1024) : 0;
-}
+const cpuMilliseconds = (pid: number) => cpuMicroseconds(pid) / 1000;
 
 async function measureIdle() {
   const database = new OwnMariadb();
@@ -177,7 +168,7 @@ async function measureIdle() {
         cpuPercent: Math.round(((cpuMilliseconds(pid) - cpu) / MEASURE_SECONDS / 10) * 100) / 100,
         // Less the two SHOW statements of this measurement itself.
         statementsPerSecond: Math.round((((await statements()) - asked - 1) / MEASURE_SECONDS) * 10) / 10,
-        rssMb: rssMegabytes(pid),
+        rssMb: Math.round(rssMegabytes(pid)),
       };
     };
 
