@@ -117,6 +117,27 @@ export async function createOrganizations(baseUrl: string, token: string, count:
   return ids;
 }
 
+/** Who holds the subscriptions, and what they watch. */
+export interface Watcher {
+  token: string;
+  organizationIds: string[];
+}
+
+/**
+ * A user of its own (`userId`, created through POST /users) owning `organizations` quiet
+ * organizations (see createOrganizations): what `openSubscriptions` needs to measure holding only.
+ */
+export async function createWatcher(baseUrl: string, userId: string, organizations: number): Promise<Watcher> {
+  const token = await tokenFor(userId, { role: 'owner', expiresIn: '2h' });
+  const response = await fetch(`${baseUrl}/users`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ first_name: 'Bench', last_name: 'Watcher', email: `${userId}@example.com` }),
+  });
+  if (response.status !== 201) throw new Error(`POST /users: HTTP ${response.status} ${await response.text()}`);
+  return { token, organizationIds: await createOrganizations(baseUrl, token, organizations) };
+}
+
 // ---- the idle-cost measurement ---------------------------------------------------------------
 
 const SUBSCRIPTIONS = Number(process.env.SUBSCRIPTIONS ?? 1000);
@@ -139,7 +160,7 @@ async function measureIdle() {
   const pid = service.child.pid!;
   const admin = await mysql.createConnection({ host: '127.0.0.1', port: database.port, user: 'root' });
   try {
-    const token = await tokenFor('bench-subscriber', { role: 'owner', expiresIn: '1h' });
+    const { token, organizationIds } = await createWatcher(service.baseUrl, 'bench-subscriber', ORGANIZATIONS);
     const call = async (method: string, path: string, body?: object, organizationId?: string) => {
       const response = await fetch(`${service.baseUrl}${path}`, {
         method,
@@ -152,8 +173,6 @@ async function measureIdle() {
       });
       return { status: response.status, body: (await response.json()) as Record<string, string> };
     };
-    await call('POST', '/users', { first_name: 'Bench', last_name: 'Subscriber', email: 'subscriber@example.com' });
-    const organizationIds = await createOrganizations(service.baseUrl, token, ORGANIZATIONS);
 
     const statements = async () => {
       const [rows] = await admin.query("show global status like 'Questions'");
