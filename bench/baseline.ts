@@ -45,6 +45,9 @@ const pool = mysql.createPool({
   // Timestamps stay the strings MariaDB sends: no Date built per row.
   dateStrings: true,
   // Batches of statements in one round trip; every value still goes through mysql2's escaping.
+  // Correct on a single server only, which is where the bench runs it: on a Galera node, after a
+  // brute-force abort MariaDB runs the rest of a multi-statement query outside the transaction and
+  // reports success (the service turns its batching off there: server/data/unit-of-work.ts).
   multipleStatements: true,
 });
 // No statement and no lock wait outlasts DB_TIMEOUT_MS (CONTRACT 10), enforced by MariaDB.

@@ -4,27 +4,40 @@
  * REST API, then drives each scenario with autocannon against each server in turn (warm-up first,
  * then the measured run; whatever a scenario changes is put back before the next run), and prints
  * per scenario: req/s and the service/baseline ratio, p50/p99, non-2xx, peak RSS and CPU per
- * request of each server; then the start to first answer; then PASS/FAIL against the issue's
- * targets; then all of it as JSON.
+ * request of each server; then what added things cost the service (below); then the start to
+ * first answer; then PASS/FAIL against the issue's targets; then all of it as JSON.
+ *
+ * What added things cost: each selected scenario runs on the service without and then with the
+ * thing, back to back, so that the machine's drift does not count, and the slowdown in req/s is
+ * checked: BENCH_SUBSCRIPTIONS audit event subscriptions held open (at most 10 % slower; all must
+ * connect and stay up, bench/overheads.ts), and metrics on a listener of their own, METRICS_PORT
+ * (at most 5 %, on two fresh services started alike but for it; the listener must then answer).
  *
  * Settings: TEST_MARIADB_URL (see bench/database.ts); BENCH_DURATION (seconds per timed scenario,
- * default 10); BENCH_WARMUP (seconds of unmeasured load before each timed one, default 3, so that
- * both servers are measured with their code optimised by V8; the fixed-amount scenario warms up
- * with a tenth of its amount); BENCH_SCENARIOS (letters of the scenarios to run, default all).
+ * default 10, the comparisons included); BENCH_WARMUP (seconds of unmeasured load before each timed
+ * one, default 3, so that both servers are measured with their code optimised by V8; the
+ * fixed-amount scenario warms up with a tenth of its amount); BENCH_SCENARIOS (letters of the
+ * scenarios to run, default all); BENCH_SUBSCRIPTIONS (subscriptions held, default 1000);
+ * BENCH_EXTRAS=0 skips the comparisons (held subscriptions and metrics), which double the run time.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import autocannon from 'autocannon';
 import mysql from 'mysql2/promise';
+import { pooled } from '../tests/support/pooled.ts';
+import { freePorts } from '../tests/support/ports.ts';
 import { projectRoot, spawnService, type ServiceProcess } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
+import { heldSubscriptions, scrapeMetrics, type Check, type HeldLoad } from './overheads.ts';
+import { cpuMicroseconds, rssMegabytes } from './process-usage.ts';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 /** The scenarios to run, by letter: `BENCH_SCENARIOS=ab` runs (a) and (b). */
 const ONLY = process.env.BENCH_SCENARIOS ?? 'abcdefgh';
+const SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1000);
+/** `BENCH_EXTRAS=0`: no comparisons with held loads and metrics. */
+const EXTRAS = process.env.BENCH_EXTRAS !== '0';
 const BIG = { owner: 0, members: 10_000 };
 const SMALL = { owner: 10_000, members: 100 };
 /**
@@ -39,21 +52,14 @@ const USERS = SPARE_FROM + SPARES;
 const USERS_CREATED = 10_000;
 const CREATED_ORGANIZATION_NAME = 'bench created';
 
-/** The issue's targets: the service against the baseline, and its start. */
-const TARGETS = { ratio: 0.75, rssRatio: 1.5, startMs: 1000 };
+/**
+ * The issue's targets: the service against the baseline, its start, and the most a held load and
+ * the metrics listener may slow it down.
+ */
+const TARGETS = { ratio: 0.75, rssRatio: 1.5, startMs: 1000, heldLoadSlowdown: 0.1, metricsSlowdown: 0.05 };
 
 const userId = (index: number) => `bench-user-${index}`;
 const email = (index: number) => `${userId(index)}@example.com`;
-
-/** Runs `count` jobs with at most `concurrency` at once. */
-async function pooled(count: number, concurrency: number, job: (index: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) await job(next++);
-    }),
-  );
-}
 
 const tokens = new Map<number, string>();
 /** A token for seeded user `index`, with the `owner` role claim the creation endpoints ask for. */
@@ -227,9 +233,9 @@ const SCENARIOS: Scenario[] = [
       },
     }),
     // A run stops between a POST and its DELETE: the spares still in the organization leave it.
-    reset: ({ baseUrl, organizations }) =>
-      pooled(SPARES, 8, async (offset) => {
-        await send(
+    reset: async ({ baseUrl, organizations }) => {
+      await pooled(SPARES, 8, (offset) =>
+        send(
           baseUrl,
           {
             method: 'DELETE',
@@ -239,8 +245,9 @@ const SCENARIOS: Scenario[] = [
             organizationId: organizations.small,
           },
           [404],
-        );
-      }),
+        ),
+      );
+    },
   },
   {
     name: `(g) POST /users, ${USERS_CREATED.toLocaleString('en')} new`,
@@ -308,32 +315,8 @@ const SCENARIOS: Scenario[] = [
   },
 ];
 
-/**
- * Loads held open on the service while the selected scenarios run once more, to measure what they
- * cost the rest (the issue's target: at most 10 % slower; see underHeldLoads). The events work adds
- * its scenario here: N open event subscriptions (server-sent events on /trpc) to the seeded
- * organizations, opened by `hold`, which resolves once all are established, and closed by the
- * function it returns. Empty until then: the run prints no held-load table.
- */
-interface HeldLoad {
-  name: string;
-  hold: (server: ServiceProcess, context: Omit<Context, 'run'>) => Promise<() => Promise<void>>;
-}
-const HELD_LOADS: HeldLoad[] = [];
-const HELD_LOAD_MAX_SLOWDOWN = 0.1;
-
-function rssMegabytes(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : 0;
-}
-
-/** CPU time the process has used (user + system, all threads), in microseconds. */
-function cpuMicroseconds(pid: number): number {
-  // Fields 14 and 15 of /proc/<pid>/stat, counted after the command name in parentheses.
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  const ticksPerSecond = 100; // USER_HZ: what /proc counts in on Linux (`getconf CLK_TCK`)
-  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / ticksPerSecond;
-}
+/** Loads held open on the service while the selected scenarios run once more (see underHeldLoads). */
+const HELD_LOADS: HeldLoad[] = [heldSubscriptions(SUBSCRIPTIONS)];
 
 interface Figures {
   requestsPerSecond: number;
@@ -397,14 +380,6 @@ async function drive(server: ServiceProcess, scenario: Scenario, setting: Settin
   };
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /**
  * Milliseconds from spawning a server to its first answer to an authenticated `GET /api/users`
  * (which needs the database; any status but a 5xx counts), polled every 10 ms: median of 3.
@@ -412,7 +387,7 @@ async function freePort(): Promise<number> {
 async function startToFirstAnswer(script: string, env: Record<string, string>, token: string): Promise<number> {
   const runs: number[] = [];
   for (let run = 0; run < 3; run++) {
-    const port = await freePort();
+    const [port] = await freePorts(1);
     const started = performance.now();
     const child = spawn(process.execPath, [script], {
       cwd: projectRoot,
@@ -457,23 +432,37 @@ interface Row {
   rssRatio: number;
 }
 
-interface HeldRow {
-  load: string;
+/** A scenario on the service without and then with something added: a held load, the metrics listener. */
+interface Comparison {
+  added: string;
   scenario: string;
-  /** The service's figures just before the load was opened, and under it. */
   without: Figures;
-  service: Figures;
-  /** 1 − req/s under the load ÷ req/s without it. */
+  with: Figures;
+  /** 1 − req/s with it ÷ req/s without it: below 0 when it ran faster. */
   slowdown: number;
+  /** The most the issue allows. */
+  maxSlowdown: number;
 }
 
-interface Check {
-  target: string;
-  value: string;
-  pass: boolean;
+function compared(
+  added: string,
+  scenario: Scenario,
+  without: Figures,
+  withIt: Figures,
+  maxSlowdown: number,
+): Comparison {
+  const slowdown = Math.round((1 - withIt.requestsPerSecond / without.requestsPerSecond) * 100) / 100;
+  return { added, scenario: scenario.name, without, with: withIt, slowdown, maxSlowdown };
 }
 
-function checks(rows: Row[], held: HeldRow[], startup: Record<string, number>): Check[] {
+const failures = (figures: Figures) => figures.non2xx + figures.errors;
+
+function checks(
+  rows: Row[],
+  comparisons: Comparison[],
+  addedChecks: Check[],
+  startup: Record<string, number>,
+): Check[] {
   const result: Check[] = [];
   for (const row of rows) {
     result.push({
@@ -481,7 +470,6 @@ function checks(rows: Row[], held: HeldRow[], startup: Record<string, number>): 
       value: String(row.ratio),
       pass: row.ratio >= row.target,
     });
-    const failures = (figures: Figures) => figures.non2xx + figures.errors;
     result.push({
       target: `${row.scenario}: no non-2xx or socket errors (service/baseline)`,
       value: `${failures(row.service)}/${failures(row.baseline)}`,
@@ -493,13 +481,14 @@ function checks(rows: Row[], held: HeldRow[], startup: Record<string, number>): 
       pass: row.rssRatio <= TARGETS.rssRatio,
     });
   }
-  for (const entry of held) {
+  for (const entry of comparisons) {
     result.push({
-      target: `${entry.scenario} with ${entry.load}: at most ${HELD_LOAD_MAX_SLOWDOWN * 100} % slower`,
-      value: `${Math.round(entry.slowdown * 100)} %`,
-      pass: entry.slowdown <= HELD_LOAD_MAX_SLOWDOWN,
+      target: `${entry.scenario} with ${entry.added}: at most ${entry.maxSlowdown * 100} % slower, no non-2xx or socket errors`,
+      value: `${Math.round(entry.slowdown * 100)} %, ${failures(entry.with)} failed`,
+      pass: entry.slowdown <= entry.maxSlowdown && failures(entry.with) === 0,
     });
   }
+  result.push(...addedChecks);
   for (const [what, ms] of Object.entries(startup)) {
     if (what.startsWith('baseline')) continue;
     result.push({
@@ -514,31 +503,62 @@ function checks(rows: Row[], held: HeldRow[], startup: Record<string, number>): 
 /**
  * Each selected scenario run again on the service twice, without and then with each held load (see
  * HELD_LOADS), back to back, so that the slowdown is not the machine's drift since the main run.
+ * With a check per run that the load held.
  */
 async function underHeldLoads(server: ServiceProcess, selected: Scenario[], setting: Setting) {
-  const held: HeldRow[] = [];
+  const comparisons: Comparison[] = [];
+  const held: Check[] = [];
   for (const load of HELD_LOADS) {
     for (const scenario of selected) {
       const without = await drive(server, scenario, setting);
-      const release = await load.hold(server, setting);
+      const release = await load.hold(server);
+      let figures: Figures;
       try {
-        const figures = await drive(server, scenario, setting);
-        held.push({
-          load: load.name,
-          scenario: scenario.name,
-          without,
-          service: figures,
-          slowdown: Math.round((1 - figures.requestsPerSecond / without.requestsPerSecond) * 100) / 100,
-        });
+        figures = await drive(server, scenario, setting);
       } finally {
-        await release();
+        const check = await release();
+        held.push({ ...check, target: `${scenario.name} with ${load.name}: ${check.target}` });
+        console.error(`${scenario.name} with ${load.name}: ${check.value}`);
       }
+      comparisons.push(compared(load.name, scenario, without, figures, TARGETS.heldLoadSlowdown));
     }
   }
-  return held;
+  return { comparisons, checks: held };
 }
 
-function report(rows: Row[], held: HeldRow[], startup: Record<string, number>): void {
+/**
+ * Each selected scenario on two services started alike but for METRICS_PORT, back to back, without
+ * and then with. Both fresh: the main one has the history of every run before. Then one scrape.
+ */
+async function metricsOverhead(env: Record<string, string>, selected: Scenario[], setting: Setting) {
+  const [metricsPort] = await freePorts(1);
+  const servers: ServiceProcess[] = [];
+  try {
+    const plain = await spawnService(env);
+    servers.push(plain);
+    const measured = await spawnService({ ...env, METRICS_PORT: String(metricsPort) });
+    servers.push(measured);
+    const comparisons: Comparison[] = [];
+    for (const scenario of selected) {
+      const without = await drive(plain, scenario, setting);
+      const withMetrics = await drive(measured, scenario, setting);
+      comparisons.push(compared('METRICS_PORT', scenario, without, withMetrics, TARGETS.metricsSlowdown));
+      console.error(`${scenario.name} with METRICS_PORT: done`);
+    }
+    return { comparisons, checks: [await scrapeMetrics(`http://127.0.0.1:${metricsPort}/metrics`)] };
+  } finally {
+    await stop(servers);
+  }
+}
+
+async function stop(servers: ServiceProcess[]): Promise<void> {
+  for (const server of servers) {
+    server.child.kill('SIGTERM');
+    await server.exited;
+  }
+}
+
+function report(rows: Row[], comparisons: Comparison[], addedChecks: Check[], startup: Record<string, number>): void {
   console.log(`\nService vs baseline on MariaDB, ${DURATION} s per timed scenario after ${WARMUP} s of warm-up\n`);
   console.table(
     rows.map((row) => ({
@@ -559,18 +579,23 @@ function report(rows: Row[], held: HeldRow[], startup: Record<string, number>): 
   }
   for (const [what, ms] of Object.entries(startup))
     console.log(`start to first answer, ${what} (median of 3): ${ms} ms`);
-  if (held.length)
+  if (comparisons.length) {
+    console.log('\nThe service without and with what is added, back to back per scenario');
     console.table(
-      held.map((entry) => ({
-        load: entry.load,
+      comparisons.map((entry) => ({
+        added: entry.added,
         scenario: entry.scenario,
-        'svc req/s without': entry.without.requestsPerSecond,
-        'svc req/s with': entry.service.requestsPerSecond,
-        slowdown: entry.slowdown,
+        'req/s without': entry.without.requestsPerSecond,
+        'req/s with': entry.with.requestsPerSecond,
+        slowdown: `${Math.round(entry.slowdown * 100)} %`,
+        'p50/p99 ms without': `${entry.without.p50Ms}/${entry.without.p99Ms}`,
+        'p50/p99 ms with': `${entry.with.p50Ms}/${entry.with.p99Ms}`,
+        'CPU µs/req without/with': `${entry.without.cpuMicrosPerRequest}/${entry.with.cpuMicrosPerRequest}`,
       })),
     );
+  }
 
-  const results = checks(rows, held, startup);
+  const results = checks(rows, comparisons, addedChecks, startup);
   console.log('\nTargets:');
   for (const check of results) console.log(`${check.pass ? 'PASS' : 'FAIL'}  ${check.target}: ${check.value}`);
   console.log(`${results.filter((check) => check.pass).length} of ${results.length} targets met\n`);
@@ -580,7 +605,7 @@ function report(rows: Row[], held: HeldRow[], startup: Record<string, number>): 
         durationSeconds: DURATION,
         warmupSeconds: WARMUP,
         scenarios: rows,
-        heldLoads: held,
+        comparisons,
         startupMs: startup,
         targets: results,
       },
@@ -638,7 +663,8 @@ async function main(): Promise<void> {
       console.error(`${scenario.name}: done`);
     }
 
-    const held = await underHeldLoads(service, selected, setting);
+    const held = EXTRAS ? await underHeldLoads(service, selected, setting) : { comparisons: [], checks: [] };
+    const metrics = EXTRAS ? await metricsOverhead(env, selected, setting) : { comparisons: [], checks: [] };
 
     const firstAnswerToken = await tokenFor(userId(SMALL.owner), { expiresIn: '2h' });
     const startup = {
@@ -651,12 +677,9 @@ async function main(): Promise<void> {
       'baseline, MariaDB': await startToFirstAnswer('bench/baseline.ts', env, firstAnswerToken),
     };
 
-    report(rows, held, startup);
+    report(rows, [...held.comparisons, ...metrics.comparisons], [...held.checks, ...metrics.checks], startup);
   } finally {
-    for (const server of servers) {
-      server.child.kill('SIGTERM');
-      await server.exited;
-    }
+    await stop(servers);
     await database.drop();
   }
 }

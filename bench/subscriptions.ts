@@ -7,12 +7,13 @@
  * service's CPU and the statements it sends to a MariaDB instance of its own, without and with
  * SUBSCRIPTIONS subscriptions, and that the instance still answers and delivers meanwhile.
  */
-import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import mysql from 'mysql2/promise';
 import { OwnMariadb } from '../tests/support/mariadb-instance.ts';
+import { pooled } from '../tests/support/pooled.ts';
 import { spawnService } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
+import { cpuMicroseconds, rssMegabytes } from './process-usage.ts';
 
 export interface SubscriptionCounters {
   /** Streams the service accepted (tRPC's `connected` event arrived). */
@@ -85,12 +86,7 @@ export async function openSubscriptions(options: {
       streams.push(stream);
     });
 
-  for (let first = 0; first < options.count; first += OPENING_CONCURRENCY) {
-    const batch = Array.from({ length: Math.min(OPENING_CONCURRENCY, options.count - first) }, (_, offset) =>
-      open(first + offset),
-    );
-    await Promise.all(batch);
-  }
+  await pooled(options.count, OPENING_CONCURRENCY, open);
   return {
     counters,
     async close() {
@@ -121,6 +117,27 @@ export async function createOrganizations(baseUrl: string, token: string, count:
   return ids;
 }
 
+/** Who holds the subscriptions, and what they watch. */
+export interface Watcher {
+  token: string;
+  organizationIds: string[];
+}
+
+/**
+ * A user of its own (`userId`, created through POST /users) owning `organizations` quiet
+ * organizations (see createOrganizations): what `openSubscriptions` needs to measure holding only.
+ */
+export async function createWatcher(baseUrl: string, userId: string, organizations: number): Promise<Watcher> {
+  const token = await tokenFor(userId, { role: 'owner', expiresIn: '2h' });
+  const response = await fetch(`${baseUrl}/users`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ first_name: 'Bench', last_name: 'Watcher', email: `${userId}@example.com` }),
+  });
+  if (response.status !== 201) throw new Error(`POST /users: HTTP ${response.status} ${await response.text()}`);
+  return { token, organizationIds: await createOrganizations(baseUrl, token, organizations) };
+}
+
 // ---- the idle-cost measurement ---------------------------------------------------------------
 
 const SUBSCRIPTIONS = Number(process.env.SUBSCRIPTIONS ?? 1000);
@@ -128,16 +145,7 @@ const ORGANIZATIONS = Number(process.env.ORGANIZATIONS ?? 100);
 const MEASURE_SECONDS = Number(process.env.MEASURE_SECONDS ?? 20);
 const CHANGES = Number(process.env.CHANGES ?? 100);
 
-/** CPU time the process has used (user + system), in milliseconds, from /proc (USER_HZ = 100). */
-function cpuMilliseconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-function rssMegabytes(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Math.round(Number(match[1]) / 1024) : 0;
-}
+const cpuMilliseconds = (pid: number) => cpuMicroseconds(pid) / 1000;
 
 async function measureIdle() {
   const database = new OwnMariadb();
@@ -152,7 +160,7 @@ async function measureIdle() {
   const pid = service.child.pid!;
   const admin = await mysql.createConnection({ host: '127.0.0.1', port: database.port, user: 'root' });
   try {
-    const token = await tokenFor('bench-subscriber', { role: 'owner', expiresIn: '1h' });
+    const { token, organizationIds } = await createWatcher(service.baseUrl, 'bench-subscriber', ORGANIZATIONS);
     const call = async (method: string, path: string, body?: object, organizationId?: string) => {
       const response = await fetch(`${service.baseUrl}${path}`, {
         method,
@@ -165,8 +173,6 @@ async function measureIdle() {
       });
       return { status: response.status, body: (await response.json()) as Record<string, string> };
     };
-    await call('POST', '/users', { first_name: 'Bench', last_name: 'Subscriber', email: 'subscriber@example.com' });
-    const organizationIds = await createOrganizations(service.baseUrl, token, ORGANIZATIONS);
 
     const statements = async () => {
       const [rows] = await admin.query("show global status like 'Questions'");
@@ -181,7 +187,7 @@ async function measureIdle() {
         cpuPercent: Math.round(((cpuMilliseconds(pid) - cpu) / MEASURE_SECONDS / 10) * 100) / 100,
         // Less the two SHOW statements of this measurement itself.
         statementsPerSecond: Math.round((((await statements()) - asked - 1) / MEASURE_SECONDS) * 10) / 10,
-        rssMb: rssMegabytes(pid),
+        rssMb: Math.round(rssMegabytes(pid)),
       };
     };
 
