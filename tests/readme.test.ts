@@ -1,0 +1,298 @@
+/**
+ * The README and the docs kept true. The README's shell examples run, in the README's order, with
+ * bash against the service started as `npm start` starts it, and print what their `# →` lines say.
+ * Its tables name every setting (with its default), REST endpoint, error code, audit event type
+ * (with an example `data` the event schema accepts) and metric the code has, and nothing else.
+ * In README.md, client/README.md and docs/*.md every relative link resolves to a file of the
+ * repository (and an #anchor to a heading), the repository paths and npm scripts they name exist,
+ * and nothing points outside the repository.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSettings } from '../server/config.ts';
+import { appRouter } from '../server/routers/index.ts';
+import { procedureMetas } from '../server/trpc/init.ts';
+import { ERROR_STATUS } from '../shared/errors.ts';
+import { EVENT_TYPES, eventDataSchemas } from '../shared/events.ts';
+import { projectRoot, spawnService, type ServiceProcess } from './support/process.ts';
+
+const read = (path: string) => readFileSync(join(projectRoot, path), 'utf8');
+
+// ---- Markdown, as far as these checks need it ------------------------------------------------
+
+interface CodeBlock {
+  /** The info string after the opening fence: `sh tour`. */
+  info: string;
+  body: string;
+}
+
+interface Markdown {
+  /** The lines outside fenced code blocks. */
+  prose: string[];
+  blocks: CodeBlock[];
+}
+
+const FENCE = /^ {0,3}(`{3,}|~{3,})\s*(.*)$/;
+
+function parseMarkdown(text: string): Markdown {
+  const prose: string[] = [];
+  const blocks: CodeBlock[] = [];
+  let open: { fence: string; info: string; lines: string[] } | undefined;
+  for (const line of text.split('\n')) {
+    const fence = FENCE.exec(line);
+    if (!open) {
+      if (fence) open = { fence: fence[1]!, info: fence[2]!.trim(), lines: [] };
+      else prose.push(line);
+    } else if (fence && fence[2]!.trim() === '' && fence[1]!.startsWith(open.fence)) {
+      blocks.push({ info: open.info, body: open.lines.join('\n') });
+      open = undefined;
+    } else {
+      open.lines.push(line);
+    }
+  }
+  return { prose, blocks };
+}
+
+/** The prose lines of the `## heading` section, up to the next heading of level 1 or 2. */
+function section(markdown: Markdown, heading: string): string[] {
+  const start = markdown.prose.indexOf(`## ${heading}`);
+  if (start < 0) throw new Error(`no section "## ${heading}"`);
+  const end = markdown.prose.findIndex((line, index) => index > start && /^#{1,2} /.test(line));
+  return markdown.prose.slice(start + 1, end < 0 ? undefined : end);
+}
+
+/** The cells of every table row among `lines`, header and separator rows included. */
+const tableRows = (lines: string[]): string[][] =>
+  lines
+    .filter((line) => line.startsWith('|'))
+    .map((line) =>
+      line
+        .slice(1, -1)
+        .split('|')
+        .map((cell) => cell.trim()),
+    );
+
+/** The text of a cell that is one code span: `` `x` `` → `x`. */
+const codeOf = (cell: string | undefined) => /^`([^`]+)`$/.exec(cell ?? '')?.[1];
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
+function anchorsOf(markdown: Markdown): Set<string> {
+  const anchors = new Set<string>();
+  for (const line of markdown.prose) {
+    const heading = /^#{1,6} +(.+?) *#* *$/.exec(line)?.[1];
+    if (!heading) continue;
+    const base = heading
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N} _-]/gu, '')
+      .replace(/ /g, '-');
+    let anchor = base;
+    for (let copy = 1; anchors.has(anchor); copy++) anchor = `${base}-${copy}`;
+    anchors.add(anchor);
+  }
+  return anchors;
+}
+
+const readme = parseMarkdown(read('README.md'));
+
+// ---- the shell examples ------------------------------------------------------------------------
+
+/** The README's runnable blocks, in the order they appear: the tour, then those that go on from it. */
+const RUNNABLE = ['sh tour', 'sh invitations', 'sh events', 'sh retry'];
+/** A line that says what the command before it prints; `…` stands for ids and times. */
+const PRINTS = '# → ';
+
+const printedPattern = (expected: string) =>
+  new RegExp(`^${expected.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/…/g, '.+?')}$`);
+
+function runBash(script: string, env: Record<string, string>) {
+  const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {
+    cwd: projectRoot,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise<{ status: number | null; stdout: string; stderr: string }>((done) =>
+    child.once('close', (status) => done({ status, stdout, stderr })),
+  );
+}
+
+describe('the README tour', () => {
+  it('is one block, and the blocks that go on from it follow it', () => {
+    const infos = readme.blocks.map((block) => block.info).filter((info) => RUNNABLE.includes(info));
+    expect(infos).toEqual(RUNNABLE);
+  });
+
+  describe('run with bash against the service', () => {
+    let dataDir: string;
+    let service: ServiceProcess | undefined;
+
+    beforeAll(async () => {
+      // As on a fresh clone: no JWT_SECRET, so the service and `npm run token` share the
+      // development secret in DATA_DIR.
+      dataDir = mkdtempSync(join(tmpdir(), 'orgs-readme-'));
+      service = await spawnService({ DATABASE_URL: `file:${join(dataDir, 'orgs.db')}`, DATA_DIR: dataDir });
+    });
+    afterAll(() => {
+      service?.kill();
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    it('prints, line by line, what its # → lines say, and exits 0', { timeout: 120_000 }, async () => {
+      const script = RUNNABLE.map((info) => readme.blocks.find((block) => block.info === info)!.body).join('\n');
+      const expected = script
+        .split('\n')
+        .filter((line) => line.startsWith(PRINTS))
+        .map((line) => line.slice(PRINTS.length));
+      const result = await runBash(script, { BASE: service!.baseUrl, DATA_DIR: dataDir });
+      expect(result.status, result.stderr).toBe(0);
+      const printed = result.stdout.trimEnd().split('\n');
+      // Each printed line shown as the README's line when it matches, so a mismatch diffs clearly.
+      expect(
+        printed.map((line, index) => (printedPattern(expected[index] ?? '').test(line) ? expected[index] : line)),
+      ).toEqual(expected);
+    });
+
+    it('logged one line per request, with its id and status, no server error and no token', () => {
+      const requests = service!.entries().filter((entry) => entry.msg === 'request');
+      expect(requests.length).toBeGreaterThan(15);
+      for (const entry of requests) {
+        expect(entry).toMatchObject({
+          reqId: expect.any(String),
+          method: expect.any(String),
+          url: expect.any(String),
+          status: expect.any(Number),
+          durationMs: expect.any(Number),
+        });
+        expect(entry.status).toBeLessThan(500);
+      }
+      // Every JWT starts with the base64url of `{"` (its JSON header).
+      expect(service!.lines.filter((line) => line.includes('eyJ') || /authorization/i.test(line))).toEqual([]);
+    });
+  });
+});
+
+// ---- the README's tables against the code -------------------------------------------------------
+
+describe('the README tables', () => {
+  it('list every setting of server/config.ts once, with its default', () => {
+    const source = read('server/config.ts');
+    const schema = source.slice(source.indexOf('const settingsSchema'), source.indexOf('\n});'));
+    const names = [...schema.matchAll(/^ {2}([A-Z][A-Z0-9_]*):/gm)].map((match) => match[1]!);
+    const rows = tableRows(section(readme, 'Settings')).filter((cells) => codeOf(cells[0]) !== undefined);
+    expect(rows.map((cells) => codeOf(cells[0])).sort()).toEqual([...names].sort());
+
+    const defaults: Record<string, unknown> = readSettings({});
+    for (const cells of rows) {
+      const value = defaults[codeOf(cells[0])!];
+      const defaultCell = cells[2] ?? '';
+      if (value === undefined || (Array.isArray(value) && value.length === 0)) expect(defaultCell).toMatch(/^unset\b/);
+      else expect(defaultCell, codeOf(cells[0])).toContain(`\`${String(value)}\``);
+    }
+  });
+
+  it('list every REST endpoint with its procedure and 201, and every tRPC-only procedure', () => {
+    const endpointsSection = section(readme, 'Endpoints');
+    const documented = tableRows(endpointsSection)
+      .filter((cells) => /^`(GET|POST|PUT|DELETE) \//.test(cells[0]!))
+      .map((cells) => ({
+        route: /^`([^`]+)`/.exec(cells[0]!)![1],
+        procedure: codeOf(cells[1]),
+        created: cells[0]!.includes('→ 201'),
+      }));
+    const metas = procedureMetas(appRouter);
+    const served = metas
+      .filter(([, meta]) => meta?.openapi)
+      .map(([procedure, meta]) => ({
+        route: `${meta!.openapi!.method} ${meta!.openapi!.path}`,
+        procedure,
+        created: meta!.successStatus === 201,
+      }));
+    const byRoute = (a: { route?: string }, b: { route?: string }) => a.route!.localeCompare(b.route!);
+    expect(documented.sort(byRoute)).toEqual(served.sort(byRoute));
+
+    const prose = endpointsSection.join('\n');
+    for (const [procedure] of metas.filter(([, meta]) => !meta?.openapi)) expect(prose).toContain(`\`${procedure}\``);
+  });
+
+  it('list every error code with its status', () => {
+    const rows = tableRows(section(readme, 'Endpoints'))
+      .filter((cells) => codeOf(cells[0]) !== undefined && /^\d{3}$/.test(cells[1]!))
+      .map((cells) => [codeOf(cells[0]), Number(cells[1])]);
+    expect(rows).toEqual(Object.entries(ERROR_STATUS));
+  });
+
+  it('list every audit event type with an example data the event schema accepts', () => {
+    const rows = tableRows(section(readme, 'Audit events')).filter((cells) => /^`[a-z]+\.[a-z_]+`$/.test(cells[0]!));
+    expect(rows.map((cells) => codeOf(cells[0]))).toEqual([...EVENT_TYPES]);
+    for (const cells of rows) {
+      const type = codeOf(cells[0]) as (typeof EVENT_TYPES)[number];
+      const example: unknown = JSON.parse(codeOf(cells.at(-1)) ?? 'null');
+      expect(eventDataSchemas[type].safeParse(example).success, `${type}: ${cells.at(-1)}`).toBe(true);
+    }
+  });
+
+  it('list every metric of server/http/metrics.ts', () => {
+    const names = [...read('server/http/metrics.ts').matchAll(/name: '([a-z_]+)'/g)].map((match) => match[1]);
+    const rows = tableRows(section(readme, 'Metrics, health and logs')).map((cells) => codeOf(cells[0]));
+    expect(rows.filter(Boolean).sort()).toEqual(names.sort());
+  });
+});
+
+// ---- links and names in every document ----------------------------------------------------------
+
+const DOCUMENTS = ['README.md', 'client/README.md', ...readdirSync(join(projectRoot, 'docs')).map((f) => `docs/${f}`)];
+
+/** Inline links, images and reference definitions: their targets. */
+function linkTargets(prose: string): string[] {
+  const inline = [...prose.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)];
+  const references = [...prose.matchAll(/^ {0,3}\[[^\]]+\]:\s*<?([^\s>]+)>?/gm)];
+  return [...inline, ...references].map((match) => match[1]!);
+}
+
+/** Paths in code spans that name a file or folder of the repository (not what a build makes). */
+const REPOSITORY_PATH = /^(?:server|shared|client|tests|bench|migrations|docs|\.ci)\/[\w./-]*$/;
+const BUILT = /(?:^|\/)dist\/|\.tgz$/;
+
+describe.each(DOCUMENTS)('%s', (document) => {
+  const markdown = parseMarkdown(read(document));
+  const codeSpans = [...markdown.prose.join('\n').matchAll(/`([^`\n]+)`/g)].map((match) => match[1]!);
+  // Code spans go before links are looked for: a span may hold brackets that are not a link.
+  const prose = markdown.prose.join('\n').replace(/`[^`\n]+`/g, '');
+
+  it('links only to files of the repository, and to headings that exist', () => {
+    const broken: string[] = [];
+    for (const target of linkTargets(prose)) {
+      if (/^[a-z][a-z\d+.-]*:/i.test(target)) continue; // http:, https:, mailto:
+      const [path = '', anchor] = target.split('#');
+      const file = path === '' ? join(projectRoot, document) : resolve(projectRoot, dirname(document), decodeURI(path));
+      const inside = relative(projectRoot, file);
+      if (inside.startsWith('..') || isAbsolute(inside) || !existsSync(file)) broken.push(target);
+      else if (anchor && file.endsWith('.md') && !anchorsOf(parseMarkdown(readFileSync(file, 'utf8'))).has(anchor)) {
+        broken.push(target);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('names only repository paths that exist and npm scripts that exist', () => {
+    const scripts = Object.keys((JSON.parse(read('package.json')) as { scripts: object }).scripts);
+    const code = [...codeSpans, ...markdown.blocks.map((block) => block.body)].join('\n');
+    const missingScripts = [...code.matchAll(/npm run (?:-s )?([\w:-]+)/g)]
+      .map((match) => match[1]!)
+      .filter((script) => !scripts.includes(script));
+    const missingPaths = codeSpans
+      .filter((span) => REPOSITORY_PATH.test(span) && !BUILT.test(span))
+      .filter((span) => !existsSync(join(projectRoot, span)));
+    expect({ missingScripts, missingPaths }).toEqual({ missingScripts: [], missingPaths: [] });
+  });
+
+  it('points nowhere outside the repository', () => {
+    expect(read(document)).not.toContain('../shared');
+  });
+});
