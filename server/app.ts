@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { createTokenVerifier } from './auth/tokens.ts';
 import { processingLimitMs, type Settings } from './config.ts';
 import { dialectOf, engineOf } from '../mikro-orm.config.ts';
+import { purgeExpiredKeysHourly } from './data/idempotency.ts';
 import { isGaleraNode, migrate, openDatabase, type Orm } from './data/orm.ts';
 import { Db } from './data/transaction.ts';
 import { MAX_BODY_BYTES, MAX_HEADER_BYTES } from '../shared/limits.ts';
@@ -158,6 +159,9 @@ export async function startService(settings: Settings): Promise<Service> {
     } finally {
       logger.level = settings.LOG_LEVEL;
     }
+    const stopPurgingKeys = purgeExpiredKeysHourly(db, (error) =>
+      logger.warn({ err: error }, 'idempotency keys: deleting expired keys failed; tried again in an hour'),
+    );
     return {
       app,
       orm,
@@ -169,6 +173,7 @@ export async function startService(settings: Settings): Promise<Service> {
         if (drainMs > 0) await sleep(drainMs);
         logger.info('closing the listener: finishing the requests under way');
         await app.close();
+        await stopPurgingKeys();
         await metricsListener?.close();
         await orm.close();
       },

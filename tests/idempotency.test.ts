@@ -9,7 +9,7 @@ import { toDbTimestamp, type Database } from '../server/data/database.ts';
 import { openDatabase } from '../server/data/orm.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { addMember, createOrganization, registerUser, uniqueId } from './support/fixtures.ts';
-import { useServer } from './support/server.ts';
+import { startTestServer, useServer } from './support/server.ts';
 import { tokenFor } from './support/tokens.ts';
 
 const newOrganization = { organization_name: 'Once', organization_description: 'made once' };
@@ -152,24 +152,32 @@ describeOnEachDatabase('idempotency keys', (target) => {
     expect(
       (await server().call('POST', '/organizations', { token: owner.token, body: newOrganization, headers })).status,
     ).toBe(201);
-    // Age the stored answer by 25 hours, as the clock would.
-    const orm = await openDatabase(server().databaseUrl);
-    try {
-      const dialect = target.name === 'embedded' ? 'sqlite' : 'mysql';
-      const aged = await orm.em
-        .getKysely<Database>()
-        .updateTable('idempotency_keys')
-        .set({ created_at: toDbTimestamp(dialect, new Date(Date.now() - 25 * 3600_000)) })
-        .where('idempotency_key', '=', key)
-        .executeTakeFirst();
-      expect(Number(aged.numUpdatedRows)).toBe(1);
-    } finally {
-      await orm.close();
-    }
+    await ageKeys(server().databaseUrl, target.name, [key]);
     const again = await server().call('POST', '/organizations', { token: owner.token, body: newOrganization, headers });
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotency-replayed')).toBeNull();
     expect((await server().call('GET', '/organizations', { token: owner.token })).body).toHaveLength(2);
+  });
+
+  it('deletes expired keys when an instance starts (and hourly), keeping the others', async () => {
+    const owner = await registerUser(server());
+    const [expired, fresh] = [uniqueId('key'), uniqueId('key')];
+    for (const key of [expired, fresh]) {
+      const headers = { 'idempotency-key': key };
+      const created = await server().call('POST', '/organizations', {
+        token: owner.token,
+        body: newOrganization,
+        headers,
+      });
+      expect(created.status).toBe(201);
+    }
+    await ageKeys(server().databaseUrl, target.name, [expired]);
+    const another = await startTestServer(server().databaseUrl);
+    try {
+      await expect.poll(() => storedKeys(server().databaseUrl, [expired, fresh]), { timeout: 5000 }).toEqual([fresh]);
+    } finally {
+      await another.service.close();
+    }
   });
 
   // The embedded database runs one write at a time, so no other session can hold a row there.
@@ -211,3 +219,37 @@ describeOnEachDatabase('idempotency keys', (target) => {
       expect(third.headers.get('idempotency-replayed')).toBe('true');
     });
 });
+
+/** Makes the stored keys 25 hours old, as the clock would. */
+async function ageKeys(databaseUrl: string, target: string, keys: string[]): Promise<void> {
+  const orm = await openDatabase(databaseUrl);
+  try {
+    const aged = await orm.em
+      .getKysely<Database>()
+      .updateTable('idempotency_keys')
+      .set({
+        created_at: toDbTimestamp(target === 'embedded' ? 'sqlite' : 'mysql', new Date(Date.now() - 25 * 3600_000)),
+      })
+      .where('idempotency_key', 'in', keys)
+      .executeTakeFirst();
+    expect(Number(aged.numUpdatedRows)).toBe(keys.length);
+  } finally {
+    await orm.close();
+  }
+}
+
+/** Which of `keys` the database still holds. */
+async function storedKeys(databaseUrl: string, keys: string[]): Promise<string[]> {
+  const orm = await openDatabase(databaseUrl);
+  try {
+    const rows = await orm.em
+      .getKysely<Database>()
+      .selectFrom('idempotency_keys')
+      .select('idempotency_key')
+      .where('idempotency_key', 'in', keys)
+      .execute();
+    return rows.map((row) => row.idempotency_key).sort();
+  } finally {
+    await orm.close();
+  }
+}

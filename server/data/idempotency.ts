@@ -111,10 +111,30 @@ export async function releaseKey(db: Db, request: IdempotentRequest): Promise<vo
     .execute();
 }
 
-/** Deletes answers older than `keepForMs` (run now and then; nothing depends on its timing). */
-export async function purgeExpiredKeys(db: Db, keepForMs: number): Promise<void> {
-  await db.sql
-    .deleteFrom('idempotency_keys')
-    .where('created_at', '<', db.timestamp(new Date(Date.now() - keepForMs)))
-    .execute();
+/** Keys are answered for at least 24 hours (CONTRACT 10); expired rows are deleted after that. */
+export const KEYS_KEPT_MS = 24 * 60 * 60 * 1000;
+const PURGE_EVERY_MS = 60 * 60 * 1000;
+
+/**
+ * Deletes the keys of each instance's database older than KEYS_KEPT_MS: once at start, then every
+ * hour (instances started together purge together; the deletes are idempotent, so that is only
+ * wasted work). Nothing depends on its timing: an expired key is taken over by its next request
+ * anyway (claimKey); the purge only keeps the table from growing. Returns the function that stops
+ * it, which waits for a purge under way (so that the database closes after it).
+ */
+export function purgeExpiredKeysHourly(db: Db, onFailure: (error: unknown) => void): () => Promise<void> {
+  let running: Promise<unknown> = Promise.resolve();
+  const purge = () => {
+    running = db.sql
+      .deleteFrom('idempotency_keys')
+      .where('created_at', '<', db.timestamp(new Date(Date.now() - KEYS_KEPT_MS)))
+      .execute()
+      .catch(onFailure);
+  };
+  purge();
+  const timer = setInterval(purge, PURGE_EVERY_MS).unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
 }

@@ -3,12 +3,9 @@
  */
 import { idempotencyKeySchema } from '../../shared/schemas.ts';
 import { processingLimitMs } from '../config.ts';
-import { fingerprint, type IdempotentRequest } from '../data/idempotency.ts';
+import { fingerprint, KEYS_KEPT_MS, type IdempotentRequest } from '../data/idempotency.ts';
 import { badRequest } from '../errors.ts';
 import type { Context } from './context.ts';
-
-/** Keys are answered for at least 24 hours (CONTRACT 10). */
-const IDEMPOTENCY_KEEP_MS = 24 * 60 * 60 * 1000;
 
 /**
  * The Idempotency-Key of a change, if the request has one: validated here, claimed and answered by
@@ -37,6 +34,6 @@ export async function idempotentRequest(
     fingerprint: fingerprint({ procedure: path, organizationId, body: await getRawInput() }),
     // A claim this old belongs to a request that was given up and can no longer commit.
     staleAfterMs: 2 * processingLimitMs(ctx.settings),
-    keepForMs: IDEMPOTENCY_KEEP_MS,
+    keepForMs: KEYS_KEPT_MS,
   };
 }
