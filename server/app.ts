@@ -21,6 +21,7 @@ import { registerProtection } from './http/protection.ts';
 import { referencePagePlugin } from './http/reference-page.ts';
 import { restPlugin } from './http/rest.ts';
 import { registerRetryAfter } from './http/retry-after.ts';
+import { registerProcessingLimit } from './http/processing-limit.ts';
 import { registerStopping } from './http/stopping.ts';
 import { trpcPlugin } from './http/trpc.ts';
 import { appRouter } from './routers/index.ts';
@@ -123,9 +124,6 @@ export async function startService(settings: Settings): Promise<Service> {
       requestTimeout: settings.REQUEST_TIMEOUT_MS,
       // Longer than the processing limit below: a request is answered before its socket is closed.
       connectionTimeout: Math.max(settings.REQUEST_TIMEOUT_MS * 2, processingLimitMs(settings) + 5_000),
-      // The processing limit: a request still running then is answered 503 and its transaction
-      // rolls back (trpc/context.ts); the database's own bounds normally end it well before.
-      handlerTimeout: processingLimitMs(settings),
       keepAliveTimeout: 5_000,
       rewriteUrl: (request) => (request.url ?? '/').replace(API_ALIAS, ''),
       // Refused while closing: the contract's body and Retry-After instead (http/stopping.ts).
@@ -133,6 +131,9 @@ export async function startService(settings: Settings): Promise<Service> {
     });
     registerRequestLogging(app);
     const stopping = registerStopping(app);
+    // A request still running then is answered 503 and its transaction rolls back; the database's
+    // own bounds (DB_TIMEOUT_MS) normally end it well before.
+    registerProcessingLimit(app, processingLimitMs(settings));
     metrics?.instrumentRequests(app);
     registerErrorHandlers(app);
     registerRetryAfter(app);

@@ -121,7 +121,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
 export const isProduction = (settings: Settings) => settings.NODE_ENV === 'production';
 
 /**
- * The longest the service works on one request before answering 503 (Fastify's handlerTimeout):
+ * The longest the service works on one request before answering 503 (http/processing-limit.ts):
  * longer than a connection wait plus a lock wait plus the rest of a transaction, so the database's
  * own bounds end a request first, and shorter than the socket timeout, so a request is answered
  * before its connection is closed.

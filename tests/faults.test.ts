@@ -1,6 +1,7 @@
 /**
  * Real faults under load (CONTRACT 10), on MariaDB: the database killed and restarted while
- * clients write, and organizations locked by another session for longer than DB_TIMEOUT_MS.
+ * clients write, the database stalled past the processing limit, and organizations locked by
+ * another session for longer than DB_TIMEOUT_MS.
  * In both, every answer is either a success that is stored or a contract 503 with Retry-After
  * whose change is not stored, and nothing waits past the bounds.
  */
@@ -108,6 +109,71 @@ describe.skipIf(!runnable)('the database killed under write load', () => {
       expect(record.status).toBe(200);
       expect(record.body.email).toBe(email);
     }
+  });
+});
+
+describe.skipIf(!runnable)('the database stalled past the processing limit', () => {
+  const database = new OwnMariadb();
+  let server: TestServer;
+  const processingLimitMs = 2 * DB_TIMEOUT_MS + 1000;
+
+  beforeAll(async () => {
+    await database.start();
+    server = await startTestServer(database.url, { DB_TIMEOUT_MS: String(DB_TIMEOUT_MS) });
+  }, 60_000);
+  afterAll(async () => {
+    database.thaw();
+    await server?.service.close();
+    await database.destroy();
+  });
+
+  it('answers 503 at the limit, and what the given-up requests sent never commits when the database wakes', async () => {
+    const owner = await registerUser(server);
+    const organizationId = await createOrganization(server, owner);
+    const newcomers = await Promise.all(Array.from({ length: 4 }, () => registerUser(server)));
+    const latecomerId = uniqueId('latecomer');
+    const latecomer = { token: await tokenFor(latecomerId, { role: 'owner' }), email: `${latecomerId}@example.com` };
+    // A frozen server keeps its connections open and answers nothing: no error, no timeout of its
+    // own. Only the service's processing limit ends these requests.
+    database.freeze();
+    const stalled = await Promise.all([
+      ...newcomers.map((newcomer) =>
+        timedCall(server, 'POST', '/organization-user', {
+          token: owner.token,
+          organizationId,
+          body: { email: newcomer.email, role: 'member' },
+        }),
+      ),
+      timedCall(server, 'PUT', '/users', { token: owner.token, body: { first_name: 'Stalled' } }),
+      timedCall(server, 'POST', '/users', {
+        token: latecomer.token,
+        body: { first_name: 'Late', last_name: 'Comer', email: latecomer.email },
+      }),
+    ]);
+    database.thaw();
+    // Those that got the database's attention waited until the limit; the adds queued behind the
+    // first one for the organization's turn gave up after DB_TIMEOUT_MS.
+    for (const answer of stalled) {
+      expectContract503(answer);
+      expect(answer.ms).toBeLessThan(processingLimitMs + 1000);
+    }
+    expect(Math.max(...stalled.map((answer) => answer.ms))).toBeGreaterThanOrEqual(processingLimitMs - 100);
+    // The database now runs what it was sent while frozen; each transaction must roll back.
+    await expect
+      .poll(async () => (await timedCall(server, 'GET', '/users', { token: owner.token })).status, { timeout: 10_000 })
+      .toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 2 * DB_TIMEOUT_MS));
+    const members = await server.call('GET', '/organization-user', { token: owner.token, organizationId });
+    expect(members.body.map((member: { user_id: string }) => member.user_id)).toEqual([owner.id]);
+    expect((await server.call('GET', '/users', { token: owner.token })).body.first_name).not.toBe('Stalled');
+    expect((await server.call('GET', '/users', { token: latecomer.token })).status).toBe(404);
+    // And the service carries on.
+    const added = await server.call('POST', '/organization-user', {
+      token: owner.token,
+      organizationId,
+      body: { email: newcomers[0]!.email, role: 'member' },
+    });
+    expect(added.status).toBe(201);
   });
 });
 

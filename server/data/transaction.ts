@@ -182,6 +182,7 @@ export class Db implements Reader {
       const tx = new UnitOfWork(connection, dialect, buildSql, this.#shared.settings.statementsTogether);
       try {
         const answer = await work(tx);
+        await tx.prepareCommit();
         // The last moment to give up: after this the commit is sent, and its outcome is the answer.
         if (signal?.aborted) throw new RequestGivenUp();
         await tx.commit();

@@ -3,10 +3,18 @@
  * database allows. A statement whose result nothing waits for (`later`: the change itself, its
  * audit event, the idempotent answer, the organization's lock) is queued, and goes out with the
  * next statement whose result is awaited (`first`, `all`, `run`), or with COMMIT. So a membership
- * change is two round trips: BEGIN, the lock and the reads; then the writes and COMMIT. A change of
- * one statement is one. On MySQL and MariaDB the statements of a round trip are sent as one
- * multi-statement query (values escaped by the driver, as in every query it sends); the embedded
- * database, in-process, runs them one by one.
+ * change is two round trips: BEGIN, the lock and the reads; then the writes and COMMIT. On MySQL
+ * and MariaDB the statements of a round trip are sent as one multi-statement query (values escaped
+ * by the driver, as in every query it sends); the embedded database, in-process, runs them one by one.
+ *
+ * COMMIT never goes out in a transaction's first round trip: a change with no reads (creating a
+ * user or an organization) is two round trips, the change, then COMMIT. A database that has stalled
+ * (a frozen server, a network that holds packets) answers nothing; the request is given up at its
+ * processing limit and answered 503. Had COMMIT gone with the change, the database would commit it
+ * when it woke, after that 503 (tests/faults.test.ts froze one to see it). Sent after an answer, it
+ * is held back by the given-up check (transaction.ts), and what the database was sent rolls back.
+ * After a first answer, the database was alive a round trip ago: the writes go with COMMIT, and
+ * the outcome is unknown only if it stalls during that round trip, as for any COMMIT.
  *
  * Not on a Galera node: there a transaction can be aborted from outside while it runs (a
  * conflicting write set from another node, a "brute-force abort"), and MariaDB then runs the rest
@@ -137,6 +145,14 @@ export class UnitOfWork implements Tx {
 
   async flush(): Promise<void> {
     if (this.#queued.length > 0) await this.#send(this.#queued.splice(0));
+  }
+
+  /**
+   * Sends what is still queued when nothing has been sent yet (see the module comment); then
+   * `commit` sends the rest with COMMIT.
+   */
+  async prepareCommit(): Promise<void> {
+    if (!this.#begun) await this.flush();
   }
 
   /** Sends what is queued, then COMMIT. */

@@ -109,7 +109,7 @@ export function restPlugin(router: AppRouter, createContext: CreateContext) {
         handler: async (request, reply) => {
           try {
             if (method !== 'GET') assertJsonBody(request, withBody);
-            const ctx = createContext({ req: request, res: reply });
+            const ctx = createContext({ req: request });
             const input = withInput ? inputOf(request, method, withBody) : undefined;
             // What tRPC's own adapters call: the procedure with its middlewares, input and output checks.
             const data = await callTRPCProcedure({

@@ -11,7 +11,6 @@ import type { ResponseMetaFn } from '@trpc/server/http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { MAX_BATCH_ITEMS } from '../../shared/limits.ts';
 import { EventFeed } from '../data/event-feed.ts';
-import { STREAM_MAX_DURATION_MS } from '../routers/events-stream.ts';
 import type { AppRouter } from '../routers/index.ts';
 import type { contextFactory } from '../trpc/context.ts';
 import { SSE_PING_INTERVAL_MS } from '../trpc/init.ts';
@@ -26,9 +25,8 @@ const subscriptionPaths = (router: { _def: { procedures: object } }) =>
 
 /**
  * Each subscription on a GET route of its own: a stream lives far longer than the processing limit
- * of other requests (Fastify's handlerTimeout, which a route can raise but not switch off), so it
- * gets the stream's longest life plus a margin (the stream ends itself first), and its socket an
- * idle limit of its own. Its context carries the instance's event feed, made on the first
+ * of other requests, so it has none (it ends itself after STREAM_MAX_DURATION_MS), and its socket
+ * an idle limit of its own. Its context carries the instance's event feed, made on the first
  * subscription, and a way to drop the connection.
  * When the service stops, open streams are dropped: their clients reconnect to another instance.
  */
@@ -45,7 +43,7 @@ function subscriptionRoutes(router: AppRouter, createContext: CreateContext) {
         method: 'GET',
         url: `/trpc/${path}`,
         exposeHeadRoute: false,
-        handlerTimeout: STREAM_MAX_DURATION_MS + 30_000,
+        config: { streaming: true },
         handler: async (request, reply) => {
           // Pings keep the socket busy, whatever idle limit other requests have (connectionTimeout);
           // a client that reads nothing for three pings' time is cut off.

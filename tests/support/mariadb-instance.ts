@@ -77,7 +77,18 @@ export class OwnMariadb {
     await exited;
   }
 
+  /** Stalls the server as a hung host would: it keeps its connections but answers nothing. */
+  freeze(): void {
+    this.#process?.kill('SIGSTOP');
+  }
+
+  /** Lets a frozen server go on with what it was sent meanwhile. */
+  thaw(): void {
+    this.#process?.kill('SIGCONT');
+  }
+
   async destroy(): Promise<void> {
+    this.thaw();
     await this.stop();
     rmSync(this.dir, { recursive: true, force: true });
   }

@@ -1,0 +1,47 @@
+/**
+ * The processing limit (CONTRACT 10): a request still running `limitMs` after it arrived is
+ * answered 503 (with Retry-After, as every 503), and its `givenUp` signal aborts, so that its
+ * transaction rolls back instead of committing later (data/transaction.ts). The signal also aborts
+ * when the connection closes before the answer was written.
+ *
+ * Why not Fastify's own `handlerTimeout`: in Fastify 5.12 its timer is cleared as soon as a request's
+ * body has been read (the raw request's 'close' event is taken for a disconnect; fastify/fastify
+ * pull request 6725), so a POST, PUT or DELETE with a body had no limit at all. tests/faults.test.ts
+ * found it with a stalled database: the change was answered 200 after the stall, long past the limit.
+ */
+import type { FastifyInstance } from 'fastify';
+import { errorPayload } from './error-body.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Aborted when the service gives the request up (the limit passed, or the client left). */
+    givenUp: AbortSignal;
+  }
+  interface FastifyContextConfig {
+    /** A route whose answer is a long-lived stream: no processing limit (it bounds itself). */
+    streaming?: boolean;
+  }
+}
+
+const GIVEN_UP_MESSAGE = 'The request took too long and was given up; nothing it asked for was changed';
+
+export function registerProcessingLimit(app: FastifyInstance, limitMs: number): void {
+  app.decorateRequest('givenUp', null as unknown as AbortSignal);
+  // A callback hook, not an async one: it runs on every request (see http/logging.ts).
+  app.addHook('onRequest', (request, reply, done) => {
+    const controller = new AbortController();
+    request.givenUp = controller.signal;
+    const timer = request.routeOptions.config.streaming
+      ? undefined
+      : setTimeout(() => {
+          controller.abort();
+          if (reply.sent || reply.raw.headersSent) return;
+          void reply.status(503).send(errorPayload(request.url, 503, GIVEN_UP_MESSAGE));
+        }, limitMs);
+    reply.raw.once('close', () => {
+      clearTimeout(timer);
+      if (!reply.raw.writableFinished) controller.abort();
+    });
+    done();
+  });
+}
