@@ -9,28 +9,31 @@
  * pull request 6725), so a POST, PUT or DELETE with a body had no limit at all. tests/faults.test.ts
  * found it with a stalled database: the change was answered 200 after the stall, long past the limit.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errorPayload } from './error-body.ts';
 
 declare module 'fastify' {
-  interface FastifyRequest {
-    /** Aborted when the service gives the request up (the limit passed, or the client left). */
-    givenUp: AbortSignal;
-  }
   interface FastifyContextConfig {
     /** A route whose answer is a long-lived stream: no processing limit (it bounds itself). */
     streaming?: boolean;
   }
 }
 
+/** A request as this module decorates it: read through givenUpSignal. */
+type LimitedRequest = FastifyRequest & { givenUp: AbortSignal | null };
+
+/** Aborted when the service gives the request up: the limit passed, or the client left. */
+export const givenUpSignal = (request: FastifyRequest): AbortSignal | undefined =>
+  (request as LimitedRequest).givenUp ?? undefined;
+
 const GIVEN_UP_MESSAGE = 'The request took too long and was given up; nothing it asked for was changed';
 
 export function registerProcessingLimit(app: FastifyInstance, limitMs: number): void {
-  app.decorateRequest('givenUp', null as unknown as AbortSignal);
+  app.decorateRequest('givenUp', null);
   // A callback hook, not an async one: it runs on every request (see http/logging.ts).
   app.addHook('onRequest', (request, reply, done) => {
     const controller = new AbortController();
-    request.givenUp = controller.signal;
+    (request as LimitedRequest).givenUp = controller.signal;
     const timer = request.routeOptions.config.streaming
       ? undefined
       : setTimeout(() => {

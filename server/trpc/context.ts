@@ -6,6 +6,7 @@ import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { VerifyToken } from '../auth/tokens.ts';
 import type { Settings } from '../config.ts';
 import type { Db } from '../data/transaction.ts';
+import { givenUpSignal } from '../http/processing-limit.ts';
 
 export interface Services {
   db: Db;
@@ -32,7 +33,7 @@ export interface Context {
 export function contextFactory(services: Services) {
   return ({ req }: { req: FastifyRequest }): Context => ({
     // Aborted when the request is given up (http/processing-limit.ts): its transaction then rolls back.
-    db: services.db.forRequest({ signal: req.givenUp }),
+    db: services.db.forRequest({ signal: givenUpSignal(req) }),
     verifyToken: services.verifyToken,
     settings: services.settings,
     log: req.log,
