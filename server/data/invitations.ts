@@ -67,22 +67,25 @@ function assertOpen(row: Pick<InvitationRow, 'status' | 'expires_at'>, now: Date
   if (toDate(row.expires_at) <= now) throw gone('The invitation has expired');
 }
 
+/** An invitation's columns as its view needs them (`i`: invitations, `o`: its organization). */
+const INVITATION_COLUMNS = [
+  'i.id',
+  'i.organization_id',
+  'o.name as organization_name',
+  'i.email',
+  'i.role',
+  'i.status',
+  'i.invited_by',
+  'i.created_at',
+  'i.expires_at',
+] as const;
+
 /** Pending, unexpired invitations with their organization's name, oldest first. */
 function openInvitations(sql: Sql, now: DbTimestamp) {
   return sql
     .selectFrom('invitations as i')
     .innerJoin('organizations as o', 'o.id', 'i.organization_id')
-    .select([
-      'i.id',
-      'i.organization_id',
-      'o.name as organization_name',
-      'i.email',
-      'i.role',
-      'i.status',
-      'i.invited_by',
-      'i.created_at',
-      'i.expires_at',
-    ])
+    .select(INVITATION_COLUMNS)
     .where('i.status', '=', 'pending')
     .where('i.expires_at', '>', now)
     .orderBy('i.created_at')
@@ -251,15 +254,7 @@ async function answerInvitation<T>(
             join.onRef('m.organization_id', '=', 'i.organization_id').on('m.user_id', '=', caller.userId),
           )
           .select([
-            'i.id',
-            'i.organization_id',
-            'o.name as organization_name',
-            'i.email',
-            'i.role',
-            'i.status',
-            'i.invited_by',
-            'i.created_at',
-            'i.expires_at',
+            ...INVITATION_COLUMNS,
             'u.email as caller_email',
             'm.role as member_role',
           ])
