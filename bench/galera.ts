@@ -26,6 +26,7 @@ import { GaleraCluster } from '../tests/support/galera.ts';
 import { pooled } from '../tests/support/pooled.ts';
 import { spawnService, type ServiceProcess } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
+import { restCall } from '../tests/support/rest-call.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 1000);
@@ -43,26 +44,14 @@ interface User {
 let nextUser = 0;
 
 /** One REST call; the status and the parsed body. */
-async function call(
+const call = (
   instance: ServiceProcess,
   method: string,
   path: string,
   token: string,
   body?: object,
   organizationId?: string,
-) {
-  const response = await fetch(`${instance.baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body && { 'content-type': 'application/json' }),
-      ...(organizationId && { organization_id: organizationId }),
-    },
-    body: body && JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
+) => restCall(instance.baseUrl, method, path, token, body, organizationId);
 
 /** A call in the set-up, which must succeed. */
 async function setup(

@@ -14,6 +14,7 @@ import { pooled } from '../tests/support/pooled.ts';
 import { spawnService } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 import { cpuMicroseconds, rssMegabytes } from './process-usage.ts';
+import { restCall } from '../tests/support/rest-call.ts';
 
 export interface SubscriptionCounters {
   /** Streams the service accepted (tRPC's `connected` event arrived). */
@@ -161,18 +162,8 @@ async function measureIdle() {
   const admin = await mysql.createConnection({ host: '127.0.0.1', port: database.port, user: 'root' });
   try {
     const { token, organizationIds } = await createWatcher(service.baseUrl, 'bench-subscriber', ORGANIZATIONS);
-    const call = async (method: string, path: string, body?: object, organizationId?: string) => {
-      const response = await fetch(`${service.baseUrl}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body && { 'content-type': 'application/json' }),
-          ...(organizationId && { organization_id: organizationId }),
-        },
-        body: body && JSON.stringify(body),
-      });
-      return { status: response.status, body: (await response.json()) as Record<string, string> };
-    };
+    const call = (method: string, path: string, body?: object, organizationId?: string) =>
+      restCall<Record<string, string>>(service.baseUrl, method, path, token, body, organizationId);
 
     const statements = async () => {
       const [rows] = await admin.query("show global status like 'Questions'");

@@ -15,6 +15,7 @@ import { addMember, createOrganization, registerUser, uniqueId, type TestUser } 
 import { spawnService, type ServiceProcess } from './support/process.ts';
 import { useServer, type TestServer } from './support/server.ts';
 import { TEST_SECRET, tokenFor } from './support/tokens.ts';
+import { restCall } from './support/rest-call.ts';
 
 const mariadb = databaseTargets().find((target) => target.name === 'mariadb')!;
 
@@ -277,18 +278,8 @@ describe.skipIf(!mariadb.available)('audit event subscriptions across two instan
     await drop();
   });
 
-  const rest = async (instance: number, method: string, path: string, token: string, body?: object, org?: string) => {
-    const response = await fetch(`${instances[instance]!.baseUrl}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body && { 'content-type': 'application/json' }),
-        ...(org && { organization_id: org }),
-      },
-      body: body && JSON.stringify(body),
-    });
-    return { status: response.status, body: await response.json() };
-  };
+  const rest = (instance: number, method: string, path: string, token: string, body?: object, org?: string) =>
+    restCall(instances[instance]!.baseUrl, method, path, token, body, org);
 
   async function user(instance: number, prefix: string) {
     const id = uniqueId(prefix);

@@ -8,6 +8,7 @@ import { databaseTargets } from './support/databases.ts';
 import { spawnService, type ServiceProcess } from './support/process.ts';
 import { TEST_SECRET, tokenFor } from './support/tokens.ts';
 import { uniqueId } from './support/fixtures.ts';
+import { restCall } from './support/rest-call.ts';
 
 const mariadb = databaseTargets().find((target) => target.name === 'mariadb')!;
 const ROUNDS = 6;
@@ -32,25 +33,14 @@ describe.skipIf(!mariadb.available)('two instances on one MariaDB', () => {
     await drop();
   });
 
-  const call = async (
+  const call = (
     instance: number,
     method: string,
     path: string,
     token: string,
     body?: object,
     organizationId?: string,
-  ) => {
-    const response = await fetch(`${instances[instance]!.baseUrl}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body && { 'content-type': 'application/json' }),
-        ...(organizationId && { organization_id: organizationId }),
-      },
-      body: body && JSON.stringify(body),
-    });
-    return { status: response.status, body: await response.json() };
-  };
+  ) => restCall(instances[instance]!.baseUrl, method, path, token, body, organizationId);
 
   async function user(instance: number) {
     const id = uniqueId('scale');
