@@ -1,7 +1,7 @@
 /**
  * `npm run bench:outage`: how fast the service notices a database outage and recovers from it.
  * Starts a MariaDB instance of its own (needs root and /usr/sbin/mariadbd, as tests/outage.test.ts),
- * stops it under a running service, and prints the figures the README quotes.
+ * stops it under a running service, and prints the figures docs/performance.md quotes.
  */
 import { registerUser } from '../tests/support/fixtures.ts';
 import { OwnMariadb } from '../tests/support/mariadb-instance.ts';
