@@ -7,8 +7,8 @@
  * request of each server; then what added things cost the service (below); then the start to
  * first answer; then PASS/FAIL against the issue's targets; then all of it as JSON.
  *
- * What added things cost: each selected scenario runs on the service without and then with the
- * thing, back to back, so that the machine's drift does not count, and the slowdown in req/s is
+ * What added things cost: each selected scenario runs on the service without and with the thing,
+ * without-with-with-without (see withoutAndWith), so that the machine's drift does not count, and the slowdown in req/s is
  * checked: BENCH_SUBSCRIPTIONS audit event subscriptions held open (at most 10 % slower; all must
  * connect and stay up, bench/overheads.ts), and metrics on a listener of their own, METRICS_PORT
  * (at most 5 %, on two fresh services started alike but for it; the listener must then answer).
@@ -337,7 +337,8 @@ let runs = 0;
 /** What a scenario runs against: the data seeded, and the database to put things back directly. */
 type Setting = Omit<Context, 'run'> & { database: mysql.Connection };
 
-async function drive(server: ServiceProcess, scenario: Scenario, setting: Setting): Promise<Figures> {
+/** `share`: the part of BENCH_DURATION (or of a fixed amount) the measured run takes. */
+async function drive(server: ServiceProcess, scenario: Scenario, setting: Setting, share = 1): Promise<Figures> {
   const pid = server.child.pid!;
   let peak = rssMegabytes(pid);
   const sampler = setInterval(() => (peak = Math.max(peak, rssMegabytes(pid))), 100);
@@ -348,8 +349,8 @@ async function drive(server: ServiceProcess, scenario: Scenario, setting: Settin
       run: String(++runs),
     })) as Partial<autocannon.Options> & { path?: string };
     const size = scenario.amount
-      ? { amount: measured ? scenario.amount : Math.ceil(scenario.amount / 10) }
-      : { duration: measured ? DURATION : WARMUP };
+      ? { amount: measured ? Math.ceil(scenario.amount * share) : Math.ceil(scenario.amount / 10) }
+      : { duration: measured ? DURATION * share : WARMUP };
     return autocannon({
       url: `${server.baseUrl}${path ?? ''}`,
       connections: scenario.connections,
@@ -500,35 +501,69 @@ function checks(
   return result;
 }
 
+/** The mean of two runs' figures (the sums of their failures, the larger peak RSS). */
+function meanOf(first: Figures, second: Figures): Figures {
+  const mean = (pick: (figures: Figures) => number) => Math.round((pick(first) + pick(second)) / 2);
+  return {
+    requestsPerSecond: mean((figures) => figures.requestsPerSecond),
+    seconds: Math.round((first.seconds + second.seconds) * 100) / 100,
+    p50Ms: mean((figures) => figures.p50Ms),
+    p99Ms: mean((figures) => figures.p99Ms),
+    non2xx: first.non2xx + second.non2xx,
+    errors: first.errors + second.errors,
+    peakRssMb: Math.max(first.peakRssMb, second.peakRssMb),
+    cpuMicrosPerRequest: mean((figures) => figures.cpuMicrosPerRequest),
+  };
+}
+
 /**
- * Each selected scenario run again on the service twice, without and then with each held load (see
- * HELD_LOADS), back to back, so that the slowdown is not the machine's drift since the main run.
- * With a check per run that the load held.
+ * A scenario without and with something added, in the order without, with, with, without, each run
+ * half as long: the machine's drift over the four runs falls on both sides alike (one run of each,
+ * back to back, moved by up to 40 % either way on this machine).
+ */
+async function withoutAndWith(
+  without: (share: number) => Promise<Figures>,
+  withIt: (share: number) => Promise<Figures>,
+): Promise<{ without: Figures; with: Figures }> {
+  const firstWithout = await without(0.5);
+  const firstWith = await withIt(0.5);
+  const secondWith = await withIt(0.5);
+  const secondWithout = await without(0.5);
+  return { without: meanOf(firstWithout, secondWithout), with: meanOf(firstWith, secondWith) };
+}
+
+/**
+ * Each selected scenario run again on the service without and with each held load (see
+ * HELD_LOADS and withoutAndWith), so that the slowdown is not the machine's drift since the main
+ * run. With a check per run that the load held.
  */
 async function underHeldLoads(server: ServiceProcess, selected: Scenario[], setting: Setting) {
   const comparisons: Comparison[] = [];
   const held: Check[] = [];
   for (const load of HELD_LOADS) {
     for (const scenario of selected) {
-      const without = await drive(server, scenario, setting);
-      const release = await load.hold(server);
-      let figures: Figures;
-      try {
-        figures = await drive(server, scenario, setting);
-      } finally {
-        const check = await release();
-        held.push({ ...check, target: `${scenario.name} with ${load.name}: ${check.target}` });
-        console.error(`${scenario.name} with ${load.name}: ${check.value}`);
-      }
-      comparisons.push(compared(load.name, scenario, without, figures, TARGETS.heldLoadSlowdown));
+      const figures = await withoutAndWith(
+        (share) => drive(server, scenario, setting, share),
+        async (share) => {
+          const release = await load.hold(server);
+          try {
+            return await drive(server, scenario, setting, share);
+          } finally {
+            const check = await release();
+            held.push({ ...check, target: `${scenario.name} with ${load.name}: ${check.target}` });
+            console.error(`${scenario.name} with ${load.name}: ${check.value}`);
+          }
+        },
+      );
+      comparisons.push(compared(load.name, scenario, figures.without, figures.with, TARGETS.heldLoadSlowdown));
     }
   }
   return { comparisons, checks: held };
 }
 
 /**
- * Each selected scenario on two services started alike but for METRICS_PORT, back to back, without
- * and then with. Both fresh: the main one has the history of every run before. Then one scrape.
+ * Each selected scenario on two services started alike but for METRICS_PORT (see withoutAndWith).
+ * Both fresh: the main one has the history of every run before. Then one scrape.
  */
 async function metricsOverhead(env: Record<string, string>, selected: Scenario[], setting: Setting) {
   const [metricsPort] = await freePorts(1);
@@ -540,9 +575,11 @@ async function metricsOverhead(env: Record<string, string>, selected: Scenario[]
     servers.push(measured);
     const comparisons: Comparison[] = [];
     for (const scenario of selected) {
-      const without = await drive(plain, scenario, setting);
-      const withMetrics = await drive(measured, scenario, setting);
-      comparisons.push(compared('METRICS_PORT', scenario, without, withMetrics, TARGETS.metricsSlowdown));
+      const figures = await withoutAndWith(
+        (share) => drive(plain, scenario, setting, share),
+        (share) => drive(measured, scenario, setting, share),
+      );
+      comparisons.push(compared('METRICS_PORT', scenario, figures.without, figures.with, TARGETS.metricsSlowdown));
       console.error(`${scenario.name} with METRICS_PORT: done`);
     }
     return { comparisons, checks: [await scrapeMetrics(`http://127.0.0.1:${metricsPort}/metrics`)] };
@@ -580,7 +617,7 @@ function report(rows: Row[], comparisons: Comparison[], addedChecks: Check[], st
   for (const [what, ms] of Object.entries(startup))
     console.log(`start to first answer, ${what} (median of 3): ${ms} ms`);
   if (comparisons.length) {
-    console.log('\nThe service without and with what is added, back to back per scenario');
+    console.log('\nThe service without and with what is added (without, with, with, without; means)');
     console.table(
       comparisons.map((entry) => ({
         added: entry.added,
