@@ -20,6 +20,7 @@ import { insertMembership } from './memberships.ts';
 import {
   appendEvent,
   changeOrganization,
+  organizationWithActor,
   takeOrganization,
   type OrganizationActor,
   type OrganizationChange,
@@ -104,17 +105,12 @@ export async function createInvitation(
 ): Promise<InvitationView> {
   return changeOrganization(db, actor, async (tx, change) => {
     const row = await tx.first(
-      tx.sql
-        .selectFrom('organizations as o')
-        .leftJoin('organization_users as a', (join) =>
-          join.onRef('a.organization_id', '=', 'o.id').on('a.user_id', '=', actor.userId),
-        )
+      organizationWithActor(tx, actor)
         .leftJoin('users as u', (join) => join.on('u.email', '=', input.email))
         .leftJoin('organization_users as m', (join) =>
           join.onRef('m.organization_id', '=', 'o.id').onRef('m.user_id', '=', 'u.id'),
         )
-        .select(['o.name', 'a.role as actor_role', 'u.id as invitee_user_id', 'm.role as member_role'])
-        .where('o.id', '=', actor.organizationId),
+        .select(['o.name', 'a.role as actor_role', 'u.id as invitee_user_id', 'm.role as member_role']),
     );
     if (!row) throw notInOrganization();
     const actorRole = row.actor_role ?? undefined;
@@ -185,17 +181,12 @@ export async function revokeInvitation(
 ): Promise<{ message: string }> {
   return changeOrganization(db, actor, async (tx, change) => {
     const row = await tx.first(
-      tx.sql
-        .selectFrom('organizations as o')
-        .leftJoin('organization_users as a', (join) =>
-          join.onRef('a.organization_id', '=', 'o.id').on('a.user_id', '=', actor.userId),
-        )
+      organizationWithActor(tx, actor)
         .leftJoin('invitations as i', (join) =>
           join.onRef('i.organization_id', '=', 'o.id').on('i.id', '=', invitationId),
         )
         .leftJoin('users as u', 'u.email', 'i.email')
-        .select(['a.role as actor_role', 'i.email', 'i.role', 'i.status', 'i.expires_at', 'u.id as invitee_user_id'])
-        .where('o.id', '=', actor.organizationId),
+        .select(['a.role as actor_role', 'i.email', 'i.role', 'i.status', 'i.expires_at', 'u.id as invitee_user_id']),
     );
     if (!row) throw notInOrganization();
     const actorRole = row.actor_role ?? undefined;
@@ -253,11 +244,7 @@ async function answerInvitation<T>(
           .leftJoin('organization_users as m', (join) =>
             join.onRef('m.organization_id', '=', 'i.organization_id').on('m.user_id', '=', caller.userId),
           )
-          .select([
-            ...INVITATION_COLUMNS,
-            'u.email as caller_email',
-            'm.role as member_role',
-          ])
+          .select([...INVITATION_COLUMNS, 'u.email as caller_email', 'm.role as member_role'])
           .where('i.id', '=', invitationId),
       );
       if (!found) throw unknownInvitation();

@@ -24,6 +24,18 @@ export interface OrganizationActor {
   organizationId: string;
 }
 
+/**
+ * The actor's organization (`o`) with the actor's membership in it (`a`, absent for a non-member):
+ * where a change's first read starts, each adding the joins and columns its decision needs.
+ */
+export const organizationWithActor = (tx: Tx, actor: OrganizationActor) =>
+  tx.sql
+    .selectFrom('organizations as o')
+    .leftJoin('organization_users as a', (join) =>
+      join.onRef('a.organization_id', '=', 'o.id').on('a.user_id', '=', actor.userId),
+    )
+    .where('o.id', '=', actor.organizationId);
+
 /** An organization taken for a change, within one transaction. */
 export interface OrganizationChange {
   readonly organizationId: string;

@@ -16,7 +16,13 @@ import type {
 } from '../../shared/schemas.ts';
 import type { Caller } from '../auth/tokens.ts';
 import { badRequest, notFound } from '../errors.ts';
-import { appendEvent, changeOrganization, newOrganization, type OrganizationActor } from './organization-changes.ts';
+import {
+  appendEvent,
+  changeOrganization,
+  newOrganization,
+  organizationWithActor,
+  type OrganizationActor,
+} from './organization-changes.ts';
 import { paged, toPage, type Page, type PageRequest } from './pages.ts';
 import { assertOwner, assertOwnerOrAdmin, notInOrganization } from './permissions.ts';
 import { isoTimestamp } from './timestamps.ts';
@@ -178,15 +184,7 @@ export async function updateOrganization(
  */
 export async function deleteOrganization(db: Db, actor: OrganizationActor): Promise<{ message: string }> {
   return changeOrganization(db, actor, async (tx, change) => {
-    const row = await tx.first(
-      tx.sql
-        .selectFrom('organizations as o')
-        .leftJoin('organization_users as a', (join) =>
-          join.onRef('a.organization_id', '=', 'o.id').on('a.user_id', '=', actor.userId),
-        )
-        .select(['o.name', 'a.role'])
-        .where('o.id', '=', actor.organizationId),
-    );
+    const row = await tx.first(organizationWithActor(tx, actor).select(['o.name', 'a.role']));
     if (!row) throw notInOrganization();
     assertOwner(row.role ?? undefined, 'delete it');
     await appendEvent(tx, change, {
