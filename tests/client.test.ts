@@ -21,20 +21,12 @@ import {
 import { MAX_BATCH_ITEMS, MAX_BODY_BYTES, MAX_HEADER_BYTES } from '../shared/limits.ts';
 import { databaseTargets, describeOnEachDatabase } from './support/databases.ts';
 import { addMember, createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
+import { rejection } from './support/api-errors.ts';
 import { useServer } from './support/server.ts';
 import { tokenFor } from './support/tokens.ts';
 
 const root = join(import.meta.dirname, '..');
 const embedded = databaseTargets().find((target) => target.name === 'embedded')!;
-
-async function rejection(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
-}
 
 describe('typed client', () => {
   const server = useServer(embedded);

@@ -4,24 +4,16 @@
  * codes as REST, and types inferred from the server's router.
  */
 import { expect, expectTypeOf, it } from 'vitest';
-import { ApiError, createClient, type RouterOutputs } from '../client/src/index.ts';
+import { createClient, type RouterOutputs } from '../client/src/index.ts';
 import type { Role } from '../shared/schemas.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import { eventsOf, expireInvitation, organizationWithRoles, rowsPointingAt } from './support/lifecycle.ts';
+import { rejection } from './support/api-errors.ts';
 import { useServer } from './support/server.ts';
 import { tokenFor } from './support/tokens.ts';
 
 const UNKNOWN_ID = '01900000-0000-7000-8000-000000000000';
-
-async function rejection(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
-}
 
 describeOnEachDatabase('lifecycle through the typed client', (target) => {
   const server = useServer(target);
