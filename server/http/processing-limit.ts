@@ -40,6 +40,9 @@ export function registerProcessingLimit(app: FastifyInstance, limitMs: number): 
           controller.abort();
           if (reply.sent || reply.raw.headersSent) return;
           void reply.status(503).send(errorPayload(request.url, 503, GIVEN_UP_MESSAGE));
+          // The handler still runs and will answer too (REST or tRPC): that answer goes nowhere,
+          // instead of into Fastify's "reply was already sent" warning.
+          reply.send = () => reply;
         }, limitMs);
     reply.raw.once('close', () => {
       clearTimeout(timer);

@@ -121,11 +121,9 @@ export function restPlugin(router: AppRouter, createContext: CreateContext) {
               signal: undefined,
               batchIndex: 0,
             });
-            // Answered already when the request was given up (http/processing-limit.ts).
-            if (reply.sent) return reply;
             return reply.status(successStatus).headers(ctx.responseHeaders).send(data);
           } catch (cause) {
-            return reply.sent ? reply : sendError(reply, cause);
+            return sendError(reply, cause);
           }
         },
       });

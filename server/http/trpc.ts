@@ -93,14 +93,6 @@ const withReplayHeader =
   };
 
 /** `responseMeta`: sees each answered request's calls and results (http/metrics.ts counts them). */
-/**
- * The reply for tRPC to answer on, unless the processing limit answered first
- * (http/processing-limit.ts): tRPC's late answer then goes nowhere instead of into Fastify's
- * "reply was already sent" warning.
- */
-const unlessAnswered = (reply: FastifyReply): FastifyReply =>
-  Object.create(reply, { send: { value: (payload?: unknown) => (reply.sent ? reply : reply.send(payload)) } });
-
 export function trpcPlugin(router: AppRouter, createContext: CreateContext, responseMeta?: ResponseMetaFn<AppRouter>) {
   return async (app: FastifyInstance) => {
     // tRPC parses the JSON body itself, so it gets the raw text (as its Fastify plugin arranges).
@@ -127,7 +119,7 @@ export function trpcPlugin(router: AppRouter, createContext: CreateContext, resp
           router,
           createContext,
           req: request,
-          res: unlessAnswered(reply),
+          res: reply,
           path: (request.params as { path: string }).path,
           maxBatchSize: MAX_BATCH_ITEMS,
           allowMethodOverride: true,
