@@ -7,6 +7,7 @@
  * holds at that point and must end in the memberships the table holds. Exits 1 on any failure.
  */
 import type { RowDataPacket } from 'mysql2/promise';
+import { buildServer } from '../server/build.ts';
 import { spawnService, type ServiceProcess } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
@@ -75,6 +76,7 @@ function replay(events: EventRow[]): { roles: Map<string, string>; refused: stri
   return { roles, refused };
 }
 
+await buildServer();
 const database = await createDatabase('baseline_check');
 const TIMEOUT_MS = 2000;
 const env = {

@@ -21,11 +21,13 @@
  * BENCH_EXTRAS=0 skips the comparisons (held subscriptions and metrics), which double the run time.
  */
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
 import mysql from 'mysql2/promise';
 import { pooled } from '../tests/support/pooled.ts';
 import { freePorts } from '../tests/support/ports.ts';
-import { projectRoot, spawnService, type ServiceProcess } from '../tests/support/process.ts';
+import { buildServer, bundle } from '../server/build.ts';
+import { projectRoot, SERVICE_ENTRY, spawnService, type ServiceProcess } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
 import { heldSubscriptions, scrapeMetrics, type Check, type HeldLoad } from './overheads.ts';
@@ -652,7 +654,12 @@ function report(rows: Row[], comparisons: Comparison[], addedChecks: Check[], st
   );
 }
 
+/** The baseline as it is measured: bundled like the service, so that neither pays TypeScript stripping or module resolution. */
+const BASELINE_ENTRY = 'dist/bench/baseline.js';
+
 async function main(): Promise<void> {
+  await buildServer();
+  await bundle(join(projectRoot, 'bench', 'baseline.ts'), join(projectRoot, 'dist', 'bench'));
   const database = await createDatabase('bench');
   // Rate limiting is off: the load comes from one caller per scenario, far past any sane limit.
   const env = {
@@ -671,7 +678,7 @@ async function main(): Promise<void> {
     console.error(
       `seeded ${USERS} users and organizations of 100 and 10,000 members in ${Math.round(performance.now() - seedStart)} ms`,
     );
-    const baseline = await spawnService({ ...env, SCRIPT: 'bench/baseline.ts' });
+    const baseline = await spawnService({ ...env, SCRIPT: BASELINE_ENTRY });
     servers.push(baseline);
     const setting = {
       database: database.connection,
@@ -706,12 +713,12 @@ async function main(): Promise<void> {
     const firstAnswerToken = await tokenFor(userId(SMALL.owner), { expiresIn: '2h' });
     const startup = {
       'service, embedded database': await startToFirstAnswer(
-        'server/main.ts',
+        SERVICE_ENTRY,
         { ...env, DATABASE_URL: ':memory:' },
         firstAnswerToken,
       ),
-      'service, MariaDB': await startToFirstAnswer('server/main.ts', env, firstAnswerToken),
-      'baseline, MariaDB': await startToFirstAnswer('bench/baseline.ts', env, firstAnswerToken),
+      'service, MariaDB': await startToFirstAnswer(SERVICE_ENTRY, env, firstAnswerToken),
+      'baseline, MariaDB': await startToFirstAnswer(BASELINE_ENTRY, env, firstAnswerToken),
     };
 
     report(rows, [...held.comparisons, ...metrics.comparisons], [...held.checks, ...metrics.checks], startup);

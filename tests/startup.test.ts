@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { databaseTargets } from './support/databases.ts';
-import { isRunning, projectRoot as root, spawnService, type ServiceProcess } from './support/process.ts';
+import { isRunning, projectRoot as root, SERVICE_ENTRY, spawnService, type ServiceProcess } from './support/process.ts';
 import { TEST_SECRET } from './support/tokens.ts';
 import { sqliteMigrations } from '../migrations/index.ts';
 
@@ -44,22 +44,22 @@ const portOf = (server: Server) => (server.address() as { port: number }).port;
 
 describe('start-up settings', () => {
   it('refuses to start in production without a token key, and says what to set', () => {
-    const result = runToExit('server/main.ts', { NODE_ENV: 'production', DATABASE_URL: ':memory:' });
+    const result = runToExit(SERVICE_ENTRY, { NODE_ENV: 'production', DATABASE_URL: ':memory:' });
     expectOneLineFailure(result, /JWT_SECRET/);
   });
 
   it('refuses a JWT_SECRET shorter than 32 bytes', () => {
-    const result = runToExit('server/main.ts', { JWT_SECRET: 'short', DATABASE_URL: ':memory:' });
+    const result = runToExit(SERVICE_ENTRY, { JWT_SECRET: 'short', DATABASE_URL: ':memory:' });
     expectOneLineFailure(result, /at least 32 bytes/);
   });
 
   it('refuses an unknown DATABASE_URL scheme, naming the ones it knows', () => {
-    const result = runToExit('server/main.ts', { JWT_SECRET: TEST_SECRET, DATABASE_URL: 'postgres://db/x' });
+    const result = runToExit(SERVICE_ENTRY, { JWT_SECRET: TEST_SECRET, DATABASE_URL: 'postgres://db/x' });
     expectOneLineFailure(result, /DATABASE_URL: .*mysql:\/\/, mariadb:\/\/, file: or .*:memory:/);
   });
 
   it('refuses a drain that does not end before the stop times out', () => {
-    const result = runToExit('server/main.ts', {
+    const result = runToExit(SERVICE_ENTRY, {
       JWT_SECRET: TEST_SECRET,
       DATABASE_URL: ':memory:',
       SHUTDOWN_DRAIN_MS: '10000',
@@ -77,7 +77,7 @@ describe('a start that fails on its setup says what to fix in one line', () => {
     const closed = await listeningServer();
     const port = portOf(closed);
     await new Promise((resolve) => closed.close(resolve));
-    const result = runToExit('server/main.ts', {
+    const result = runToExit(SERVICE_ENTRY, {
       JWT_SECRET: TEST_SECRET,
       DATABASE_URL: `mariadb://orgs:secret-password@127.0.0.1:${port}/orgs`,
       MIGRATE_ON_START: migrateOnStart,
@@ -92,7 +92,7 @@ describe('a start that fails on its setup says what to fix in one line', () => {
   it.skipIf(!inject('mariadbUrl'))('a wrong database password', () => {
     const url = new URL(inject('mariadbUrl'));
     url.password = 'wrong-password';
-    const result = runToExit('server/main.ts', { JWT_SECRET: TEST_SECRET, DATABASE_URL: `${url.href}/orgs` });
+    const result = runToExit(SERVICE_ENTRY, { JWT_SECRET: TEST_SECRET, DATABASE_URL: `${url.href}/orgs` });
     expectOneLineFailure(
       result,
       new RegExp(`refused user "${url.username}": wrong password or unknown user; check them in DATABASE_URL`),
@@ -103,7 +103,7 @@ describe('a start that fails on its setup says what to fix in one line', () => {
   it('a port in use', async () => {
     const taken = await listeningServer();
     servers.push(taken);
-    const result = runToExit('server/main.ts', {
+    const result = runToExit(SERVICE_ENTRY, {
       JWT_SECRET: TEST_SECRET,
       DATABASE_URL: ':memory:',
       PORT: String(portOf(taken)),
@@ -123,13 +123,13 @@ describe('a start that fails on its setup says what to fix in one line', () => {
 
     it('for the development secret (DATA_DIR)', () => {
       const env = { DATA_DIR: readOnly, DATABASE_URL: ':memory:' };
-      const result = runToExit('server/main.ts', env, [], asUnprivileged);
+      const result = runToExit(SERVICE_ENTRY, env, [], asUnprivileged);
       expectOneLineFailure(result, new RegExp(`Cannot write ${readOnly}/jwt-secret: permission denied.*set DATA_DIR`));
     });
 
     it('for the embedded database (DATABASE_URL)', () => {
       const env = { JWT_SECRET: TEST_SECRET, DATABASE_URL: `file:${join(readOnly, 'orgs.db')}` };
-      const result = runToExit('server/main.ts', env, [], asUnprivileged);
+      const result = runToExit(SERVICE_ENTRY, env, [], asUnprivileged);
       expectOneLineFailure(
         result,
         new RegExp(`Cannot open or create the embedded database ${readOnly}/orgs.db: .*writable.*DATABASE_URL`),

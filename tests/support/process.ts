@@ -4,6 +4,9 @@ import { join } from 'node:path';
 
 export const projectRoot = join(import.meta.dirname, '..', '..');
 
+/** The service as `npm start` runs it: the bundle of server/build.ts, built by the tests' global setup. */
+export const SERVICE_ENTRY = 'dist/server/main.js';
+
 export interface ServiceProcess {
   baseUrl: string;
   child: ChildProcess;
@@ -21,7 +24,7 @@ export interface ServiceProcess {
 }
 
 export interface SpawnOptions {
-  /** Start it with the README's command, `npm start`, instead of node on server/main.ts. */
+  /** Start it with the README's command, `npm start`, instead of node on the bundle. */
   npmStart?: boolean;
 }
 
@@ -72,7 +75,7 @@ export async function spawnService(env: Record<string, string>, options: SpawnOp
   // SCRIPT: another entry point with the same conventions (bench/baseline.ts).
   const started = options.npmStart
     ? spawnCollecting('npm', ['start'], { PORT: '0', ...env })
-    : spawnCollecting(process.execPath, [env.SCRIPT ?? 'server/main.ts'], { PORT: '0', ...env });
+    : spawnCollecting(process.execPath, [env.SCRIPT ?? SERVICE_ENTRY], { PORT: '0', ...env });
   for (let waited = 0; waited < 20_000; waited += 50) {
     // The start's line carries the addresses it listens on.
     const listening = started.entries().find((entry) => Array.isArray(entry.address));

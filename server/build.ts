@@ -1,0 +1,64 @@
+/**
+ * Bundles the server into dist/server with esbuild: what `npm start` runs. Node then loads a
+ * handful of files instead of resolving and reading about a thousand modules one by one, and needs
+ * no TypeScript stripping: the start to the first answer went from about 1.1-1.2 s to 0.75-0.87 s
+ * and the idle RSS from about 165 MB to 139 MB (bench/run.ts measures the start).
+ *
+ * What stays outside the bundle, loaded from node_modules at run time: the embedded database's
+ * native addon (libsql), and @fastify/swagger-ui, which serves its own files from its folder.
+ * Chunks are split at dynamic imports, so what the service loads only on demand (the MySQL or the
+ * embedded driver, metrics, Redis) is still loaded only on demand.
+ *
+ * Each file is written under a temporary name and renamed into place, so that a service starting
+ * while another build runs (the tests start many) never reads half a file.
+ *
+ *   npm run build            (or `node server/build.ts [outdir]`; `npm start` runs it first)
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { build } from 'esbuild';
+
+export const projectRoot = join(import.meta.dirname, '..');
+
+/** The bundle's entry point, as `npm start` and the tests run it. */
+export const bundledEntry = join(projectRoot, 'dist', 'server', 'main.js');
+
+export const buildServer = (outdir = dirname(bundledEntry)) => bundle(join(projectRoot, 'server', 'main.ts'), outdir);
+
+/** Bundles one entry point into `outdir` (as `<its name>.js`, with its chunks), replacing what was there. */
+export async function bundle(entryPoint: string, outdir: string): Promise<void> {
+  const result = await build({
+    entryPoints: [entryPoint],
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node24',
+    // MikroORM tells its extensions (the Migrator) apart by class name: renamed, it would load
+    // @mikro-orm/migrations a second time from node_modules (about 300 ms of start).
+    keepNames: true,
+    external: ['libsql', '@libsql/*', '@fastify/swagger-ui'],
+    // Bundled CommonJS packages require Node's built-in modules; an ES module has no `require`.
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    // Stack traces name the bundle's lines; `node --enable-source-maps` maps them to the sources.
+    sourcemap: 'linked',
+    write: false,
+    logLevel: 'warning',
+  });
+  mkdirSync(outdir, { recursive: true });
+  const written = new Set<string>();
+  for (const file of result.outputFiles) {
+    const temporary = `${file.path}.${randomBytes(4).toString('hex')}.tmp`;
+    writeFileSync(temporary, file.contents);
+    renameSync(temporary, file.path);
+    written.add(basename(file.path));
+  }
+  // Chunks of earlier builds (their names carry a content hash).
+  for (const name of readdirSync(outdir)) {
+    if (!written.has(name) && !name.endsWith('.tmp')) rmSync(join(outdir, name), { force: true });
+  }
+}
+
+if (import.meta.main) await buildServer(process.argv[2]);
