@@ -27,7 +27,7 @@ import mysql from 'mysql2/promise';
 import { pooled } from '../tests/support/pooled.ts';
 import { freePorts } from '../tests/support/ports.ts';
 import { buildServer, bundle } from '../server/build.ts';
-import { projectRoot, SERVICE_ENTRY, spawnService, type ServiceProcess } from '../tests/support/process.ts';
+import { projectRoot, SERVICE_ARGUMENTS, spawnService, type ServiceProcess } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
 import { heldSubscriptions, scrapeMetrics, type Check, type HeldLoad } from './overheads.ts';
@@ -387,12 +387,12 @@ async function drive(server: ServiceProcess, scenario: Scenario, setting: Settin
  * Milliseconds from spawning a server to its first answer to an authenticated `GET /api/users`
  * (which needs the database; any status but a 5xx counts), polled every 10 ms: median of 3.
  */
-async function startToFirstAnswer(script: string, env: Record<string, string>, token: string): Promise<number> {
+async function startToFirstAnswer(nodeArguments: string[], env: Record<string, string>, token: string): Promise<number> {
   const runs: number[] = [];
   for (let run = 0; run < 3; run++) {
     const [port] = await freePorts(1);
     const started = performance.now();
-    const child = spawn(process.execPath, [script], {
+    const child = spawn(process.execPath, nodeArguments, {
       cwd: projectRoot,
       env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port) },
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -403,7 +403,7 @@ async function startToFirstAnswer(script: string, env: Record<string, string>, t
     try {
       for (;;) {
         if (child.exitCode !== null || performance.now() - started > 60_000) {
-          throw new Error(`${script} gave no answer (exit code ${child.exitCode}):\n${stderr}`);
+          throw new Error(`${nodeArguments.join(' ')} gave no answer (exit code ${child.exitCode}):\n${stderr}`);
         }
         const status = await fetch(`http://127.0.0.1:${port}/api/users`, {
           headers: { authorization: `Bearer ${token}` },
@@ -713,12 +713,12 @@ async function main(): Promise<void> {
     const firstAnswerToken = await tokenFor(userId(SMALL.owner), { expiresIn: '2h' });
     const startup = {
       'service, embedded database': await startToFirstAnswer(
-        SERVICE_ENTRY,
+        SERVICE_ARGUMENTS,
         { ...env, DATABASE_URL: ':memory:' },
         firstAnswerToken,
       ),
-      'service, MariaDB': await startToFirstAnswer(SERVICE_ENTRY, env, firstAnswerToken),
-      'baseline, MariaDB': await startToFirstAnswer(BASELINE_ENTRY, env, firstAnswerToken),
+      'service, MariaDB': await startToFirstAnswer(SERVICE_ARGUMENTS, env, firstAnswerToken),
+      'baseline, MariaDB': await startToFirstAnswer([BASELINE_ENTRY], env, firstAnswerToken),
     };
 
     report(rows, [...held.comparisons, ...metrics.comparisons], [...held.checks, ...metrics.checks], startup);

@@ -5,13 +5,20 @@
  * fails on its setup ends with one line on stderr that says what to fix, and no stack.
  */
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { databaseTargets } from './support/databases.ts';
-import { isRunning, projectRoot as root, SERVICE_ENTRY, spawnService, type ServiceProcess } from './support/process.ts';
+import {
+  isRunning,
+  projectRoot as root,
+  SERVICE_ARGUMENTS,
+  SERVICE_ENTRY,
+  spawnService,
+  type ServiceProcess,
+} from './support/process.ts';
 import { TEST_SECRET } from './support/tokens.ts';
 import { sqliteMigrations } from '../migrations/index.ts';
 
@@ -135,6 +142,13 @@ describe('a start that fails on its setup says what to fix in one line', () => {
         new RegExp(`Cannot open or create the embedded database ${readOnly}/orgs.db: .*writable.*DATABASE_URL`),
       );
     });
+  });
+});
+
+describe('npm start', () => {
+  it('builds the bundle and runs it as the tests and the bench start the service', () => {
+    const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
+    expect(scripts.start).toBe(`node server/build.ts && exec node ${SERVICE_ARGUMENTS.join(' ')}`);
   });
 });
 

@@ -7,6 +7,9 @@ export const projectRoot = join(import.meta.dirname, '..', '..');
 /** The service as `npm start` runs it: the bundle of server/build.ts, built by the tests' global setup. */
 export const SERVICE_ENTRY = 'dist/server/main.js';
 
+/** Node's arguments in package.json's start script (tests/startup.test.ts checks that they agree). */
+export const SERVICE_ARGUMENTS = ['--max-semi-space-size=16', SERVICE_ENTRY];
+
 export interface ServiceProcess {
   baseUrl: string;
   child: ChildProcess;
@@ -75,7 +78,7 @@ export async function spawnService(env: Record<string, string>, options: SpawnOp
   // SCRIPT: another entry point with the same conventions (bench/baseline.ts).
   const started = options.npmStart
     ? spawnCollecting('npm', ['start'], { PORT: '0', ...env })
-    : spawnCollecting(process.execPath, [env.SCRIPT ?? SERVICE_ENTRY], { PORT: '0', ...env });
+    : spawnCollecting(process.execPath, env.SCRIPT ? [env.SCRIPT] : SERVICE_ARGUMENTS, { PORT: '0', ...env });
   for (let waited = 0; waited < 20_000; waited += 50) {
     // The start's line carries the addresses it listens on.
     const listening = started.entries().find((entry) => Array.isArray(entry.address));
