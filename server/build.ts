@@ -69,9 +69,6 @@ export async function bundle(entryPoint: string, outdir: string, plugins: Plugin
     format: 'esm',
     platform: 'node',
     target: 'node24',
-    // MikroORM tells its extensions (the Migrator) apart by class name: renamed, it would load
-    // @mikro-orm/migrations a second time from node_modules (about 300 ms of start).
-    keepNames: true,
     external: ['libsql', '@libsql/*', '@fastify/swagger-ui'],
     // Bundled CommonJS packages require Node's built-in modules; an ES module has no `require`.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },

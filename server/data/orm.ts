@@ -106,13 +106,16 @@ export async function openDatabase(
         ...(dialect === 'mysql' && { driverOptions: { connectTimeout: bounds.timeoutMs }, multipleStatements: true }),
       }
     : {};
-  const orm = (await MikroORM.init(
+  // The synchronous constructor, not MikroORM.init: the entities need no discovery from files, and
+  // init would try to import every optional MikroORM package that the configuration does not name
+  // (the migrator is named: mikro-orm.config.ts).
+  const orm = new MikroORM(
     await createOrmConfig(databaseUrl, {
       ...bounded,
       ...options,
       ...(connectionHooks.length > 0 && { onCreateConnection }),
     }),
-  )) as Orm;
+  ) as Orm;
   // MikroORM 7 connects lazily; the pool (and its Kysely client) must exist before the first query.
   await orm.connect();
   if (bounds && dialect === 'mysql') {
