@@ -18,7 +18,8 @@
  * one, default 3, so that both servers are measured with their code optimised by V8; the
  * fixed-amount scenario warms up with a tenth of its amount); BENCH_SCENARIOS (letters of the
  * scenarios to run, default all); BENCH_SUBSCRIPTIONS (subscriptions held, default 1000);
- * BENCH_EXTRAS=0 skips the comparisons (held subscriptions and metrics), which double the run time.
+ * BENCH_EXTRAS=0 skips the comparisons (held subscriptions and metrics), which double the run time;
+ * BENCH_PROFILE_DIR writes a CPU profile of the measured service there (node --cpu-prof).
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -671,13 +672,22 @@ async function main(): Promise<void> {
   };
   const servers: ServiceProcess[] = [];
   try {
-    const service = await spawnService(env);
-    servers.push(service);
+    const seeder = await spawnService(env);
+    servers.push(seeder);
     const seedStart = performance.now();
-    const organizations = await seed(service.baseUrl);
+    const organizations = await seed(seeder.baseUrl);
     console.error(
       `seeded ${USERS} users and organizations of 100 and 10,000 members in ${Math.round(performance.now() - seedStart)} ms`,
     );
+    // Both servers are measured from a fresh start on the seeded database: the memory the seeding
+    // grew in the service's process would otherwise count in its peak RSS, and not in the baseline's.
+    await stop([seeder]);
+    const profileDir = process.env.BENCH_PROFILE_DIR;
+    const service = await spawnService({
+      ...env,
+      ...(profileDir && { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` }),
+    });
+    servers.push(service);
     const baseline = await spawnService({ ...env, SCRIPT: BASELINE_ENTRY });
     servers.push(baseline);
     const setting = {
