@@ -9,13 +9,13 @@
  * database (the contract has no `expired` status), is listed nowhere and is answered 410 like one
  * that was accepted, declined or revoked.
  */
-import { v7 as uuidv7 } from 'uuid';
 import type { z } from 'zod';
 import type { createInvitationInput, InvitationView } from '../../shared/lifecycle.ts';
 import type { membershipOutput, Role } from '../../shared/schemas.ts';
 import type { Caller } from '../auth/tokens.ts';
 import { conflict, forbidden, gone, notFound } from '../errors.ts';
 import type { DbTimestamp, Sql } from './database.ts';
+import { newId } from './ids.ts';
 import { insertMembership } from './memberships.ts';
 import {
   appendEvent,
@@ -129,7 +129,7 @@ export async function createInvitation(
     if (open) throw conflict('This e-mail address has a pending invitation to this organization already');
 
     const invitation = {
-      id: uuidv7({ msecs: tx.now.getTime() }),
+      id: newId(tx.now.getTime()),
       organization_id: actor.organizationId,
       email: input.email,
       role: input.role,

@@ -13,8 +13,8 @@
  *    of the organization, because it is made under the lock from the newest one.
  */
 import type { Compilable } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
 import type { EventData, EventType } from '../../shared/events.ts';
+import { newId } from './ids.ts';
 import { notInOrganization } from './permissions.ts';
 import type { Db, Tx } from './transaction.ts';
 
@@ -126,9 +126,9 @@ const millisecondsOf = (id: string) => parseInt(id.replace(/-/g, '').slice(0, 12
  * two instances may make ids in one millisecond: then the id follows `newest` instead of `now`.
  */
 export function nextEventId(newest: string | null, now: Date): string {
-  const candidate = uuidv7({ msecs: now.getTime() });
+  const candidate = newId(now.getTime());
   if (newest === null || candidate > newest) return candidate;
-  return successor(newest) ?? uuidv7({ msecs: millisecondsOf(newest) + 1 });
+  return successor(newest) ?? newId(millisecondsOf(newest) + 1);
 }
 
 export interface NewEvent<Type extends EventType> {

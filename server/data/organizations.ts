@@ -4,7 +4,6 @@
  * first (organization-changes.ts), read the roles they depend on under that lock, and record their
  * event in the same transaction.
  */
-import { v7 as uuidv7 } from 'uuid';
 import type { z } from 'zod';
 import type { EventData } from '../../shared/events.ts';
 import type { OrganizationDetails, transferOwnershipInput, updateOrganizationInput } from '../../shared/lifecycle.ts';
@@ -16,6 +15,7 @@ import type {
 } from '../../shared/schemas.ts';
 import type { Caller } from '../auth/tokens.ts';
 import { badRequest, notFound } from '../errors.ts';
+import { newId } from './ids.ts';
 import {
   appendEvent,
   changeOrganization,
@@ -39,7 +39,7 @@ export async function createOrganization(
 ): Promise<z.infer<typeof membershipOutput>> {
   try {
     return await db.transaction(async (tx) => {
-      const organizationId = uuidv7();
+      const organizationId = newId();
       // No user record: the foreign key on created_by refuses the row (no read needed first).
       tx.later(
         tx.sql.insertInto('organizations').values({
