@@ -388,7 +388,11 @@ async function drive(server: ServiceProcess, scenario: Scenario, setting: Settin
  * Milliseconds from spawning a server to its first answer to an authenticated `GET /api/users`
  * (which needs the database; any status but a 5xx counts), polled every 10 ms: median of 3.
  */
-async function startToFirstAnswer(nodeArguments: string[], env: Record<string, string>, token: string): Promise<number> {
+async function startToFirstAnswer(
+  nodeArguments: string[],
+  env: Record<string, string>,
+  token: string,
+): Promise<number> {
   const runs: number[] = [];
   for (let run = 0; run < 3; run++) {
     const [port] = await freePorts(1);

@@ -46,7 +46,8 @@ const trpcObjectSpread: Plugin = {
     build.onLoad({ filter: /@trpc[\\/]server[\\/]dist[\\/].*\.mjs$/ }, ({ path }) => {
       const source = readFileSync(path, 'utf8');
       if (!source.includes('function _objectSpread2(')) return undefined;
-      if (!BABEL_OBJECT_SPREAD.test(source)) throw new Error(`${path}: _objectSpread2 is not the helper this build replaces`);
+      if (!BABEL_OBJECT_SPREAD.test(source))
+        throw new Error(`${path}: _objectSpread2 is not the helper this build replaces`);
       replaced++;
       return { contents: source.replace(BABEL_OBJECT_SPREAD, NATIVE_OBJECT_SPREAD), loader: 'js' };
     });
@@ -71,7 +72,9 @@ export async function bundle(entryPoint: string, outdir: string, plugins: Plugin
     target: 'node24',
     external: ['libsql', '@libsql/*', '@fastify/swagger-ui'],
     // Bundled CommonJS packages require Node's built-in modules; an ES module has no `require`.
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
     // Stack traces name the bundle's lines; `node --enable-source-maps` maps them to the sources.
     sourcemap: 'linked',
     plugins,
