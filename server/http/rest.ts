@@ -21,7 +21,7 @@ import {
 } from 'trpc-to-openapi';
 import type { AppRouter } from '../routers/index.ts';
 import type { contextFactory } from '../trpc/context.ts';
-import { httpStatusOf, publicErrorBody, type Meta } from '../trpc/init.ts';
+import { httpStatusOf, logFailure, publicErrorBody, type Meta } from '../trpc/init.ts';
 
 type CreateContext = ReturnType<typeof contextFactory>;
 type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -69,7 +69,7 @@ function assertJsonBody(request: FastifyRequest, required: boolean): void {
 
 function sendError(reply: FastifyReply, cause: unknown): FastifyReply {
   const error = cause instanceof TRPCError ? cause : new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause });
-  if (!(cause instanceof TRPCError)) reply.log.error({ err: cause }, 'request failed');
+  logFailure(error, reply.log);
   return reply.status(httpStatusOf(error)).send(publicErrorBody(error));
 }
 

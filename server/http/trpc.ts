@@ -13,7 +13,7 @@ import { MAX_BATCH_ITEMS } from '../../shared/limits.ts';
 import { EventFeed } from '../data/event-feed.ts';
 import type { AppRouter } from '../routers/index.ts';
 import type { contextFactory } from '../trpc/context.ts';
-import { SSE_PING_INTERVAL_MS } from '../trpc/init.ts';
+import { logFailure, SSE_PING_INTERVAL_MS } from '../trpc/init.ts';
 
 type CreateContext = ReturnType<typeof contextFactory>;
 
@@ -55,6 +55,7 @@ function subscriptionRoutes(router: AppRouter, createContext: CreateContext) {
             req: request,
             res: reply,
             path,
+            onError: ({ error }) => logFailure(error, request.log),
             createContext: (options) => {
               const ctx = createContext(options);
               feed ??= new EventFeed(
@@ -123,6 +124,7 @@ export function trpcPlugin(router: AppRouter, createContext: CreateContext, resp
           path: (request.params as { path: string }).path,
           maxBatchSize: MAX_BATCH_ITEMS,
           allowMethodOverride: true,
+          onError: ({ error }) => logFailure(error, request.log),
           responseMeta: withReplayHeader(responseMeta),
         }),
     });

@@ -8,8 +8,7 @@ import { z } from 'zod';
 import { auditEventOutput, eventIdSchema, eventTypeSchema } from '../../shared/events.ts';
 import { organizationIdSchema } from '../../shared/schemas.ts';
 import { readEvents } from '../data/events.ts';
-import type { Context } from '../trpc/context.ts';
-import { router, serviceError } from '../trpc/init.ts';
+import { router } from '../trpc/init.ts';
 import { organizationEventReaderProcedure } from '../trpc/procedures.ts';
 import { STREAM_MAX_DURATION_MS } from './events-stream.ts';
 import { restEndpoint } from './rest-meta.ts';
@@ -58,16 +57,6 @@ const listEndpoint = restEndpoint({
 });
 listEndpoint.openapi = { ...listEndpoint.openapi!, responseHeaders: linkHeader };
 
-/**
- * An error of a running subscription as tRPC sends it in the stream, with the service's code:
- * errors thrown once a stream has started do not pass the procedures' middlewares (trpc/init.ts).
- */
-function streamError(ctx: Context, error: unknown): unknown {
-  const mapped = serviceError(error, ctx.log);
-  if (!mapped) ctx.log.error({ err: error }, 'subscription failed');
-  return mapped ?? error;
-}
-
 export const eventsRouter = router({
   list: organizationEventReaderProcedure
     .meta(listEndpoint)
@@ -115,10 +104,7 @@ export const eventsRouter = router({
       maxDurationMs: STREAM_MAX_DURATION_MS,
       onLag: stream.disconnect,
     });
-    try {
-      for await (const event of events) yield tracked(event.event_id, event);
-    } catch (error) {
-      throw streamError(ctx, error);
-    }
+    // An error ends the stream with the service's code, as any answer: trpc/init.ts.
+    for await (const event of events) yield tracked(event.event_id, event);
   }),
 });

@@ -1,8 +1,15 @@
 /**
- * The tRPC instance: its error formatter (the one place where errors get their public shape) and
- * the base procedure that maps the service's DomainError and database outages to tRPC errors.
+ * The tRPC instance and the one map from a failure to what callers see: a DomainError keeps its
+ * code, status and message, a database outage is 503, anything else is an internal error whose
+ * details never leave the process. The error formatter (tRPC) and the REST layer both answer with
+ * it, and both log through `logFailure`.
+ *
+ * The map is applied where errors are answered rather than in a middleware of every procedure: a
+ * middleware layer is an async call and two copies of the call options per request (tRPC's
+ * middleware chain), and subscriptions' errors never pass through middlewares anyway.
  */
-import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
+import { initTRPC, type TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
+import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { ZodError } from 'zod';
 import { ERROR_STATUS, type ErrorBody, type ErrorCode, type ErrorIssue } from '../../shared/errors.ts';
@@ -26,7 +33,16 @@ function issuesOf(error: TRPCError): ErrorIssue[] | undefined {
 export const isInputError = (error: TRPCError): boolean =>
   error.code === 'BAD_REQUEST' && error.cause instanceof ZodError;
 
+/** A failure's DomainError: thrown by the service itself, or a database outage (503). */
+function domainErrorOf(error: TRPCError): DomainError | undefined {
+  if (error.cause instanceof DomainError) return error.cause;
+  if (isDatabaseUnavailable(error.cause)) return unavailable();
+  return undefined;
+}
+
 function publicMessage(error: TRPCError): string {
+  const domainError = domainErrorOf(error);
+  if (domainError) return domainError.message;
   // Internals (SQL, stack, driver messages) never leave the process.
   if (error.code === 'INTERNAL_SERVER_ERROR') return 'Internal server error';
   // One message for every refused input, on both transports; the issues say what was wrong.
@@ -35,8 +51,13 @@ function publicMessage(error: TRPCError): string {
 }
 
 /** The service's code for an error: the DomainError's own, else tRPC's. */
-const serviceCode = (error: TRPCError): ErrorCode =>
-  error.cause instanceof DomainError ? error.cause.code : (error.code as ErrorCode);
+const serviceCode = (error: TRPCError): ErrorCode => domainErrorOf(error)?.code ?? (error.code as ErrorCode);
+
+/** Logs a failure that is the service's or the database's fault; a refusal of the caller is not logged. */
+export function logFailure(error: TRPCError, log: Pick<Context['log'], 'error'>): void {
+  if (isDatabaseUnavailable(error.cause)) log.error({ err: error.cause }, 'database unavailable');
+  else if (serviceCode(error) === 'INTERNAL_SERVER_ERROR') log.error({ err: error.cause ?? error }, 'request failed');
+}
 
 /** The HTTP status of an error, from the one map in shared/errors.ts. */
 export const httpStatusOf = (error: TRPCError): number => ERROR_STATUS[serviceCode(error)] ?? 500;
@@ -48,8 +69,8 @@ export function publicErrorBody(error: TRPCError): ErrorBody {
 }
 
 /**
- * The tRPC code a DomainError travels under. tRPC has no GONE; the error formatter puts the
- * service's own code and status back into the answer, so only the JSON-RPC number differs.
+ * The tRPC code whose JSON-RPC number an error's shape carries. tRPC has no GONE: a 410 carries
+ * NOT_FOUND's number, with the service's own code and status in the shape's data.
  */
 export const trpcCarrierCode = (code: ErrorCode): TRPC_ERROR_CODE_KEY => (code === 'GONE' ? 'NOT_FOUND' : code);
 
@@ -70,7 +91,7 @@ const t = initTRPC
     errorFormatter: ({ shape, error }) => {
       const { code, message, issues } = publicErrorBody(error);
       return {
-        code: shape.code,
+        code: TRPC_ERROR_CODES_BY_KEY[trpcCarrierCode(code)],
         message,
         data: { code, httpStatus: httpStatusOf(error), path: shape.data.path, issues },
       };
@@ -85,29 +106,4 @@ export function procedureMetas(appRouter: { _def: { procedures: object } }): Arr
   return Object.entries(procedures).map(([path, procedure]) => [path, procedure._def.meta]);
 }
 
-/**
- * The tRPC error a failure is answered with when it is one of the service's own (a DomainError)
- * or a database outage (503); undefined for anything else. Used by every procedure (below) and by
- * a running subscription, whose errors no longer pass through middlewares.
- */
-export function serviceError(cause: unknown, log: Context['log']): TRPCError | undefined {
-  if (cause instanceof DomainError) {
-    return new TRPCError({ code: trpcCarrierCode(cause.code), message: cause.message, cause });
-  }
-  if (isDatabaseUnavailable(cause)) {
-    log.error({ err: cause }, 'database unavailable');
-    const error = unavailable();
-    return new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: error.message, cause: error });
-  }
-  return undefined;
-}
-
-export const publicProcedure = t.procedure.use(async ({ next, ctx }) => {
-  const result = await next();
-  if (result.ok) return result;
-  const cause = result.error.cause;
-  const mapped = serviceError(cause, ctx.log);
-  if (mapped) throw mapped;
-  if (result.error.code === 'INTERNAL_SERVER_ERROR') ctx.log.error({ err: cause ?? result.error }, 'request failed');
-  return result;
-});
+export const publicProcedure = t.procedure;
