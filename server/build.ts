@@ -19,7 +19,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import { basename, dirname, join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
 
-export const projectRoot = join(import.meta.dirname, '..');
+const projectRoot = join(import.meta.dirname, '..');
 
 /** The bundle's entry point, as `npm start` and the tests run it. */
 export const bundledEntry = join(projectRoot, 'dist', 'server', 'main.js');
