@@ -23,12 +23,6 @@ export type Meta = OpenApiMeta<{ successStatus?: 201 }>;
 const zodIssues = (error: ZodError): ErrorIssue[] =>
   error.issues.map((issue) => ({ field: issue.path.join('.') || '(body)', problem: issue.message }));
 
-function issuesOf(error: TRPCError): ErrorIssue[] | undefined {
-  if (error.cause instanceof ZodError) return zodIssues(error.cause);
-  if (error.cause instanceof DomainError) return error.cause.issues;
-  return undefined;
-}
-
 /** tRPC's refusal of a procedure's input: its zod schema did not parse. */
 export const isInputError = (error: TRPCError): boolean =>
   error.code === 'BAD_REQUEST' && error.cause instanceof ZodError;
@@ -38,6 +32,11 @@ function domainErrorOf(error: TRPCError): DomainError | undefined {
   if (error.cause instanceof DomainError) return error.cause;
   if (isDatabaseUnavailable(error.cause)) return unavailable();
   return undefined;
+}
+
+function issuesOf(error: TRPCError): ErrorIssue[] | undefined {
+  if (error.cause instanceof ZodError) return zodIssues(error.cause);
+  return domainErrorOf(error)?.issues;
 }
 
 function publicMessage(error: TRPCError): string {
