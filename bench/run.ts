@@ -22,7 +22,7 @@
  * BENCH_PROFILE_DIR writes a CPU profile of the measured service there (node --cpu-prof).
  */
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import autocannon from 'autocannon';
 import mysql from 'mysql2/promise';
 import { pooled } from '../tests/support/pooled.ts';
@@ -660,11 +660,11 @@ function report(rows: Row[], comparisons: Comparison[], addedChecks: Check[], st
 }
 
 /** The baseline as it is measured: bundled like the service, so that neither pays TypeScript stripping or module resolution. */
-const BASELINE_ENTRY = 'dist/bench/baseline.js';
+const BASELINE_ENTRY = join('dist', 'bench', 'baseline.js');
 
 async function main(): Promise<void> {
   await buildServer();
-  await bundle(join(projectRoot, 'bench', 'baseline.ts'), join(projectRoot, 'dist', 'bench'));
+  await bundle(join(projectRoot, 'bench', 'baseline.ts'), join(projectRoot, dirname(BASELINE_ENTRY)));
   const database = await createDatabase('bench');
   // Rate limiting is off: the load comes from one caller per scenario, far past any sane limit.
   const env = {
