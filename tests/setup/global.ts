@@ -1,9 +1,9 @@
 /**
  * Runs once before the suite: builds the server's bundle (server/build.ts), which the tests that
  * start the service as a process run, and finds out whether the MariaDB the tests use is reachable,
- * and tells the test files through `inject('mariadbUrl')`. On a developer machine where the test account is
- * missing it is created over the local socket as root; in CI (CI=true) an unreachable MariaDB
- * fails the run instead of skipping its tests.
+ * and tells the test files through `inject('mariadbUrl')`. On a developer machine where the test
+ * account is missing it is created over the local socket as root; in CI (CI=true) an unreachable
+ * MariaDB fails the run instead of skipping its tests.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
