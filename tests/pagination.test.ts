@@ -70,6 +70,38 @@ describeOnEachDatabase('list pagination', (target) => {
     }
   });
 
+  it('tells a non-member 403 before anything about the request, and a member an empty page past the end', async () => {
+    const outsider = await registerUser(server(), 'outsider');
+    for (const query of ['', '?limit=2', '?cursor=not-a-cursor', '?limit=0']) {
+      const response = await server().call('GET', `/organization-user${query}`, {
+        token: outsider.token,
+        organizationId,
+      });
+      expect(response.status, query).toBe(403);
+      expect(response.body.code).toBe('FORBIDDEN');
+    }
+    // A cursor whose rows after it are gone by the time it is used: the page is empty, not a refusal.
+    const small = await createOrganization(server(), owner);
+    // Listed after the owner: joined later, or in the same second with a greater id.
+    const member = await registerUser(server(), 'zz-leaving');
+    await addMember(server(), owner, small, member, 'member');
+    const first = await server().call('GET', '/organization-user?limit=1', {
+      token: owner.token,
+      organizationId: small,
+    });
+    expect(first.body.map((row: { user_id: string }) => row.user_id)).toEqual([owner.id]);
+    const removed = await server().call('DELETE', '/organization-user', {
+      token: owner.token,
+      organizationId: small,
+      body: { user_id: member.id },
+    });
+    expect(removed.status).toBe(200);
+    const past = await server().call('GET', nextLink(first.headers)!, { token: owner.token, organizationId: small });
+    expect(past.status).toBe(200);
+    expect(past.body).toEqual([]);
+    expect(past.headers.get('link')).toBeNull();
+  });
+
   it('gives tRPC callers {items, nextCursor} pages', async () => {
     const seen: string[] = [];
     let cursor: string | null = null;

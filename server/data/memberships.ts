@@ -207,18 +207,26 @@ export async function getMember(db: Db, actor: OrganizationActor, userId: string
   };
 }
 
-/** Members ordered by membership `created_at`, then `user_id` (CONTRACT 4): one page or all of them. */
+/**
+ * Members ordered by membership `created_at`, then `user_id` (CONTRACT 4): one page or all of them,
+ * for any member (CONTRACT 3.2). The query joins the actor's own membership, so a non-member gets
+ * no rows; only then is the role read, to tell a non-member (403) from a page past the end.
+ */
 export async function listMembers(
   db: Db,
-  organizationId: string,
+  actor: OrganizationActor,
   page: PageRequest = {},
 ): Promise<Page<MemberListItem>> {
   const query = db.sql
     .selectFrom('organization_users as m')
+    .innerJoin('organization_users as a', (join) =>
+      join.onRef('a.organization_id', '=', 'm.organization_id').on('a.user_id', '=', actor.userId),
+    )
     .innerJoin('users as u', 'u.id', 'm.user_id')
     .select(['u.id as user_id', 'u.first_name', 'u.last_name', 'u.email', 'm.role', 'm.created_at'])
-    .where('m.organization_id', '=', organizationId);
+    .where('m.organization_id', '=', actor.organizationId);
   const rows = await paged(query, db.dialect, page, { createdAt: 'm.created_at', id: 'm.user_id' }).execute();
+  if (rows.length === 0) assertCanReadMembers(await roleInOrganization(db, actor.organizationId, actor.userId));
   return toPage(
     rows,
     page.limit,

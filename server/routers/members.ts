@@ -107,12 +107,12 @@ export const membersRouter = router({
     .output(z.array(memberListItemOutput))
     .query(async ({ ctx, input }) => {
       const request = restPageRequest(input);
-      return withNextLink(ctx, request, await listMembers(ctx.db, ctx.actor.organizationId, request));
+      return withNextLink(ctx, request, await listMembers(ctx.db, ctx.actor, request));
     }),
 
   /** tRPC only: the member list a page at a time. */
   page: organizationMemberProcedure
     .input(pageInput)
     .output(pageOutput(memberListItemOutput))
-    .query(({ ctx, input }) => listMembers(ctx.db, ctx.actor.organizationId, input)),
+    .query(({ ctx, input }) => listMembers(ctx.db, ctx.actor, input)),
 });

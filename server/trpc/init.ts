@@ -24,8 +24,7 @@ const zodIssues = (error: ZodError): ErrorIssue[] =>
   error.issues.map((issue) => ({ field: issue.path.join('.') || '(body)', problem: issue.message }));
 
 /** tRPC's refusal of a procedure's input: its zod schema did not parse. */
-export const isInputError = (error: TRPCError): boolean =>
-  error.code === 'BAD_REQUEST' && error.cause instanceof ZodError;
+const isInputError = (error: TRPCError): boolean => error.code === 'BAD_REQUEST' && error.cause instanceof ZodError;
 
 /** A failure's DomainError: thrown by the service itself, or a database outage (503). */
 function domainErrorOf(error: TRPCError): DomainError | undefined {
@@ -51,6 +50,9 @@ function publicMessage(error: TRPCError): string {
 
 /** The service's code for an error: the DomainError's own, else tRPC's. */
 const serviceCode = (error: TRPCError): ErrorCode => domainErrorOf(error)?.code ?? (error.code as ErrorCode);
+
+/** A refusal of the request as bad (400): its input did not parse, or the service found a value wrong (a cursor). */
+export const isBadRequest = (error: TRPCError): boolean => serviceCode(error) === 'BAD_REQUEST';
 
 /** Logs a failure that is the service's or the database's fault; a refusal of the caller is not logged. */
 export function logFailure(error: TRPCError, log: Pick<Context['log'], 'error'>): void {

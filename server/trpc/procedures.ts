@@ -14,7 +14,7 @@ import {
   assertOwnerOrAdmin,
 } from '../data/permissions.ts';
 import { idempotentRequest } from './idempotency.ts';
-import { isInputError, publicProcedure } from './init.ts';
+import { isBadRequest, publicProcedure } from './init.ts';
 
 /** A caller with a valid bearer token (CONTRACT 2); a change may carry an Idempotency-Key. */
 export const authenticatedProcedure = publicProcedure.use(async ({ ctx, next, type, path, getRawInput }) => {
@@ -54,27 +54,27 @@ export const organizationActorProcedure = authenticatedProcedure.use(({ ctx, nex
   return next({ ctx: { actor: { userId: ctx.caller.userId, organizationId } } });
 });
 
-/** Any member of the organization named by the `organization_id` header (CONTRACT 3.2). */
-export const organizationMemberProcedure = organizationActorProcedure.use(async ({ ctx, next }) => {
-  // Read from the database on every request, never from the token.
-  const role = await roleInOrganization(ctx.db, ctx.actor.organizationId, ctx.actor.userId);
-  assertCanReadMembers(role);
-  return next();
-});
-
 /**
- * An owner or admin changing the organization's members. A valid request's role is checked by the
- * data layer under the organization's row lock (memberships.ts), so it is not read here as well:
- * that saves a query per change. An invalid input has the role read here, so that a caller who may
- * not manage members is told 403, not what is wrong with the body (order: token, header, role, body).
+ * A role rule on the header's organization, for procedures whose own queries check the caller's
+ * role (server/data): a change under the organization's lock, the member list by joining the
+ * caller's membership. That saves a query per request. A request refused as bad (its input, a
+ * cursor) has the role read here, so that a caller who may not act is told 403, not what is wrong
+ * with the request (order: token, header, role, body).
  */
-export const organizationManagerProcedure = organizationActorProcedure.use(async ({ ctx, next }) => {
-  const result = await next();
-  if (!result.ok && isInputError(result.error)) {
-    assertCanManageMembers(await roleInOrganization(ctx.db, ctx.actor.organizationId, ctx.actor.userId));
-  }
-  return result;
-});
+const organizationRoleProcedure = (assertRole: (role: Role | undefined) => void) =>
+  organizationActorProcedure.use(async ({ ctx, next }) => {
+    const result = await next();
+    if (!result.ok && isBadRequest(result.error)) {
+      assertRole(await roleInOrganization(ctx.db, ctx.actor.organizationId, ctx.actor.userId));
+    }
+    return result;
+  });
+
+/** Any member of the organization named by the `organization_id` header (CONTRACT 3.2). */
+export const organizationMemberProcedure = organizationRoleProcedure(assertCanReadMembers);
+
+/** An owner or admin changing the organization's members. */
+export const organizationManagerProcedure = organizationRoleProcedure(assertCanManageMembers);
 
 /**
  * The caller acting on the organization named by `{organization_id}` in the path (CONTRACT 8: the
@@ -91,8 +91,7 @@ export const pathOrganizationActorProcedure = authenticatedProcedure
 /**
  * A role rule on the path's organization. A read has the caller's role read and checked before it
  * runs. A change checks it itself, under the organization's lock (server/data), so it is not read
- * here as well; only an invalid input has it read here, so that a caller who may not act is told
- * 403, not what is wrong with the body (as organizationManagerProcedure does).
+ * here as well; only a request refused as bad has it read here, as organizationRoleProcedure does.
  */
 const pathOrganizationRoleProcedure = (assertRole: (role: Role | undefined) => void) =>
   pathOrganizationActorProcedure.use(async ({ ctx, type, next }) => {
@@ -103,7 +102,7 @@ const pathOrganizationRoleProcedure = (assertRole: (role: Role | undefined) => v
       return next();
     }
     const result = await next();
-    if (!result.ok && isInputError(result.error)) await checkRole();
+    if (!result.ok && isBadRequest(result.error)) await checkRole();
     return result;
   });
 
