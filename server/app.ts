@@ -97,6 +97,8 @@ export async function startService(settings: Settings): Promise<Service> {
       writeSlots: writeSlots(settings.DB_POOL_SIZE),
       onConflict: metrics?.countConflict,
       statementsTogether: engine !== 'sqlite' && !(await isGaleraNode(orm, settings.DATABASE_URL)),
+      // The embedded database has one writer at a time: a second change would only wait for it.
+      changesPerOrganization: engine === 'sqlite' ? 1 : 2,
     });
     const app = Fastify({
       loggerInstance: logger as FastifyBaseLogger,

@@ -2,41 +2,88 @@
  * Which transactions may take a database connection now (CONTRACT 10: requests that wait on a
  * locked organization must not stop reads and other organizations from being served).
  *
- * - Changes to one organization run one at a time in this process: the others wait here, holding
- *   no connection, instead of each holding one while it waits for the organization's row lock. A
- *   locked organization therefore ties up at most one connection of this instance.
+ * - Changes to one organization run at most `changesPerOrganization` at a time in this process
+ *   (two on MySQL and MariaDB, one on the embedded database): the others wait here, holding no
+ *   connection, instead of each holding one while it waits for the organization's row lock.
+ * - A change may wait in the database for its organization's lock only behind another change of
+ *   this process that is under way, and at most `lockWaiters` changes wait so at once; every other
+ *   change takes the lock without waiting (organization-changes.ts) and is tried again after a
+ *   pause when it is held. So an organization locked by anyone else ties up no connection for long,
+ *   while the next change of a busy organization is already queued on the lock when the change
+ *   before it commits: the lock passes on inside the database, without a round trip through this
+ *   process (with one change at a time, the next would send its first statements only once the
+ *   commit has come back here).
  * - Write transactions together hold at most `writeSlots` connections, fewer than the pool has:
  *   the rest are kept for reads, however many organizations are locked.
  * Every wait here ends by the deadline, with 503.
  */
-import { E_TIMEOUT, Mutex, Semaphore, withTimeout, type MutexInterface } from 'async-mutex';
+import { E_TIMEOUT, Semaphore, withTimeout, type SemaphoreInterface } from 'async-mutex';
 import { unavailable } from '../errors.ts';
+
+/** This process's changes of one organization: those admitted, and those under way. */
+export interface Turn {
+  readonly admitted: SemaphoreInterface;
+  users: number;
+  underWay: number;
+}
+
+export interface AdmissionLimits {
+  writeSlots: number;
+  changesPerOrganization: number;
+}
 
 export class Admission {
   readonly #writeSlots: Semaphore;
-  /** One mutex per organization with a change running or waiting; removed when none is left. */
-  readonly #organizations = new Map<string, { mutex: MutexInterface; users: number }>();
+  readonly #changesPerOrganization: number;
+  readonly #lockWaitersAtMost: number;
+  #lockWaiters = 0;
+  /** One turn per organization with a change running or waiting; removed when none is left. */
+  readonly #organizations = new Map<string, Turn>();
 
-  constructor(writeSlots: number) {
+  constructor({ writeSlots, changesPerOrganization }: AdmissionLimits) {
     this.#writeSlots = new Semaphore(writeSlots);
+    this.#changesPerOrganization = changesPerOrganization;
+    // Changes waiting for a lock hold connections: at most half the write slots, so that changes of
+    // other organizations still get theirs.
+    this.#lockWaitersAtMost = Math.max(1, Math.floor(writeSlots / 2));
   }
 
-  /** Runs `work` when it is its organization's turn in this process (all of `work`, retries too). */
-  async inTurn<T>(organizationId: string | undefined, deadline: number, work: () => Promise<T>): Promise<T> {
-    if (organizationId === undefined) return work();
-    let entry = this.#organizations.get(organizationId);
-    if (!entry) this.#organizations.set(organizationId, (entry = { mutex: new Mutex(), users: 0 }));
-    entry.users++;
+  /** Runs `work` when its organization may have one more change under way in this process (all of `work`, retries too). */
+  async inTurn<T>(
+    organizationId: string | undefined,
+    deadline: number,
+    work: (turn: Turn | undefined) => Promise<T>,
+  ): Promise<T> {
+    if (organizationId === undefined) return work(undefined);
+    let turn = this.#organizations.get(organizationId);
+    if (!turn) {
+      turn = { admitted: new Semaphore(this.#changesPerOrganization), users: 0, underWay: 0 };
+      this.#organizations.set(organizationId, turn);
+    }
+    turn.users++;
     try {
-      return await waitFor(withTimeout(entry.mutex, remaining(deadline)), work);
+      return await waitFor(withTimeout(turn.admitted, remaining(deadline)), () => work(turn));
     } finally {
-      if (--entry.users === 0) this.#organizations.delete(organizationId);
+      if (--turn.users === 0) this.#organizations.delete(organizationId);
     }
   }
 
-  /** Runs one transaction attempt with a write slot: held while it runs, not between attempts. */
-  withWriteSlot<T>(deadline: number, work: () => Promise<T>): Promise<T> {
-    return waitFor(withTimeout(this.#writeSlots, remaining(deadline)), work);
+  /**
+   * Runs one transaction attempt with a write slot (held while it runs, not between attempts),
+   * telling it whether it may wait in the database for its organization's lock (module comment).
+   */
+  withWriteSlot<T>(turn: Turn | undefined, deadline: number, work: (waitsForLock: boolean) => Promise<T>): Promise<T> {
+    return waitFor(withTimeout(this.#writeSlots, remaining(deadline)), async () => {
+      const waitsForLock = turn !== undefined && turn.underWay > 0 && this.#lockWaiters < this.#lockWaitersAtMost;
+      if (turn) turn.underWay++;
+      if (waitsForLock) this.#lockWaiters++;
+      try {
+        return await work(waitsForLock);
+      } finally {
+        if (turn) turn.underWay--;
+        if (waitsForLock) this.#lockWaiters--;
+      }
+    });
   }
 }
 

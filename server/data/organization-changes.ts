@@ -51,12 +51,12 @@ export interface OrganizationChange {
  * transaction's first read, together with the read of its newest event. `missing` is thrown when
  * there is no such organization.
  *
- * On MariaDB the statement does not queue for the row lock (a lock wait of 0 s): when another
+ * On MariaDB the statement does not queue for the row lock (a lock wait of 0 s) unless the attempt
+ * may wait (`tx.waitsForLock`: behind another change of this process, admission.ts): when another
  * session holds the organization, it fails at once as a lost conflict and the transaction is
  * tried again after a pause, holding no connection meanwhile (transaction.ts). So however many
- * organizations are locked, and for however long, their waiting changes take no connections from
- * reads and other organizations. Changes from this process to one organization never meet here:
- * they take turns before their transaction starts (admission.ts).
+ * organizations are locked, and for however long, their waiting changes take few connections from
+ * reads and other organizations.
  */
 export function takeOrganization(tx: Tx, organizationId: string, missing: () => Error): OrganizationChange {
   const change: OrganizationChange = { organizationId, newestEventId: undefined };
@@ -64,7 +64,7 @@ export function takeOrganization(tx: Tx, organizationId: string, missing: () => 
     .updateTable('organizations')
     .set((eb) => ({ version: eb('version', '+', 1) }))
     .where('id', '=', organizationId);
-  tx.later(tx.dialect === 'mariadb' ? noLockWait(update) : update, (result) => {
+  tx.later(tx.dialect === 'mariadb' && !tx.waitsForLock ? noLockWait(update) : update, (result) => {
     if (Number(result.numAffectedRows ?? 0) === 0) throw missing();
   });
   const newest = tx.sql

@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Compilable } from 'kysely';
 import { DomainError, unavailable } from '../errors.ts';
 import { toDbTimestamp, type Database, type DbTimestamp, type Dialect, type Sql } from './database.ts';
-import { Admission } from './admission.ts';
+import { Admission, type Turn } from './admission.ts';
 import { isForeignKeyViolation, isLostConflict, isUniqueViolation } from './failures.ts';
 import { claimKey, completeKey, releaseKey, type IdempotentRequest } from './idempotency.ts';
 import { buildOnlySql, UnitOfWork, type Reader, type Tx } from './unit-of-work.ts';
@@ -32,6 +32,8 @@ export interface TransactionSettings {
   onConflict?: (outcome: 'retried' | 'exhausted') => void;
   /** Whether a transaction may send several statements in one query (unit-of-work.ts). */
   statementsTogether: boolean;
+  /** Changes of one organization that may be under way at once in this process (admission.ts). */
+  changesPerOrganization: number;
 }
 
 /** What the HTTP layer knows of the request a transaction serves. */
@@ -81,7 +83,7 @@ export class Db implements Reader {
 
   /** The database behind `em`, for requests to scope with `forRequest`. */
   static open(em: SqlEntityManager, dialect: Dialect, settings: TransactionSettings): Db {
-    const admission = new Admission(settings.writeSlots);
+    const admission = new Admission(settings);
     return new Db(
       { em, sql: em.getKysely<Database>(), buildSql: buildOnlySql(dialect), dialect, settings, admission },
       {},
@@ -131,7 +133,9 @@ export class Db implements Reader {
     // One claim per request: a request that runs several transactions keys only the first.
     this.#scope = { ...this.#scope, idempotency: undefined };
     const run = (attempt: (tx: Tx) => Promise<T>) =>
-      this.#shared.admission.inTurn(options.organizationId, deadline, () => this.#attempts(deadline, attempt));
+      this.#shared.admission.inTurn(options.organizationId, deadline, (turn) =>
+        this.#attempts(deadline, turn, attempt),
+      );
     if (!idempotency) return run(work);
     // On Galera two claims of one key through two nodes meet at certification: one is retried.
     const claim = await this.#retrying(deadline, () => claimKey(this, idempotency));
@@ -151,8 +155,10 @@ export class Db implements Reader {
     }
   }
 
-  #attempts<T>(deadline: number, work: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.#retrying(deadline, () => this.#shared.admission.withWriteSlot(deadline, () => this.#once(work)));
+  #attempts<T>(deadline: number, turn: Turn | undefined, work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.#retrying(deadline, () =>
+      this.#shared.admission.withWriteSlot(turn, deadline, (waitsForLock) => this.#once(work, waitsForLock)),
+    );
   }
 
   /** Runs `attempt` again after each lost conflict, with a growing jittered pause, until the deadline. */
@@ -175,11 +181,16 @@ export class Db implements Reader {
   }
 
   /** One attempt: a UnitOfWork on a connection of its own, committed unless the request was given up. */
-  #once<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    const { dialect, buildSql } = this.#shared;
+  #once<T>(work: (tx: Tx) => Promise<T>, waitsForLock: boolean): Promise<T> {
+    const { dialect, buildSql, settings } = this.#shared;
     const signal = this.#scope.signal;
     return this.sql.connection().execute(async (connection) => {
-      const tx = new UnitOfWork(connection, dialect, buildSql, this.#shared.settings.statementsTogether);
+      const tx = new UnitOfWork(connection, {
+        dialect,
+        sql: buildSql,
+        together: settings.statementsTogether,
+        waitsForLock,
+      });
       try {
         const answer = await work(tx);
         await tx.prepareCommit();

@@ -54,6 +54,11 @@ export interface Tx extends Reader {
   readonly dialect: Dialect;
   /** The attempt's clock: every timestamp one transaction writes is this one. */
   readonly now: Date;
+  /**
+   * Whether this attempt may wait in the database for its organization's row lock: only behind
+   * another change of this process under way (admission.ts); else it takes the lock at once or fails.
+   */
+  readonly waitsForLock: boolean;
   timestamp(date?: Date): DbTimestamp;
   /** Queues a statement; `check` sees its result when it has run and may throw to fail the transaction. */
   later<Row>(query: Compilable<Row>, check?: (result: QueryResult<Row>) => void): void;
@@ -101,9 +106,20 @@ function toQueryResults(rows: unknown[]): Array<QueryResult<unknown>> {
   );
 }
 
+/** How a UnitOfWork sends its statements; see the module comment and Tx. */
+export interface UnitOfWorkOptions {
+  dialect: Dialect;
+  /** The build-only query builder for the dialect. */
+  sql: Sql;
+  /** Whether several statements may go in one query. */
+  together: boolean;
+  waitsForLock: boolean;
+}
+
 export class UnitOfWork implements Tx {
   readonly sql: Sql;
   readonly dialect: Dialect;
+  readonly waitsForLock: boolean;
   readonly now = new Date();
   readonly #connection: Sql;
   readonly #together: boolean;
@@ -111,15 +127,13 @@ export class UnitOfWork implements Tx {
   /** Whether BEGIN has gone out, so that a failure must roll back. */
   #begun = false;
 
-  /**
-   * `connection`: a Kysely bound to one connection; `sql`: the build-only one for the dialect;
-   * `together`: whether several statements may go in one query (see the module comment).
-   */
-  constructor(connection: Sql, dialect: Dialect, sql: Sql, together: boolean) {
+  /** `connection`: a Kysely bound to one connection. */
+  constructor(connection: Sql, { dialect, sql, together, waitsForLock }: UnitOfWorkOptions) {
     this.#connection = connection;
     this.dialect = dialect;
     this.sql = sql;
     this.#together = together;
+    this.waitsForLock = waitsForLock;
   }
 
   timestamp(date: Date = this.now): DbTimestamp {
