@@ -87,6 +87,17 @@ describeOnEachDatabase('token checks', (target) => {
       expect(await statusWith(server(), `Bearer ${await sign({ sub: 'x'.repeat(128), exp: now + 60 })}`)).toBe(200);
     });
 
+    it('refuses a token once it expires, though it was accepted a moment before', async () => {
+      const secret = new TextEncoder().encode(TEST_SECRET);
+      // Within the 30 s tolerance for one to two more seconds.
+      const exp = nowSeconds() - 28;
+      const token = await new SignJWT({ sub: 'a', exp }).setProtectedHeader({ alg: 'HS256' }).sign(secret);
+      expect(await statusWith(server(), `Bearer ${token}`)).toBe(200);
+      expect(await statusWith(server(), `Bearer ${token}`)).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, (exp + 30) * 1000 - Date.now() + 50));
+      expect(await statusWith(server(), `Bearer ${token}`)).toBe(401);
+    });
+
     it('rejects an asymmetric token when only a secret is configured', async () => {
       const { privateKey } = await generateKeyPair('RS256');
       const token = await new SignJWT({ sub: 'a' })
