@@ -15,7 +15,9 @@ import type {
 } from '../../shared/schemas.ts';
 import { conflict, notFound } from '../errors.ts';
 import { appendEvent, changeOrganization, type OrganizationActor } from './organization-changes.ts';
+import type { DbTimestamp } from './database.ts';
 import { paged, toPage, type Page, type PageRequest } from './pages.ts';
+import { prepare } from './prepared.ts';
 import {
   assertCanChange,
   assertCanManageMembers,
@@ -29,34 +31,37 @@ import type { Db, Reader, Tx } from './transaction.ts';
 const notAMember = () => notFound('The user is not a member of this organization');
 const alreadyMember = () => conflict('The user is already a member of this organization');
 
+const roleOfUser = prepare((sql, organizationId: string, userId: string) =>
+  sql
+    .selectFrom('organization_users')
+    .select('role')
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId),
+);
+
 /** The caller's role in an organization, or undefined when not a member (or no such organization). */
 export async function roleInOrganization(
   reader: Reader,
   organizationId: string,
   userId: string,
 ): Promise<Role | undefined> {
-  const row = await reader.first(
-    reader.sql
-      .selectFrom('organization_users')
-      .select('role')
-      .where('organization_id', '=', organizationId)
-      .where('user_id', '=', userId),
-  );
-  return row?.role;
+  return (await reader.first(roleOfUser(reader.sql, organizationId, userId)))?.role;
 }
+
+const actorAndTarget = prepare((sql, organizationId: string, actorUserId: string, targetUserId: string) =>
+  sql
+    .selectFrom('organization_users as a')
+    .leftJoin('organization_users as t', (join) =>
+      join.onRef('t.organization_id', '=', 'a.organization_id').on('t.user_id', '=', targetUserId),
+    )
+    .select(['a.role as actor_role', 't.role as target_role'])
+    .where('a.organization_id', '=', organizationId)
+    .where('a.user_id', '=', actorUserId),
+);
 
 /** The actor's role and the target's, read together under the organization's lock. */
 async function actorAndTargetRoles(tx: Tx, actor: OrganizationActor, targetUserId: string) {
-  const row = await tx.first(
-    tx.sql
-      .selectFrom('organization_users as a')
-      .leftJoin('organization_users as t', (join) =>
-        join.onRef('t.organization_id', '=', 'a.organization_id').on('t.user_id', '=', targetUserId),
-      )
-      .select(['a.role as actor_role', 't.role as target_role'])
-      .where('a.organization_id', '=', actor.organizationId)
-      .where('a.user_id', '=', actor.userId),
-  );
+  const row = await tx.first(actorAndTarget(tx.sql, actor.organizationId, actor.userId, targetUserId));
   return { actorRole: row?.actor_role, targetRole: row?.target_role ?? undefined };
 }
 
@@ -73,18 +78,57 @@ export async function ownersLeft(tx: Tx, organizationId: string, targetRole: Rol
   return Number(row?.owners ?? 0);
 }
 
+const membershipInsert = prepare((sql, organizationId: string, userId: string, role: Role, now: DbTimestamp) =>
+  sql.insertInto('organization_users').values({
+    organization_id: organizationId,
+    user_id: userId,
+    role,
+    created_at: now,
+    updated_at: now,
+  }),
+);
+
 /** Queues the insert of a membership (the caller holds the organization's lock). */
 export function insertMembership(tx: Tx, organizationId: string, userId: string, role: Role): void {
-  tx.later(
-    tx.sql.insertInto('organization_users').values({
-      organization_id: organizationId,
-      user_id: userId,
-      role,
-      created_at: tx.timestamp(),
-      updated_at: tx.timestamp(),
-    }),
-  );
+  tx.later(membershipInsert(tx.sql, organizationId, userId, role, tx.timestamp()));
 }
+
+/** What adding a member decides on: the actor's role, the user with the e-mail, and whether they are in. */
+const actorAndUserByEmail = prepare((sql, organizationId: string, actorUserId: string, email: string) =>
+  sql
+    .selectFrom('organization_users as a')
+    .leftJoin('users as u', (join) => join.on('u.email', '=', email))
+    .leftJoin('organization_users as m', (join) =>
+      join.onRef('m.organization_id', '=', 'a.organization_id').onRef('m.user_id', '=', 'u.id'),
+    )
+    .select(['a.role as actor_role', 'u.id as user_id', 'm.role as member_role'])
+    .where('a.organization_id', '=', organizationId)
+    .where('a.user_id', '=', actorUserId),
+);
+
+const roleUpdate = prepare((sql, organizationId: string, userId: string, role: Role, now: DbTimestamp) =>
+  sql
+    .updateTable('organization_users')
+    .set({ role, updated_at: now })
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId),
+);
+
+const membershipDelete = prepare((sql, organizationId: string, userId: string) =>
+  sql.deleteFrom('organization_users').where('organization_id', '=', organizationId).where('user_id', '=', userId),
+);
+
+const memberWithActor = prepare((sql, organizationId: string, actorUserId: string, userId: string) =>
+  sql
+    .selectFrom('organization_users as a')
+    .leftJoin('organization_users as m', (join) =>
+      join.onRef('m.organization_id', '=', 'a.organization_id').on('m.user_id', '=', userId),
+    )
+    .leftJoin('users as u', 'u.id', 'm.user_id')
+    .select(['u.id as user_id', 'u.first_name', 'u.last_name', 'u.email', 'm.role', 'm.created_at', 'm.updated_at'])
+    .where('a.organization_id', '=', organizationId)
+    .where('a.user_id', '=', actorUserId),
+);
 
 export async function addMember(
   db: Db,
@@ -93,17 +137,7 @@ export async function addMember(
 ): Promise<z.infer<typeof membershipOutput>> {
   try {
     return await changeOrganization(db, actor, async (tx, change) => {
-      const row = await tx.first(
-        tx.sql
-          .selectFrom('organization_users as a')
-          .leftJoin('users as u', (join) => join.on('u.email', '=', input.email))
-          .leftJoin('organization_users as m', (join) =>
-            join.onRef('m.organization_id', '=', 'a.organization_id').onRef('m.user_id', '=', 'u.id'),
-          )
-          .select(['a.role as actor_role', 'u.id as user_id', 'm.role as member_role'])
-          .where('a.organization_id', '=', actor.organizationId)
-          .where('a.user_id', '=', actor.userId),
-      );
+      const row = await tx.first(actorAndUserByEmail(tx.sql, actor.organizationId, actor.userId, input.email));
       assertCanManageMembers(row?.actor_role);
       assertCanChange(row.actor_role, undefined, input.role);
       if (!row.user_id) throw notFound('No user has this e-mail address');
@@ -133,13 +167,7 @@ export async function changeRole(db: Db, actor: OrganizationActor, input: z.infe
     assertCanChange(actorRole, targetRole, input.role);
     if (targetRole === input.role) return;
     assertKeepsAnOwner(targetRole, input.role, await ownersLeft(tx, actor.organizationId, targetRole));
-    tx.later(
-      tx.sql
-        .updateTable('organization_users')
-        .set({ role: input.role, updated_at: tx.timestamp() })
-        .where('organization_id', '=', actor.organizationId)
-        .where('user_id', '=', input.user_id),
-    );
+    tx.later(roleUpdate(tx.sql, actor.organizationId, input.user_id, input.role, tx.timestamp()));
     await appendEvent(tx, change, {
       type: 'member.role_changed',
       actorUserId: actor.userId,
@@ -162,12 +190,7 @@ export async function removeMember(db: Db, actor: OrganizationActor, input: z.in
     if (!targetRole) throw notAMember();
     if (!leaving) assertCanChange(actorRole, targetRole, undefined);
     assertKeepsAnOwner(targetRole, undefined, await ownersLeft(tx, actor.organizationId, targetRole));
-    tx.later(
-      tx.sql
-        .deleteFrom('organization_users')
-        .where('organization_id', '=', actor.organizationId)
-        .where('user_id', '=', input.user_id),
-    );
+    tx.later(membershipDelete(tx.sql, actor.organizationId, input.user_id));
     await appendEvent(tx, change, {
       type: leaving ? 'member.left' : 'member.removed',
       actorUserId: actor.userId,
@@ -183,16 +206,7 @@ export async function removeMember(db: Db, actor: OrganizationActor, input: z.in
  * the target is not one (404).
  */
 export async function getMember(db: Db, actor: OrganizationActor, userId: string): Promise<Member> {
-  const row = await db.sql
-    .selectFrom('organization_users as a')
-    .leftJoin('organization_users as m', (join) =>
-      join.onRef('m.organization_id', '=', 'a.organization_id').on('m.user_id', '=', userId),
-    )
-    .leftJoin('users as u', 'u.id', 'm.user_id')
-    .select(['u.id as user_id', 'u.first_name', 'u.last_name', 'u.email', 'm.role', 'm.created_at', 'm.updated_at'])
-    .where('a.organization_id', '=', actor.organizationId)
-    .where('a.user_id', '=', actor.userId)
-    .executeTakeFirst();
+  const row = await db.first(memberWithActor(db.sql, actor.organizationId, actor.userId, userId));
   if (!row) throw notInOrganization();
   if (!row.user_id || !row.role || !row.created_at || !row.updated_at) throw notAMember();
   return {

@@ -14,7 +14,9 @@
  */
 import type { Compilable } from 'kysely';
 import type { EventData, EventType } from '../../shared/events.ts';
+import type { DbTimestamp } from './database.ts';
 import { newId } from './ids.ts';
+import { prepare } from './prepared.ts';
 import { notInOrganization } from './permissions.ts';
 import type { Db, Tx } from './transaction.ts';
 
@@ -60,24 +62,31 @@ export interface OrganizationChange {
  */
 export function takeOrganization(tx: Tx, organizationId: string, missing: () => Error): OrganizationChange {
   const change: OrganizationChange = { organizationId, newestEventId: undefined };
-  const update = tx.sql
-    .updateTable('organizations')
-    .set((eb) => ({ version: eb('version', '+', 1) }))
-    .where('id', '=', organizationId);
+  const update = organizationLock(tx.sql, organizationId);
   tx.later(tx.dialect === 'mariadb' && !tx.waitsForLock ? noLockWait(update) : update, (result) => {
     if (Number(result.numAffectedRows ?? 0) === 0) throw missing();
   });
-  const newest = tx.sql
-    .selectFrom('organization_events')
-    .select('event_id')
-    .where('organization_id', '=', organizationId)
-    .orderBy('event_id', 'desc')
-    .limit(1);
-  tx.later(newest, (result) => {
+  tx.later(newestEvent(tx.sql, organizationId), (result) => {
     change.newestEventId = result.rows[0]?.event_id ?? null;
   });
   return change;
 }
+
+const organizationLock = prepare((sql, organizationId: string) =>
+  sql
+    .updateTable('organizations')
+    .set((eb) => ({ version: eb('version', '+', 1) }))
+    .where('id', '=', organizationId),
+);
+
+const newestEvent = prepare((sql, organizationId: string) =>
+  sql
+    .selectFrom('organization_events')
+    .select('event_id')
+    .where('organization_id', '=', organizationId)
+    .orderBy('event_id', 'desc')
+    .limit(1),
+);
 
 /** MariaDB's per-statement setting: this statement gives up on a held row lock at once (1205). */
 const noLockWait = <Row>(query: Compilable<Row>): Compilable<Row> => ({
@@ -138,6 +147,28 @@ export interface NewEvent<Type extends EventType> {
   data: EventData[Type];
 }
 
+const eventInsert = prepare(
+  (
+    sql,
+    eventId: string,
+    organizationId: string,
+    type: EventType,
+    actorUserId: string,
+    subjectUserId: string | null,
+    data: string,
+    now: DbTimestamp,
+  ) =>
+    sql.insertInto('organization_events').values({
+      event_id: eventId,
+      organization_id: organizationId,
+      type,
+      actor_user_id: actorUserId,
+      subject_user_id: subjectUserId,
+      data,
+      created_at: now,
+    }),
+);
+
 /**
  * Appends one event of the change, in its transaction (queued, to go out with the change); returns
  * the event id.
@@ -151,15 +182,16 @@ export async function appendEvent<Type extends EventType>(
   if (change.newestEventId === undefined) await tx.flush();
   const eventId = nextEventId(change.newestEventId ?? null, tx.now);
   tx.later(
-    tx.sql.insertInto('organization_events').values({
-      event_id: eventId,
-      organization_id: change.organizationId,
-      type: event.type,
-      actor_user_id: event.actorUserId,
-      subject_user_id: event.subjectUserId,
-      data: JSON.stringify(event.data),
-      created_at: tx.timestamp(),
-    }),
+    eventInsert(
+      tx.sql,
+      eventId,
+      change.organizationId,
+      event.type,
+      event.actorUserId,
+      event.subjectUserId,
+      JSON.stringify(event.data),
+      tx.timestamp(),
+    ),
   );
   change.newestEventId = eventId;
   return eventId;

@@ -15,6 +15,7 @@ import type {
 } from '../../shared/schemas.ts';
 import type { Caller } from '../auth/tokens.ts';
 import { badRequest, notFound } from '../errors.ts';
+import type { DbTimestamp } from './database.ts';
 import { newId } from './ids.ts';
 import {
   appendEvent,
@@ -25,11 +26,25 @@ import {
 } from './organization-changes.ts';
 import { paged, toPage, type Page, type PageRequest } from './pages.ts';
 import { assertOwner, assertOwnerOrAdmin, notInOrganization } from './permissions.ts';
+import { prepare } from './prepared.ts';
 import { isoTimestamp } from './timestamps.ts';
 import { insertMembership } from './memberships.ts';
 import type { Db, Reader, Tx } from './transaction.ts';
 
 export const noUserRecord = () => notFound('No user record for this caller: create it with POST /users first');
+
+const organizationInsert = prepare(
+  (sql, id: string, name: string, description: string, createdBy: string, now: DbTimestamp) =>
+    sql.insertInto('organizations').values({
+      id,
+      name,
+      description,
+      created_by: createdBy,
+      created_at: now,
+      updated_at: now,
+      version: 0,
+    }),
+);
 
 /** The organization, its owner's membership and its first event, in one transaction. */
 export async function createOrganization(
@@ -42,15 +57,14 @@ export async function createOrganization(
       const organizationId = newId();
       // No user record: the foreign key on created_by refuses the row (no read needed first).
       tx.later(
-        tx.sql.insertInto('organizations').values({
-          id: organizationId,
-          name: input.organization_name,
-          description: input.organization_description,
-          created_by: caller.userId,
-          created_at: tx.timestamp(),
-          updated_at: tx.timestamp(),
-          version: 0,
-        }),
+        organizationInsert(
+          tx.sql,
+          organizationId,
+          input.organization_name,
+          input.organization_description,
+          caller.userId,
+          tx.timestamp(),
+        ),
       );
       insertMembership(tx, organizationId, caller.userId, 'owner');
       await appendEvent(tx, newOrganization(organizationId), {

@@ -3,12 +3,32 @@ import type { z } from 'zod';
 import type { createUserInput, updateUserInput, User as UserView } from '../../shared/schemas.ts';
 import type { Caller } from '../auth/tokens.ts';
 import { conflict, notFound } from '../errors.ts';
+import type { DbTimestamp } from './database.ts';
+import { prepare } from './prepared.ts';
 import { isoTimestamp } from './timestamps.ts';
 import type { Db } from './transaction.ts';
 
 const noRecord = () => notFound('No user record for this caller: create it with POST /users');
 const emailTaken = () => conflict('Another user already has this e-mail address');
 const alreadyRegistered = () => conflict('A user record already exists for this caller');
+
+const insertUser = prepare((sql, id: string, firstName: string, lastName: string, email: string, now: DbTimestamp) =>
+  sql.insertInto('users').values({
+    id,
+    first_name: firstName,
+    last_name: lastName,
+    email,
+    created_at: now,
+    updated_at: now,
+  }),
+);
+
+const userById = prepare((sql, id: string) =>
+  sql
+    .selectFrom('users')
+    .select(['id', 'first_name', 'last_name', 'email', 'created_at', 'updated_at'])
+    .where('id', '=', id),
+);
 
 /**
  * One INSERT: the unique indexes decide both refusals (an existing record for this caller, or the
@@ -17,16 +37,7 @@ const alreadyRegistered = () => conflict('A user record already exists for this 
 export async function createUser(db: Db, caller: Caller, input: z.infer<typeof createUserInput>): Promise<void> {
   try {
     await db.transaction(async (tx) => {
-      tx.later(
-        tx.sql.insertInto('users').values({
-          id: caller.userId,
-          first_name: input.first_name,
-          last_name: input.last_name,
-          email: input.email,
-          created_at: tx.timestamp(),
-          updated_at: tx.timestamp(),
-        }),
-      );
+      tx.later(insertUser(tx.sql, caller.userId, input.first_name, input.last_name, input.email, tx.timestamp()));
     });
   } catch (error) {
     if (!db.isUniqueViolation(error)) throw error;
@@ -36,11 +47,7 @@ export async function createUser(db: Db, caller: Caller, input: z.infer<typeof c
 }
 
 export async function getUser(db: Db, caller: Caller): Promise<UserView> {
-  const row = await db.sql
-    .selectFrom('users')
-    .select(['id', 'first_name', 'last_name', 'email', 'created_at', 'updated_at'])
-    .where('id', '=', caller.userId)
-    .executeTakeFirst();
+  const row = await db.first(userById(db.sql, caller.userId));
   if (!row) throw noRecord();
   return { ...row, created_at: isoTimestamp(row.created_at), updated_at: isoTimestamp(row.updated_at) };
 }

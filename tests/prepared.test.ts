@@ -1,0 +1,51 @@
+/** server/data/prepared.ts: a prepared query runs the SQL and values its builder would, or refuses to be prepared. */
+import { describe, expect, it } from 'vitest';
+import type { Sql } from '../server/data/database.ts';
+import { prepare } from '../server/data/prepared.ts';
+import { buildOnlySql } from '../server/data/unit-of-work.ts';
+
+const memberRole = (sql: Sql, organizationId: string, userId: string) =>
+  sql
+    .selectFrom('organization_users')
+    .select('role')
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId)
+    .limit(1);
+
+describe('prepared queries', () => {
+  for (const dialect of ['mariadb', 'sqlite'] as const) {
+    it(`compile to what the builder compiles, with each call's values (${dialect})`, () => {
+      const sql = buildOnlySql(dialect);
+      const prepared = prepare(memberRole);
+      for (const [organizationId, userId] of [
+        ['org-1', 'user-1'],
+        ['org-2', "o'brien\u0000"],
+        ['org-1', 'user-1'],
+      ] as const) {
+        const compiled = prepared(sql, organizationId, userId).compile();
+        const built = memberRole(sql, organizationId, userId).compile();
+        expect(compiled.sql).toBe(built.sql);
+        expect(compiled.parameters).toEqual(built.parameters);
+      }
+    });
+  }
+
+  it('fills a value used twice in both places', () => {
+    const sql = buildOnlySql('mariadb');
+    const both = prepare((sql: Sql, id: string) =>
+      sql.selectFrom('users').select('id').where('id', '=', id).where('email', '=', id),
+    );
+    expect(both(sql, 'x').compile().parameters).toEqual(['x', 'x']);
+  });
+
+  it('refuses a query whose shape depends on a value', () => {
+    const sql = buildOnlySql('mariadb');
+    const optional = prepare((sql: Sql, cursor: string) =>
+      sql
+        .selectFrom('users')
+        .select('id')
+        .$if(cursor === 'first', (query) => query.where('id', '>', cursor)),
+    );
+    expect(() => optional(sql, 'first')).toThrow(/must be a parameter of the query/);
+  });
+});
