@@ -6,7 +6,7 @@
  *   (two on MySQL and MariaDB, one on the embedded database): the others wait here, holding no
  *   connection, instead of each holding one while it waits for the organization's row lock.
  * - A change may wait in the database for its organization's lock only behind another change of
- *   this process that is under way, and at most `lockWaiters` changes wait so at once; every other
+ *   this process that is under way, and at most half the write slots wait so at once; every other
  *   change takes the lock without waiting (organization-changes.ts) and is tried again after a
  *   pause when it is held. So an organization locked by anyone else ties up no connection for long,
  *   while the next change of a busy organization is already queued on the lock when the change
@@ -20,7 +20,7 @@
 import { E_TIMEOUT, Semaphore, withTimeout, type SemaphoreInterface } from 'async-mutex';
 import { unavailable } from '../errors.ts';
 
-/** This process's changes of one organization: those admitted, and those under way. */
+/** This process's changes of one organization: those admitted, and those under way (an attempt running). */
 export interface Turn {
   readonly admitted: SemaphoreInterface;
   users: number;
@@ -48,7 +48,10 @@ export class Admission {
     this.#lockWaitersAtMost = Math.max(1, Math.floor(writeSlots / 2));
   }
 
-  /** Runs `work` when its organization may have one more change under way in this process (all of `work`, retries too). */
+  /**
+   * Runs `work` (all of it, retries too) when its organization may have one more change under way
+   * in this process.
+   */
   async inTurn<T>(
     organizationId: string | undefined,
     deadline: number,
