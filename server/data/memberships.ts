@@ -15,7 +15,7 @@ import type {
 } from '../../shared/schemas.ts';
 import { conflict, notFound } from '../errors.ts';
 import { appendEvent, changeOrganization, type OrganizationActor } from './organization-changes.ts';
-import type { DbTimestamp } from './database.ts';
+import type { DbTimestamp, Sql } from './database.ts';
 import { paged, toPage, type Page, type PageRequest } from './pages.ts';
 import { prepare } from './prepared.ts';
 import {
@@ -48,15 +48,22 @@ export async function roleInOrganization(
   return (await reader.first(roleOfUser(reader.sql, organizationId, userId)))?.role;
 }
 
-const actorAndTarget = prepare((sql, organizationId: string, actorUserId: string, targetUserId: string) =>
+/**
+ * The actor's membership (`a`, no row for a non-member): where the reads that decide on the actor's
+ * role start, each adding the joins and columns it needs.
+ */
+export const actorMembership = (sql: Sql, organizationId: string, actorUserId: string) =>
   sql
     .selectFrom('organization_users as a')
+    .where('a.organization_id', '=', organizationId)
+    .where('a.user_id', '=', actorUserId);
+
+const actorAndTarget = prepare((sql, organizationId: string, actorUserId: string, targetUserId: string) =>
+  actorMembership(sql, organizationId, actorUserId)
     .leftJoin('organization_users as t', (join) =>
       join.onRef('t.organization_id', '=', 'a.organization_id').on('t.user_id', '=', targetUserId),
     )
-    .select(['a.role as actor_role', 't.role as target_role'])
-    .where('a.organization_id', '=', organizationId)
-    .where('a.user_id', '=', actorUserId),
+    .select(['a.role as actor_role', 't.role as target_role']),
 );
 
 /** The actor's role and the target's, read together under the organization's lock. */
@@ -95,15 +102,12 @@ export function insertMembership(tx: Tx, organizationId: string, userId: string,
 
 /** What adding a member decides on: the actor's role, the user with the e-mail, and whether they are in. */
 const actorAndUserByEmail = prepare((sql, organizationId: string, actorUserId: string, email: string) =>
-  sql
-    .selectFrom('organization_users as a')
+  actorMembership(sql, organizationId, actorUserId)
     .leftJoin('users as u', (join) => join.on('u.email', '=', email))
     .leftJoin('organization_users as m', (join) =>
       join.onRef('m.organization_id', '=', 'a.organization_id').onRef('m.user_id', '=', 'u.id'),
     )
-    .select(['a.role as actor_role', 'u.id as user_id', 'm.role as member_role'])
-    .where('a.organization_id', '=', organizationId)
-    .where('a.user_id', '=', actorUserId),
+    .select(['a.role as actor_role', 'u.id as user_id', 'm.role as member_role']),
 );
 
 const roleUpdate = prepare((sql, organizationId: string, userId: string, role: Role, now: DbTimestamp) =>
@@ -119,15 +123,12 @@ const membershipDelete = prepare((sql, organizationId: string, userId: string) =
 );
 
 const memberWithActor = prepare((sql, organizationId: string, actorUserId: string, userId: string) =>
-  sql
-    .selectFrom('organization_users as a')
+  actorMembership(sql, organizationId, actorUserId)
     .leftJoin('organization_users as m', (join) =>
       join.onRef('m.organization_id', '=', 'a.organization_id').on('m.user_id', '=', userId),
     )
     .leftJoin('users as u', 'u.id', 'm.user_id')
-    .select(['u.id as user_id', 'u.first_name', 'u.last_name', 'u.email', 'm.role', 'm.created_at', 'm.updated_at'])
-    .where('a.organization_id', '=', organizationId)
-    .where('a.user_id', '=', actorUserId),
+    .select(['u.id as user_id', 'u.first_name', 'u.last_name', 'u.email', 'm.role', 'm.created_at', 'm.updated_at']),
 );
 
 export async function addMember(

@@ -28,7 +28,7 @@ import { paged, toPage, type Page, type PageRequest } from './pages.ts';
 import { assertOwner, assertOwnerOrAdmin, notInOrganization } from './permissions.ts';
 import { prepare } from './prepared.ts';
 import { isoTimestamp } from './timestamps.ts';
-import { insertMembership } from './memberships.ts';
+import { actorMembership, insertMembership } from './memberships.ts';
 import type { Db, Reader, Tx } from './transaction.ts';
 
 export const noUserRecord = () => notFound('No user record for this caller: create it with POST /users first');
@@ -107,8 +107,7 @@ export async function listOrganizations(
 /** The organization as the actor sees it, with their role; undefined when they are not a member. */
 async function readDetails(reader: Reader, actor: OrganizationActor): Promise<OrganizationDetails | undefined> {
   const row = await reader.first(
-    reader.sql
-      .selectFrom('organization_users as a')
+    actorMembership(reader.sql, actor.organizationId, actor.userId)
       .innerJoin('organizations as o', 'o.id', 'a.organization_id')
       .select((eb) => [
         'o.name',
@@ -121,9 +120,7 @@ async function readDetails(reader: Reader, actor: OrganizationActor): Promise<Or
           .select((count) => count.fn.countAll<number | string>().as('members'))
           .whereRef('c.organization_id', '=', 'o.id')
           .as('member_count'),
-      ])
-      .where('a.organization_id', '=', actor.organizationId)
-      .where('a.user_id', '=', actor.userId),
+      ]),
   );
   if (!row) return undefined;
   return {
