@@ -19,7 +19,8 @@
  * fixed-amount scenario warms up with a tenth of its amount); BENCH_SCENARIOS (letters of the
  * scenarios to run, default all); BENCH_SUBSCRIPTIONS (subscriptions held, default 1000);
  * BENCH_EXTRAS=0 skips the comparisons (held subscriptions and metrics), which double the run time;
- * BENCH_PROFILE_DIR writes a CPU profile of the measured service there (node --cpu-prof).
+ * BENCH_PROFILE_DIR writes CPU profiles of the measured service and baseline there (service.cpuprofile,
+ * baseline.cpuprofile; node --cpu-prof).
  */
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -60,6 +61,9 @@ const CREATED_ORGANIZATION_NAME = 'bench created';
  * the metrics listener may slow it down.
  */
 const TARGETS = { ratio: 0.75, rssRatio: 1.5, startMs: 1000, heldLoadSlowdown: 0.1, metricsSlowdown: 0.05 };
+
+/** A server of the run: its log lines are read but not kept (see discardLogsAfterStart). */
+const serve = (env: Record<string, string>) => spawnService(env, { discardLogsAfterStart: true });
 
 const userId = (index: number) => `bench-user-${index}`;
 const email = (index: number) => `${userId(index)}@example.com`;
@@ -576,9 +580,9 @@ async function metricsOverhead(env: Record<string, string>, selected: Scenario[]
   const [metricsPort] = await freePorts(1);
   const servers: ServiceProcess[] = [];
   try {
-    const plain = await spawnService(env);
+    const plain = await serve(env);
     servers.push(plain);
-    const measured = await spawnService({ ...env, METRICS_PORT: String(metricsPort) });
+    const measured = await serve({ ...env, METRICS_PORT: String(metricsPort) });
     servers.push(measured);
     const comparisons: Comparison[] = [];
     for (const scenario of selected) {
@@ -676,7 +680,7 @@ async function main(): Promise<void> {
   };
   const servers: ServiceProcess[] = [];
   try {
-    const seeder = await spawnService(env);
+    const seeder = await serve(env);
     servers.push(seeder);
     const seedStart = performance.now();
     const organizations = await seed(seeder.baseUrl);
@@ -687,12 +691,11 @@ async function main(): Promise<void> {
     // grew in the service's process would otherwise count in its peak RSS, and not in the baseline's.
     await stop([seeder]);
     const profileDir = process.env.BENCH_PROFILE_DIR;
-    const service = await spawnService({
-      ...env,
-      ...(profileDir && { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` }),
-    });
+    const profiled = (name: string) =>
+      profileDir && { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir} --cpu-prof-name=${name}.cpuprofile` };
+    const service = await serve({ ...env, ...profiled('service') });
     servers.push(service);
-    const baseline = await spawnService({ ...env, SCRIPT: BASELINE_ENTRY });
+    const baseline = await serve({ ...env, SCRIPT: BASELINE_ENTRY, ...profiled('baseline') });
     servers.push(baseline);
     const setting = {
       database: database.connection,
