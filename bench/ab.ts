@@ -1,0 +1,269 @@
+/**
+ * `npm run bench:ab -- ENTRY_A ENTRY_B [...]`: two or more server bundles (the service's
+ * `dist/server/main.js` of two commits, or the baseline's `dist/bench/baseline.js`) measured in
+ * turns on one seeded MariaDB database, the order of the servers alternating from round to round,
+ * so that the machine's drift falls on each alike. Per scenario and server it prints the median
+ * requests per second, CPU time per request and statements sent per request (MariaDB's
+ * `Questions`). For a verdict on a change of a few per cent, which one `npm run bench` cannot give
+ * on a machine whose figures move by 10 to 30 % from run to run.
+ *
+ * Settings: AB_SCENARIOS (letters, default `abcegh`), AB_ROUNDS (default 4), AB_SECONDS (measured
+ * seconds per scenario and round, default 5, after 2 of warm-up), AB_PROFILE_DIR (a CPU profile of
+ * each server run written there, `node --cpu-prof`).
+ */
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import autocannon from 'autocannon';
+import { spawnService, type ServiceProcess } from '../tests/support/process.ts';
+import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
+import { createDatabase } from './database.ts';
+import { cpuMicroseconds } from './process-usage.ts';
+
+const SCENARIO_LETTERS = process.env.AB_SCENARIOS ?? 'abcegh';
+const ROUNDS = Number(process.env.AB_ROUNDS ?? 4);
+const SECONDS = Number(process.env.AB_SECONDS ?? 5);
+const WARMUP_SECONDS = 2;
+const CONNECTIONS = 32;
+const MEMBERS = 100;
+
+const entries = process.argv.slice(2).map((entry) => resolve(entry));
+if (entries.length < 2) {
+  console.error('usage: npm run bench:ab -- ENTRY_A ENTRY_B [ENTRY_C ...]');
+  process.exit(2);
+}
+
+const userId = (index: number) => `ab-user-${index}`;
+const owner = (index: number) => tokenFor(userId(index), { role: 'owner', expiresIn: '2h' });
+const json = { 'content-type': 'application/json' };
+
+async function call(baseUrl: string, method: string, path: string, as: number, body: object, organizationId?: string) {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${await owner(as)}`,
+      ...json,
+      ...(organizationId && { organization_id: organizationId }),
+    },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+/** Users 0 to MEMBERS + 31: the first MEMBERS in one organization owned by user 0. */
+async function seed(baseUrl: string): Promise<string> {
+  for (let index = 0; index < MEMBERS + CONNECTIONS; index++) {
+    await call(baseUrl, 'POST', '/users', index, {
+      first_name: 'A',
+      last_name: `B${index}`,
+      email: `${userId(index)}@example.com`,
+    });
+  }
+  const { organization_id } = await call(baseUrl, 'POST', '/organizations', 0, {
+    organization_name: 'ab',
+    organization_description: '',
+  });
+  for (let index = 1; index < MEMBERS; index++) {
+    await call(
+      baseUrl,
+      'POST',
+      '/organization-user',
+      0,
+      { email: `${userId(index)}@example.com`, role: 'member' },
+      organization_id,
+    );
+  }
+  return organization_id;
+}
+
+type Load = Partial<autocannon.Options> & { path?: string };
+let runs = 0;
+
+const SCENARIOS: Record<string, { name: string; load: (organizationId: string) => Promise<Load> }> = {
+  a: {
+    name: 'GET /api/users',
+    load: async () => ({ path: '/api/users', headers: { authorization: `Bearer ${await owner(0)}` } }),
+  },
+  b: {
+    name: 'GET /organization-user/{id}',
+    load: async (organizationId) => ({
+      path: `/organization-user/${userId(50)}`,
+      headers: { authorization: `Bearer ${await owner(0)}`, organization_id: organizationId },
+    }),
+  },
+  c: {
+    name: `GET /organization-user, ${MEMBERS}`,
+    load: async (organizationId) => ({
+      path: '/organization-user',
+      headers: { authorization: `Bearer ${await owner(0)}`, organization_id: organizationId },
+    }),
+  },
+  e: {
+    name: 'PUT /organization-user role flip',
+    load: async (organizationId) => {
+      let next = 1;
+      const headers = { authorization: `Bearer ${await owner(0)}`, organization_id: organizationId, ...json };
+      return {
+        headers,
+        setupClient: (client) => {
+          const user_id = userId(next++);
+          client.setRequests(
+            ['admin', 'member'].map((role) => ({
+              method: 'PUT',
+              path: '/organization-user',
+              body: JSON.stringify({ user_id, role }),
+            })),
+          );
+        },
+      };
+    },
+  },
+  g: {
+    name: 'POST /users, new caller each',
+    load: async () => {
+      const run = ++runs;
+      const signed = await Promise.all(
+        Array.from({ length: 40_000 }, (_, index) =>
+          tokenFor(`ab-new-${run}-${index}`, { role: 'owner', expiresIn: '2h' }),
+        ),
+      );
+      let next = 0;
+      return {
+        requests: [
+          {
+            method: 'POST',
+            path: '/users',
+            setupRequest: (request) => {
+              const index = next++ % signed.length;
+              return {
+                ...request,
+                headers: { authorization: `Bearer ${signed[index]}`, ...json },
+                body: JSON.stringify({ first_name: 'N', last_name: 'U', email: `ab-new-${run}-${index}@example.com` }),
+              };
+            },
+          },
+        ],
+      };
+    },
+  },
+  h: {
+    name: 'POST /organizations',
+    load: async () => ({
+      method: 'POST',
+      path: '/organizations',
+      headers: { authorization: `Bearer ${await owner(1)}`, ...json },
+      body: JSON.stringify({ organization_name: 'ab created', organization_description: '' }),
+    }),
+  },
+};
+
+/** MariaDB's counts of statements received, and of those that ran as prepared statements. */
+async function statementCounts(connection: Awaited<ReturnType<typeof createDatabase>>['connection']) {
+  const [rows] = (await connection.query(
+    "show global status where variable_name in ('Questions', 'Com_stmt_execute')",
+  )) as unknown as [{ Variable_name: string; Value: string }[]];
+  const count = (name: string) => Number(rows.find((row) => row.Variable_name === name)!.Value);
+  return { all: count('Questions'), prepared: count('Com_stmt_execute') };
+}
+
+interface Sample {
+  rps: number;
+  cpuMicros: number;
+  databaseCpuMicros: number;
+  /** This process's, which drives the load (autocannon). */
+  loadCpuMicros: number;
+  statements: number;
+  prepared: number;
+}
+
+/** The MariaDB server the test account reaches (the oldest mariadbd: tests start their own later). */
+const databasePid = Number(execFileSync('pgrep', ['-o', 'mariadbd']).toString().trim());
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+async function main() {
+  const database = await createDatabase('ab');
+  const env = { DATABASE_URL: database.url, JWT_SECRET: TEST_SECRET, NODE_ENV: 'production', RATE_LIMIT_MAX: '0' };
+  const samples = new Map<string, Sample[]>();
+  const servers: ServiceProcess[] = [];
+  try {
+    const seeder = await spawnService({ ...env, SCRIPT: entries[0]! }, { discardLogsAfterStart: true });
+    servers.push(seeder);
+    const organizationId = await seed(seeder.baseUrl);
+    seeder.kill();
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = entries.map((_, index) => index);
+      if (round % 2 === 1) order.reverse();
+      for (const index of order) {
+        const profile = process.env.AB_PROFILE_DIR && {
+          NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.AB_PROFILE_DIR} --cpu-prof-name=${index}-${round}.cpuprofile`,
+        };
+        const server = await spawnService(
+          { ...env, ...profile, SCRIPT: entries[index]! },
+          { discardLogsAfterStart: true },
+        );
+        servers.push(server);
+        for (const letter of SCENARIO_LETTERS) {
+          const { path, ...load } = await SCENARIOS[letter]!.load(organizationId);
+          const drive = (duration: number) =>
+            autocannon({ url: `${server.baseUrl}${path ?? ''}`, connections: CONNECTIONS, duration, ...load });
+          await drive(WARMUP_SECONDS);
+          const cpuBefore = cpuMicroseconds(server.pid);
+          const databaseCpuBefore = cpuMicroseconds(databasePid);
+          const loadCpuBefore = process.cpuUsage();
+          const countsBefore = await statementCounts(database.connection);
+          const result = await drive(SECONDS);
+          const counts = await statementCounts(database.connection);
+          const cpu = cpuMicroseconds(server.pid) - cpuBefore;
+          const databaseCpu = cpuMicroseconds(databasePid) - databaseCpuBefore;
+          const loadCpu = process.cpuUsage(loadCpuBefore);
+          if (result.non2xx || result.errors)
+            console.error(`${letter} ${entries[index]}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+          const key = `${letter} ${index}`;
+          samples.set(key, [
+            ...(samples.get(key) ?? []),
+            {
+              rps: result.requests.average,
+              cpuMicros: cpu / result.requests.total,
+              databaseCpuMicros: databaseCpu / result.requests.total,
+              loadCpuMicros: (loadCpu.user + loadCpu.system) / result.requests.total,
+              // The count's own statement is one of them.
+              statements: (counts.all - countsBefore.all - 1) / result.requests.total,
+              prepared: (counts.prepared - countsBefore.prepared) / result.requests.total,
+            },
+          ]);
+        }
+        // SIGTERM: a profiled server writes its profile as it exits.
+        server.child.kill('SIGTERM');
+        await server.exited;
+      }
+      console.error(`round ${round + 1} of ${ROUNDS} done`);
+    }
+  } finally {
+    for (const server of servers) server.kill();
+    await database.drop();
+  }
+  console.log(`median of ${ROUNDS} rounds, ${SECONDS} s each, ${CONNECTIONS} connections`);
+  entries.forEach((entry, index) => console.log(`[${index}] ${entry}`));
+  const rows = [];
+  for (const letter of SCENARIO_LETTERS) {
+    for (let index = 0; index < entries.length; index++) {
+      const list = samples.get(`${letter} ${index}`)!;
+      rows.push({
+        scenario: `(${letter}) ${SCENARIOS[letter]!.name}`,
+        server: index,
+        'req/s': Math.round(median(list.map((sample) => sample.rps))),
+        'req/s all': list.map((sample) => Math.round(sample.rps)).join(' '),
+        'CPU µs/req': Math.round(median(list.map((sample) => sample.cpuMicros))),
+        'CPU all': list.map((sample) => Math.round(sample.cpuMicros)).join(' '),
+        'DB CPU µs/req': Math.round(median(list.map((sample) => sample.databaseCpuMicros))),
+        'load CPU µs/req': Math.round(median(list.map((sample) => sample.loadCpuMicros))),
+        'statements/req': median(list.map((sample) => sample.statements)).toFixed(2),
+        'prepared/req': median(list.map((sample) => sample.prepared)).toFixed(2),
+      });
+    }
+  }
+  console.table(rows);
+}
+
+await main();
