@@ -8,9 +8,8 @@ import { MikroORM, type Options } from '@mikro-orm/core';
 import type { MySqlConnection } from '@mikro-orm/mysql';
 import { SqlitePlatform, type SqlEntityManager } from '@mikro-orm/sql';
 import { CompiledQuery, type DatabaseConnection } from 'kysely';
-import type { Pool, PoolConnection } from 'mysql2';
 import { createOrmConfig, dialectOf, embeddedPath, engineOf } from '../../mikro-orm.config.ts';
-import { PoolAcquireTimeoutError } from './failures.ts';
+import { servePool } from './mysql-pool.ts';
 
 export type Orm = MikroORM & { em: SqlEntityManager };
 
@@ -55,29 +54,6 @@ function sessionBounds(databaseUrl: string, timeoutMs: number) {
 }
 
 /**
- * mysql2's pool waits for a free connection without limit and has no setting for one, so its
- * `getConnection` is wrapped: past `timeoutMs` the caller gets PoolAcquireTimeoutError (503), and a
- * connection that arrives later goes straight back to the pool. Kysely's MySQL dialect calls this
- * very method on this very pool object.
- */
-function boundAcquisition(pool: Pool, timeoutMs: number): void {
-  const acquire = pool.getConnection.bind(pool);
-  pool.getConnection = ((callback: (error: Error | null, connection?: PoolConnection) => void) => {
-    let waiting = true;
-    const timer = setTimeout(() => {
-      waiting = false;
-      callback(new PoolAcquireTimeoutError(`No database connection became free within ${timeoutMs} ms`));
-    }, timeoutMs);
-    acquire((error, connection) => {
-      if (!waiting) return void connection?.release();
-      waiting = false;
-      clearTimeout(timer);
-      callback(error, connection);
-    });
-  }) as Pool['getConnection'];
-}
-
-/**
  * Opens the database. With `bounds` (serving requests), the pool has `poolSize` connections and
  * every wait is bounded by `timeoutMs`; without (migrations, maintenance), nothing is bounded.
  */
@@ -119,7 +95,7 @@ export async function openDatabase(
   // MikroORM 7 connects lazily; the pool (and its Kysely client) must exist before the first query.
   await orm.connect();
   if (bounds && dialect === 'mysql') {
-    boundAcquisition(await (orm.em.getConnection() as unknown as MySqlConnection).getNativeClient(), bounds.timeoutMs);
+    servePool(await (orm.em.getConnection() as unknown as MySqlConnection).getNativeClient(), bounds.timeoutMs);
   }
   return orm;
 }

@@ -1,0 +1,124 @@
+/**
+ * server/data/mysql-pool.ts on MariaDB: the fixed-shape statements (prepared.ts) run as server-side
+ * prepared statements and answer with the same rows as the text protocol; everything else stays text.
+ */
+import { CompiledQuery, type Compilable } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sql } from '../server/data/database.ts';
+import { migrate, openDatabase, type Orm } from '../server/data/orm.ts';
+import { fixedShape, prepare } from '../server/data/prepared.ts';
+import { Db } from '../server/data/transaction.ts';
+import { databaseTargets, type TestDatabase } from './support/databases.ts';
+
+const mariadb = databaseTargets().find((target) => target.name === 'mariadb')!;
+
+const userById = prepare((sql: Sql, id: string) =>
+  sql.selectFrom('users').select(['id', 'first_name', 'email', 'created_at', 'updated_at']).where('id', '=', id),
+);
+const usersAfter = (sql: Sql, after: string) =>
+  sql
+    .selectFrom('users')
+    .select(['id', 'first_name', 'email', 'created_at', 'updated_at'])
+    .where('id', '>', after)
+    .orderBy('id')
+    .limit(10);
+const memberCount = prepare((sql: Sql, organizationId: string) =>
+  sql
+    .selectFrom('organization_users')
+    .select((eb) => eb.fn.countAll<number>().as('members'))
+    .where('organization_id', '=', organizationId),
+);
+
+describe.skipIf(!mariadb.available)('the serving pool on MariaDB', () => {
+  let database: TestDatabase;
+  let orm: Orm;
+  let db: Db;
+
+  beforeAll(async () => {
+    database = await mariadb.create();
+    const unbounded = await openDatabase(database.url);
+    await migrate(unbounded);
+    await unbounded.close();
+    orm = await openDatabase(database.url, { poolSize: 2, timeoutMs: 2000 });
+    db = Db.open(orm.em, 'mariadb', {
+      timeoutMs: 2000,
+      maxAttempts: 3,
+      writeSlots: 1,
+      statementsTogether: true,
+      changesPerOrganization: 2,
+    });
+    await db.sql
+      .insertInto('users')
+      .values(
+        ['u1', 'u2', "o'brien\u{1F600}"].map((id, index) => ({
+          id,
+          first_name: `Name ${index}`,
+          last_name: 'Last',
+          email: `${index}@example.com`,
+          created_at: db.timestamp(new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 6 + index))),
+          updated_at: db.timestamp(new Date(Date.UTC(2026, 10, 22, 12, 34, 56, 789))),
+        })),
+      )
+      .execute();
+  });
+  afterAll(async () => {
+    await orm?.close();
+    await database?.drop();
+  });
+
+  /** Runs `queries` on one connection; how many of them MariaDB ran as prepared statements, and their rows. */
+  const onOneConnection = (queries: Array<Compilable<unknown>>) =>
+    db.sql.connection().execute(async (connection) => {
+      const executed = async () => {
+        const { rows } = await connection.executeQuery<{ Value: string }>(
+          CompiledQuery.raw("show session status like 'Com_stmt_execute'"),
+        );
+        return Number(rows[0]!.Value);
+      };
+      const before = await executed();
+      const results = [];
+      for (const query of queries) results.push((await connection.executeQuery(query.compile())).rows);
+      return { prepared: (await executed()) - before, results };
+    });
+
+  it('runs prepared and fixed-shape queries as prepared statements, the rest as text', async () => {
+    const { prepared } = await onOneConnection([
+      userById(db.sql, 'u1'),
+      fixedShape(usersAfter(db.sql, 'u1')),
+      memberCount(db.sql, 'none'),
+      db.sql.selectFrom('users').select('id').where('id', 'in', ['u1', 'u2']),
+    ]);
+    expect(prepared).toBe(3);
+  });
+
+  it('answers a prepared statement with the rows the text protocol gives, values of every kind alike', async () => {
+    const id = "o'brien\u{1F600}";
+    const { results: binary } = await onOneConnection([
+      userById(db.sql, id),
+      fixedShape(usersAfter(db.sql, '')),
+      memberCount(db.sql, 'none'),
+    ]);
+    // The same reads, told apart by a condition that holds for every row: text, not prepared.
+    const { results: text, prepared } = await onOneConnection([
+      usersAfter(db.sql, '').where('id', '=', id).where('email', '!=', ''),
+      usersAfter(db.sql, '').where('email', '!=', ''),
+      db.sql
+        .selectFrom('organization_users')
+        .select((eb) => eb.fn.countAll<number>().as('members'))
+        .where('organization_id', '=', 'none')
+        .where('user_id', '!=', ''),
+    ]);
+    expect(prepared).toBe(0);
+    expect(binary).toEqual(text);
+    expect(binary[0]).toEqual([
+      {
+        id,
+        first_name: 'Name 2',
+        email: '2@example.com',
+        created_at: '2026-01-02 03:04:05.008',
+        updated_at: '2026-11-22 12:34:56.789',
+      },
+    ]);
+    expect(binary[2]).toEqual([{ members: 0 }]);
+  });
+});
