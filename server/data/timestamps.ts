@@ -11,10 +11,18 @@ export function toDate(value: StoredTimestamp): Date {
   return new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value.replace(' ', 'T')}Z`);
 }
 
-/** `2026-11-22T12:34:56.789Z` */
-export const isoTimestamp = (value: StoredTimestamp): string => toDate(value).toISOString();
-
 const MYSQL_DATETIME = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?$/;
+/** A MySQL `datetime(3)` text, as the driver returns every stored timestamp (UTC). */
+const MYSQL_DATETIME_MS = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}$/;
+
+/**
+ * `2026-11-22T12:34:56.789Z`. A MySQL `datetime(3)` text is rewritten rather than parsed into a
+ * Date and printed again, which every read of a user or member did twice.
+ */
+export const isoTimestamp = (value: StoredTimestamp): string =>
+  typeof value === 'string' && MYSQL_DATETIME_MS.test(value)
+    ? `${value.slice(0, 10)}T${value.slice(11)}Z`
+    : toDate(value).toISOString();
 
 /** `2026-11-22 12:34:56`, the member list's legacy form. */
 export const listTimestamp = (value: StoredTimestamp): string =>
