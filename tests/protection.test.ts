@@ -19,12 +19,20 @@ const embedded = databaseTargets().find((target) => target.name === 'embedded')!
 describe('security headers and CORS', () => {
   const server = useServer(embedded, { CORS_ORIGINS: 'https://app.example.com, https://admin.example.com' });
 
-  it('sends helmet security headers', async () => {
-    const response = await server().request('GET', '/healthz');
-    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(response.headers.get('x-frame-options')).toBe('SAMEORIGIN');
-    expect(response.headers.get('strict-transport-security')).toMatch(/max-age=/);
-    expect(response.headers.get('content-security-policy')).toMatch(/default-src 'self'/);
+  it("sends a JSON API's security headers, and the reference page a policy of its own", async () => {
+    for (const path of ['/healthz', '/users']) {
+      const response = await server().request('GET', path);
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(response.headers.get('x-frame-options')).toBe('DENY');
+      expect(response.headers.get('strict-transport-security')).toMatch(/max-age=/);
+      expect(response.headers.get('content-security-policy')).toBe("default-src 'none';frame-ancestors 'none'");
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      // helmet's headers for HTML documents are not sent with JSON.
+      expect(response.headers.get('x-xss-protection')).toBeNull();
+      expect(response.headers.get('origin-agent-cluster')).toBeNull();
+    }
+    const page = await server().request('GET', '/docs/');
+    expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self'/);
   });
 
   it('allows the configured origins only', async () => {
