@@ -6,8 +6,9 @@
  * organization's events, replayed in `event_id` order, must each be allowed by the roles the replay
  * holds at that point and must end in the memberships the table holds. Exits 1 on any failure.
  */
-import type { RowDataPacket } from 'mysql2/promise';
+import mysql, { type RowDataPacket } from 'mysql2/promise';
 import { buildServer } from '../server/build.ts';
+import { canRunOwnMariadb, OwnMariadb } from '../tests/support/mariadb-instance.ts';
 import { spawnService, type ServiceProcess } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
@@ -271,6 +272,7 @@ try {
     [organizationId],
   );
   expectEqual('one version step per change after creation', organization!.version, events.length - 1);
+  await checkFrozenDatabase();
 } finally {
   for (const server of servers) {
     server.child.kill('SIGTERM');
@@ -278,5 +280,82 @@ try {
   }
   await database.drop();
 }
+/**
+ * A database that stalls (CONTRACT 10), on a MariaDB server of its own frozen with SIGSTOP: each
+ * change is answered 503 at the processing limit, and when the database wakes, none of what the
+ * given-up requests sent commits. Needs root and /usr/sbin/mariadbd, as the service's fault tests.
+ */
+async function checkFrozenDatabase(): Promise<void> {
+  if (!canRunOwnMariadb()) {
+    console.log('SKIP  a frozen database: needs root and /usr/sbin/mariadbd');
+    return;
+  }
+  const own = new OwnMariadb();
+  const stalled: ServiceProcess[] = [];
+  try {
+    await own.start();
+    const ownEnv = { ...env, DATABASE_URL: own.url };
+    // The service migrates the schema; the checks then go through one baseline process.
+    const migrator = await spawnService(ownEnv);
+    migrator.child.kill('SIGTERM');
+    await migrator.exited;
+    const baseline = await spawnService({ ...ownEnv, SCRIPT: 'bench/baseline.ts' });
+    stalled.push(baseline);
+    const ask = (path: string, as: string, method = 'POST', body?: object, organizationId?: string) =>
+      call(baseline, { method, path, as, body, organizationId });
+    await ask('/users', 'frozen-0', 'POST', { first_name: 'F', last_name: 'Z', email: 'frozen-0@example.com' });
+    await ask('/users', 'frozen-1', 'POST', { first_name: 'F', last_name: 'Z', email: 'frozen-1@example.com' });
+    const organization = { organization_name: 'Frozen', organization_description: '' };
+    const { body } = await ask('/organizations', 'frozen-0', 'POST', organization);
+    const organizationId: string = body.organization_id;
+    await ask(
+      '/organization-user',
+      'frozen-0',
+      'POST',
+      { email: 'frozen-1@example.com', role: 'member' },
+      organizationId,
+    );
+    const limitMs = 2 * TIMEOUT_MS + 1000;
+    own.freeze();
+    // Woken in any case, so that a server that waits for the database's answer gets one, late.
+    const thawLater = setTimeout(() => own.thaw(), limitMs + 1500);
+    const started = Date.now();
+    const answers = await Promise.all([
+      ask('/users', 'frozen-2', 'POST', { first_name: 'F', last_name: 'Z', email: 'frozen-2@example.com' }),
+      ask('/organizations', 'frozen-1', 'POST', organization),
+      ask('/organization-user', 'frozen-0', 'PUT', { user_id: 'frozen-1', role: 'admin' }, organizationId),
+    ]);
+    const waited = Date.now() - started;
+    clearTimeout(thawLater);
+    own.thaw();
+    expectEqual(
+      'a frozen database: every change answered 503',
+      answers.map((answer) => answer.status),
+      [503, 503, 503],
+    );
+    expectEqual(
+      `a frozen database: answered by the processing limit (${limitMs} ms) and 1 s`,
+      waited < limitMs + 1000,
+      true,
+    );
+    // What the database was sent while frozen runs now: it must roll back.
+    await new Promise((resolve) => setTimeout(resolve, 2 * TIMEOUT_MS));
+    expectEqual('a frozen database: the user not created', (await ask('/users', 'frozen-2', 'GET')).status, 404);
+    const members = await ask('/organization-user', 'frozen-0', 'GET', undefined, organizationId);
+    expectEqual(
+      'a frozen database: the role not changed',
+      members.body.map((row: { role: string }) => row.role),
+      ['owner', 'member'],
+    );
+    const direct = await mysql.createConnection({ uri: own.url.replace(/^mariadb:/, 'mysql:') });
+    const [[count]] = await direct.query<RowDataPacket[]>('select count(*) as n from organizations');
+    await direct.end();
+    expectEqual('a frozen database: the organization not created', count!.n, 1);
+  } finally {
+    for (const server of stalled) server.kill();
+    await own.destroy();
+  }
+}
+
 console.log(failures ? `${failures} checks failed` : 'all checks passed');
 process.exitCode = failures ? 1 : 0;

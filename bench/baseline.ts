@@ -18,9 +18,16 @@
  * The lock is held for one round trip between the two batches, instead of four in a
  * statement-per-round-trip transaction, and the next change of a busy organization already waits
  * for the lock in MariaDB, so that it passes on at commit (see `admitted` for when a change waits
- * and when it takes the lock without waiting). Creating an organization is one round trip (its row
- * is new: nothing to lock, no earlier event); creating a user is one autocommitted INSERT whose
- * unique keys decide the conflicts.
+ * and when it takes the lock without waiting). Creating a user or an organization is two round
+ * trips, the writes then COMMIT: their rows are new (nothing to lock, no earlier event), but COMMIT
+ * never goes in a transaction's first round trip (see `lastBatch`).
+ *
+ * Every request has the contract's processing limit (CONTRACT 10): past 2 × DB_TIMEOUT_MS + 1 s it
+ * is answered 503, even by a database that answers nothing at all (a frozen host, a network that
+ * holds packets; mysql2 has no timeout for a statement on an open connection), and what it sent
+ * must then never commit. So COMMIT is sent only while the request stands, and only after a
+ * first answer: sent together with the writes to a database that has stalled, it would commit
+ * them when the database woke, after the 503.
  *
  * Why every change takes the organization lock, even when no owner is involved (the "conditional
  * fast path", a guarded UPDATE without the lock, is not correct here): event ids must sort in
@@ -141,6 +148,12 @@ function assertMayCreate(caller: Caller): void {
 // ---- input -----------------------------------------------------------------------------------
 
 const MAX_BODY_BYTES = 65_536;
+
+/** What the server knows of a request being served: whether the processing limit gave it up. */
+interface Scope {
+  givenUp: boolean;
+}
+const PROCESSING_LIMIT_MS = 2 * TIMEOUT_MS + 1000;
 
 function readBody(request: IncomingMessage): Promise<Record<string, unknown>> {
   if (!request.headers['content-type']?.startsWith('application/json'))
@@ -391,9 +404,21 @@ async function batch(connection: PoolConnection, sql: string, values: unknown[])
   return results as unknown[];
 }
 
+class GivenUp extends Error {}
+
+/**
+ * A transaction's last batch, the one that ends in COMMIT: sent only while the request stands
+ * (else the transaction rolls back), and only after an earlier batch of the transaction was
+ * answered, so that the database was alive a round trip ago.
+ */
+function lastBatch(connection: PoolConnection, scope: Scope, sql: string, values: unknown[]): Promise<unknown[]> {
+  if (scope.givenUp) return Promise.reject(new GivenUp());
+  return batch(connection, sql, values);
+}
+
 // ---- users -----------------------------------------------------------------------------------
 
-async function createUser(caller: Caller, body: Record<string, unknown>): Promise<[number, unknown]> {
+async function createUser(caller: Caller, body: Record<string, unknown>, scope: Scope): Promise<[number, unknown]> {
   assertMayCreate(caller);
   const values = [
     caller.userId,
@@ -403,13 +428,14 @@ async function createUser(caller: Caller, body: Record<string, unknown>): Promis
   ];
   const now = storedNow();
   try {
-    // One autocommitted statement: no transaction to open and commit around it.
-    await admitted(undefined, Date.now() + TIMEOUT_MS, () =>
-      pool.execute(
-        'insert into users (id, first_name, last_name, email, created_at, updated_at) values (?, ?, ?, ?, ?, ?)',
+    await transaction(undefined, async (connection) => {
+      await batch(
+        connection,
+        'start transaction; insert into users (id, first_name, last_name, email, created_at, updated_at) values (?, ?, ?, ?, ?, ?)',
         [...values, now, now],
-      ),
-    );
+      );
+      await lastBatch(connection, scope, 'commit', []);
+    });
   } catch (error) {
     if (errnoOf(error) !== DUPLICATE_KEY) throw error;
     throw /email/i.test((error as Error).message)
@@ -433,30 +459,34 @@ async function getUser(caller: Caller): Promise<[number, unknown]> {
 
 // ---- organizations ---------------------------------------------------------------------------
 
-/** One round trip: the organization, its owner and its first event, committed together. */
-async function createOrganization(caller: Caller, body: Record<string, unknown>): Promise<[number, unknown]> {
+/** The organization, its owner and its first event, then COMMIT. */
+async function createOrganization(
+  caller: Caller,
+  body: Record<string, unknown>,
+  scope: Scope,
+): Promise<[number, unknown]> {
   assertMayCreate(caller);
   const name = text(body.organization_name, 'organization_name', 1, 100, true);
   const description = text(body.organization_description, 'organization_description', 0, 1000);
   const organizationId = uuidV7After(null);
   const now = storedNow();
   try {
-    await transaction(undefined, (connection) =>
-      batch(
+    await transaction(undefined, async (connection) => {
+      await batch(
         connection,
         `start transaction;
          insert into organizations (id, name, description, created_by, created_at, updated_at) values (?, ?, ?, ?, ?, ?);
          insert into organization_users (organization_id, user_id, role, created_at, updated_at) values (?, ?, 'owner', ?, ?);
-         ${INSERT_EVENT};
-         commit`,
+         ${INSERT_EVENT}`,
         [
           ...[organizationId, name, description, caller.userId, now, now],
           ...[organizationId, caller.userId, now, now],
           ...[uuidV7After(null), organizationId, 'organization.created', caller.userId, caller.userId],
           ...[JSON.stringify({ organization_name: name, organization_description: description }), now],
         ],
-      ),
-    );
+      );
+      await lastBatch(connection, scope, 'commit', []);
+    });
   } catch (error) {
     // The creator's user row is the foreign key's parent: no row, no user record.
     if (errnoOf(error) === MISSING_PARENT_ROW)
@@ -530,7 +560,7 @@ async function readTarget(
   return decision as TargetDecision & { target_role: string };
 }
 
-async function addMember(caller: Caller, organizationId: string, body: Record<string, unknown>) {
+async function addMember(caller: Caller, organizationId: string, body: Record<string, unknown>, scope: Scope) {
   const address = email(body.email);
   const newRole = role(body.role);
   const userId = await transaction(organizationId, async (connection, takeOrganization) => {
@@ -548,8 +578,9 @@ async function addMember(caller: Caller, organizationId: string, body: Record<st
     if (decision.user_id === null) throw notFound('No user has this e-mail address');
     if (decision.existing_role !== null) throw conflict('The user is already a member of this organization');
     const now = storedNow();
-    await batch(
+    await lastBatch(
       connection,
+      scope,
       `insert into organization_users (organization_id, user_id, role, created_at, updated_at) values (?, ?, ?, ?, ?);
        ${INSERT_EVENT}; commit`,
       [
@@ -563,7 +594,7 @@ async function addMember(caller: Caller, organizationId: string, body: Record<st
   return [201, { organization_id: organizationId, user_id: userId, role: newRole }] as [number, unknown];
 }
 
-async function changeRole(caller: Caller, organizationId: string, body: Record<string, unknown>) {
+async function changeRole(caller: Caller, organizationId: string, body: Record<string, unknown>, scope: Scope) {
   const userId = text(body.user_id, 'user_id', 1, 128);
   const newRole = role(body.role);
   await transaction(organizationId, async (connection, takeOrganization) => {
@@ -576,8 +607,9 @@ async function changeRole(caller: Caller, organizationId: string, body: Record<s
     if (decision.target_role === newRole) return batch(connection, 'rollback', []);
     if (decision.target_role === 'owner' && !decision.other_owner) throw lastOwner();
     const now = storedNow();
-    await batch(
+    await lastBatch(
       connection,
+      scope,
       `update organization_users set role = ?, updated_at = ? where organization_id = ? and user_id = ?;
        ${INSERT_EVENT}; commit`,
       [
@@ -590,7 +622,7 @@ async function changeRole(caller: Caller, organizationId: string, body: Record<s
   return [200, { message: 'Role updated' }] as [number, unknown];
 }
 
-async function removeMember(caller: Caller, organizationId: string, body: Record<string, unknown>) {
+async function removeMember(caller: Caller, organizationId: string, body: Record<string, unknown>, scope: Scope) {
   const userId = text(body.user_id, 'user_id', 1, 128);
   const leaving = userId === caller.userId;
   await transaction(organizationId, async (connection, takeOrganization) => {
@@ -602,8 +634,9 @@ async function removeMember(caller: Caller, organizationId: string, body: Record
         throw forbidden('Only an owner may change or remove an owner');
     }
     if (decision.target_role === 'owner' && !decision.other_owner) throw lastOwner();
-    await batch(
+    await lastBatch(
       connection,
+      scope,
       `delete from organization_users where organization_id = ? and user_id = ?; ${INSERT_EVENT}; commit`,
       [
         ...[organizationId, userId],
@@ -675,21 +708,21 @@ async function listMembers(caller: Caller, organizationId: string): Promise<[num
 
 const MEMBER_PATH = '/organization-user/';
 
-async function handle(request: IncomingMessage): Promise<[number, unknown]> {
+async function handle(request: IncomingMessage, scope: Scope): Promise<[number, unknown]> {
   const path = (request.url ?? '/').split('?')[0]!;
   const caller = callerOf(request);
   const method = request.method;
   if (path === '/users' || path === '/api/users') {
     if (method === 'GET') return getUser(caller);
-    if (method === 'POST') return createUser(caller, await readBody(request));
+    if (method === 'POST') return createUser(caller, await readBody(request), scope);
   } else if (path === '/organizations' || path === '/api/organizations') {
-    if (method === 'POST') return createOrganization(caller, await readBody(request));
+    if (method === 'POST') return createOrganization(caller, await readBody(request), scope);
   } else if (path === '/organization-user') {
     const organizationId = organizationIdOf(request);
     if (method === 'GET') return listMembers(caller, organizationId);
-    if (method === 'POST') return addMember(caller, organizationId, await readBody(request));
-    if (method === 'PUT') return changeRole(caller, organizationId, await readBody(request));
-    if (method === 'DELETE') return removeMember(caller, organizationId, await readBody(request));
+    if (method === 'POST') return addMember(caller, organizationId, await readBody(request), scope);
+    if (method === 'PUT') return changeRole(caller, organizationId, await readBody(request), scope);
+    if (method === 'DELETE') return removeMember(caller, organizationId, await readBody(request), scope);
   } else if (path.startsWith(MEMBER_PATH) && method === 'GET') {
     let userId;
     try {
@@ -707,19 +740,34 @@ function answer(response: ServerResponse, status: number, body: unknown, headers
   response.end(body instanceof JsonText ? body.text : JSON.stringify(body));
 }
 
+function answerError(response: ServerResponse, error: unknown) {
+  const errno = errnoOf(error);
+  if (errno === LOCK_WAIT_TIMEOUT || errno === STATEMENT_TIMEOUT)
+    error = unavailable('The database is busy, try again');
+  // mysql2 marks the errors of a connection that failed or could not be made (the database gone).
+  else if ((error as { fatal?: boolean }).fatal) error = unavailable('The database is unavailable, try again');
+  if (!(error instanceof HttpError)) {
+    console.error(error);
+    error = new HttpError(500, 'INTERNAL_SERVER_ERROR', 'Internal error');
+  }
+  const { status, code, message } = error as HttpError;
+  answer(response, status, { code, message }, status === 503 ? { 'retry-after': '1' } : {});
+}
+
 const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-  handle(request).then(
-    ([status, body]) => answer(response, status, body),
+  const scope: Scope = { givenUp: false };
+  const limit = setTimeout(() => {
+    scope.givenUp = true;
+    answerError(response, unavailable('The request took too long and was given up'));
+  }, PROCESSING_LIMIT_MS);
+  handle(request, scope).then(
+    ([status, body]) => {
+      clearTimeout(limit);
+      if (!scope.givenUp) answer(response, status, body);
+    },
     (error: unknown) => {
-      const errno = errnoOf(error);
-      if (errno === LOCK_WAIT_TIMEOUT || errno === STATEMENT_TIMEOUT)
-        error = unavailable('The database is busy, try again');
-      if (!(error instanceof HttpError)) {
-        console.error(error);
-        error = new HttpError(500, 'INTERNAL_SERVER_ERROR', 'Internal error');
-      }
-      const { status, code, message } = error as HttpError;
-      answer(response, status, { code, message }, status === 503 ? { 'retry-after': '1' } : {});
+      clearTimeout(limit);
+      if (!scope.givenUp) answerError(response, error);
     },
   );
 });
