@@ -27,8 +27,8 @@ const CONNECTIONS = 32;
 const MEMBERS = 100;
 
 const entries = process.argv.slice(2).map((entry) => resolve(entry));
-if (entries.length < 2) {
-  console.error('usage: npm run bench:ab -- ENTRY_A ENTRY_B [ENTRY_C ...]');
+if (entries.length < 1) {
+  console.error('usage: npm run bench:ab -- ENTRY [ENTRY ...]');
   process.exit(2);
 }
 
@@ -249,17 +249,20 @@ async function main() {
   for (const letter of SCENARIO_LETTERS) {
     for (let index = 0; index < entries.length; index++) {
       const list = samples.get(`${letter} ${index}`)!;
+      const first = samples.get(`${letter} 0`)!;
       rows.push({
         scenario: `(${letter}) ${SCENARIOS[letter]!.name}`,
         server: index,
         'req/s': Math.round(median(list.map((sample) => sample.rps))),
-        'req/s all': list.map((sample) => Math.round(sample.rps)).join(' '),
         'CPU µs/req': Math.round(median(list.map((sample) => sample.cpuMicros))),
-        'CPU all': list.map((sample) => Math.round(sample.cpuMicros)).join(' '),
         'DB CPU µs/req': Math.round(median(list.map((sample) => sample.databaseCpuMicros))),
         'load CPU µs/req': Math.round(median(list.map((sample) => sample.loadCpuMicros))),
         'statements/req': median(list.map((sample) => sample.statements)).toFixed(2),
         'prepared/req': median(list.map((sample) => sample.prepared)).toFixed(2),
+        // Paired with the first server's run of the same round: the machine's drift between
+        // rounds cancels out.
+        'req/s vs [0]': median(list.map((sample, round) => sample.rps / first[round]!.rps)).toFixed(2),
+        'CPU vs [0]': median(list.map((sample, round) => sample.cpuMicros / first[round]!.cpuMicros)).toFixed(2),
       });
     }
   }
