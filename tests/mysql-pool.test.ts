@@ -1,12 +1,12 @@
 /**
- * server/data/mysql-pool.ts on MariaDB: the fixed-shape statements (prepared.ts) run as server-side
- * prepared statements and answer with the same rows as the text protocol; everything else stays text.
+ * server/data/mysql-pool.ts on MariaDB: the prepared queries (prepared.ts) run as server-side prepared
+ * statements and answer with the same rows as the text protocol; everything else stays text.
  */
 import { CompiledQuery, type Compilable } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '../server/data/database.ts';
 import { migrate, openDatabase, type Orm } from '../server/data/orm.ts';
-import { fixedShape, prepare } from '../server/data/prepared.ts';
+import { prepare } from '../server/data/prepared.ts';
 import { Db } from '../server/data/transaction.ts';
 import { databaseTargets, type TestDatabase } from './support/databases.ts';
 
@@ -22,6 +22,7 @@ const usersAfter = (sql: Sql, after: string) =>
     .where('id', '>', after)
     .orderBy('id')
     .limit(10);
+const usersAfterPrepared = prepare(usersAfter);
 const memberCount = prepare((sql: Sql, organizationId: string) =>
   sql
     .selectFrom('organization_users')
@@ -81,21 +82,21 @@ describe.skipIf(!mariadb.available)('the serving pool on MariaDB', () => {
       return { prepared: (await executed()) - before, results };
     });
 
-  it('runs prepared and fixed-shape queries as prepared statements, the rest as text', async () => {
+  it('runs prepared queries as prepared statements, the rest as text', async () => {
     const { prepared } = await onOneConnection([
       userById(db.sql, 'u1'),
-      fixedShape(usersAfter(db.sql, 'u1')),
+      usersAfter(db.sql, 'u1'),
       memberCount(db.sql, 'none'),
       db.sql.selectFrom('users').select('id').where('id', 'in', ['u1', 'u2']),
     ]);
-    expect(prepared).toBe(3);
+    expect(prepared).toBe(2);
   });
 
   it('answers a prepared statement with the rows the text protocol gives, values of every kind alike', async () => {
     const id = "o'brien\u{1F600}";
     const { results: binary } = await onOneConnection([
       userById(db.sql, id),
-      fixedShape(usersAfter(db.sql, '')),
+      usersAfterPrepared(db.sql, ''),
       memberCount(db.sql, 'none'),
     ]);
     // The same reads, told apart by a condition that holds for every row: text, not prepared.

@@ -17,7 +17,7 @@ import { conflict, notFound } from '../errors.ts';
 import { appendEvent, changeOrganization, type OrganizationActor } from './organization-changes.ts';
 import type { DbTimestamp, Sql } from './database.ts';
 import { paged, toPage, type Page, type PageRequest } from './pages.ts';
-import { fixedShape, prepare } from './prepared.ts';
+import { prepare } from './prepared.ts';
 import {
   assertCanChange,
   assertCanManageMembers,
@@ -240,7 +240,7 @@ export async function listMembers(
     .innerJoin('users as u', 'u.id', 'm.user_id')
     .select(['u.id as user_id', 'u.first_name', 'u.last_name', 'u.email', 'm.role', 'm.created_at'])
     .where('m.organization_id', '=', actor.organizationId);
-  const rows = await db.all(fixedShape(paged(query, db.dialect, page, { createdAt: 'm.created_at', id: 'm.user_id' })));
+  const rows = await paged(query, db.dialect, page, { createdAt: 'm.created_at', id: 'm.user_id' }).execute();
   if (rows.length === 0) assertCanReadMembers(await roleInOrganization(db, actor.organizationId, actor.userId));
   return toPage(
     rows,

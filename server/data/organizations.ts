@@ -26,7 +26,7 @@ import {
 } from './organization-changes.ts';
 import { paged, toPage, type Page, type PageRequest } from './pages.ts';
 import { assertOwner, assertOwnerOrAdmin, notInOrganization } from './permissions.ts';
-import { fixedShape, prepare } from './prepared.ts';
+import { prepare } from './prepared.ts';
 import { isoTimestamp } from './timestamps.ts';
 import { actorMembership, insertMembership } from './memberships.ts';
 import type { Db, Reader, Tx } from './transaction.ts';
@@ -95,7 +95,7 @@ export async function listOrganizations(
     .innerJoin('organizations as o', 'o.id', 'm.organization_id')
     .select(['o.id', 'o.name', 'o.description', 'o.created_by', 'o.created_at'])
     .where('m.user_id', '=', caller.userId);
-  const rows = await db.all(fixedShape(paged(query, db.dialect, page, { createdAt: 'o.created_at', id: 'o.id' })));
+  const rows = await paged(query, db.dialect, page, { createdAt: 'o.created_at', id: 'o.id' }).execute();
   return toPage(
     rows,
     page.limit,

@@ -16,25 +16,14 @@ import { CompiledQuery, type Compilable } from 'kysely';
 import type { Sql } from './database.ts';
 
 /**
- * The SQL of every query prepared here, and of the lists' few shapes (`fixedShape`): on MySQL and
- * MariaDB they run as server-side prepared statements (mysql-pool.ts). The set stays small, as the
- * server requires: each text is prepared once per connection, and MariaDB caps prepared
- * statements (max_prepared_stmt_count, 16,382 by default, over all sessions).
+ * The SQL of every query prepared here: on MySQL and MariaDB they run as server-side prepared
+ * statements (mysql-pool.ts). The set stays small, as the server requires: each text is prepared
+ * once per connection, and MariaDB caps prepared statements (max_prepared_stmt_count, 16,382 by
+ * default, over all sessions).
  */
 const serverPrepared = new Set<string>();
 
 export const isServerPrepared = (sql: string): boolean => serverPrepared.has(sql);
-
-/**
- * A query whose SQL text is one of a few (a list's page with or without a cursor and a limit, the
- * values all bound), to run as a server-side prepared statement too. Not for a query whose text
- * grows with its values (an IN list).
- */
-export function fixedShape<Row>(query: Compilable<Row>): Compilable<Row> {
-  const compiled = query.compile();
-  serverPrepared.add(compiled.sql);
-  return { compile: () => compiled };
-}
 
 interface Template {
   sql: string;
