@@ -1,7 +1,7 @@
 /** server/data/prepared.ts: a prepared query runs the SQL and values its builder would, or refuses to be prepared. */
 import { describe, expect, it } from 'vitest';
 import type { Sql } from '../server/data/database.ts';
-import { prepare } from '../server/data/prepared.ts';
+import { isServerPrepared, prepare } from '../server/data/prepared.ts';
 import { buildOnlySql } from '../server/data/unit-of-work.ts';
 
 const memberRole = (sql: Sql, organizationId: string, userId: string) =>
@@ -36,6 +36,16 @@ describe('prepared queries', () => {
       sql.selectFrom('users').select('id').where('id', '=', id).where('email', '=', id),
     );
     expect(both(sql, 'x').compile().parameters).toEqual(['x', 'x']);
+  });
+
+  it('marks its SQL for a server-side prepared statement unless told not to', () => {
+    const sql = buildOnlySql('mariadb');
+    const statement = prepare(memberRole)(sql, 'org', 'user').compile().sql;
+    const text = prepare((sql: Sql, id: string) => memberRole(sql, id, id).where('role', '=', 'owner'), {
+      serverSide: false,
+    })(sql, 'org').compile().sql;
+    expect(isServerPrepared(statement)).toBe(true);
+    expect(isServerPrepared(text)).toBe(false);
   });
 
   it('refuses a query whose shape depends on a value', () => {

@@ -16,7 +16,7 @@ import type {
 import { conflict, notFound } from '../errors.ts';
 import { appendEvent, changeOrganization, type OrganizationActor } from './organization-changes.ts';
 import type { DbTimestamp, Sql } from './database.ts';
-import { paged, toPage, type Page, type PageRequest } from './pages.ts';
+import { pagedList, toPage, type Page, type PageRequest } from './pages.ts';
 import { prepare } from './prepared.ts';
 import {
   assertCanChange,
@@ -222,6 +222,19 @@ export async function getMember(db: Db, actor: OrganizationActor, userId: string
   };
 }
 
+const memberListRows = pagedList(
+  (sql: Sql, organizationId: string, actorUserId: string) =>
+    sql
+      .selectFrom('organization_users as m')
+      .innerJoin('organization_users as a', (join) =>
+        join.onRef('a.organization_id', '=', 'm.organization_id').on('a.user_id', '=', actorUserId),
+      )
+      .innerJoin('users as u', 'u.id', 'm.user_id')
+      .select(['u.id as user_id', 'u.first_name', 'u.last_name', 'u.email', 'm.role', 'm.created_at'])
+      .where('m.organization_id', '=', organizationId),
+  { createdAt: 'm.created_at', id: 'm.user_id' },
+);
+
 /**
  * Members ordered by membership `created_at`, then `user_id` (CONTRACT 4): one page or all of them,
  * for any member (CONTRACT 3.2). The query joins the actor's own membership, so a non-member gets
@@ -232,15 +245,7 @@ export async function listMembers(
   actor: OrganizationActor,
   page: PageRequest = {},
 ): Promise<Page<MemberListItem>> {
-  const query = db.sql
-    .selectFrom('organization_users as m')
-    .innerJoin('organization_users as a', (join) =>
-      join.onRef('a.organization_id', '=', 'm.organization_id').on('a.user_id', '=', actor.userId),
-    )
-    .innerJoin('users as u', 'u.id', 'm.user_id')
-    .select(['u.id as user_id', 'u.first_name', 'u.last_name', 'u.email', 'm.role', 'm.created_at'])
-    .where('m.organization_id', '=', actor.organizationId);
-  const rows = await paged(query, db.dialect, page, { createdAt: 'm.created_at', id: 'm.user_id' }).execute();
+  const rows = await memberListRows(db, db.dialect, page, actor.organizationId, actor.userId);
   if (rows.length === 0) assertCanReadMembers(await roleInOrganization(db, actor.organizationId, actor.userId));
   return toPage(
     rows,

@@ -15,7 +15,7 @@ import type {
 } from '../../shared/schemas.ts';
 import type { Caller } from '../auth/tokens.ts';
 import { badRequest, notFound } from '../errors.ts';
-import type { DbTimestamp } from './database.ts';
+import type { DbTimestamp, Sql } from './database.ts';
 import { newId } from './ids.ts';
 import {
   appendEvent,
@@ -24,7 +24,7 @@ import {
   organizationWithActor,
   type OrganizationActor,
 } from './organization-changes.ts';
-import { paged, toPage, type Page, type PageRequest } from './pages.ts';
+import { pagedList, toPage, type Page, type PageRequest } from './pages.ts';
 import { assertOwner, assertOwnerOrAdmin, notInOrganization } from './permissions.ts';
 import { prepare } from './prepared.ts';
 import { isoTimestamp } from './timestamps.ts';
@@ -81,6 +81,16 @@ export async function createOrganization(
   }
 }
 
+const organizationListRows = pagedList(
+  (sql: Sql, userId: string) =>
+    sql
+      .selectFrom('organization_users as m')
+      .innerJoin('organizations as o', 'o.id', 'm.organization_id')
+      .select(['o.id', 'o.name', 'o.description', 'o.created_by', 'o.created_at'])
+      .where('m.user_id', '=', userId),
+  { createdAt: 'o.created_at', id: 'o.id' },
+);
+
 /**
  * The organizations the caller belongs to, in any role, oldest first (then by id), one page or
  * all of them; projected from SQL, not hydrated.
@@ -90,12 +100,7 @@ export async function listOrganizations(
   caller: Caller,
   page: PageRequest = {},
 ): Promise<Page<OrganizationView>> {
-  const query = db.sql
-    .selectFrom('organization_users as m')
-    .innerJoin('organizations as o', 'o.id', 'm.organization_id')
-    .select(['o.id', 'o.name', 'o.description', 'o.created_by', 'o.created_at'])
-    .where('m.user_id', '=', caller.userId);
-  const rows = await paged(query, db.dialect, page, { createdAt: 'o.created_at', id: 'o.id' }).execute();
+  const rows = await organizationListRows(db, db.dialect, page, caller.userId);
   return toPage(
     rows,
     page.limit,

@@ -6,14 +6,13 @@
 import type { ReferenceExpression, SelectQueryBuilder } from 'kysely';
 import { z } from 'zod';
 import { badRequest } from '../errors.ts';
-import { toDbTimestamp, type Dialect } from './database.ts';
+import { toDbTimestamp, type DbTimestamp, type Dialect, type Sql } from './database.ts';
+import { prepare } from './prepared.ts';
+import type { Reader } from './unit-of-work.ts';
 import { toDate, type StoredTimestamp } from './timestamps.ts';
 
-export interface PageRequest {
-  /** At most this many items; undefined means the whole list. */
-  limit?: number;
-  cursor?: string | null;
-}
+/** The whole list, or a page of at most `limit` items after the cursor's row (the first without one). */
+export type PageRequest = { limit?: undefined; cursor?: undefined } | { limit: number; cursor?: string | null };
 
 export interface Page<T> {
   items: T[];
@@ -61,27 +60,42 @@ export function toPage<Row, Item>(
   };
 }
 
+/** The two columns a list is sorted by, as the list's query names them. */
+type SortColumns<DB, TB extends keyof DB> = {
+  createdAt: ReferenceExpression<DB, TB>;
+  id: ReferenceExpression<DB, TB>;
+};
+
 /**
- * Completes a list query with the keyset condition after the cursor's row, the list's order and
- * the page's size (one extra row, see toPage). `key` names the sort key's two columns.
+ * A list query paged by keyset (see toPage): all its rows, or `limit + 1` of them after the
+ * cursor's row (from the first when there is none), in the list's order. Each of these three
+ * shapes is built and compiled once (prepared.ts), with the cursor and the limit as bound values,
+ * so a request only fills in its values; the rows come back over the text protocol
+ * (`serverSide: false`, see mysql-pool.ts).
  */
-export function paged<DB, TB extends keyof DB, O>(
-  query: SelectQueryBuilder<DB, TB, O>,
-  dialect: Dialect,
-  page: PageRequest,
-  key: { createdAt: ReferenceExpression<DB, TB>; id: ReferenceExpression<DB, TB> },
-): SelectQueryBuilder<DB, TB, O> {
-  const after = decodeCursor(page.cursor);
-  let ordered = query;
-  if (after) {
-    const createdAt = toDbTimestamp(dialect, after.createdAt);
-    ordered = ordered.where((eb) =>
-      eb.or([
-        eb(key.createdAt, '>', createdAt),
-        eb.and([eb(key.createdAt, '=', createdAt), eb(key.id, '>', after.id)]),
-      ]),
+export function pagedList<Values extends unknown[], DB, TB extends keyof DB, Row>(
+  build: (sql: Sql, ...values: Values) => SelectQueryBuilder<DB, TB, Row>,
+  key: SortColumns<DB, TB>,
+) {
+  const ordered = (query: SelectQueryBuilder<DB, TB, Row>) => query.orderBy(key.createdAt).orderBy(key.id);
+  const afterRow = (query: SelectQueryBuilder<DB, TB, Row>, createdAt: DbTimestamp, id: string) =>
+    query.where((eb) =>
+      eb.or([eb(key.createdAt, '>', createdAt), eb.and([eb(key.createdAt, '=', createdAt), eb(key.id, '>', id)])]),
     );
-  }
-  ordered = ordered.orderBy(key.createdAt).orderBy(key.id);
-  return page.limit === undefined ? ordered : ordered.limit(page.limit + 1);
+  const text = { serverSide: false };
+  const whole = prepare((sql, ...values: Values) => ordered(build(sql, ...values)), text);
+  const first = prepare((sql, limit: number, ...values: Values) => ordered(build(sql, ...values)).limit(limit), text);
+  const next = prepare(
+    (sql, createdAt: DbTimestamp, id: string, limit: number, ...values: Values) =>
+      ordered(afterRow(build(sql, ...values), createdAt, id)).limit(limit),
+    text,
+  );
+  return (reader: Reader, dialect: Dialect, page: PageRequest, ...values: Values): Promise<Row[]> => {
+    if (page.limit === undefined) return reader.all(whole(reader.sql, ...values));
+    // One row more than the page: it tells that another page follows (toPage).
+    const limit = page.limit + 1;
+    const cursor = decodeCursor(page.cursor);
+    if (!cursor) return reader.all(first(reader.sql, limit, ...values));
+    return reader.all(next(reader.sql, toDbTimestamp(dialect, cursor.createdAt), cursor.id, limit, ...values));
+  };
 }

@@ -47,8 +47,17 @@ function compileTemplate(query: Compilable<unknown>, arity: number): Template {
   return { sql, parameters, slots };
 }
 
+export interface PrepareOptions {
+  /**
+   * Whether it runs as a server-side prepared statement on MySQL and MariaDB (the default). Not for
+   * a list of many rows: mysql2 decodes rows from that protocol far more slowly (mysql-pool.ts).
+   */
+  serverSide?: boolean;
+}
+
 export function prepare<Args extends unknown[], Row>(
   build: (sql: Sql, ...values: Args) => Compilable<Row>,
+  { serverSide = true }: PrepareOptions = {},
 ): (sql: Sql, ...values: Args) => Compilable<Row> {
   const templates = new WeakMap<Sql, Template>();
   return (sql, ...values) => {
@@ -57,7 +66,7 @@ export function prepare<Args extends unknown[], Row>(
       const placeholders = values.map((_, index) => placeholder(index)) as Args;
       template = compileTemplate(build(sql, ...placeholders), values.length);
       templates.set(sql, template);
-      serverPrepared.add(template.sql);
+      if (serverSide) serverPrepared.add(template.sql);
     }
     const parameters = [...template.parameters];
     template.slots.forEach((positions, index) => {
