@@ -7,13 +7,15 @@
  * `Questions`). For a verdict on a change of a few per cent, which one `npm run bench` cannot give
  * on a machine whose figures move by 10 to 30 % from run to run.
  *
- * Settings: AB_SCENARIOS (letters, default `abcegh`), AB_ROUNDS (default 4), AB_SECONDS (measured
- * seconds per scenario and round, default 5, after 2 of warm-up), AB_PROFILE_DIR (a CPU profile of
- * each server run written there, `node --cpu-prof`).
+ * Settings: AB_SCENARIOS (letters, default `abcegh`; `d`, the list of 10,000 members, seeds 10,000
+ * users more), AB_ROUNDS (default 4), AB_SECONDS (measured seconds per scenario and round, default
+ * 5, after 2 of warm-up), AB_PROFILE_DIR (a CPU profile of each server run written there, `node
+ * --cpu-prof`). The first entry must be the service: it creates the schema.
  */
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
+import { pooled } from '../tests/support/pooled.ts';
 import { spawnService, type ServiceProcess } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
@@ -25,6 +27,8 @@ const SECONDS = Number(process.env.AB_SECONDS ?? 5);
 const WARMUP_SECONDS = 2;
 const CONNECTIONS = 32;
 const MEMBERS = 100;
+/** The big organization's members, and its owner's user number, seeded only for scenario (d). */
+const BIG = { owner: 1_000, members: 10_000 };
 
 const entries = process.argv.slice(2).map((entry) => resolve(entry));
 if (entries.length < 1) {
@@ -50,59 +54,79 @@ async function call(baseUrl: string, method: string, path: string, as: number, b
   return response.json();
 }
 
-/** Users 0 to MEMBERS + 31: the first MEMBERS in one organization owned by user 0. */
-async function seed(baseUrl: string): Promise<string> {
-  for (let index = 0; index < MEMBERS + CONNECTIONS; index++) {
-    await call(baseUrl, 'POST', '/users', index, {
+/**
+ * An organization owned by user `from`, of users `from` to `from + members - 1`, created with those
+ * users (and 32 more, outside it, for the changes): its id.
+ */
+async function seedOrganization(baseUrl: string, from: number, members: number): Promise<string> {
+  await pooled(members + CONNECTIONS, CONNECTIONS, (offset) =>
+    call(baseUrl, 'POST', '/users', from + offset, {
       first_name: 'A',
-      last_name: `B${index}`,
-      email: `${userId(index)}@example.com`,
-    });
-  }
-  const { organization_id } = await call(baseUrl, 'POST', '/organizations', 0, {
+      last_name: `B${from + offset}`,
+      email: `${userId(from + offset)}@example.com`,
+    }),
+  );
+  const { organization_id } = await call(baseUrl, 'POST', '/organizations', from, {
     organization_name: 'ab',
     organization_description: '',
   });
-  for (let index = 1; index < MEMBERS; index++) {
-    await call(
+  await pooled(members - 1, CONNECTIONS, (offset) =>
+    call(
       baseUrl,
       'POST',
       '/organization-user',
-      0,
-      { email: `${userId(index)}@example.com`, role: 'member' },
+      from,
+      { email: `${userId(from + offset + 1)}@example.com`, role: 'member' },
       organization_id,
-    );
-  }
+    ),
+  );
   return organization_id;
 }
 
 type Load = Partial<autocannon.Options> & { path?: string };
 let runs = 0;
 
-const SCENARIOS: Record<string, { name: string; load: (organizationId: string) => Promise<Load> }> = {
+interface Organizations {
+  small: string;
+  /** Seeded only when (d) is selected. */
+  big?: string;
+}
+
+const SCENARIOS: Record<
+  string,
+  { name: string; connections?: number; load: (organizations: Organizations) => Promise<Load> }
+> = {
   a: {
     name: 'GET /api/users',
     load: async () => ({ path: '/api/users', headers: { authorization: `Bearer ${await owner(0)}` } }),
   },
   b: {
     name: 'GET /organization-user/{id}',
-    load: async (organizationId) => ({
+    load: async ({ small }) => ({
       path: `/organization-user/${userId(50)}`,
-      headers: { authorization: `Bearer ${await owner(0)}`, organization_id: organizationId },
+      headers: { authorization: `Bearer ${await owner(0)}`, organization_id: small },
     }),
   },
   c: {
     name: `GET /organization-user, ${MEMBERS}`,
-    load: async (organizationId) => ({
+    load: async ({ small }) => ({
       path: '/organization-user',
-      headers: { authorization: `Bearer ${await owner(0)}`, organization_id: organizationId },
+      headers: { authorization: `Bearer ${await owner(0)}`, organization_id: small },
+    }),
+  },
+  d: {
+    name: `GET /organization-user, ${BIG.members.toLocaleString('en')}`,
+    connections: 4,
+    load: async ({ big }) => ({
+      path: '/organization-user',
+      headers: { authorization: `Bearer ${await owner(BIG.owner)}`, organization_id: big! },
     }),
   },
   e: {
     name: 'PUT /organization-user role flip',
-    load: async (organizationId) => {
+    load: async ({ small }) => {
       let next = 1;
-      const headers = { authorization: `Bearer ${await owner(0)}`, organization_id: organizationId, ...json };
+      const headers = { authorization: `Bearer ${await owner(0)}`, organization_id: small, ...json };
       return {
         headers,
         setupClient: (client) => {
@@ -189,7 +213,9 @@ async function main() {
   try {
     const seeder = await spawnService({ ...env, SCRIPT: entries[0]! }, { discardLogsAfterStart: true });
     servers.push(seeder);
-    const organizationId = await seed(seeder.baseUrl);
+    const organizations: Organizations = { small: await seedOrganization(seeder.baseUrl, 0, MEMBERS) };
+    if (SCENARIO_LETTERS.includes('d'))
+      organizations.big = await seedOrganization(seeder.baseUrl, BIG.owner, BIG.members);
     seeder.kill();
     for (let round = 0; round < ROUNDS; round++) {
       const order = entries.map((_, index) => index);
@@ -204,9 +230,11 @@ async function main() {
         );
         servers.push(server);
         for (const letter of SCENARIO_LETTERS) {
-          const { path, ...load } = await SCENARIOS[letter]!.load(organizationId);
+          const scenario = SCENARIOS[letter]!;
+          const { path, ...load } = await scenario.load(organizations);
+          const connections = scenario.connections ?? CONNECTIONS;
           const drive = (duration: number) =>
-            autocannon({ url: `${server.baseUrl}${path ?? ''}`, connections: CONNECTIONS, duration, ...load });
+            autocannon({ url: `${server.baseUrl}${path ?? ''}`, connections, duration, ...load });
           await drive(WARMUP_SECONDS);
           const cpuBefore = cpuMicroseconds(server.pid);
           const databaseCpuBefore = cpuMicroseconds(databasePid);
@@ -243,7 +271,7 @@ async function main() {
     for (const server of servers) server.kill();
     await database.drop();
   }
-  console.log(`median of ${ROUNDS} rounds, ${SECONDS} s each, ${CONNECTIONS} connections`);
+  console.log(`median of ${ROUNDS} rounds, ${SECONDS} s each, ${CONNECTIONS} connections (d: 4)`);
   entries.forEach((entry, index) => console.log(`[${index}] ${entry}`));
   const rows = [];
   for (const letter of SCENARIO_LETTERS) {
