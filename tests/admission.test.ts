@@ -3,10 +3,16 @@ import { describe, expect, it } from 'vitest';
 import { Admission } from '../server/data/admission.ts';
 
 /** A change that records whether it may wait for the lock, then holds its attempt until released. */
-function heldChange(admission: Admission, organizationId: string, log: Array<[string, boolean]>, name: string) {
+function heldChange(
+  admission: Admission,
+  organizationId: string,
+  log: Array<[string, boolean]>,
+  name: string,
+  waitMs = 5000,
+) {
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + waitMs;
   const done = admission.inTurn(organizationId, deadline, (turn) =>
     admission.withWriteSlot(turn, deadline, async (waitsForLock) => {
       log.push([name, waitsForLock]);
@@ -76,5 +82,24 @@ describe('admission of organization changes', () => {
     expect(log.at(-1)).toEqual(['c2', false]);
     for (const change of changes) change.release();
     await Promise.all(changes.map((change) => change.done));
+  });
+
+  it('ends a wait for its turn or a write slot at the deadline with 503, and serves the next in line after', async () => {
+    const admission = new Admission({ writeSlots: 1, changesPerOrganization: 1 });
+    const log: Array<[string, boolean]> = [];
+    const holder = heldChange(admission, 'org', log, 'holder');
+    const sameOrganization = heldChange(admission, 'org', log, 'same organization', 50);
+    const otherOrganization = heldChange(admission, 'other', log, 'other organization', 50);
+    const patient = heldChange(admission, 'third', log, 'patient');
+    for (const gaveUp of [sameOrganization, otherOrganization]) {
+      await expect(gaveUp.done).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    }
+    expect(log).toEqual([['holder', false]]);
+    holder.release();
+    await holder.done;
+    await settle();
+    expect(log.at(-1)).toEqual(['patient', false]);
+    patient.release();
+    await patient.done;
   });
 });

@@ -124,6 +124,7 @@ export class UnitOfWork implements Tx {
   readonly #connection: Sql;
   readonly #together: boolean;
   #queued: Statement[] = [{ query: CompiledQuery.raw('begin') }];
+  #now: DbTimestamp | undefined;
   /** Whether BEGIN has gone out, so that a failure must roll back. */
   #begun = false;
 
@@ -136,8 +137,10 @@ export class UnitOfWork implements Tx {
     this.waitsForLock = waitsForLock;
   }
 
-  timestamp(date: Date = this.now): DbTimestamp {
-    return toDbTimestamp(this.dialect, date);
+  timestamp(date?: Date): DbTimestamp {
+    if (date) return toDbTimestamp(this.dialect, date);
+    // A change writes its clock's timestamp into several rows: formatted once.
+    return (this.#now ??= toDbTimestamp(this.dialect, this.now));
   }
 
   later<Row>(query: Compilable<Row>, check?: (result: QueryResult<Row>) => void): void {
