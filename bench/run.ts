@@ -1,17 +1,18 @@
 /**
  * `npm run bench`: the service against the hand-written baseline (bench/baseline.ts), both on one
  * fresh MariaDB database with the same data, started as in production. Seeds through the service's
- * REST API, then drives each scenario with autocannon against each server in turn (warm-up first,
- * then the measured run; whatever a scenario changes is put back before the next run), and prints
- * per scenario: req/s and the service/baseline ratio, p50/p99, non-2xx, peak RSS and CPU per
- * request of each server; then what added things cost the service (below); then the start to
- * first answer; then PASS/FAIL against the issue's targets; then all of it as JSON.
+ * REST API, then drives each scenario with autocannon against the two servers in turns (service,
+ * baseline, baseline, service, each run half the duration after its warm-up, so that the machine's
+ * drift falls on both alike: see inTurns; whatever a scenario changes is put back before the next
+ * run), and prints per scenario: req/s and the service/baseline ratio, p50/p99, non-2xx, peak RSS
+ * and CPU per request of each server; then what added things cost the service (below); then the
+ * start to first answer; then PASS/FAIL against the issue's targets; then all of it as JSON.
  *
  * What added things cost: each selected scenario runs on the service without and with the thing,
- * without-with-with-without (see withoutAndWith), so that the machine's drift does not count, and the slowdown in req/s is
- * checked: BENCH_SUBSCRIPTIONS audit event subscriptions held open (at most 10 % slower; all must
- * connect and stay up, bench/overheads.ts), and metrics on a listener of their own, METRICS_PORT
- * (at most 5 %, on two fresh services started alike but for it; the listener must then answer).
+ * in the same turns, and the slowdown in req/s is checked: BENCH_SUBSCRIPTIONS audit event
+ * subscriptions held open (at most 10 % slower; all must connect and stay up,
+ * bench/overheads.ts), and metrics on a listener of their own, METRICS_PORT (at most 5 %, on two
+ * fresh services started alike but for it; the listener must then answer).
  *
  * Settings: TEST_MARIADB_URL (see bench/database.ts); BENCH_DURATION (seconds per timed scenario,
  * default 10, the comparisons included); BENCH_WARMUP (seconds of unmeasured load before each timed
@@ -19,8 +20,8 @@
  * fixed-amount scenario warms up with a tenth of its amount); BENCH_SCENARIOS (letters of the
  * scenarios to run, default all); BENCH_SUBSCRIPTIONS (subscriptions held, default 1000);
  * BENCH_EXTRAS=0 skips the comparisons (held subscriptions and metrics), which double the run time;
- * BENCH_PROFILE_DIR writes CPU profiles of the measured service and baseline there (service.cpuprofile,
- * baseline.cpuprofile; node --cpu-prof).
+ * BENCH_PROFILE_DIR writes CPU profiles of the measured service and baseline there
+ * (service.cpuprofile, baseline.cpuprofile; node --cpu-prof).
  */
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -528,24 +529,25 @@ function meanOf(first: Figures, second: Figures): Figures {
 }
 
 /**
- * A scenario without and with something added, in the order without, with, with, without, each run
- * half as long: the machine's drift over the four runs falls on both sides alike (one run of each,
- * back to back, moved by up to 40 % either way on this machine).
+ * One scenario on two sides (service and baseline, or without and with something added), in the
+ * order first, second, second, first, each run half as long: the machine's drift over the four runs
+ * falls on both sides alike (one run of each, back to back, moved by up to 40 % either way on this
+ * machine). The means of each side's two runs.
  */
-async function withoutAndWith(
-  without: (share: number) => Promise<Figures>,
-  withIt: (share: number) => Promise<Figures>,
-): Promise<{ without: Figures; with: Figures }> {
-  const firstWithout = await without(0.5);
-  const firstWith = await withIt(0.5);
-  const secondWith = await withIt(0.5);
-  const secondWithout = await without(0.5);
-  return { without: meanOf(firstWithout, secondWithout), with: meanOf(firstWith, secondWith) };
+async function inTurns(
+  first: (share: number) => Promise<Figures>,
+  second: (share: number) => Promise<Figures>,
+): Promise<[Figures, Figures]> {
+  const firstOfFirst = await first(0.5);
+  const firstOfSecond = await second(0.5);
+  const secondOfSecond = await second(0.5);
+  const secondOfFirst = await first(0.5);
+  return [meanOf(firstOfFirst, secondOfFirst), meanOf(firstOfSecond, secondOfSecond)];
 }
 
 /**
  * Each selected scenario run again on the service without and with each held load (see
- * HELD_LOADS and withoutAndWith), so that the slowdown is not the machine's drift since the main
+ * HELD_LOADS and inTurns), so that the slowdown is not the machine's drift since the main
  * run. With a check per run that the load held.
  */
 async function underHeldLoads(server: ServiceProcess, selected: Scenario[], setting: Setting) {
@@ -553,7 +555,7 @@ async function underHeldLoads(server: ServiceProcess, selected: Scenario[], sett
   const held: Check[] = [];
   for (const load of HELD_LOADS) {
     for (const scenario of selected) {
-      const figures = await withoutAndWith(
+      const [without, withIt] = await inTurns(
         (share) => drive(server, scenario, setting, share),
         async (share) => {
           const release = await load.hold(server);
@@ -566,14 +568,14 @@ async function underHeldLoads(server: ServiceProcess, selected: Scenario[], sett
           }
         },
       );
-      comparisons.push(compared(load.name, scenario, figures.without, figures.with, TARGETS.heldLoadSlowdown));
+      comparisons.push(compared(load.name, scenario, without, withIt, TARGETS.heldLoadSlowdown));
     }
   }
   return { comparisons, checks: held };
 }
 
 /**
- * Each selected scenario on two services started alike but for METRICS_PORT (see withoutAndWith).
+ * Each selected scenario on two services started alike but for METRICS_PORT (see inTurns).
  * Both fresh: the main one has the history of every run before. Then one scrape.
  */
 async function metricsOverhead(env: Record<string, string>, selected: Scenario[], setting: Setting) {
@@ -586,11 +588,11 @@ async function metricsOverhead(env: Record<string, string>, selected: Scenario[]
     servers.push(measured);
     const comparisons: Comparison[] = [];
     for (const scenario of selected) {
-      const figures = await withoutAndWith(
+      const [without, withIt] = await inTurns(
         (share) => drive(plain, scenario, setting, share),
         (share) => drive(measured, scenario, setting, share),
       );
-      comparisons.push(compared('METRICS_PORT', scenario, figures.without, figures.with, TARGETS.metricsSlowdown));
+      comparisons.push(compared('METRICS_PORT', scenario, without, withIt, TARGETS.metricsSlowdown));
       console.error(`${scenario.name} with METRICS_PORT: done`);
     }
     return { comparisons, checks: [await scrapeMetrics(`http://127.0.0.1:${metricsPort}/metrics`)] };
@@ -709,8 +711,10 @@ async function main(): Promise<void> {
     const selected = SCENARIOS.filter((candidate) => ONLY.includes(candidate.name[1]!));
     const rows: Row[] = [];
     for (const scenario of selected) {
-      const ofService = await drive(service, scenario, setting);
-      const ofBaseline = await drive(baseline, scenario, setting);
+      const [ofService, ofBaseline] = await inTurns(
+        (share) => drive(service, scenario, setting, share),
+        (share) => drive(baseline, scenario, setting, share),
+      );
       rows.push({
         scenario: scenario.name,
         connections: scenario.connections,
