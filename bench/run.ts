@@ -1,12 +1,13 @@
 /**
  * `npm run bench`: the service against the hand-written baseline (bench/baseline.ts), both on one
  * fresh MariaDB database with the same data, started as in production. Seeds through the service's
- * REST API, then drives each scenario with autocannon against the two servers in turns (service,
- * baseline, baseline, service, each run half the duration after its warm-up, so that the machine's
- * drift falls on both alike: see inTurns; whatever a scenario changes is put back before the next
- * run), and prints per scenario: req/s and the service/baseline ratio, p50/p99, non-2xx, peak RSS
- * and CPU per request of each server; then what added things cost the service (below); then the
- * start to first answer; then PASS/FAIL against the issue's targets; then all of it as JSON.
+ * REST API, then drives each scenario with autocannon against the two servers, both started afresh
+ * for it, in turns (service, baseline, baseline, service, each run half the duration after its
+ * warm-up, so that the machine's drift falls on both alike: see inTurns; whatever a scenario
+ * changes is put back before the next run), and prints per scenario: req/s and the
+ * service/baseline ratio, p50/p99, non-2xx, peak RSS and CPU per request of each server; then what
+ * added things cost the service (below); then the start to first answer; then PASS/FAIL against
+ * the issue's targets; then all of it as JSON.
  *
  * What added things cost: each selected scenario runs on the service without and with the thing,
  * in the same turns, and the slowdown in req/s is checked: BENCH_SUBSCRIPTIONS audit event
@@ -20,8 +21,8 @@
  * fixed-amount scenario warms up with a tenth of its amount); BENCH_SCENARIOS (letters of the
  * scenarios to run, default all); BENCH_SUBSCRIPTIONS (subscriptions held, default 1000);
  * BENCH_EXTRAS=0 skips the comparisons (held subscriptions and metrics), which double the run time;
- * BENCH_PROFILE_DIR writes CPU profiles of the measured service and baseline there
- * (service.cpuprofile, baseline.cpuprofile; node --cpu-prof).
+ * BENCH_PROFILE_DIR writes CPU profiles of the measured servers there, one per server and scenario
+ * (service-a.cpuprofile, baseline-a.cpuprofile…; node --cpu-prof).
  */
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -546,37 +547,42 @@ async function inTurns(
 }
 
 /**
- * Each selected scenario run again on the service without and with each held load (see
- * HELD_LOADS and inTurns), so that the slowdown is not the machine's drift since the main
- * run. With a check per run that the load held.
+ * Each selected scenario run again on a service of its own without and with each held load (see
+ * HELD_LOADS and inTurns), so that the slowdown is not the machine's drift since the main run.
+ * With a check per run that the load held.
  */
-async function underHeldLoads(server: ServiceProcess, selected: Scenario[], setting: Setting) {
+async function underHeldLoads(env: Record<string, string>, selected: Scenario[], setting: Setting) {
   const comparisons: Comparison[] = [];
   const held: Check[] = [];
-  for (const load of HELD_LOADS) {
-    for (const scenario of selected) {
-      const [without, withIt] = await inTurns(
-        (share) => drive(server, scenario, setting, share),
-        async (share) => {
-          const release = await load.hold(server);
-          try {
-            return await drive(server, scenario, setting, share);
-          } finally {
-            const check = await release();
-            held.push({ ...check, target: `${scenario.name} with ${load.name}: ${check.target}` });
-            console.error(`${scenario.name} with ${load.name}: ${check.value}`);
-          }
-        },
-      );
-      comparisons.push(compared(load.name, scenario, without, withIt, TARGETS.heldLoadSlowdown));
+  const server = await serve(env);
+  try {
+    for (const load of HELD_LOADS) {
+      for (const scenario of selected) {
+        const [without, withIt] = await inTurns(
+          (share) => drive(server, scenario, setting, share),
+          async (share) => {
+            const release = await load.hold(server);
+            try {
+              return await drive(server, scenario, setting, share);
+            } finally {
+              const check = await release();
+              held.push({ ...check, target: `${scenario.name} with ${load.name}: ${check.target}` });
+              console.error(`${scenario.name} with ${load.name}: ${check.value}`);
+            }
+          },
+        );
+        comparisons.push(compared(load.name, scenario, without, withIt, TARGETS.heldLoadSlowdown));
+      }
     }
+  } finally {
+    await stop([server]);
   }
   return { comparisons, checks: held };
 }
 
 /**
- * Each selected scenario on two services started alike but for METRICS_PORT (see inTurns).
- * Both fresh: the main one has the history of every run before. Then one scrape.
+ * Each selected scenario on two services started alike but for METRICS_PORT (see inTurns). Then
+ * one scrape.
  */
 async function metricsOverhead(env: Record<string, string>, selected: Scenario[], setting: Setting) {
   const [metricsPort] = await freePorts(1);
@@ -689,16 +695,10 @@ async function main(): Promise<void> {
     console.error(
       `seeded ${USERS} users and organizations of 100 and 10,000 members in ${Math.round(performance.now() - seedStart)} ms`,
     );
-    // Both servers are measured from a fresh start on the seeded database: the memory the seeding
-    // grew in the service's process would otherwise count in its peak RSS, and not in the baseline's.
     await stop([seeder]);
     const profileDir = process.env.BENCH_PROFILE_DIR;
     const profiled = (name: string) =>
       profileDir && { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir} --cpu-prof-name=${name}.cpuprofile` };
-    const service = await serve({ ...env, ...profiled('service') });
-    servers.push(service);
-    const baseline = await serve({ ...env, SCRIPT: BASELINE_ENTRY, ...profiled('baseline') });
-    servers.push(baseline);
     const setting = {
       database: database.connection,
       organizations,
@@ -711,10 +711,20 @@ async function main(): Promise<void> {
     const selected = SCENARIOS.filter((candidate) => ONLY.includes(candidate.name[1]!));
     const rows: Row[] = [];
     for (const scenario of selected) {
+      // Both servers start afresh for each scenario, on the seeded database: a scenario's peak RSS is
+      // then its own, not the heap that the seeding or an earlier scenario grew and V8 has or has not
+      // given back yet (in one run the baseline's fell from 278 to 164 MB between two scenarios,
+      // while the service's stayed at the 366 MB the 10,000-member list had grown).
+      const letter = scenario.name[1]!;
+      const service = await serve({ ...env, ...profiled(`service-${letter}`) });
+      servers.push(service);
+      const baseline = await serve({ ...env, SCRIPT: BASELINE_ENTRY, ...profiled(`baseline-${letter}`) });
+      servers.push(baseline);
       const [ofService, ofBaseline] = await inTurns(
         (share) => drive(service, scenario, setting, share),
         (share) => drive(baseline, scenario, setting, share),
       );
+      await stop(servers.splice(0));
       rows.push({
         scenario: scenario.name,
         connections: scenario.connections,
@@ -728,7 +738,7 @@ async function main(): Promise<void> {
       console.error(`${scenario.name}: done`);
     }
 
-    const held = EXTRAS ? await underHeldLoads(service, selected, setting) : { comparisons: [], checks: [] };
+    const held = EXTRAS ? await underHeldLoads(env, selected, setting) : { comparisons: [], checks: [] };
     const metrics = EXTRAS ? await metricsOverhead(env, selected, setting) : { comparisons: [], checks: [] };
 
     const firstAnswerToken = await tokenFor(userId(SMALL.owner), { expiresIn: '2h' });
