@@ -13,10 +13,10 @@
  * --cpu-prof`). The first entry must be the service: it creates the schema.
  */
 import { execFileSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { pooled } from '../tests/support/pooled.ts';
-import { spawnService, type ServiceProcess } from '../tests/support/process.ts';
+import { SERVICE_ARGUMENTS, SERVICE_ENTRY, spawnService, type ServiceProcess } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
 import { cpuMicroseconds } from './process-usage.ts';
@@ -203,6 +203,13 @@ interface Sample {
 /** The MariaDB server the test account reaches (the oldest mariadbd: tests start their own later). */
 const databasePid = Number(execFileSync('pgrep', ['-o', 'mariadbd']).toString().trim());
 
+/**
+ * Node's flags for an entry as `npm start` (and `npm run bench`) start it: the service's bundle with
+ * those of the start script (its young generation capped), anything else with none.
+ */
+const startFlags = (entry: string) =>
+  basename(entry) === basename(SERVICE_ENTRY) ? SERVICE_ARGUMENTS.filter((argument) => argument.startsWith('--')) : [];
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main() {
@@ -221,11 +228,12 @@ async function main() {
       const order = entries.map((_, index) => index);
       if (round % 2 === 1) order.reverse();
       for (const index of order) {
-        const profile = process.env.AB_PROFILE_DIR && {
-          NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.AB_PROFILE_DIR} --cpu-prof-name=${index}-${round}.cpuprofile`,
-        };
+        const profile = process.env.AB_PROFILE_DIR
+          ? [`--cpu-prof --cpu-prof-dir=${process.env.AB_PROFILE_DIR} --cpu-prof-name=${index}-${round}.cpuprofile`]
+          : [];
+        const nodeOptions = [...startFlags(entries[index]!), ...profile].join(' ');
         const server = await spawnService(
-          { ...env, ...profile, SCRIPT: entries[index]! },
+          { ...env, ...(nodeOptions && { NODE_OPTIONS: nodeOptions }), SCRIPT: entries[index]! },
           { discardLogsAfterStart: true },
         );
         servers.push(server);
