@@ -19,6 +19,7 @@ import { pooled } from '../tests/support/pooled.ts';
 import { SERVICE_ARGUMENTS, SERVICE_ENTRY, spawnService, type ServiceProcess } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
+import { newUsers, roleFlips } from './loads.ts';
 import { cpuMicroseconds } from './process-usage.ts';
 
 const SCENARIO_LETTERS = process.env.AB_SCENARIOS ?? 'abcegh';
@@ -126,49 +127,12 @@ const SCENARIOS: Record<
     name: 'PUT /organization-user role flip',
     load: async ({ small }) => {
       let next = 1;
-      const headers = { authorization: `Bearer ${await owner(0)}`, organization_id: small, ...json };
-      return {
-        headers,
-        setupClient: (client) => {
-          const user_id = userId(next++);
-          client.setRequests(
-            ['admin', 'member'].map((role) => ({
-              method: 'PUT',
-              path: '/organization-user',
-              body: JSON.stringify({ user_id, role }),
-            })),
-          );
-        },
-      };
+      return roleFlips(await owner(0), small, () => userId(next++));
     },
   },
   g: {
     name: 'POST /users, new caller each',
-    load: async () => {
-      const run = ++runs;
-      const signed = await Promise.all(
-        Array.from({ length: 40_000 }, (_, index) =>
-          tokenFor(`ab-new-${run}-${index}`, { role: 'owner', expiresIn: '2h' }),
-        ),
-      );
-      let next = 0;
-      return {
-        requests: [
-          {
-            method: 'POST',
-            path: '/users',
-            setupRequest: (request) => {
-              const index = next++ % signed.length;
-              return {
-                ...request,
-                headers: { authorization: `Bearer ${signed[index]}`, ...json },
-                body: JSON.stringify({ first_name: 'N', last_name: 'U', email: `ab-new-${run}-${index}@example.com` }),
-              };
-            },
-          },
-        ],
-      };
-    },
+    load: () => newUsers(`ab-new-${++runs}`, 40_000),
   },
   h: {
     name: 'POST /organizations',

@@ -34,6 +34,7 @@ import { buildServer, bundle } from '../server/build.ts';
 import { projectRoot, SERVICE_ARGUMENTS, spawnService, type ServiceProcess } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
+import { newUsers, roleFlips } from './loads.ts';
 import { heldSubscriptions, scrapeMetrics, type Check, type HeldLoad } from './overheads.ts';
 import { cpuMicroseconds, rssMegabytes } from './process-usage.ts';
 
@@ -206,20 +207,8 @@ const SCENARIOS: Scenario[] = [
     target: TARGETS.ratio,
     options: ({ organizations, owners }) => {
       let nextMember = SMALL.owner + 1;
-      return {
-        headers: { authorization: `Bearer ${owners.small}`, organization_id: organizations.small, ...json },
-        // Each connection flips its own member: admin, then member, and again.
-        setupClient: (client) => {
-          const user_id = userId(nextMember++);
-          client.setRequests(
-            ['admin', 'member'].map((role) => ({
-              method: 'PUT',
-              path: '/organization-user',
-              body: JSON.stringify({ user_id, role }),
-            })),
-          );
-        },
-      };
+      // Each connection flips its own member: admin, then member, and again.
+      return roleFlips(owners.small, organizations.small, () => userId(nextMember++));
     },
   },
   {
@@ -263,37 +252,8 @@ const SCENARIOS: Scenario[] = [
     connections: 32,
     amount: USERS_CREATED,
     target: 0.6,
-    options: async ({ run }) => {
-      // Each request is a new caller: its own token, its own e-mail. Signed before the clock starts;
-      // a few more than requested, since autocannon builds each connection's first request early.
-      const newUser = (index: number) => `bench-new-${run}-${index}`;
-      const signed = await Promise.all(
-        Array.from({ length: USERS_CREATED + 64 }, (_, index) =>
-          tokenFor(newUser(index), { role: 'owner', expiresIn: '2h' }),
-        ),
-      );
-      let next = 0;
-      return {
-        requests: [
-          {
-            method: 'POST',
-            path: '/users',
-            setupRequest: (request) => {
-              const index = next++;
-              return {
-                ...request,
-                headers: { authorization: `Bearer ${signed[index]}`, ...json },
-                body: JSON.stringify({
-                  first_name: 'New',
-                  last_name: `User ${index}`,
-                  email: `${newUser(index)}@example.com`,
-                }),
-              };
-            },
-          },
-        ],
-      };
-    },
+    // Each request is a new caller; a few more signed than requested (see newUsers).
+    options: ({ run }) => newUsers(`bench-new-${run}`, USERS_CREATED + 64),
     reset: async ({ database }) => {
       await database.query("delete from users where id like 'bench-new-%'");
     },

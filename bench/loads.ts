@@ -1,0 +1,63 @@
+/** Loads that `npm run bench` and `npm run bench:ab` drive alike, as autocannon options. */
+import type autocannon from 'autocannon';
+import { tokenFor } from '../tests/support/tokens.ts';
+
+const json = { 'content-type': 'application/json' };
+
+/**
+ * `PUT /organization-user` by the organization's owner: each connection flips its own member
+ * (`nextMember()` names one per connection) between admin and member, and again.
+ */
+export function roleFlips(
+  ownerToken: string,
+  organizationId: string,
+  nextMember: () => string,
+): Partial<autocannon.Options> {
+  return {
+    headers: { authorization: `Bearer ${ownerToken}`, organization_id: organizationId, ...json },
+    setupClient: (client) => {
+      const user_id = nextMember();
+      client.setRequests(
+        ['admin', 'member'].map((role) => ({
+          method: 'PUT',
+          path: '/organization-user',
+          body: JSON.stringify({ user_id, role }),
+        })),
+      );
+    },
+  };
+}
+
+/**
+ * `POST /users` by `count` new callers, `${prefix}-0` on, each with a token and an e-mail of its
+ * own, signed before the clock starts. Past `count` the callers come round again (their requests
+ * then answer 409): ask for a few more than the run sends, since autocannon builds each
+ * connection's first request early.
+ */
+export async function newUsers(prefix: string, count: number): Promise<Partial<autocannon.Options>> {
+  const newUser = (index: number) => `${prefix}-${index}`;
+  const signed = await Promise.all(
+    Array.from({ length: count }, (_, index) => tokenFor(newUser(index), { role: 'owner', expiresIn: '2h' })),
+  );
+  let next = 0;
+  return {
+    requests: [
+      {
+        method: 'POST',
+        path: '/users',
+        setupRequest: (request) => {
+          const index = next++ % count;
+          return {
+            ...request,
+            headers: { authorization: `Bearer ${signed[index]}`, ...json },
+            body: JSON.stringify({
+              first_name: 'New',
+              last_name: `User ${index}`,
+              email: `${newUser(index)}@example.com`,
+            }),
+          };
+        },
+      },
+    ],
+  };
+}
