@@ -16,6 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { basename, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { pooled } from '../tests/support/pooled.ts';
+import { restCall } from '../tests/support/rest-call.ts';
 import { SERVICE_ARGUMENTS, SERVICE_ENTRY, spawnService, type ServiceProcess } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
@@ -41,18 +42,11 @@ const userId = (index: number) => `ab-user-${index}`;
 const owner = (index: number) => tokenFor(userId(index), { role: 'owner', expiresIn: '2h' });
 const json = { 'content-type': 'application/json' };
 
+/** A seeding call as user `as`, which must succeed. */
 async function call(baseUrl: string, method: string, path: string, as: number, body: object, organizationId?: string) {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${await owner(as)}`,
-      ...json,
-      ...(organizationId && { organization_id: organizationId }),
-    },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-  return response.json();
+  const answer = await restCall(baseUrl, method, path, await owner(as), body, organizationId);
+  if (answer.status >= 300) throw new Error(`${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return answer.body;
 }
 
 /**
