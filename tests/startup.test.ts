@@ -5,10 +5,10 @@
  * fails on its setup ends with one line on stderr that says what to fix, and no stack.
  */
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { databaseTargets } from './support/databases.ts';
 import {
@@ -149,6 +149,15 @@ describe('npm start', () => {
   it('builds the bundle and runs it as the tests and the bench start the service', () => {
     const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
     expect(scripts.start).toBe(`node server/build.ts && exec node ${SERVICE_ARGUMENTS.join(' ')}`);
+  });
+
+  it('runs a bundle of ASCII only, whose source V8 then keeps at one byte per character', () => {
+    const bundleDir = dirname(SERVICE_ENTRY);
+    const scripts = readdirSync(bundleDir).filter((name) => name.endsWith('.js'));
+    expect(scripts.length).toBeGreaterThan(1);
+    for (const name of scripts) {
+      expect(readFileSync(join(bundleDir, name), 'latin1'), name).toMatch(/^[\x00-\x7f]*$/);
+    }
   });
 });
 

@@ -54,6 +54,13 @@ function sessionBounds(databaseUrl: string, timeoutMs: number) {
 }
 
 /**
+ * The prepared statements a connection keeps (mysql2's default: 16,000). The service prepares a few
+ * dozen texts (prepared.ts), and mysql2 allocates four arrays of this length per connection up
+ * front: at the default, half a megabyte each.
+ */
+const PREPARED_STATEMENTS_PER_CONNECTION = 256;
+
+/**
  * Opens the database. With `bounds` (serving requests), the pool has `poolSize` connections and
  * every wait is bounded by `timeoutMs`; without (migrations, maintenance), nothing is bounded.
  */
@@ -79,7 +86,10 @@ export async function openDatabase(
         // A transaction sends its statements in as few round trips as it can (unit-of-work.ts): several
         // statements per query. Every statement is built by Kysely and its values escaped by mysql2,
         // so no text from a request is ever spliced into SQL that could add a statement.
-        ...(dialect === 'mysql' && { driverOptions: { connectTimeout: bounds.timeoutMs }, multipleStatements: true }),
+        ...(dialect === 'mysql' && {
+          driverOptions: { connectTimeout: bounds.timeoutMs, maxPreparedStatements: PREPARED_STATEMENTS_PER_CONNECTION },
+          multipleStatements: true,
+        }),
       }
     : {};
   // The synchronous constructor, not MikroORM.init: the entities need no discovery from files, and
