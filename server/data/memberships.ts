@@ -16,7 +16,7 @@ import type {
 import { conflict, notFound } from '../errors.ts';
 import { appendEvent, changeOrganization, type OrganizationActor } from './organization-changes.ts';
 import type { DbTimestamp, Sql } from './database.ts';
-import { pagedList, toPage, type Page, type PageRequest } from './pages.ts';
+import { pagedList, replaceInPlace, toPage, type Page, type PageRequest } from './pages.ts';
 import { prepare } from './prepared.ts';
 import {
   assertCanChange,
@@ -230,7 +230,8 @@ const memberListRows = pagedList(
         join.onRef('a.organization_id', '=', 'm.organization_id').on('a.user_id', '=', actorUserId),
       )
       .innerJoin('users as u', 'u.id', 'm.user_id')
-      .select(['u.id as user_id', 'u.first_name', 'u.last_name', 'u.email', 'm.role', 'm.created_at'])
+      // The member list item's fields, in its order: each row becomes the item in place.
+      .select(['u.id as user_id', 'u.first_name', 'u.last_name', 'm.role', 'u.email', 'm.created_at'])
       .where('m.organization_id', '=', organizationId),
   { createdAt: 'm.created_at', id: 'm.user_id' },
 );
@@ -251,13 +252,6 @@ export async function listMembers(
     rows,
     page.limit,
     (row) => ({ createdAt: row.created_at, id: row.user_id }),
-    (row) => ({
-      user_id: row.user_id,
-      first_name: row.first_name,
-      last_name: row.last_name,
-      role: row.role,
-      email: row.email,
-      created_at: listTimestamp(row.created_at),
-    }),
+    (row): MemberListItem => replaceInPlace(row, 'created_at', listTimestamp(row.created_at)),
   );
 }

@@ -42,7 +42,8 @@ const encodeCursor = (createdAt: StoredTimestamp, id: string) =>
 
 /**
  * Cuts the rows of a query that fetched `limit + 1` rows into a page: the extra row only tells
- * that another page follows.
+ * that another page follows. The last row's key is read before `toItem` runs, which may turn each
+ * row into its item in place (replaceInPlace).
  */
 export function toPage<Row, Item>(
   rows: Row[],
@@ -98,4 +99,20 @@ export function pagedList<Values extends unknown[], DB, TB extends keyof DB, Row
     if (!cursor) return reader.all(first(reader.sql, limit, ...values));
     return reader.all(next(reader.sql, toDbTimestamp(dialect, cursor.createdAt), cursor.id, limit, ...values));
   };
+}
+
+/**
+ * The driver's row with one field replaced, typed as the item it becomes: for the lists, which map
+ * thousands of rows per request, instead of a copy of each. A copy per row cost about 2 ms of CPU
+ * per 10,000 rows (`npm run bench:ab`, scenario d). The row's fields, in the query's order, are the
+ * item's.
+ */
+export function replaceInPlace<Row extends object, Key extends keyof Row, Value>(
+  row: Row,
+  key: Key,
+  value: Value,
+): Omit<Row, Key> & Record<Key, Value> {
+  const item = row as unknown as Record<Key, Value>;
+  item[key] = value;
+  return item as Omit<Row, Key> & Record<Key, Value>;
 }

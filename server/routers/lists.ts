@@ -1,10 +1,12 @@
 /**
  * The two list endpoints in both forms (CONTRACT 6): REST returns the whole array unless
  * `?limit=N` asks for a page, announcing the next one in a `Link` header; tRPC `*.page`
- * procedures return `{items, nextCursor}` for infinite queries.
+ * procedures return `{items, nextCursor}` for infinite queries. Their outputs are checked in place,
+ * without zod's copy of every item (trpc/checked-output.ts).
  */
 import { z } from 'zod';
 import type { Page, PageRequest } from '../data/pages.ts';
+import { checkedInPlace } from '../trpc/checked-output.ts';
 import type { Context } from '../trpc/context.ts';
 
 const MAX_PAGE_SIZE = 1000;
@@ -25,8 +27,12 @@ export const pageInput = z.object({
   cursor: z.string().max(512).nullish(),
 });
 
-export const pageOutput = <Item extends z.ZodType>(item: Item) =>
-  z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+/** A list's output, as REST answers it: the items (or a page of them, see withNextLink). */
+export const listOutput = <Item extends z.ZodObject>(item: Item) => checkedInPlace(z.array(item));
+
+/** A page of a list, as the tRPC `*.page` procedures answer it. */
+export const pageOutput = <Item extends z.ZodObject>(item: Item) =>
+  checkedInPlace(z.object({ items: z.array(item), nextCursor: z.string().nullable() }));
 
 /** A REST list request: whole list without parameters, else a page (a lone cursor gets the default size). */
 export function restPageRequest(query: z.infer<ReturnType<typeof restListQuery>> = {}): PageRequest {

@@ -1,5 +1,4 @@
 /** Members of the organization named by the `organization_id` header: /organization-user. */
-import { z } from 'zod';
 import {
   addMemberInput,
   changeRoleInput,
@@ -17,7 +16,7 @@ import {
   organizationManagerProcedure,
   organizationMemberProcedure,
 } from '../trpc/procedures.ts';
-import { pageInput, pageOutput, restListQuery, restPageRequest, withNextLink } from './lists.ts';
+import { listOutput, pageInput, pageOutput, restListQuery, restPageRequest, withNextLink } from './lists.ts';
 import { BODY_ERRORS, restEndpoint } from './rest-meta.ts';
 
 const tags = ['organization users'];
@@ -104,7 +103,7 @@ export const membersRouter = router({
       }),
     )
     .input(restListQuery())
-    .output(z.array(memberListItemOutput))
+    .output(listOutput(memberListItemOutput))
     .query(async ({ ctx, input }) => {
       const request = restPageRequest(input);
       return withNextLink(ctx, request, await listMembers(ctx.db, ctx.actor, request));

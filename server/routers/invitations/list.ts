@@ -1,8 +1,8 @@
 /** GET /organizations/{organization_id}/invitations (also under /api): owner or admin. */
-import { z } from 'zod';
 import { invitationOutput } from '../../../shared/lifecycle.ts';
 import { listOrganizationInvitations } from '../../data/invitations.ts';
 import { pathOrganizationManagerProcedure } from '../../trpc/procedures.ts';
+import { listOutput } from '../lists.ts';
 import { restEndpoint } from '../rest-meta.ts';
 
 export const listInvitationsProcedure = pathOrganizationManagerProcedure
@@ -15,5 +15,5 @@ export const listInvitationsProcedure = pathOrganizationManagerProcedure
       errors: [400, 403],
     }),
   )
-  .output(z.array(invitationOutput))
+  .output(listOutput(invitationOutput))
   .query(({ ctx }) => listOrganizationInvitations(ctx.db, ctx.actor.organizationId));

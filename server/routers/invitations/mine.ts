@@ -1,8 +1,8 @@
 /** GET /invitations (also under /api): the caller's own pending invitations. */
-import { z } from 'zod';
 import { invitationOutput } from '../../../shared/lifecycle.ts';
 import { listMyInvitations } from '../../data/invitations.ts';
 import { authenticatedProcedure } from '../../trpc/procedures.ts';
+import { listOutput } from '../lists.ts';
 import { restEndpoint } from '../rest-meta.ts';
 
 export const myInvitationsProcedure = authenticatedProcedure
@@ -15,5 +15,5 @@ export const myInvitationsProcedure = authenticatedProcedure
       errors: [404],
     }),
   )
-  .output(z.array(invitationOutput))
+  .output(listOutput(invitationOutput))
   .query(({ ctx }) => listMyInvitations(ctx.db, ctx.caller));

@@ -1,9 +1,8 @@
 /** GET /organizations (also under /api), and the same list a page at a time over tRPC. */
-import { z } from 'zod';
 import { organizationOutput } from '../../../shared/schemas.ts';
 import { listOrganizations } from '../../data/organizations.ts';
 import { authenticatedProcedure } from '../../trpc/procedures.ts';
-import { pageInput, pageOutput, restListQuery, restPageRequest, withNextLink } from '../lists.ts';
+import { listOutput, pageInput, pageOutput, restListQuery, restPageRequest, withNextLink } from '../lists.ts';
 import { restEndpoint } from '../rest-meta.ts';
 
 export const listOrganizationsProcedure = authenticatedProcedure
@@ -18,7 +17,7 @@ export const listOrganizationsProcedure = authenticatedProcedure
     }),
   )
   .input(restListQuery())
-  .output(z.array(organizationOutput))
+  .output(listOutput(organizationOutput))
   .query(async ({ ctx, input }) => {
     const request = restPageRequest(input);
     return withNextLink(ctx, request, await listOrganizations(ctx.db, ctx.caller, request));
