@@ -87,7 +87,10 @@ export async function openDatabase(
         // statements per query. Every statement is built by Kysely and its values escaped by mysql2,
         // so no text from a request is ever spliced into SQL that could add a statement.
         ...(dialect === 'mysql' && {
-          driverOptions: { connectTimeout: bounds.timeoutMs, maxPreparedStatements: PREPARED_STATEMENTS_PER_CONNECTION },
+          driverOptions: {
+            connectTimeout: bounds.timeoutMs,
+            maxPreparedStatements: PREPARED_STATEMENTS_PER_CONNECTION,
+          },
           multipleStatements: true,
         }),
       }

@@ -10,7 +10,14 @@ import { z } from 'zod';
 import { listOutput, pageOutput } from '../../server/routers/lists.ts';
 import { memberListItemOutput, organizationOutput, ROLES } from '../../shared/schemas.ts';
 
-const member = { user_id: 'u-1', first_name: 'Ada', last_name: 'Lovelace', role: 'admin', email: 'a@x.io', created_at: '2026-11-24 10:00:00' };
+const member = {
+  user_id: 'u-1',
+  first_name: 'Ada',
+  last_name: 'Lovelace',
+  role: 'admin',
+  email: 'a@x.io',
+  created_at: '2026-11-24 10:00:00',
+};
 
 /** Zod's parse of the same list with unknown fields refused: what the check must agree with. */
 const strictMemberList = z.array(memberListItemOutput.strict());
@@ -18,15 +25,18 @@ const strictMemberList = z.array(memberListItemOutput.strict());
 /** Member list items, valid or one field off: wrong type, missing, unknown, or a role that is none. */
 const anyValue = fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.constant(undefined), fc.boolean());
 const nearlyMembers = fc.array(
-  fc.record({
-    user_id: fc.oneof(fc.string(), anyValue),
-    first_name: fc.string(),
-    last_name: fc.oneof(fc.string(), anyValue),
-    role: fc.oneof(fc.constantFrom(...ROLES), fc.string()),
-    email: fc.string(),
-    created_at: fc.oneof(fc.string(), anyValue),
-    extra: fc.option(fc.string(), { nil: undefined }),
-  }, { requiredKeys: ['first_name', 'role', 'email'] }),
+  fc.record(
+    {
+      user_id: fc.oneof(fc.string(), anyValue),
+      first_name: fc.string(),
+      last_name: fc.oneof(fc.string(), anyValue),
+      role: fc.oneof(fc.constantFrom(...ROLES), fc.string()),
+      email: fc.string(),
+      created_at: fc.oneof(fc.string(), anyValue),
+      extra: fc.option(fc.string(), { nil: undefined }),
+    },
+    { requiredKeys: ['first_name', 'role', 'email'] },
+  ),
   { maxLength: 4 },
 );
 
@@ -79,7 +89,10 @@ describe('the lists’ output check', () => {
     const router = t.router({
       list: t.procedure.output(members).query(() => [{ ...member, password_hash: 'secret' }] as never),
     });
-    const failure = await t.createCallerFactory(router)({}).list().catch((error: unknown) => error);
+    const failure = await t
+      .createCallerFactory(router)({})
+      .list()
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(TRPCError);
     expect((failure as TRPCError).code).toBe('INTERNAL_SERVER_ERROR');
     expect((failure as TRPCError).cause).toBeInstanceOf(z.ZodError);
