@@ -21,6 +21,7 @@ import { SERVICE_ARGUMENTS, SERVICE_ENTRY, spawnService, type ServiceProcess } f
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
 import { newUsers, roleFlips } from './loads.ts';
+import { seedOrganization, type SeedCall } from './seed.ts';
 import { cpuMicroseconds } from './process-usage.ts';
 
 const SCENARIO_LETTERS = process.env.AB_SCENARIOS ?? 'abcegh';
@@ -39,6 +40,7 @@ if (entries.length < 1) {
 }
 
 const userId = (index: number) => `ab-user-${index}`;
+const email = (index: number) => `${userId(index)}@example.com`;
 const owner = (index: number) => tokenFor(userId(index), { role: 'owner', expiresIn: '2h' });
 const json = { 'content-type': 'application/json' };
 
@@ -53,29 +55,17 @@ async function call(baseUrl: string, method: string, path: string, as: number, b
  * An organization owned by user `from`, of users `from` to `from + members - 1`, created with those
  * users (and 32 more, outside it, for the changes): its id.
  */
-async function seedOrganization(baseUrl: string, from: number, members: number): Promise<string> {
+async function seedUsersAndOrganization(baseUrl: string, from: number, members: number): Promise<string> {
   await pooled(members + CONNECTIONS, CONNECTIONS, (offset) =>
     call(baseUrl, 'POST', '/users', from + offset, {
       first_name: 'A',
       last_name: `B${from + offset}`,
-      email: `${userId(from + offset)}@example.com`,
+      email: email(from + offset),
     }),
   );
-  const { organization_id } = await call(baseUrl, 'POST', '/organizations', from, {
-    organization_name: 'ab',
-    organization_description: '',
-  });
-  await pooled(members - 1, CONNECTIONS, (offset) =>
-    call(
-      baseUrl,
-      'POST',
-      '/organization-user',
-      from,
-      { email: `${userId(from + offset + 1)}@example.com`, role: 'member' },
-      organization_id,
-    ),
-  );
-  return organization_id;
+  const seedCall: SeedCall = (method, path, as, body, organizationId) =>
+    call(baseUrl, method, path, as, body, organizationId);
+  return seedOrganization(seedCall, from, members, 'ab', email);
 }
 
 type Load = Partial<autocannon.Options> & { path?: string };
@@ -178,9 +168,9 @@ async function main() {
   try {
     const seeder = await spawnService({ ...env, SCRIPT: entries[0]! }, { discardLogsAfterStart: true });
     servers.push(seeder);
-    const organizations: Organizations = { small: await seedOrganization(seeder.baseUrl, 0, MEMBERS) };
+    const organizations: Organizations = { small: await seedUsersAndOrganization(seeder.baseUrl, 0, MEMBERS) };
     if (SCENARIO_LETTERS.includes('d'))
-      organizations.big = await seedOrganization(seeder.baseUrl, BIG.owner, BIG.members);
+      organizations.big = await seedUsersAndOrganization(seeder.baseUrl, BIG.owner, BIG.members);
     seeder.kill();
     for (let round = 0; round < ROUNDS; round++) {
       const order = entries.map((_, index) => index);

@@ -32,11 +32,13 @@ import { pooled } from '../tests/support/pooled.ts';
 import { freePorts } from '../tests/support/ports.ts';
 import { buildServer, bundle } from '../server/build.ts';
 import { projectRoot, SERVICE_ARGUMENTS, spawnService, type ServiceProcess } from '../tests/support/process.ts';
+import { restCall } from '../tests/support/rest-call.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
 import { newUsers, roleFlips } from './loads.ts';
 import { heldSubscriptions, scrapeMetrics, type Check, type HeldLoad } from './overheads.ts';
 import { cpuMicroseconds, rssMegabytes } from './process-usage.ts';
+import { seedOrganization, type SeedCall } from './seed.ts';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
@@ -78,25 +80,18 @@ async function ownerToken(index: number): Promise<string> {
   return tokens.get(index)!;
 }
 
-/** A REST call as user `index`; statuses in `tolerated` count as done too. */
+/** A REST call as user `index`; statuses in `tolerated` count as done too. Its JSON body. */
 async function send(
   baseUrl: string,
   request: { method: string; path: string; as: number; body: object; organizationId?: string },
   tolerated: number[] = [],
 ) {
-  const response = await fetch(`${baseUrl}${request.path}`, {
-    method: request.method,
-    headers: {
-      authorization: `Bearer ${await ownerToken(request.as)}`,
-      'content-type': 'application/json',
-      ...(request.organizationId && { organization_id: request.organizationId }),
-    },
-    body: JSON.stringify(request.body),
-  });
-  if (response.status >= 300 && !tolerated.includes(response.status)) {
-    throw new Error(`${request.method} ${request.path}: ${response.status} ${await response.text()}`);
+  const { method, path, body, organizationId } = request;
+  const answer = await restCall(baseUrl, method, path, await ownerToken(request.as), body, organizationId);
+  if (answer.status >= 300 && !tolerated.includes(answer.status)) {
+    throw new Error(`${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
   }
-  return response.json();
+  return answer.body;
 }
 
 interface Organizations {
@@ -113,24 +108,10 @@ async function seed(baseUrl: string): Promise<Organizations> {
       body: { first_name: `First${index}`, last_name: `Last${index}`, email: email(index) },
     });
   });
-  const organization = async (owner: number, members: number) => {
-    const { organization_id } = await send(baseUrl, {
-      method: 'POST',
-      path: '/organizations',
-      as: owner,
-      body: { organization_name: `bench ${members}`, organization_description: '' },
-    });
-    await pooled(members - 1, 32, async (offset) => {
-      await send(baseUrl, {
-        method: 'POST',
-        path: '/organization-user',
-        as: owner,
-        body: { email: email(owner + offset + 1), role: 'member' },
-        organizationId: organization_id,
-      });
-    });
-    return organization_id as string;
-  };
+  const call: SeedCall = (method, path, as, body, organizationId) =>
+    send(baseUrl, { method, path, as, body, organizationId });
+  const organization = (owner: number, members: number) =>
+    seedOrganization(call, owner, members, `bench ${members}`, email);
   return { small: await organization(SMALL.owner, SMALL.members), big: await organization(BIG.owner, BIG.members) };
 }
 
