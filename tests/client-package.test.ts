@@ -1,18 +1,21 @@
 /**
- * The client package as another project gets it: `npm pack`, then `npm install` of the tarball in
- * a fresh project outside this repository (with its declared peers, TypeScript, nothing else), a
- * file calling every procedure compiled with `strict` and `skipLibCheck: false` under the
- * `bundler` and `node16` module resolutions, and the installed package run in Node against the
- * service.
+ * The client package as another project gets it, and what client/README.md says that project
+ * needs: `npm pack`, then a fresh project outside this repository made with the README's commands
+ * (`npm init -y`, and what it must set), the tarball installed in it (with its declared peers,
+ * TypeScript, nothing else); the README's `app.ts` checked with the README's `tsconfig.json`, no
+ * `@types` package in the compile, and run in Node against the service, printing what the README
+ * says; a file calling every procedure compiled with the same settings under the `bundler` and
+ * `node16` module resolutions.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appRouter } from '../server/routers/index.ts';
 import { databaseTargets } from './support/databases.ts';
+import { codeBlock, parseMarkdown } from './support/markdown.ts';
 import { projectRoot } from './support/process.ts';
 import { useServer } from './support/server.ts';
 import { tokenFor } from './support/tokens.ts';
@@ -24,6 +27,20 @@ const typescriptVersion = JSON.parse(readFileSync(join(projectRoot, 'node_module
   .version as string;
 /** npm and the build script run on the project's Node, as `npm test` runs them. */
 const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
+
+/** What client/README.md tells a new project to run, to write and what that prints. */
+const readme = parseMarkdown(readFileSync(join(clientDir, 'README.md'), 'utf8'));
+const readmeProject = {
+  /** The commands that make the project: `npm init -y`, and the package.json setting it needs. */
+  commands: () => codeBlock(readme, 'sh new-project'),
+  tsconfig: () => codeBlock(readme, 'json tsconfig.json'),
+  compilerOptions: () => (JSON.parse(readmeProject.tsconfig()) as { compilerOptions: object }).compilerOptions,
+  app: () => codeBlock(readme, 'ts app.ts'),
+  prints: () => codeBlock(readme, 'text app.ts prints'),
+};
+/** What the README's app.ts calls and authenticates with, for the reader to replace. */
+const README_URL = "'http://127.0.0.1:3000'";
+const README_TOKEN = "'PASTE-TOKEN-HERE'";
 
 /** Every procedure of the server's router by its dotted path, with its kind. */
 const procedures = Object.entries(
@@ -88,19 +105,9 @@ try {
 const consumerSource = () =>
   [handWritten, ...procedures.map((procedure, index) => everyProcedureCall(procedure, index))].join('\n');
 
-/** The settings of a new TypeScript project, but for the module resolution under test. */
+/** The README's tsconfig.json, but for the module resolution under test. */
 const tsconfig = (module: 'esnext' | 'node16', moduleResolution: 'bundler' | 'node16') => ({
-  compilerOptions: {
-    strict: true,
-    skipLibCheck: false,
-    target: 'es2022',
-    lib: ['es2022', 'dom', 'dom.iterable'],
-    module,
-    moduleResolution,
-    // A frontend: no Node types.
-    types: [],
-    noEmit: true,
-  },
+  compilerOptions: { ...readmeProject.compilerOptions(), module, moduleResolution },
   files: ['app.ts'],
 });
 
@@ -109,12 +116,20 @@ describe('client package', () => {
   let project: string;
   let packed: { filename: string; files: Array<{ path: string }> };
 
+  /** `tsc` of the project on `args`: what it prints (nothing when the program compiles). */
+  const tsc = async (...args: string[]) => {
+    const compile = await run(process.execPath, [join(project, 'node_modules/typescript/bin/tsc'), ...args], {
+      cwd: project,
+    }).catch((error: { stdout: string; stderr: string }) => error);
+    return compile.stdout + compile.stderr;
+  };
+
   beforeAll(async () => {
     project = mkdtempSync(join(tmpdir(), 'client-consumer-'));
+    await run('bash', ['-euo', 'pipefail', '-c', readmeProject.commands()], { cwd: project, env });
     // `prepack` builds the package (client/build.ts).
     const pack = await run('npm', ['pack', '--json', '--pack-destination', project], { cwd: clientDir, env });
     packed = JSON.parse(pack.stdout)[0];
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     // From npm's cache where it can (the repository's own install filled it); the peers come along.
     await run(
       'npm',
@@ -177,10 +192,47 @@ describe('client package', () => {
       const dir = mkdtempSync(join(project, `${moduleResolution}-`));
       writeFileSync(join(dir, 'app.ts'), consumerSource());
       writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig(module, moduleResolution)));
-      const compile = await run(process.execPath, [join(project, 'node_modules/typescript/bin/tsc'), '-p', dir], {
-        cwd: project,
-      }).catch((error: { stdout: string; stderr: string }) => error);
-      expect(compile.stdout + compile.stderr).toBe('');
+      expect(await tsc('-p', dir)).toBe('');
+    },
+  );
+
+  it(
+    "type-checks the README's app.ts with the README's tsconfig.json, strict, without any @types package",
+    { timeout: 120_000 },
+    async () => {
+      // The README says that `strict` and checking the declarations work: its settings may not hide either.
+      expect(readmeProject.compilerOptions()).toMatchObject({ strict: true });
+      expect(readmeProject.compilerOptions()).not.toHaveProperty('skipLibCheck');
+      const dir = join(project, 'readme-app');
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'tsconfig.json'), readmeProject.tsconfig());
+      writeFileSync(join(dir, 'app.ts'), readmeProject.app());
+      expect(await tsc('-p', dir)).toBe('');
+      const compiled = (await tsc('-p', dir, '--listFilesOnly')).split('\n');
+      expect(compiled).toContainEqual(expect.stringContaining('/node_modules/@org-service/client/dist/index.d.ts'));
+      expect(compiled.filter((file) => file.includes('/node_modules/@types/'))).toEqual([]);
+    },
+  );
+
+  it(
+    "runs the README's app.ts in Node against the service, printing what the README says",
+    { timeout: 30_000 },
+    async () => {
+      const app = readmeProject.app();
+      // The reader's own service and token in place of the README's.
+      expect(app.split(README_URL)).toHaveLength(2);
+      expect(app.split(README_TOKEN)).toHaveLength(2);
+      const dir = join(project, 'readme-run');
+      mkdirSync(dir);
+      writeFileSync(
+        join(dir, 'app.ts'),
+        app
+          .replace(README_URL, JSON.stringify(server().baseUrl))
+          .replace(README_TOKEN, JSON.stringify(await tokenFor('ada', { role: 'owner' }))),
+      );
+      // Node runs a .ts file as it is: it strips the types.
+      const ran = await run(process.execPath, ['app.ts'], { cwd: dir, env, timeout: 20_000 });
+      expect(ran.stdout.trim()).toBe(readmeProject.prints().trim());
     },
   );
 
