@@ -2,16 +2,21 @@
  * The migrations of each SQL dialect, listed explicitly so start-up globs no files. MySQL and
  * MariaDB share `mysql/`; the embedded libSQL database uses `sqlite/`. A schema change adds one
  * migration to each folder and to each list; a test checks that the migrations match the entities.
+ * A change one dialect alone needs goes to that dialect only: the binary collation of the MySQL
+ * tables (SQLite compares text byte for byte already). A table a later MySQL migration creates
+ * needs the collation that migration picks (tests/migrations.test.ts checks every column's).
  */
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122212048_initial as MysqlInitial } from './mysql/Migration20261122212048_initial.ts';
 import { Migration20261123170000_lifecycle_events_idempotency as MysqlLifecycle } from './mysql/Migration20261123170000_lifecycle_events_idempotency.ts';
+import { Migration20261124230000_exact_identity as MysqlExactIdentity } from './mysql/Migration20261124230000_exact_identity.ts';
 import { Migration20261122212048_initial as SqliteInitial } from './sqlite/Migration20261122212048_initial.ts';
 import { Migration20261123170000_lifecycle_events_idempotency as SqliteLifecycle } from './sqlite/Migration20261123170000_lifecycle_events_idempotency.ts';
 
 export const mysqlMigrations: MigrationObject[] = [
   { name: 'Migration20261122212048_initial', class: MysqlInitial },
   { name: 'Migration20261123170000_lifecycle_events_idempotency', class: MysqlLifecycle },
+  { name: 'Migration20261124230000_exact_identity', class: MysqlExactIdentity },
 ];
 export const sqliteMigrations: MigrationObject[] = [
   { name: 'Migration20261122212048_initial', class: SqliteInitial },

@@ -1,19 +1,38 @@
 import { expect, it } from 'vitest';
-import { migrate, openDatabase } from '../server/data/orm.ts';
+import { migrate, openDatabase, type Orm } from '../server/data/orm.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 
 const INITIAL = 'Migration20261122212048_initial';
 const LIFECYCLE = 'Migration20261123170000_lifecycle_events_idempotency';
+/** MySQL and MariaDB only: SQLite compares text byte for byte already. */
+const EXACT_IDENTITY = 'Migration20261124230000_exact_identity';
+
+/**
+ * The service's tables (not the migrator's own) and text columns whose collation is not MariaDB's
+ * binary NO PAD one: ids must compare byte for byte, trailing spaces included.
+ */
+const notBinaryNoPad = (orm: Orm) =>
+  orm.em.getConnection().execute(
+    `select table_name, column_name, collation_name from information_schema.columns
+       where table_schema = database() and table_name <> 'mikro_orm_migrations' and collation_name <> 'utf8mb4_nopad_bin'
+     union all
+     select table_name, null, table_collation from information_schema.tables
+       where table_schema = database() and table_name <> 'mikro_orm_migrations' and table_collation <> 'utf8mb4_nopad_bin'`,
+  );
 
 describeOnEachDatabase('migrations', (target) => {
+  const all = target.name === 'embedded' ? [INITIAL, LIFECYCLE] : [INITIAL, LIFECYCLE, EXACT_IDENTITY];
+
   it('build exactly the schema the entities describe, and apply once', async () => {
     const database = await target.create();
     const orm = await openDatabase(database.url);
     try {
-      expect(await migrate(orm)).toEqual([INITIAL, LIFECYCLE]);
+      expect(await migrate(orm)).toEqual(all);
       expect(await migrate(orm)).toEqual([]);
       // Empty diff: the hand-kept migrations and the entity definitions agree.
       expect((await orm.schema.getUpdateSchemaSQL()).trim()).toBe('');
+      // The diff does not see a table's collation, which every column inherits.
+      if (target.name === 'mariadb') expect(await notBinaryNoPad(orm)).toEqual([]);
     } finally {
       await orm.close();
       await database.drop();
@@ -38,7 +57,7 @@ describeOnEachDatabase('migrations', (target) => {
       await run('insert into organizations values (?, ?, ?, ?, ?)', ['o1', 'Acme', '', 'u1', created]);
       await run('insert into organization_users values (?, ?, ?, ?, ?)', ['o1', 'u1', 'owner', created, created]);
 
-      expect(await migrate(orm)).toEqual([LIFECYCLE]);
+      expect(await migrate(orm)).toEqual(all.slice(1));
 
       const organizations = await orm.em
         .getConnection()
@@ -55,4 +74,107 @@ describeOnEachDatabase('migrations', (target) => {
       await database.drop();
     }
   });
+
+  // Only MySQL and MariaDB had a collation to change: the embedded database compares bytes already.
+  if (target.name === 'mariadb')
+    it('make an existing database compare ids byte for byte, keeping its rows and what they reference', async () => {
+      const database = await target.create();
+      const orm = await openDatabase(database.url);
+      try {
+        await orm.migrator.up({ to: LIFECYCLE });
+        const at = '2023-11-14 22:13:20.123';
+        const connection = orm.em.getConnection();
+        const run = (sql: string, params: unknown[]) => connection.execute(sql, params, 'run');
+        await run('insert into users values (?, ?, ?, ?, ?, ?)', [
+          'alice',
+          'Alice',
+          'Lee',
+          'alice@example.com',
+          at,
+          at,
+        ]);
+        await run('insert into organizations values (?, ?, ?, ?, ?, ?, ?)', ['o1', 'Acme', '', 'alice', at, at, 0]);
+        await run('insert into organization_users values (?, ?, ?, ?, ?)', ['o1', 'alice', 'owner', at, at]);
+        // What a lookalike caller could write before: rows whose references name Alice's row in
+        // other letters, which the old collation took for hers.
+        await run('insert into organizations values (?, ?, ?, ?, ?, ?, ?)', ['o2', 'Other', '', 'Alice ', at, at, 0]);
+        await run('insert into organization_users values (?, ?, ?, ?, ?)', ['o2', 'ALICE', 'owner', at, at]);
+        await run('insert into invitations values (?, ?, ?, ?, ?, ?, ?, ?, ?)', [
+          'i1',
+          'o2',
+          'bob@example.com',
+          'member',
+          'pending',
+          'alicé',
+          at,
+          at,
+          at,
+        ]);
+        await run('insert into organization_events values (?, ?, ?, ?, ?, ?, ?)', [
+          'e1',
+          'o2',
+          'organization.created',
+          'Alice ',
+          'Alice ',
+          '{}',
+          at,
+        ]);
+        await run('insert into idempotency_keys values (?, ?, ?, ?, ?)', ['alice', 'Key-1', 'f1', '{}', at]);
+
+        expect(await migrate(orm)).toEqual([EXACT_IDENTITY]);
+
+        // Every row kept; a reference now names the row it referenced exactly. The audit trail keeps
+        // the actor as it was written (it references no row).
+        expect(await connection.execute('select id, email from users')).toEqual([
+          { id: 'alice', email: 'alice@example.com' },
+        ]);
+        expect(await connection.execute('select id, created_by from organizations order by id')).toEqual([
+          { id: 'o1', created_by: 'alice' },
+          { id: 'o2', created_by: 'alice' },
+        ]);
+        expect(await connection.execute('select organization_id, user_id from organization_users order by 1')).toEqual([
+          { organization_id: 'o1', user_id: 'alice' },
+          { organization_id: 'o2', user_id: 'alice' },
+        ]);
+        expect(await connection.execute('select id, invited_by from invitations')).toEqual([
+          { id: 'i1', invited_by: 'alice' },
+        ]);
+        expect(await connection.execute('select actor_user_id, subject_user_id from organization_events')).toEqual([
+          { actor_user_id: 'Alice ', subject_user_id: 'Alice ' },
+        ]);
+
+        // Ids and keys now match byte for byte only.
+        for (const lookalike of ['Alice', 'alice ', 'alicé', 'ALICE']) {
+          expect(await connection.execute('select id from users where id = ?', [lookalike])).toEqual([]);
+          await run('insert into users values (?, ?, ?, ?, ?, ?)', [
+            lookalike,
+            'A',
+            'L',
+            `${lookalike.trim()}@x.test`,
+            at,
+            at,
+          ]);
+        }
+        for (const [caller, key] of [
+          ['alice', 'key-1'],
+          ['alice', 'Key-1 '],
+          ['Alice', 'Key-1'],
+        ]) {
+          await run('insert into idempotency_keys values (?, ?, ?, ?, ?)', [caller, key, 'f2', null, at]);
+        }
+        const stored = await connection.execute('select caller_id, idempotency_key, fingerprint from idempotency_keys');
+        expect(stored).toHaveLength(4);
+        expect(stored).toContainEqual({ caller_id: 'alice', idempotency_key: 'Key-1', fingerprint: 'f1' });
+        await run('insert into organizations values (?, ?, ?, ?, ?, ?, ?)', ['O1', 'Upper', '', 'alice', at, at, 0]);
+        // The foreign keys are back, and as exact: 'aLice' names no user.
+        await expect(
+          run('insert into organization_users values (?, ?, ?, ?, ?)', ['o1', 'aLice', 'member', at, at]),
+        ).rejects.toThrow(/foreign key/i);
+        expect(await notBinaryNoPad(orm)).toEqual([]);
+        expect((await orm.schema.getUpdateSchemaSQL()).trim()).toBe('');
+      } finally {
+        await orm.close();
+        await database.drop();
+      }
+    });
 });

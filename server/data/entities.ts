@@ -4,6 +4,11 @@
  * (tests/migrations.test.ts) and the typed queries of the data layer are typed from them
  * (`Database` in database.ts). Column names are snake_case through MikroORM's default naming
  * strategy. Timestamps are `datetime(3)`: milliseconds are part of the contract's ISO format.
+ *
+ * No column names a collation: ids and keys must compare byte for byte, and on MySQL and MariaDB
+ * every table's default collation is binary NO PAD (set by a migration, which picks the name that
+ * server has), inherited by all its columns. SQLite compares text that way already. E-mail
+ * addresses are stored and looked up in lower case.
  */
 import { defineEntity, p } from '@mikro-orm/core';
 import { INVITATION_STATUSES, ROLES } from '../../shared/schemas.ts';
