@@ -13,6 +13,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import { beforeAll, beforeEach, expect, it } from 'vitest';
+import { NOT_WHITE_SPACE } from '../shared/text.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { addMember, createOrganization, registerUser, type TestUser } from './support/fixtures.ts';
 import { useServer } from './support/server.ts';
@@ -34,6 +35,7 @@ interface Schema {
   properties?: Record<string, Schema>;
   required?: string[];
   items?: Schema;
+  allOf?: Schema[];
   $ref?: string;
 }
 interface Parameter {
@@ -53,6 +55,10 @@ interface Document {
 }
 
 const DOT_SEGMENT = /^\.{1,2}$/;
+
+/** A trimmed name that must not be blank: the document asks for a character that is not white space. */
+const mustNotBeBlank = (property: Schema) =>
+  [property, ...(property.allOf ?? [])].some((schema) => schema.pattern === NOT_WHITE_SPACE);
 
 /** Opaque values a client only ever echoes (a cursor from a `Link`), left out of made-up requests. */
 const OPAQUE_PARAMETERS = new Set(['cursor']);
@@ -142,7 +148,7 @@ function breakagesFor(operation: Operation): Breakage[] {
     breakages.push('empty body object', 'malformed JSON', 'JSON that is not an object', 'not JSON', 'body over 64 KiB');
     breakages.push('body field of the wrong type', 'body field too long');
     if (body.required?.length) breakages.push('body field missing');
-    if (Object.values(body.properties ?? {}).some((property) => property.pattern === '\\S')) {
+    if (Object.values(body.properties ?? {}).some(mustNotBeBlank)) {
       breakages.push('body field blank');
     }
   }
@@ -204,8 +210,8 @@ function breakRequest(parts: RequestParts, breakage: Breakage, operation: Operat
       break;
     }
     case 'body field blank': {
-      const [name] = fields.find(([, property]) => property.pattern === '\\S')!;
-      setBody({ ...body, [name]: ' \t ' });
+      const [name] = fields.find(([, property]) => mustNotBeBlank(property))!;
+      setBody({ ...body, [name]: ' \t\u0085\u3000' });
       break;
     }
   }

@@ -1,22 +1,73 @@
 /**
  * The OpenAPI document against the REST layer: a client generated from it (openapi-typescript types,
  * openapi-fetch calls) drives every documented operation, and each answer must be a documented one.
+ * Its patterns compile in other tools' engines too (RE2), and say of names and e-mail addresses
+ * what the service does.
  */
 import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import fc from 'fast-check';
 import createFetchClient, { type Middleware } from 'openapi-fetch';
+import { RE2JS } from 're2js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { paths } from './generated/rest-api.ts';
-import { databaseTargets } from './support/databases.ts';
-import { uniqueId } from './support/fixtures.ts';
+import { databaseTargets, describeOnEachDatabase } from './support/databases.ts';
+import { createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import { REST_TYPES_FILE, renderRestTypes } from './support/rest-types.ts';
 import { useServer } from './support/server.ts';
+import { addressWithLabels, paddedName } from './support/text-samples.ts';
 import { tokenFor } from './support/tokens.ts';
 
 const embedded = databaseTargets().find((target) => target.name === 'embedded')!;
 
 type Document = {
-  paths: Record<string, Record<string, { responses: Record<string, unknown>; parameters?: unknown[] }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        responses: Record<string, unknown>;
+        parameters?: unknown[];
+        requestBody?: { content: { 'application/json': { schema: { properties: Record<string, object> } } } };
+      }
+    >
+  >;
 };
+
+/**
+ * The document as the snapshot keeps it: JSON in which white space other than ASCII's is written as
+ * a `\uXXXX` escape (the same JSON), so that a review sees it.
+ */
+const reviewable = (document: Document) =>
+  `${JSON.stringify(document, null, 2)}\n`.replace(
+    /(?![\x00-\x7f])\p{White_Space}/gu,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+
+/** Every `pattern` anywhere in the document. */
+function patternsIn(node: unknown, found = new Set<string>()): Set<string> {
+  if (Array.isArray(node)) for (const item of node) patternsIn(item, found);
+  else if (node && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'pattern' && typeof value === 'string') found.add(value);
+      else patternsIn(value, found);
+    }
+  }
+  return found;
+}
+
+/** Any text of up to 12 code points (no lone surrogates: see below). */
+const wellFormedText = fc.string({ unit: 'binary', maxLength: 12 }).filter((text) => text.isWellFormed());
+
+/** Strings that the document's patterns match and do not: names, e-mail addresses, ids, any text. */
+const patternSamples = fc.oneof(
+  paddedName.map((name) => name.sent),
+  addressWithLabels(() => 'x').map((sample) => sample.address),
+  fc.emailAddress(),
+  fc.uuid(),
+  wellFormedText,
+);
 
 describe('OpenAPI document', () => {
   const server = useServer(embedded);
@@ -27,7 +78,22 @@ describe('OpenAPI document', () => {
   });
 
   it('is kept as a snapshot, so every change to it shows in review', async () => {
-    await expect(`${JSON.stringify(document, null, 2)}\n`).toMatchFileSnapshot('./__snapshots__/openapi.json');
+    await expect(reviewable(document)).toMatchFileSnapshot('./__snapshots__/openapi.json');
+  });
+
+  it('has only patterns that RE2 compiles and reads as ECMAScript does', () => {
+    const patterns = patternsIn(document);
+    expect(patterns.size).toBeGreaterThan(3);
+    for (const pattern of patterns) {
+      const re2 = RE2JS.compile(pattern); // throws where RE2 refuses the pattern
+      const ecmascript = new RegExp(pattern, 'u'); // as JSON Schema validators such as ajv compile it
+      fc.assert(
+        fc.property(patternSamples, (text) => {
+          expect(re2.test(text), `${pattern} on ${JSON.stringify(text)}`).toBe(ecmascript.test(text));
+        }),
+        { numRuns: 300 },
+      );
+    }
   });
 
   it('matches the committed generated types (run npm run openapi:types after a change)', async () => {
@@ -208,5 +274,100 @@ describe('OpenAPI document', () => {
     );
     expect([...answered].sort()).toEqual(documentedOperations.sort());
     expect(undocumented).toEqual([]);
+  });
+});
+
+/*
+ * A tool that trusts the document must agree with the service on every value: what the document's
+ * pattern, format and limits accept (ajv with ajv-formats, as tools check it) the service takes,
+ * and what they refuse it answers with 400. Lone surrogates are the one rule the document leaves to
+ * the service (see shared/text.ts), so the samples here are well-formed text.
+ */
+describeOnEachDatabase('the document and the service on names and e-mail addresses', (target) => {
+  const server = useServer(target);
+  const ajv = new Ajv2020({ strict: false });
+  addFormats.default(ajv);
+  let document: Document;
+  let owner: TestUser;
+  let organizationId: string;
+
+  beforeAll(async () => {
+    document = (await server().call('GET', '/openapi.json')).body;
+    owner = await registerUser(server());
+    organizationId = await createOrganization(server(), owner);
+  });
+
+  /** Whether the document accepts `value` as the body field `field` of an operation. */
+  function documentAccepts(method: string, path: string, field: string, value: string): boolean {
+    const body = document.paths[path]?.[method]?.requestBody?.content['application/json'].schema;
+    const schema = body?.properties[field];
+    expect(schema, `${method} ${path} ${field}`).toBeDefined();
+    return ajv.validate(schema!, value);
+  }
+
+  it('accept and refuse the same e-mail addresses', async () => {
+    const invitations = `/organizations/{organization_id}/invitations`;
+    const addresses = fc.oneof(
+      addressWithLabels(() => uniqueId('doc')).map((sample) => sample.address),
+      fc.emailAddress(),
+    );
+    await fc.assert(
+      fc.asyncProperty(addresses, async (email) => {
+        const token = await tokenFor(uniqueId('doc'), { role: 'owner' });
+        const answers = {
+          'post /users': await server().call('POST', '/users', {
+            token,
+            body: { first_name: 'Doc', last_name: 'Mail', email },
+          }),
+          'post /organization-user': await server().call('POST', '/organization-user', {
+            token: owner.token,
+            organizationId,
+            body: { email, role: 'member' },
+          }),
+          [`post ${invitations}`]: await server().call(
+            'POST',
+            invitations.replace('{organization_id}', organizationId),
+            {
+              token: owner.token,
+              body: { email, role: 'member' },
+            },
+          ),
+        };
+        for (const [operation, answer] of Object.entries(answers)) {
+          const [method, path] = operation.split(' ') as [string, string];
+          const label = `${operation} ${JSON.stringify(email)}: ${JSON.stringify(answer.body)}`;
+          expect([200, 201, 400, 404, 409], label).toContain(answer.status);
+          expect(answer.status !== 400, label).toBe(documentAccepts(method, path, 'email', email));
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('accept and refuse the same names', async () => {
+    const organization = `/organizations/{organization_id}`;
+    const names = fc.oneof(
+      paddedName.map((name) => name.sent),
+      wellFormedText,
+    );
+    const fields = fc.constantFrom(
+      ['put', '/users', 'first_name'],
+      ['put', '/users', 'last_name'],
+      ['put', organization, 'organization_name'],
+      ['post', '/organizations', 'organization_name'],
+    );
+    await fc.assert(
+      fc.asyncProperty(fields, names, async ([method, path, field], name) => {
+        const body = path === '/organizations' ? { [field]: name, organization_description: '' } : { [field]: name };
+        const answer = await server().call(method.toUpperCase(), path.replace('{organization_id}', organizationId), {
+          token: owner.token,
+          body,
+        });
+        const label = `${method} ${path} ${field} ${JSON.stringify(name)}: ${JSON.stringify(answer.body)}`;
+        expect([200, 201, 400], label).toContain(answer.status);
+        expect(answer.status !== 400, label).toBe(documentAccepts(method, path, field, name));
+      }),
+      { numRuns: 60 },
+    );
   });
 });

@@ -1,15 +1,22 @@
 /**
  * Strings are Unicode text (CONTRACT 4): a control character or a lone surrogate in any name,
  * e-mail, id or header is a 400 naming the field, and changes nothing — on both databases (a NUL
- * used to end the embedded database's statement early and answer 500).
+ * used to end the embedded database's statement early and answer 500). Names are trimmed of
+ * Unicode white space first, tabs and line breaks included.
  */
-import { expect, it } from 'vitest';
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { describeOnEachDatabase } from './support/databases.ts';
-import { addMember, createOrganization, registerUser, uniqueId } from './support/fixtures.ts';
+import { addMember, createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import { useServer } from './support/server.ts';
+import { paddedName, UNICODE_WHITE_SPACE } from './support/text-samples.ts';
 import { tokenFor } from './support/tokens.ts';
 
 const CONTROL_CHARACTERS = ['\u0000', '\u0001', '\u0007', '\u001b', '\u001f', '\u007f', '\n', '\t'];
+
+/** Every field that holds a name, each trimmed before it is checked. */
+const NAME_FIELDS = ['first_name', 'last_name', 'organization_name'] as const;
+type NameField = (typeof NAME_FIELDS)[number];
 
 describeOnEachDatabase('text fields', (target) => {
   const server = useServer(target);
@@ -127,5 +134,124 @@ describeOnEachDatabase('text fields', (target) => {
     const response = await server().call('GET', '/users', { token });
     expect(response.status).toBe(401);
     expect(response.body.code).toBe('UNAUTHORIZED');
+  });
+
+  describe('names', () => {
+    let owner: TestUser;
+    let organizationId: string;
+    beforeAll(async () => {
+      owner = await registerUser(server());
+      organizationId = await createOrganization(server(), owner);
+    });
+
+    /** Changes one name field; answers the status, the issues and the value then stored. */
+    async function rename(field: NameField, value: string) {
+      if (field === 'organization_name') {
+        const response = await server().call('PUT', `/organizations/${organizationId}`, {
+          token: owner.token,
+          body: { organization_name: value },
+        });
+        const stored = (await server().call('GET', `/organizations/${organizationId}`, { token: owner.token })).body;
+        return { status: response.status, issues: response.body.issues, stored: stored.organization_name };
+      }
+      const response = await server().call('PUT', '/users', { token: owner.token, body: { [field]: value } });
+      const stored = (await server().call('GET', '/users', { token: owner.token })).body;
+      return { status: response.status, issues: response.body.issues, stored: stored[field] };
+    }
+
+    async function expectStored(field: NameField, sent: string, stored: string) {
+      expect(await rename(field, sent), `${field} ${JSON.stringify(sent)}`).toMatchObject({ status: 200, stored });
+    }
+
+    async function expectRefused(field: NameField, sent: string, problem: unknown = expect.any(String)) {
+      const before = (await rename(field, 'Unchanged')).stored;
+      const answer = await rename(field, sent);
+      expect(answer.status, `${field} ${JSON.stringify(sent)}`).toBe(400);
+      expect(answer.issues).toEqual([{ field, problem }]);
+      expect(answer.stored).toBe(before);
+    }
+
+    it('trims every Unicode white-space character from both ends, and refuses one alone', async () => {
+      for (const space of UNICODE_WHITE_SPACE) {
+        for (const field of NAME_FIELDS) {
+          await expectStored(field, `${space}${space}Ada Lovelace${space}`, 'Ada Lovelace');
+          await expectRefused(field, space);
+        }
+      }
+    });
+
+    it('trims white space first, tab and line breaks included, then refuses a control character inside', async () => {
+      for (const field of NAME_FIELDS) {
+        await expectStored(field, '  Ada \t', 'Ada');
+        await expectStored(field, '\r\n\tAda\u2028', 'Ada');
+        await expectRefused(field, ' \tAda\u0000Lovelace\n', expect.stringMatching(/control characters/));
+        await expectRefused(field, '\tAda\tLovelace\t', expect.stringMatching(/control characters/));
+      }
+    });
+
+    it('keeps U+FEFF, which is not white space, and refuses a control character that is not at either end', async () => {
+      for (const field of NAME_FIELDS) {
+        await expectStored(field, '\ufeffAda\ufeff', '\ufeffAda\ufeff');
+        await expectRefused(field, 'Ada\u001f');
+        await expectRefused(field, '\u001cAda');
+      }
+    });
+
+    it('stores a generated name trimmed of the white space at its ends, or refuses it naming the field', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom(...NAME_FIELDS), paddedName, async (field, { sent, stored }) => {
+          if (stored === null) await expectRefused(field, sent);
+          else await expectStored(field, sent, stored);
+        }),
+        { numRuns: 40 },
+      );
+    });
+
+    it('trims on creation too', async () => {
+      const id = uniqueId('trim');
+      const token = await tokenFor(id, { role: 'owner' });
+      const email = `${id}@example.com`;
+      const blank = await server().call('POST', '/users', {
+        token,
+        body: { first_name: '\u0085', last_name: 'Lee', email },
+      });
+      expect(blank.status).toBe(400);
+      expect(blank.body.issues).toEqual([{ field: 'first_name', problem: expect.any(String) }]);
+      expect((await server().call('GET', '/users', { token })).status).toBe(404);
+      const created = await server().call('POST', '/users', {
+        token,
+        body: { first_name: ' \tAnn\u3000', last_name: '\u00a0Lee\u0085', email },
+      });
+      expect(created.status).toBe(201);
+      expect((await server().call('GET', '/users', { token })).body).toMatchObject({
+        first_name: 'Ann',
+        last_name: 'Lee',
+      });
+
+      const organizations = () => server().call('GET', '/organizations', { token });
+      const unnamed = await server().call('POST', '/organizations', {
+        token,
+        body: { organization_name: '\u2028\u2029', organization_description: '' },
+      });
+      expect(unnamed.status).toBe(400);
+      expect(unnamed.body.issues).toEqual([{ field: 'organization_name', problem: expect.any(String) }]);
+      expect((await organizations()).body).toEqual([]);
+      const named = await server().call('POST', '/organizations', {
+        token,
+        body: { organization_name: '\tAcme\u205f', organization_description: '' },
+      });
+      expect(named.status).toBe(201);
+      expect((await organizations()).body.map((organization: { name: string }) => organization.name)).toEqual(['Acme']);
+    });
+
+    it('refuses a name with a long run of white space inside', async () => {
+      // shared/text.ts trims with a loop: a regular expression such as /\p{White_Space}+$/u is
+      // quadratic over such a run (seconds for this one).
+      for (const name of [`a${' '.repeat(60_000)}b`, `a${' '.repeat(60_000)}\u0000b`]) {
+        const response = await server().call('PUT', '/users', { token: owner.token, body: { first_name: name } });
+        expect(response.status).toBe(400);
+        expect(response.body.issues.map((issue: { field: string }) => issue.field)).toContain('first_name');
+      }
+    });
   });
 });

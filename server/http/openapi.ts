@@ -15,6 +15,7 @@ import {
 import type { ZodType } from 'zod';
 import packageJson from '../../package.json' with { type: 'json' };
 import { ERROR_CODES } from '../../shared/errors.ts';
+import { NOT_WHITE_SPACE } from '../../shared/text.ts';
 import type { AppRouter } from '../routers/index.ts';
 import { procedureMetas } from '../trpc/init.ts';
 
@@ -97,15 +98,14 @@ function documentDeleteBodies(document: OpenAPIObject): void {
   }
 }
 
-const NON_BLANK = '\\S';
-
 /** A string field zod trims and then refuses when empty: it needs a character that is not white space. */
 const isTrimmedNonBlank = (field: ZodType) => !field.safeParse(' ').success && field.safeParse(' x ').data === 'x';
 
 /**
  * What zod checks and the generated JSON Schema cannot say, found by asking each body's zod schema:
- * a trimmed field that must not be blank gets `pattern: \S` (JavaScript's `\s` is exactly what
- * trim removes), and a body whose fields are all optional but which refuses `{}` (`PUT /users`)
+ * a trimmed field that must not be blank gets a pattern that finds a character that is not white
+ * space (not `\S`: engines disagree on what `\s` is, and in none is it exactly the White_Space that
+ * names are trimmed of), and a body whose fields are all optional but which refuses `{}` (`PUT /users`)
  * needs at least one of them (`anyOf`).
  */
 function declareRefinements(document: OpenAPIObject, router: AppRouter): void {
@@ -120,8 +120,8 @@ function declareRefinements(document: OpenAPIObject, router: AppRouter): void {
       if (!field || !isTrimmedNonBlank(field)) continue;
       // A pattern of its own stays: JSON Schema takes one per schema, so the second goes in allOf.
       const own = property as { pattern?: string; allOf?: object[] };
-      if (own.pattern === undefined) own.pattern = NON_BLANK;
-      else own.allOf = [...(own.allOf ?? []), { pattern: NON_BLANK }];
+      if (own.pattern === undefined) own.pattern = NOT_WHITE_SPACE;
+      else own.allOf = [...(own.allOf ?? []), { pattern: NOT_WHITE_SPACE }];
     }
     if (!schema.required?.length && !input.safeParse({}).success) {
       schema.anyOf = Object.keys(schema.properties).map((name) => ({ required: [name] }));
