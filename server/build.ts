@@ -77,6 +77,10 @@ export async function bundle(entryPoint: string, outdir: string, plugins: Plugin
     entryPoints: [entryPoint],
     outdir,
     bundle: true,
+    // Where a dynamic import of a CommonJS package becomes a chunk of its own, that chunk's one
+    // export is `default`, the package's module.exports, whatever named exports Node finds in it
+    // (esbuild issue #3245): such a package is imported for its default export (ioredis in
+    // http/protection.ts). tests/settings.test.ts starts this bundle with every setting.
     splitting: true,
     format: 'esm',
     platform: 'node',

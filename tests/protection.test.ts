@@ -1,6 +1,7 @@
 /**
- * Security headers, CORS, the per-caller rate limit (per instance, or shared through Redis), and
- * member data kept from non-members on every transport.
+ * Security headers, CORS, the per-caller rate limit (per instance, or shared through Redis by
+ * instances of the bundle that `npm start` runs), and member data kept from non-members on every
+ * transport.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -11,8 +12,11 @@ import { readSettings } from '../server/config.ts';
 import { databaseTargets, describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
 import { addMember, createOrganization, registerUser, uniqueId } from './support/fixtures.ts';
 import { freePorts } from './support/ports.ts';
-import { startTestServer, useServer, type TestServer } from './support/server.ts';
-import { tokenFor } from './support/tokens.ts';
+import { spawnServices } from './support/bundle-processes.ts';
+import type { ServiceProcess } from './support/process.ts';
+import { restCall } from './support/rest-call.ts';
+import { useServer } from './support/server.ts';
+import { TEST_SECRET, tokenFor } from './support/tokens.ts';
 
 const embedded = databaseTargets().find((target) => target.name === 'embedded')!;
 
@@ -87,12 +91,12 @@ describe('rate limit per caller', () => {
   });
 });
 
-/** The statuses of `count` calls to GET /organizations as `caller`, through `server`, one after another. */
-async function statusesOf(server: TestServer, caller: string, count: number): Promise<number[]> {
+/** The statuses of `count` calls to GET /organizations as `caller`, to the service at `baseUrl`, one after another. */
+async function statusesOf(baseUrl: string, caller: string, count: number): Promise<number[]> {
   const token = await tokenFor(caller);
   const statuses = [];
   for (let index = 0; index < count; index++) {
-    statuses.push((await server.call('GET', '/organizations', { token })).status);
+    statuses.push((await restCall(baseUrl, 'GET', '/organizations', token)).status);
   }
   return statuses;
 }
@@ -104,8 +108,8 @@ describe('rate limit without REDIS_URL', () => {
 
   it('counts per instance: behind two instances a caller gets the limit from each', async () => {
     const caller = uniqueId('local-caller');
-    expect(await statusesOf(first(), caller, 3)).toEqual([200, 200, 429]);
-    expect(await statusesOf(second(), caller, 3)).toEqual([200, 200, 429]);
+    expect(await statusesOf(first().baseUrl, caller, 3)).toEqual([200, 200, 429]);
+    expect(await statusesOf(second().baseUrl, caller, 3)).toEqual([200, 200, 429]);
   });
 });
 
@@ -135,30 +139,58 @@ if (!sharedRedis) {
   console.warn(`\n!! No Redis at ${SHARED_REDIS_URL}: the shared rate-limit test is skipped on this machine.\n`);
 }
 
-describe.skipIf(!sharedRedis)('rate limit shared through Redis', () => {
+/**
+ * For a describe block: `count` instances of the bundle, as `npm start` runs it, each on a database
+ * of its own, started together with the settings `env()` gives, and killed after the block.
+ */
+function useBundles(count: number, env: () => Record<string, string>): () => ServiceProcess[] {
+  let instances: ServiceProcess[] = [];
+  const databases: TestDatabase[] = [];
+  beforeAll(async () => {
+    for (let index = 0; index < count; index++) databases.push(await embedded.create());
+    instances = await spawnServices(
+      databases.map((database) => ({ ...env(), DATABASE_URL: database.url, JWT_SECRET: TEST_SECRET })),
+    );
+  });
+  afterAll(async () => {
+    for (const instance of instances) instance.kill();
+    for (const database of databases) await database.drop();
+  });
+  return () => instances;
+}
+
+describe.skipIf(!sharedRedis)('rate limit shared through Redis by instances of the bundle', () => {
   // A key prefix of this test's own, so that runs and other users of this Redis never share counters.
-  const env = {
+  const prefix = `${uniqueId('test')}:`;
+  const instances = useBundles(2, () => ({
     RATE_LIMIT_MAX: '4',
     RATE_LIMIT_WINDOW_MS: '60000',
     REDIS_URL: SHARED_REDIS_URL,
-    REDIS_KEY_PREFIX: `${uniqueId('test')}:`,
-  };
-  const first = useServer(embedded, env);
-  const second = useServer(embedded, env);
+    REDIS_KEY_PREFIX: prefix,
+  }));
 
-  it('gives a caller one limit across instances, with 429 and Retry-After from either', async () => {
-    const token = await tokenFor(uniqueId('shared-caller'));
+  it('gives a caller one limit across instances, with 429 and Retry-After from either, counted under REDIS_KEY_PREFIX', async () => {
+    const [first, second] = instances() as [ServiceProcess, ServiceProcess];
+    const caller = uniqueId('shared-caller');
+    const token = await tokenFor(caller);
     const statuses = [];
     for (let index = 0; index < 6; index++) {
-      const server = index % 2 === 0 ? first() : second();
-      statuses.push((await server.call('GET', '/organizations', { token })).status);
+      const { baseUrl } = index % 2 === 0 ? first : second;
+      statuses.push((await restCall(baseUrl, 'GET', '/organizations', token)).status);
     }
     expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
-    const limited = await first().call('GET', '/organizations', { token });
+    const limited = await fetch(`${first.baseUrl}/organizations`, { headers: { authorization: `Bearer ${token}` } });
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(limited.body).toEqual({ code: 'TOO_MANY_REQUESTS', message: expect.any(String) });
+    expect(await limited.json()).toEqual({ code: 'TOO_MANY_REQUESTS', message: expect.any(String) });
     // Another caller has a limit of its own.
-    expect(await statusesOf(second(), uniqueId('other-caller'), 1)).toEqual([200]);
+    expect(await statusesOf(second.baseUrl, uniqueId('other-caller'), 1)).toEqual([200]);
+
+    const redis = new Redis(SHARED_REDIS_URL, { maxRetriesPerRequest: 0 });
+    try {
+      expect(await redis.keys(`${prefix}*`)).toContain(`${prefix}rate-limit:sub:${caller}`);
+    } finally {
+      redis.disconnect();
+    }
   });
 });
 
@@ -204,77 +236,56 @@ class OwnRedis {
   }
 }
 
-describe.skipIf(!canRunOwnRedis)('rate limit while Redis is down', () => {
+describe.skipIf(!canRunOwnRedis)('rate limit of instances of the bundle while their Redis is away', () => {
   let redis: OwnRedis;
-  const instances: TestServer[] = [];
-  const databases: TestDatabase[] = [];
-
   beforeAll(async () => {
     const [port] = await freePorts(1);
     redis = new OwnRedis(port!);
-    await redis.start();
-    const env = { RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000', REDIS_URL: redis.url };
-    for (let index = 0; index < 2; index++) {
-      const database = await embedded.create();
-      databases.push(database);
-      instances.push(await startTestServer(database.url, env));
-    }
   });
-  afterAll(async () => {
-    for (const instance of instances) await instance.service.close();
-    for (const database of databases) await database.drop();
-    await redis?.stop();
-  });
+  afterAll(() => redis?.stop());
+  // Started before their Redis is.
+  const instances = useBundles(2, () => ({ RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000', REDIS_URL: redis.url }));
 
   /** True when a caller's requests through both instances count against one limit. */
   async function limitIsShared(): Promise<boolean> {
     const caller = uniqueId('probe');
-    const [first, second] = instances as [TestServer, TestServer];
-    await statusesOf(first, caller, 3);
-    const [next] = await statusesOf(second, caller, 1);
+    const [first, second] = instances() as [ServiceProcess, ServiceProcess];
+    await statusesOf(first.baseUrl, caller, 3);
+    const [next] = await statusesOf(second.baseUrl, caller, 1);
     expect([200, 429]).toContain(next);
     return next === 429;
   }
 
-  it('counts per instance while Redis is down, never failing a request, and shares again when it is back', async () => {
-    const [first, second] = instances as [TestServer, TestServer];
-    expect(await limitIsShared()).toBe(true);
-
-    await redis.stop();
-    // Fail over to each instance's own counters: the limit still holds, per instance, and no
-    // request fails for want of Redis.
-    const caller = uniqueId('during-outage');
-    expect(await statusesOf(first, caller, 4)).toEqual([200, 200, 200, 429]);
-    expect(await statusesOf(second, caller, 4)).toEqual([200, 200, 200, 429]);
-
-    await redis.start();
-    // The client reconnects by itself (after up to 2 s of back-off).
-    let shared = false;
-    for (let attempt = 0; attempt < 40 && !shared; attempt++) {
-      shared = await limitIsShared();
-      if (!shared) await new Promise((resolve) => setTimeout(resolve, 250));
+  /** Whether the limit is shared within about 10 s: the client reconnects by itself, after up to 2 s of back-off. */
+  async function sharedSoon(): Promise<boolean> {
+    for (let attempt = 0; attempt < 40; attempt++) {
+      if (await limitIsShared()) return true;
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    expect(shared).toBe(true);
-  });
-});
+    return false;
+  }
 
-describe('rate limit with Redis unreachable at start', () => {
-  it('starts, and counts per instance until Redis answers', async () => {
-    // A port nothing listens on.
-    const [port] = await freePorts(1);
-    const database = await embedded.create();
-    const server = await startTestServer(database.url, {
-      RATE_LIMIT_MAX: '2',
-      RATE_LIMIT_WINDOW_MS: '60000',
-      REDIS_URL: `redis://127.0.0.1:${port}`,
-    });
-    try {
-      expect(await statusesOf(server, uniqueId('early-caller'), 3)).toEqual([200, 200, 429]);
-    } finally {
-      await server.service.close();
-      await database.drop();
-    }
-  });
+  /** The limit holds per instance: a caller gets it from each, and no request fails for want of Redis. */
+  async function expectLimitPerInstance(): Promise<void> {
+    const caller = uniqueId('per-instance');
+    for (const { baseUrl } of instances()) expect(await statusesOf(baseUrl, caller, 4)).toEqual([200, 200, 200, 429]);
+  }
+
+  it(
+    'counts per instance until Redis answers, then across instances, per instance again while it is down, across instances once it is back',
+    { timeout: 60_000 },
+    async () => {
+      await expectLimitPerInstance();
+      await redis.start();
+      expect(await sharedSoon()).toBe(true);
+
+      await redis.stop();
+      await expectLimitPerInstance();
+
+      await redis.start();
+      expect(await sharedSoon()).toBe(true);
+    },
+  );
 });
 
 describe('REDIS_URL setting', () => {

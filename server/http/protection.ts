@@ -155,7 +155,12 @@ interface RedisConnection {
  * by itself. ioredis is loaded only when REDIS_URL is set (about 100 ms of start-up otherwise).
  */
 async function connectRedis(url: string): Promise<RedisConnection> {
-  const { Redis } = await import('ioredis');
+  // Read through the default export: ioredis is CommonJS, and in the bundle `npm start` runs, esbuild
+  // puts a dynamically imported CommonJS module in a chunk whose one export is `default`, its
+  // module.exports (esbuild issue #3245). `import('ioredis')`'s named `Redis` was undefined there,
+  // and every start with REDIS_URL failed with "Redis is not a constructor" while the sources ran.
+  // Under Node and in the bundle alike, `default` is module.exports, which carries `Redis`.
+  const { Redis } = (await import('ioredis')).default;
   const redis = new Redis(url, {
     connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
     commandTimeout: REDIS_COMMAND_TIMEOUT_MS,

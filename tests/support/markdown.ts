@@ -1,7 +1,12 @@
 /**
- * Markdown, as far as the tests that keep the documents true need it: the prose lines, and the
- * fenced code blocks with their info strings (`sh tour`, `json tsconfig.json`).
+ * Markdown, as far as the tests that keep the documents true need it: the prose lines, the fenced
+ * code blocks with their info strings (`sh tour`, `json tsconfig.json`), sections and tables (the
+ * README's settings table, which tests/readme.test.ts checks against server/config.ts and
+ * tests/settings.test.ts against the tests that run each setting).
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot } from './process.ts';
 
 export interface CodeBlock {
   /** The info string after the opening fence: `sh tour`. */
@@ -41,4 +46,35 @@ export function codeBlock(markdown: Markdown, info: string): string {
   const found = markdown.blocks.filter((block) => block.info === info);
   if (found.length !== 1) throw new Error(`${found.length} code blocks "${info}", expected one`);
   return found[0]!.body;
+}
+
+/** The prose lines of the `## heading` section, up to the next heading of level 1 or 2. */
+export function section(markdown: Markdown, heading: string): string[] {
+  const start = markdown.prose.indexOf(`## ${heading}`);
+  if (start < 0) throw new Error(`no section "## ${heading}"`);
+  const end = markdown.prose.findIndex((line, index) => index > start && /^#{1,2} /.test(line));
+  return markdown.prose.slice(start + 1, end < 0 ? undefined : end);
+}
+
+/** The cells of every table row among `lines`, header and separator rows included. */
+export const tableRows = (lines: string[]): string[][] =>
+  lines
+    .filter((line) => line.startsWith('|'))
+    .map((line) =>
+      line
+        .slice(1, -1)
+        .split('|')
+        .map((cell) => cell.trim()),
+    );
+
+/** The text of a cell that is one code span: `` `x` `` → `x`. */
+export const codeOf = (cell: string | undefined) => /^`([^`]+)`$/.exec(cell ?? '')?.[1];
+
+/** The rows of the README's `## Settings` table, one per setting: its name, meaning and default. */
+export function readmeSettingRows(): Array<{ name: string; cells: string[] }> {
+  const readme = parseMarkdown(readFileSync(join(projectRoot, 'README.md'), 'utf8'));
+  return tableRows(section(readme, 'Settings')).flatMap((cells) => {
+    const name = codeOf(cells[0]);
+    return name === undefined ? [] : [{ name, cells }];
+  });
 }

@@ -1,0 +1,710 @@
+/**
+ * Every setting of the README's table works under `npm start`, the bundle of server/build.ts, as it
+ * does from the sources: for each one a test starts the bundle with it and shows its effect. The
+ * table PROOFS names those tests, and its check at the end fails when the README has a setting no
+ * bundle test covers, so that a new setting cannot go untested.
+ *
+ * Four processes show most of them, several settings each, every one on a database of its own and
+ * on loopback only; a few are shown by the tests of other files that start the bundle.
+ */
+import { readFileSync, existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { dirname, join } from 'node:path';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
+import mysql from 'mysql2/promise';
+import { v7 as uuidv7 } from 'uuid';
+import { afterAll, beforeAll, describe, expect, it, type RunnerTask } from 'vitest';
+import { createClient } from '../client/src/index.ts';
+import { toDbTimestamp, type Database } from '../server/data/database.ts';
+import { migrate, openDatabase, type Orm } from '../server/data/orm.ts';
+import { spawnQuietService, statusOf, type QuietService } from './support/bundle-processes.ts';
+import { databaseTargets, type DatabaseTarget, type TestDatabase } from './support/databases.ts';
+import { uniqueId } from './support/fixtures.ts';
+import { readmeSettingRows } from './support/markdown.ts';
+import { freePorts } from './support/ports.ts';
+import { projectRoot, spawnService, type ServiceProcess } from './support/process.ts';
+import { restCall } from './support/rest-call.ts';
+import { TEST_SECRET, tokenFor } from './support/tokens.ts';
+
+/**
+ * For each setting of the README's table, the tests that start the bundle with it and show its
+ * effect: tests of this file by their title, tests of other files as `file › title`.
+ */
+const PROOFS: Record<string, string[]> = {
+  NODE_ENV: ['tests/startup.test.ts › refuses to start in production without a token key, and says what to set'],
+  PORT: ['listens on PORT at HOST, and nowhere else'],
+  HOST: ['listens on PORT at HOST, and nowhere else'],
+  DATABASE_URL: [
+    'keeps its data in the DATABASE_URL file, and verifies tokens with the development secret it made in DATA_DIR',
+    'keeps its data in memory with DATABASE_URL=:memory:',
+    'applies no migration at start with MIGRATE_ON_START=false, and serves from the DATABASE_URL database once it is migrated',
+    'tests/startup.test.ts › a database that does not exist (MIGRATE_ON_START=%s), which stays so',
+  ],
+  MIGRATE_ON_START: [
+    'applies no migration at start with MIGRATE_ON_START=false, and serves from the DATABASE_URL database once it is migrated',
+  ],
+  DB_POOL_SIZE: ['serves metrics at METRICS_HOST:METRICS_PORT, showing a pool of DB_POOL_SIZE connections'],
+  DB_TIMEOUT_MS: ['answers 503 when a row lock is not released within DB_TIMEOUT_MS'],
+  JWT_SECRET: [
+    'verifies HS256 tokens with JWT_SECRET and ES256 ones from JWT_JWKS_URL, with JWT_ISSUER and JWT_AUDIENCE',
+  ],
+  JWT_JWKS_URL: [
+    'verifies HS256 tokens with JWT_SECRET and ES256 ones from JWT_JWKS_URL, with JWT_ISSUER and JWT_AUDIENCE',
+  ],
+  JWT_JWKS_COOLDOWN_MS: ['fetches the JWKS again for an unknown kid only JWT_JWKS_COOLDOWN_MS after the last fetch'],
+  JWT_PUBLIC_KEY: ['verifies EdDSA tokens with JWT_PUBLIC_KEY, given on one line with \\n escapes'],
+  JWT_ISSUER: [
+    'verifies HS256 tokens with JWT_SECRET and ES256 ones from JWT_JWKS_URL, with JWT_ISSUER and JWT_AUDIENCE',
+  ],
+  JWT_AUDIENCE: [
+    'verifies HS256 tokens with JWT_SECRET and ES256 ones from JWT_JWKS_URL, with JWT_ISSUER and JWT_AUDIENCE',
+  ],
+  REQUIRE_CREATOR_ROLE: ['lets a caller without a token role create a user and an organization'],
+  CORS_ORIGINS: ['answers CORS preflights from the CORS_ORIGINS only'],
+  RATE_LIMIT_MAX: ['answers 429 past RATE_LIMIT_MAX requests of a caller, until RATE_LIMIT_WINDOW_MS have passed'],
+  RATE_LIMIT_WINDOW_MS: [
+    'answers 429 past RATE_LIMIT_MAX requests of a caller, until RATE_LIMIT_WINDOW_MS have passed',
+  ],
+  REDIS_URL: [
+    'tests/protection.test.ts › gives a caller one limit across instances, with 429 and Retry-After from either, counted under REDIS_KEY_PREFIX',
+    'tests/protection.test.ts › counts per instance until Redis answers, then across instances, per instance again while it is down, across instances once it is back',
+  ],
+  REDIS_KEY_PREFIX: [
+    'tests/protection.test.ts › gives a caller one limit across instances, with 429 and Retry-After from either, counted under REDIS_KEY_PREFIX',
+  ],
+  REQUEST_TIMEOUT_MS: ['cuts off a client that has not sent its whole request within REQUEST_TIMEOUT_MS'],
+  MAX_CONNECTIONS: ['holds at most MAX_CONNECTIONS connections open'],
+  SHUTDOWN_DRAIN_MS: [
+    'on SIGTERM, serves for SHUTDOWN_DRAIN_MS while /readyz fails, and exits 1 at SHUTDOWN_TIMEOUT_MS while a request holds the stop',
+    'tests/shutdown.test.ts › drains under keep-alive load: not ready at once, every received request answered, exit 0',
+  ],
+  SHUTDOWN_TIMEOUT_MS: [
+    'on SIGTERM, serves for SHUTDOWN_DRAIN_MS while /readyz fails, and exits 1 at SHUTDOWN_TIMEOUT_MS while a request holds the stop',
+  ],
+  EVENTS_POLL_INTERVAL_MS: ['looks for new audit events every EVENTS_POLL_INTERVAL_MS'],
+  EVENTS_SUBSCRIBER_BACKLOG: [
+    'keeps the stream of a subscriber that reads nothing while fewer than EVENTS_SUBSCRIBER_BACKLOG events wait for it',
+  ],
+  INVITATION_TTL_HOURS: ['makes invitations that expire INVITATION_TTL_HOURS after they are made'],
+  METRICS_PORT: [
+    'serves metrics at METRICS_HOST:METRICS_PORT, showing a pool of DB_POOL_SIZE connections',
+    'tests/startup.test.ts › a metrics port in use',
+  ],
+  METRICS_HOST: ['serves metrics at METRICS_HOST:METRICS_PORT, showing a pool of DB_POOL_SIZE connections'],
+  LOG_LEVEL: ['logged only what is at LOG_LEVEL or above'],
+  DATA_DIR: [
+    'keeps its data in the DATABASE_URL file, and verifies tokens with the development secret it made in DATA_DIR',
+    'tests/startup.test.ts › for the development secret (DATA_DIR)',
+  ],
+};
+
+const [embedded, mariadb] = databaseTargets() as [DatabaseTarget, DatabaseTarget];
+
+/** A loopback address other than 127.0.0.1 (all of 127.0.0.0/8 is loopback on Linux): where HOST and METRICS_HOST bind. */
+const OTHER_LOOPBACK = '127.0.0.2';
+
+/** The settings this file has started the bundle with: a test can prove only a setting it was given. */
+const given = new Set<string>();
+
+function startBundle(env: Record<string, string>): Promise<ServiceProcess> {
+  for (const name of Object.keys(env)) given.add(name);
+  return spawnService(env);
+}
+
+function startQuietBundle(env: Record<string, string> & { HOST: string; PORT: string }): Promise<QuietService> {
+  for (const name of Object.keys(env)) given.add(name);
+  return spawnQuietService(env);
+}
+
+const startLineOf = (service: ServiceProcess) => service.entries().find((entry) => Array.isArray(entry.address))!;
+
+/** Waits for `done` to hold, checking every 50 ms for at most `ms`; whether it held. */
+async function eventually(done: () => boolean, ms: number): Promise<boolean> {
+  for (const deadline = performance.now() + ms; !done() && performance.now() < deadline;) await sleep(50);
+  return done();
+}
+
+/** GET /organizations answers 200 to any caller whose token verifies. */
+const organizationsStatus = async (baseUrl: string, token: string) =>
+  (await restCall(baseUrl, 'GET', '/organizations', token)).status;
+
+async function createUserAndOrganization(baseUrl: string, id: string, token: string): Promise<string> {
+  const user = await restCall(baseUrl, 'POST', '/users', token, {
+    first_name: 'Set',
+    last_name: 'Tings',
+    email: `${id}@example.com`,
+  });
+  expect(user.status).toBe(201);
+  const organization = await restCall(baseUrl, 'POST', '/organizations', token, {
+    organization_name: `Organization of ${id}`,
+    organization_description: '',
+  });
+  expect(organization.status).toBe(201);
+  return organization.body.organization_id;
+}
+
+/**
+ * A request whose headers never end, which Node keeps until REQUEST_TIMEOUT_MS, on a connection the
+ * service took: one over MAX_CONNECTIONS is closed at once, and one just closed may still count.
+ */
+async function unfinishedRequest(baseUrl: string): Promise<Socket> {
+  const { hostname, port } = new URL(baseUrl);
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const socket = connect(Number(port), hostname);
+    socket.on('error', () => {});
+    socket.write(`GET /healthz HTTP/1.1\r\nHost: ${hostname}\r\nX-Slow: `);
+    const dropped = await Promise.race([once(socket, 'close').then(() => true), sleep(200).then(() => false)]);
+    if (!dropped) return socket;
+  }
+  throw new Error(`${baseUrl} closed every connection at once`);
+}
+
+describe('the bundle on an embedded database file, with the development secret', () => {
+  const allowedOrigin = 'https://app.example.test';
+  let database: TestDatabase;
+  let dataDir: string;
+  let service: ServiceProcess;
+  beforeAll(async () => {
+    database = await embedded.create();
+    // Beside the database file, in a folder the start makes.
+    dataDir = join(dirname(database.url.slice('file:'.length)), 'data');
+    service = await startBundle({
+      DATABASE_URL: database.url,
+      DATA_DIR: dataDir,
+      REQUIRE_CREATOR_ROLE: 'false',
+      CORS_ORIGINS: `${allowedOrigin}, https://admin.example.test`,
+      INVITATION_TTL_HOURS: '0.5',
+      RATE_LIMIT_MAX: '4',
+      RATE_LIMIT_WINDOW_MS: '2000',
+      REQUEST_TIMEOUT_MS: '1000',
+    });
+  });
+  afterAll(async () => {
+    service?.kill();
+    await database?.drop();
+  });
+
+  /** A token without a role, signed with the development secret the service keeps in DATA_DIR. */
+  const developmentToken = (sub: string) =>
+    tokenFor(sub, { key: new TextEncoder().encode(readFileSync(join(dataDir, 'jwt-secret'), 'utf8').trim()) });
+
+  it('keeps its data in the DATABASE_URL file, and verifies tokens with the development secret it made in DATA_DIR', async () => {
+    expect(startLineOf(service).database).toBe(database.url);
+    expect(existsSync(database.url.slice('file:'.length))).toBe(true);
+    expect(await organizationsStatus(service.baseUrl, await developmentToken('developer'))).toBe(200);
+    expect(await organizationsStatus(service.baseUrl, await tokenFor('developer'))).toBe(401);
+  });
+
+  it('lets a caller without a token role create a user and an organization', async () => {
+    // Both would be 403 with the default REQUIRE_CREATOR_ROLE=true.
+    await createUserAndOrganization(service.baseUrl, 'no-role', await developmentToken('no-role'));
+  });
+
+  it('makes invitations that expire INVITATION_TTL_HOURS after they are made', async () => {
+    const token = await developmentToken('inviter');
+    const organizationId = await createUserAndOrganization(service.baseUrl, 'inviter', token);
+    const invitation = await restCall(service.baseUrl, 'POST', `/organizations/${organizationId}/invitations`, token, {
+      email: 'invitee@example.com',
+      role: 'member',
+    });
+    expect(invitation.status).toBe(201);
+    const lifetimeMs = Date.parse(invitation.body.expires_at) - Date.parse(invitation.body.created_at);
+    expect(lifetimeMs).toBe(0.5 * 60 * 60 * 1000);
+  });
+
+  it('answers CORS preflights from the CORS_ORIGINS only', async () => {
+    const preflight = (origin: string) =>
+      fetch(`${service.baseUrl}/organization-user`, {
+        method: 'OPTIONS',
+        headers: {
+          origin,
+          'access-control-request-method': 'DELETE',
+          'access-control-request-headers': 'authorization',
+        },
+      });
+    const allowed = await preflight(allowedOrigin);
+    expect(allowed.status).toBe(204);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe(allowedOrigin);
+    const refused = await preflight('https://elsewhere.example.test');
+    expect(refused.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('answers 429 past RATE_LIMIT_MAX requests of a caller, until RATE_LIMIT_WINDOW_MS have passed', async () => {
+    const token = await developmentToken('busy');
+    const statuses = [];
+    for (let index = 0; index < 4; index++) statuses.push(await organizationsStatus(service.baseUrl, token));
+    expect(statuses).toEqual([200, 200, 200, 200]);
+    const limited = await fetch(`${service.baseUrl}/organizations`, { headers: { authorization: `Bearer ${token}` } });
+    expect(limited.status).toBe(429);
+    // The rest of the 2 s window, in seconds; the default window would ask for up to a minute.
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(2);
+    await sleep(retryAfter * 1000 + 100);
+    expect(await organizationsStatus(service.baseUrl, token)).toBe(200);
+  });
+
+  it('cuts off a client that has not sent its whole request within REQUEST_TIMEOUT_MS', async () => {
+    const sentAt = performance.now();
+    const socket = await unfinishedRequest(service.baseUrl);
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    // Under the default, 15 s, it would still be open at the end of this wait.
+    const closed = await Promise.race([once(socket, 'close').then(() => true), sleep(8_000).then(() => false)]);
+    const waitedMs = performance.now() - sentAt;
+    socket.destroy();
+    expect(closed).toBe(true);
+    expect(waitedMs).toBeGreaterThanOrEqual(900);
+    // Cut off with a 408 or, past the connection check, silently.
+    expect(answer).toMatch(/^(HTTP\/1\.1 408 |$)/);
+  });
+});
+
+describe('the bundle logging warnings only, on an address of its own', () => {
+  const DRAIN_MS = 1000;
+  const STOP_TIMEOUT_MS = 3500;
+  let database: TestDatabase;
+  let service: QuietService;
+  let signingKey: CryptoKey;
+  beforeAll(async () => {
+    database = await embedded.create();
+    const keys = await generateKeyPair('EdDSA', { extractable: true });
+    signingKey = keys.privateKey;
+    const [port, closedPort] = await freePorts(2);
+    service = await startQuietBundle({
+      HOST: OTHER_LOOPBACK,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: database.url,
+      JWT_PUBLIC_KEY: (await exportSPKI(keys.publicKey)).trim().replaceAll('\n', '\\n'),
+      MAX_CONNECTIONS: '2',
+      // Nothing listens there: the start warns that the rate limit counts per instance.
+      REDIS_URL: `redis://127.0.0.1:${closedPort}`,
+      // A stop timeout must outlast the drain plus the longest a request may run (2 × DB_TIMEOUT_MS + 1 s).
+      DB_TIMEOUT_MS: '500',
+      SHUTDOWN_DRAIN_MS: String(DRAIN_MS),
+      SHUTDOWN_TIMEOUT_MS: String(STOP_TIMEOUT_MS),
+    });
+  });
+  afterAll(async () => {
+    service?.kill();
+    await database?.drop();
+  });
+
+  it('listens on PORT at HOST, and nowhere else', async () => {
+    expect(await statusOf(`${service.baseUrl}/healthz`)).toBe(200);
+    expect(await statusOf(`http://127.0.0.1:${new URL(service.baseUrl).port}/healthz`)).toBe('ECONNREFUSED');
+  });
+
+  it('verifies EdDSA tokens with JWT_PUBLIC_KEY, given on one line with \\n escapes', async () => {
+    const signed = await new SignJWT({})
+      .setSubject('key-holder')
+      .setProtectedHeader({ alg: 'EdDSA' })
+      .setExpirationTime('5m')
+      .sign(signingKey);
+    const statusWith = (token: string) =>
+      statusOf(`${service.baseUrl}/organizations`, { authorization: `Bearer ${token}` });
+    expect(await statusWith(signed)).toBe(200);
+    expect(await statusWith(await tokenFor('key-holder'))).toBe(401);
+  });
+
+  /** A connection the service took: it answered a request on it, and keeps it open (keep-alive). */
+  async function answeredConnection(): Promise<Socket | undefined> {
+    const { hostname, port } = new URL(service.baseUrl);
+    const socket = connect(Number(port), hostname);
+    socket.on('error', () => {});
+    socket.write(`GET /healthz HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`);
+    const answered = await new Promise<boolean>((resolve) => {
+      socket.once('data', (chunk: Buffer) => resolve(chunk.toString().startsWith('HTTP/1.1 200 ')));
+      socket.once('close', () => resolve(false));
+      setTimeout(resolve, 5_000, false).unref();
+    });
+    if (answered) return socket;
+    socket.destroy();
+    return undefined;
+  }
+
+  it('holds at most MAX_CONNECTIONS connections open', async () => {
+    const held: Socket[] = [];
+    try {
+      // The service may still count a connection of an earlier test for a moment.
+      const takeOne = async () => {
+        for (let attempt = 0; attempt < 20; attempt++) {
+          const socket = await answeredConnection();
+          if (socket) return held.push(socket);
+          await sleep(100);
+        }
+      };
+      await takeOne();
+      await takeOne();
+      expect(held).toHaveLength(2);
+      // A third is closed unanswered while both are open...
+      expect(await answeredConnection()).toBeUndefined();
+      // ...and taken once one of them is closed.
+      held.shift()!.destroy();
+      await takeOne();
+      expect(held).toHaveLength(2);
+    } finally {
+      for (const socket of held) socket.destroy();
+    }
+  });
+
+  it('on SIGTERM, serves for SHUTDOWN_DRAIN_MS while /readyz fails, and exits 1 at SHUTDOWN_TIMEOUT_MS while a request holds the stop', async () => {
+    // The stop waits for a request under way, and this one would take REQUEST_TIMEOUT_MS (15 s) to end.
+    const unfinished = await unfinishedRequest(service.baseUrl);
+    try {
+      const signalled = performance.now();
+      service.child.kill('SIGTERM');
+      let readiness = await statusOf(`${service.baseUrl}/readyz`);
+      while (readiness === 200 && performance.now() - signalled < DRAIN_MS / 2) {
+        readiness = await statusOf(`${service.baseUrl}/readyz`);
+      }
+      expect(readiness).toBe(503);
+      expect(await statusOf(`${service.baseUrl}/healthz`)).toBe(200);
+      // The listener closes once the drain is over.
+      let health = await statusOf(`${service.baseUrl}/healthz`);
+      while (health === 200 && performance.now() - signalled < 5_000) {
+        await sleep(50);
+        health = await statusOf(`${service.baseUrl}/healthz`);
+      }
+      expect(health).toBe('ECONNREFUSED');
+      expect(performance.now() - signalled).toBeGreaterThanOrEqual(DRAIN_MS - 100);
+      const code = await Promise.race([service.exited, sleep(8_000).then(() => 'still running')]);
+      expect(code).toBe(1);
+      expect(performance.now() - signalled).toBeGreaterThanOrEqual(STOP_TIMEOUT_MS);
+    } finally {
+      unfinished.destroy();
+    }
+  });
+
+  it('logged only what is at LOG_LEVEL or above', () => {
+    const entries = service.entries();
+    // The start, every request and the stop logged at info: none of it is there. The warning that
+    // Redis does not answer and the error of the timed-out stop are.
+    expect(entries.filter((entry) => entry.level < 40)).toEqual([]);
+    expect(entries.map((entry) => entry.level)).toEqual(expect.arrayContaining([40, 50]));
+    expect(entries.at(-1)).toMatchObject({ level: 50, timeoutMs: STOP_TIMEOUT_MS });
+  });
+});
+
+describe.skipIf(!mariadb.available)('the bundle on MariaDB', () => {
+  let database: TestDatabase;
+  let service: ServiceProcess;
+  let metricsPort: number;
+  let orm: Orm | undefined;
+  beforeAll(async () => {
+    database = await mariadb.create();
+    [metricsPort] = (await freePorts(1)) as [number];
+    service = await startBundle({
+      DATABASE_URL: database.url,
+      JWT_SECRET: TEST_SECRET,
+      MIGRATE_ON_START: 'false',
+      DB_POOL_SIZE: '7',
+      DB_TIMEOUT_MS: '500',
+      METRICS_PORT: String(metricsPort),
+      METRICS_HOST: OTHER_LOOPBACK,
+      EVENTS_POLL_INTERVAL_MS: '50',
+      EVENTS_SUBSCRIBER_BACKLOG: '50000',
+      RATE_LIMIT_MAX: '0',
+    });
+  });
+  afterAll(async () => {
+    service?.kill();
+    await orm?.close();
+    await database?.drop();
+  });
+
+  const ownerToken = (id: string) => tokenFor(id, { role: 'owner' });
+
+  it('applies no migration at start with MIGRATE_ON_START=false, and serves from the DATABASE_URL database once it is migrated', async () => {
+    const withoutPassword = new URL(database.url);
+    withoutPassword.password = '';
+    expect(startLineOf(service)).toMatchObject({
+      database: withoutPassword.href,
+      migrationsApplied: [],
+      msg: expect.stringContaining('migrations not run at start (MIGRATE_ON_START=false)'),
+    });
+    const admin = await mysql.createConnection({ uri: database.url.replace(/^mariadb:/, 'mysql:') });
+    try {
+      const [tables] = await admin.query('select table_name from information_schema.tables where table_schema = ?', [
+        withoutPassword.pathname.slice(1),
+      ]);
+      expect(tables).toEqual([]);
+    } finally {
+      await admin.end();
+    }
+    orm = await openDatabase(database.url);
+    expect(await migrate(orm)).not.toEqual([]);
+    await createUserAndOrganization(service.baseUrl, 'after-migration', await ownerToken('after-migration'));
+  });
+
+  it('serves metrics at METRICS_HOST:METRICS_PORT, showing a pool of DB_POOL_SIZE connections', async () => {
+    const metricsUrl = `http://${OTHER_LOOPBACK}:${metricsPort}/metrics`;
+    expect(startLineOf(service).metrics).toBe(metricsUrl);
+    const response = await fetch(metricsUrl);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toMatch(/^db_pool_max_connections 7$/m);
+    expect(await statusOf(`http://127.0.0.1:${metricsPort}/metrics`)).toBe('ECONNREFUSED');
+  });
+
+  it('answers 503 when a row lock is not released within DB_TIMEOUT_MS', async () => {
+    const id = uniqueId('locked');
+    const token = await ownerToken(id);
+    await createUserAndOrganization(service.baseUrl, id, token);
+    const rename = () => restCall(service.baseUrl, 'PUT', '/users', token, { first_name: 'Renamed' });
+    const locker = await mysql.createConnection({ uri: database.url.replace(/^mariadb:/, 'mysql:') });
+    try {
+      await locker.beginTransaction();
+      await locker.query('select id from users where id = ? for update', [id]);
+      const sentAt = performance.now();
+      const refused = await rename();
+      const waitedMs = performance.now() - sentAt;
+      expect(refused).toEqual({ status: 503, body: { code: 'SERVICE_UNAVAILABLE', message: expect.any(String) } });
+      // Within the processing limit of 2 × 500 ms + 1 s; the default, 5 s, would still wait for the lock.
+      expect(waitedMs).toBeLessThan(4_000);
+    } finally {
+      await locker.rollback();
+      await locker.end();
+    }
+    expect((await rename()).status).toBe(200);
+  });
+
+  it('keeps the stream of a subscriber that reads nothing while fewer than EVENTS_SUBSCRIBER_BACKLOG events wait for it', async () => {
+    const id = uniqueId('subscribed');
+    const token = await ownerToken(id);
+    const organizationId = await createUserAndOrganization(service.baseUrl, id, token);
+    const history = await restCall(service.baseUrl, 'GET', `/organizations/${organizationId}/events`, token);
+    const lastEventId: string = history.body.at(-1).event_id;
+
+    // A client that asks for the stream and then reads nothing for a while.
+    const stuck = connect(Number(new URL(service.baseUrl).port), '127.0.0.1');
+    stuck.on('error', () => {});
+    const input = encodeURIComponent(JSON.stringify({ organization_id: organizationId, lastEventId }));
+    stuck.write(
+      `GET /trpc/events.watch?input=${input} HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
+        `Authorization: Bearer ${token}\r\nAccept: text/event-stream\r\n\r\n`,
+    );
+    stuck.pause();
+    // One that reads shows when the polls have handed every event to both.
+    let read = 0;
+    const reader = createClient({ url: service.baseUrl, token }).events.watch.subscribe(
+      { organization_id: organizationId, lastEventId },
+      { onData: () => read++ },
+    );
+    try {
+      // Far more than the socket buffers hold, and ten times the default backlog: 10,000 events
+      // of ~1 KB, written straight to the table as if as many changes had committed.
+      const count = 10_000;
+      const ids = Array.from({ length: count }, () => uuidv7()).sort();
+      const db = orm!.em.getKysely<Database>();
+      const data = JSON.stringify({ organization_name: 'Busy', organization_description: 'x'.repeat(1000) });
+      for (let first = 0; first < count; first += 500) {
+        await db
+          .insertInto('organization_events')
+          .values(
+            ids.slice(first, first + 500).map((event_id) => ({
+              event_id,
+              organization_id: organizationId,
+              type: 'organization.created',
+              actor_user_id: id,
+              subject_user_id: id,
+              data,
+              created_at: toDbTimestamp('mysql', new Date()),
+            })),
+          )
+          .execute();
+      }
+      expect(await eventually(() => read === count, 30_000)).toBe(true);
+
+      // The stuck client reads at last: every event, on a stream still open.
+      const delivered: string[] = [];
+      let partial = '';
+      stuck.on('data', (chunk: Buffer) => {
+        const lines = (partial + chunk.toString()).split('\n');
+        partial = lines.pop()!;
+        for (const line of lines) if (line.startsWith('id: ')) delivered.push(line.slice('id: '.length));
+      });
+      stuck.resume();
+      expect(await eventually(() => delivered.length === count, 30_000)).toBe(true);
+      expect(delivered).toEqual(ids);
+      expect(stuck.destroyed).toBe(false);
+    } finally {
+      reader.unsubscribe();
+      stuck.destroy();
+    }
+  }, 90_000);
+});
+
+describe('the bundle on an in-memory database, with token keys of both kinds', () => {
+  const ISSUER = 'https://issuer.example.test';
+  const AUDIENCE = 'org-user-service';
+  const COOLDOWN_MS = 2000;
+  const POLL_INTERVAL_MS = 1500;
+  const claims = { iss: ISSUER, aud: AUDIENCE };
+  /** The keys the JWKS endpoint publishes, and when it was fetched (performance.now()). */
+  const published: JWK[] = [];
+  const fetches: number[] = [];
+  let jwksServer: Server;
+  let service: ServiceProcess;
+
+  async function ecKey(kid: string) {
+    const pair = await generateKeyPair('ES256', { extractable: true });
+    const jwk = { ...(await exportJWK(pair.publicKey)), kid, alg: 'ES256' };
+    const sign = (payload: JWTPayload) =>
+      new SignJWT(payload)
+        .setSubject(`holder-of-${kid}`)
+        .setProtectedHeader({ alg: 'ES256', kid })
+        .setExpirationTime('5m')
+        .sign(pair.privateKey);
+    return { jwk, sign };
+  }
+  let firstKey: Awaited<ReturnType<typeof ecKey>>;
+  let secondKey: Awaited<ReturnType<typeof ecKey>>;
+
+  beforeAll(async () => {
+    firstKey = await ecKey('first');
+    secondKey = await ecKey('second');
+    published.push(firstKey.jwk);
+    jwksServer = createServer((_request, response) => {
+      fetches.push(performance.now());
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON.stringify({ keys: published }));
+    });
+    jwksServer.listen(0, '127.0.0.1');
+    await once(jwksServer, 'listening');
+    const { port } = jwksServer.address() as { port: number };
+    service = await startBundle({
+      DATABASE_URL: ':memory:',
+      JWT_SECRET: TEST_SECRET,
+      JWT_JWKS_URL: `http://127.0.0.1:${port}/jwks.json`,
+      JWT_JWKS_COOLDOWN_MS: String(COOLDOWN_MS),
+      JWT_ISSUER: ISSUER,
+      JWT_AUDIENCE: AUDIENCE,
+      EVENTS_POLL_INTERVAL_MS: String(POLL_INTERVAL_MS),
+    });
+  });
+  afterAll(() => {
+    service?.kill();
+    jwksServer?.close();
+  });
+
+  /** An HS256 token signed with JWT_SECRET, from the issuer for the audience. */
+  const secretToken = (sub: string) => tokenFor(sub, { role: 'owner', claims });
+
+  it('keeps its data in memory with DATABASE_URL=:memory:', async () => {
+    expect(startLineOf(service).database).toBe(':memory:');
+    const token = await secretToken('remembered');
+    await createUserAndOrganization(service.baseUrl, 'remembered', token);
+    const me = await restCall(service.baseUrl, 'GET', '/users', token);
+    expect(me.body).toMatchObject({ email: 'remembered@example.com' });
+    // Not a file of that name, as a file: URL would make.
+    expect(existsSync(join(projectRoot, ':memory:'))).toBe(false);
+  });
+
+  it('verifies HS256 tokens with JWT_SECRET and ES256 ones from JWT_JWKS_URL, with JWT_ISSUER and JWT_AUDIENCE', async () => {
+    expect(await organizationsStatus(service.baseUrl, await secretToken('secret-holder'))).toBe(200);
+    expect(await organizationsStatus(service.baseUrl, await firstKey.sign(claims))).toBe(200);
+    const otherClaims = [
+      { aud: AUDIENCE },
+      { iss: ISSUER },
+      { iss: 'https://elsewhere.example.test', aud: AUDIENCE },
+      { iss: ISSUER, aud: 'another-service' },
+    ];
+    for (const wrong of otherClaims) {
+      expect(await organizationsStatus(service.baseUrl, await firstKey.sign(wrong)), JSON.stringify(wrong)).toBe(401);
+      const hs256 = await tokenFor('secret-holder', { claims: wrong });
+      expect(await organizationsStatus(service.baseUrl, hs256), JSON.stringify(wrong)).toBe(401);
+    }
+  });
+
+  it('fetches the JWKS again for an unknown kid only JWT_JWKS_COOLDOWN_MS after the last fetch', async () => {
+    const statusOfSecondKey = async () => organizationsStatus(service.baseUrl, await secondKey.sign(claims));
+    const coolDown = () => sleep(Math.max(0, fetches.at(-1)! + COOLDOWN_MS + 300 - performance.now()));
+    expect(fetches.length).toBeGreaterThan(0);
+
+    // Past the cooldown, a kid it does not know makes it fetch the JWKS again (where it is not yet).
+    await coolDown();
+    const before = fetches.length;
+    expect(await statusOfSecondKey()).toBe(401);
+    expect(fetches).toHaveLength(before + 1);
+
+    // Published now, but within the cooldown the service does not look again.
+    published.push(secondKey.jwk);
+    expect(await statusOfSecondKey()).toBe(401);
+    expect(fetches).toHaveLength(before + 1);
+
+    // Past it, it does; the default cooldown, 30 s, would still refuse the key.
+    await coolDown();
+    expect(await statusOfSecondKey()).toBe(200);
+    expect(fetches).toHaveLength(before + 2);
+  });
+
+  it('looks for new audit events every EVENTS_POLL_INTERVAL_MS', async () => {
+    const token = await secretToken('watcher');
+    const organizationId = await createUserAndOrganization(service.baseUrl, 'watcher', token);
+    const history = await restCall(service.baseUrl, 'GET', `/organizations/${organizationId}/events`, token);
+    const arrivals: number[] = [];
+    const subscription = createClient({ url: service.baseUrl, token }).events.watch.subscribe(
+      { organization_id: organizationId, lastEventId: history.body.at(-1).event_id },
+      { onData: () => arrivals.push(performance.now()) },
+    );
+    try {
+      const rename = async (name: string) =>
+        expect(
+          (
+            await restCall(service.baseUrl, 'PUT', `/organizations/${organizationId}`, token, {
+              organization_name: name,
+            })
+          ).status,
+        ).toBe(200);
+      await rename('Renamed once');
+      expect(await eventually(() => arrivals.length === 1, 3 * POLL_INTERVAL_MS)).toBe(true);
+      // Made just after the first arrived, so it waits for the next look: under the default, 250 ms
+      // later, it would arrive that much after the first.
+      await rename('Renamed twice');
+      expect(await eventually(() => arrivals.length === 2, 3 * POLL_INTERVAL_MS)).toBe(true);
+      expect(arrivals[1]! - arrivals[0]!).toBeGreaterThanOrEqual(POLL_INTERVAL_MS - 500);
+    } finally {
+      subscription.unsubscribe();
+    }
+  });
+});
+
+/** This file's tests by title, with their state: `pass`, `fail`, `skip`... (for a test yet to run, its mode). */
+function testStates(task: RunnerTask, states = new Map<string, string>()): Map<string, string> {
+  if (task.type === 'test') states.set(task.name, task.result?.state ?? task.mode);
+  else for (const child of task.tasks) testStates(child, states);
+  return states;
+}
+
+/** What a test file that starts the bundle calls: ./support/process.ts, ./support/bundle-processes.ts. */
+const STARTS_THE_BUNDLE = /\b(?:spawnService|spawnServices|spawnQuietService)\(|\bSERVICE_ENTRY\b/;
+
+describe('the README settings', () => {
+  it('each have a test that starts the bundle with the setting and shows its effect', ({ task }) => {
+    const settings = readmeSettingRows().map((row) => row.name);
+    expect(Object.keys(PROOFS).sort()).toEqual([...settings].sort());
+
+    const here = testStates(task.file);
+    const unproven: string[] = [];
+    for (const [setting, proofs] of Object.entries(PROOFS)) {
+      for (const proof of proofs) {
+        const [file, title] = proof.includes(' › ') ? proof.split(' › ') : [undefined, proof];
+        if (file === undefined) {
+          const passed = here.get(proof) === 'pass' && given.has(setting);
+          // Outside CI a test whose needs are missing (MariaDB) is skipped; in CI every one must pass.
+          const excused = here.get(proof) === 'skip' && !process.env.CI;
+          if (!passed && !excused) unproven.push(`${setting}: ${proof}`);
+          continue;
+        }
+        // A test of another file, which runs in the same `npm test`: it must be there and start the bundle.
+        const source = existsSync(join(projectRoot, file)) ? readFileSync(join(projectRoot, file), 'utf8') : '';
+        if (!STARTS_THE_BUNDLE.test(source) || !source.includes(`'${title}'`)) unproven.push(`${setting}: ${proof}`);
+      }
+    }
+    expect(unproven).toEqual([]);
+  });
+});
