@@ -2,8 +2,9 @@
  * Real faults under load (CONTRACT 10), on MariaDB: the database killed and restarted while
  * clients write, the database stalled past the processing limit, and organizations locked by
  * another session for longer than DB_TIMEOUT_MS.
- * In both, every answer is either a success that is stored or a contract 503 with Retry-After
- * whose change is not stored, and nothing waits past the bounds.
+ * In each, every answer is either a success that is stored or a 503 with the error body and
+ * Retry-After whose change is not stored, and every answer comes within DB_TIMEOUT_MS and a small
+ * margin.
  */
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +22,7 @@ interface Answer {
   status: number;
   body: { code?: string; message?: string } | undefined;
   retryAfter: string | null;
+  replayed: string | null;
   ms: number;
 }
 
@@ -32,10 +34,11 @@ async function timedCall(server: TestServer, ...args: Parameters<TestServer['cal
       status: response.status,
       body: response.body,
       retryAfter: response.headers.get('retry-after'),
+      replayed: response.headers.get('idempotency-replayed'),
       ms: performance.now() - started,
     };
   } catch {
-    return { status: 0, body: undefined, retryAfter: null, ms: performance.now() - started };
+    return { status: 0, body: undefined, retryAfter: null, replayed: null, ms: performance.now() - started };
   }
 }
 
@@ -47,6 +50,11 @@ function expectContract503(answer: Answer): void {
 }
 
 const DB_TIMEOUT_MS = 1500;
+/**
+ * How late after DB_TIMEOUT_MS an answer may come, measured from sending: the service's processing
+ * limit is DB_TIMEOUT_MS + 200 ms, and 50 ms more carry the answer back on a loaded machine.
+ */
+const ANSWER_MARGIN_MS = 250;
 
 describe.skipIf(!runnable)('the database killed under write load', () => {
   const database = new OwnMariadb();
@@ -102,7 +110,7 @@ describe.skipIf(!runnable)('the database killed under write load', () => {
     expect(refusals.length, 'the outage was seen').toBeGreaterThan(0);
     for (const refusal of refusals) {
       expectContract503(refusal);
-      expect(refusal.ms).toBeLessThan(2 * DB_TIMEOUT_MS + 1000);
+      expect(refusal.ms).toBeLessThan(DB_TIMEOUT_MS + ANSWER_MARGIN_MS);
     }
     for (const { token, email } of acknowledged) {
       const record = await server.call('GET', '/users', { token });
@@ -110,12 +118,46 @@ describe.skipIf(!runnable)('the database killed under write load', () => {
       expect(record.body.email).toBe(email);
     }
   });
+
+  it('carries out the retry of a change with an Idempotency-Key refused with 503 while the database was down', async () => {
+    const owner = await registerUser(server);
+    const organizationId = await createOrganization(server, owner);
+    const newcomer = await registerUser(server);
+    const add = () =>
+      timedCall(server, 'POST', '/organization-user', {
+        token: owner.token,
+        organizationId,
+        body: { email: newcomer.email, role: 'member' },
+        headers: { 'idempotency-key': 'through-the-outage' },
+      });
+    // Another session holds the organization, so the change is still trying when the database dies.
+    const blocker = await mysql.createConnection({ uri: database.url.replace(/^mariadb:/, 'mysql:') });
+    blocker.on('error', () => undefined); // it dies with the database
+    await blocker.query('begin');
+    await blocker.query('select id from organizations where id = ? for update', [organizationId]);
+    const first = add();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await database.stop('SIGKILL');
+    blocker.destroy();
+    expectContract503(await first);
+    await database.start();
+    await expect.poll(async () => (await timedCall(server, 'GET', '/readyz')).status, { timeout: 10_000 }).toBe(200);
+
+    const retried = await add();
+    expect(retried.status).toBe(201);
+    expect(retried.replayed).toBeNull();
+    expect((await add()).replayed).toBe('true');
+    const added = await server.call('GET', `/organizations/${organizationId}/events?type=member.added`, {
+      token: owner.token,
+    });
+    expect(added.body.map((event: { subject_user_id: string }) => event.subject_user_id)).toEqual([newcomer.id]);
+  });
 });
 
 describe.skipIf(!runnable)('the database stalled past the processing limit', () => {
   const database = new OwnMariadb();
   let server: TestServer;
-  const processingLimitMs = 2 * DB_TIMEOUT_MS + 1000;
+  const processingLimitMs = DB_TIMEOUT_MS + 200;
 
   beforeAll(async () => {
     await database.start();
@@ -159,7 +201,7 @@ describe.skipIf(!runnable)('the database stalled past the processing limit', () 
     // first one for the organization's turn gave up after DB_TIMEOUT_MS.
     for (const answer of stalled) {
       expectContract503(answer);
-      expect(answer.ms).toBeLessThan(processingLimitMs + 1000);
+      expect(answer.ms).toBeLessThan(DB_TIMEOUT_MS + ANSWER_MARGIN_MS);
     }
     expect(Math.max(...stalled.map((answer) => answer.ms))).toBeGreaterThanOrEqual(processingLimitMs - 100);
     const trpcAnswer = await overTrpc;
@@ -183,6 +225,40 @@ describe.skipIf(!runnable)('the database stalled past the processing limit', () 
       body: { email: newcomers[0]!.email, role: 'member' },
     });
     expect(added.status).toBe(201);
+  });
+
+  it('carries out the retry of a change with an Idempotency-Key given up while the database was frozen', async () => {
+    const owner = await registerUser(server);
+    const organizationId = await createOrganization(server, owner);
+    const newcomer = await registerUser(server);
+    const add = () =>
+      timedCall(server, 'POST', '/organization-user', {
+        token: owner.token,
+        organizationId,
+        body: { email: newcomer.email, role: 'member' },
+        headers: { 'idempotency-key': 'through-the-stall' },
+      });
+    // Another session holds the organization: woken, the given-up change would go on trying.
+    const blocker = await mysql.createConnection({ uri: database.url.replace(/^mariadb:/, 'mysql:') });
+    try {
+      await blocker.query('begin');
+      await blocker.query('select id from organizations where id = ? for update', [organizationId]);
+      database.freeze();
+      expectContract503(await add());
+      database.thaw();
+      const retried = add();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await blocker.query('rollback');
+      expect((await retried).status).toBe(201);
+      expect((await retried).replayed).toBeNull();
+    } finally {
+      database.thaw();
+      await blocker.end();
+    }
+    const added = await server.call('GET', `/organizations/${organizationId}/events?type=member.added`, {
+      token: owner.token,
+    });
+    expect(added.body.map((event: { subject_user_id: string }) => event.subject_user_id)).toEqual([newcomer.id]);
   });
 });
 
@@ -248,7 +324,7 @@ describe.skipIf(!mariadb.available)('organizations locked past DB_TIMEOUT_MS und
     expect(toLocked).toHaveLength(16);
     for (const { answer } of toLocked) {
       expectContract503(answer);
-      expect(answer.ms).toBeLessThan(2 * DB_TIMEOUT_MS + 1000);
+      expect(answer.ms).toBeLessThan(DB_TIMEOUT_MS + ANSWER_MARGIN_MS);
     }
     // After the lock is gone: exactly the acknowledged adds are stored, in every organization.
     for (const organizationId of [...lockedOrganizations, freeOrganization]) {
@@ -258,5 +334,76 @@ describe.skipIf(!mariadb.available)('organizations locked past DB_TIMEOUT_MS und
         expect(stored.has(newcomer.id), `${newcomer.id}: ${answer.status}`).toBe(answer.status === 201);
       }
     }
+  });
+});
+
+describe.skipIf(!mariadb.available)('one organization locked for five times DB_TIMEOUT_MS', () => {
+  const timeoutMs = 2000;
+  const server = useServer(mariadb, { DB_TIMEOUT_MS: String(timeoutMs), DB_POOL_SIZE: '10' });
+
+  it('answers every change to it with 503 within DB_TIMEOUT_MS and the margin, serving the rest, committing none later', async () => {
+    const owner = await registerUser(server());
+    const [lockedOrganization, freeOrganization] = await Promise.all([
+      createOrganization(server(), owner),
+      createOrganization(server(), owner),
+    ]);
+    const newcomers = await Promise.all(Array.from({ length: 16 }, () => registerUser(server())));
+
+    const blocker = await mysql.createConnection({ uri: server().databaseUrl.replace(/^mariadb:/, 'mysql:') });
+    await blocker.query('begin');
+    await blocker.query('select id from organizations where id = ? for update', [lockedOrganization]);
+    const lockedUntil = performance.now() + 5 * timeoutMs;
+    // Each writer sends its change again as soon as it is refused, so that changes start at every
+    // moment of the others' budgets, until the lock would outlast none of them.
+    const sendingUntil = lockedUntil - timeoutMs - ANSWER_MARGIN_MS - 500;
+    const refused: Answer[] = [];
+    let reading = true;
+    const writer = async (newcomer: TestUser) => {
+      while (performance.now() < sendingUntil) {
+        refused.push(
+          await timedCall(server(), 'POST', '/organization-user', {
+            token: owner.token,
+            organizationId: lockedOrganization,
+            body: { email: newcomer.email, role: 'member' },
+          }),
+        );
+      }
+    };
+    const reads: Answer[] = [];
+    const reader = (async () => {
+      while (reading) {
+        reads.push(
+          await timedCall(server(), 'GET', '/organization-user', {
+            token: owner.token,
+            organizationId: freeOrganization,
+          }),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    await Promise.all(newcomers.map(writer));
+    reading = false;
+    await reader;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, lockedUntil - performance.now())));
+    await blocker.query('rollback');
+    await blocker.end();
+
+    for (const answer of refused) {
+      expectContract503(answer);
+      expect(answer.ms).toBeLessThan(timeoutMs + ANSWER_MARGIN_MS);
+    }
+    expect(refused.length).toBeGreaterThanOrEqual(3 * newcomers.length);
+    expect(reads.length).toBeGreaterThan(10);
+    for (const answer of reads) {
+      expect(answer.status).toBe(200);
+      expect(answer.ms).toBeLessThan(timeoutMs);
+    }
+    // The lock is gone: had any refused change gone on waiting in the database, it would commit now.
+    await new Promise((resolve) => setTimeout(resolve, timeoutMs));
+    const members = await server().call('GET', '/organization-user', {
+      token: owner.token,
+      organizationId: lockedOrganization,
+    });
+    expect(members.body.map((member: { user_id: string }) => member.user_id)).toEqual([owner.id]);
   });
 });

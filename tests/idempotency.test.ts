@@ -1,7 +1,8 @@
 /**
  * Idempotency keys (CONTRACT 10): a change with a key is carried out once; the same request again
  * gets the stored answer marked as a replay; a different request with the key gets 422; a request
- * while the first still runs gets 409; a failed request leaves the key free; keys expire.
+ * while the first still runs gets 409; a failed request, or one whose client left, leaves the key
+ * free; keys expire.
  */
 import mysql from 'mysql2/promise';
 import { expect, it } from 'vitest';
@@ -217,6 +218,49 @@ describeOnEachDatabase('idempotency keys', (target) => {
       });
       expect(third.status).toBe(200);
       expect(third.headers.get('idempotency-replayed')).toBe('true');
+    });
+
+  if (target.name === 'mariadb')
+    it('carries out the retry of a request whose client left while it waited for a lock, never 409', async () => {
+      const owner = await registerUser(server());
+      const newcomer = await registerUser(server());
+      const organizationId = await createOrganization(server(), owner);
+      const key = uniqueId('key');
+      const send = (signal?: AbortSignal) =>
+        fetch(`${server().baseUrl}/organization-user`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${owner.token}`,
+            organization_id: organizationId,
+            'content-type': 'application/json',
+            'idempotency-key': key,
+          },
+          body: JSON.stringify({ email: newcomer.email, role: 'member' }),
+          signal,
+        });
+      const blocker = await mysql.createConnection({ uri: server().databaseUrl.replace(/^mariadb:/, 'mysql:') });
+      try {
+        await blocker.query('begin');
+        await blocker.query('select id from organizations where id = ? for update', [organizationId]);
+        const client = new AbortController();
+        const first = send(client.signal).catch((error: unknown) => error);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        client.abort();
+        expect(await first).toBeInstanceOf(Error);
+        // Sent while the organization is still locked: it waits its turn, then is carried out.
+        const retry = send();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await blocker.query('rollback');
+        const retried = await retry;
+        expect(retried.status).toBe(201);
+        expect(retried.headers.get('idempotency-replayed')).toBeNull();
+      } finally {
+        await blocker.end();
+      }
+      const added = await server().call('GET', `/organizations/${organizationId}/events?type=member.added`, {
+        token: owner.token,
+      });
+      expect(added.body.map((event: { subject_user_id: string }) => event.subject_user_id)).toEqual([newcomer.id]);
     });
 });
 

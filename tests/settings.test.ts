@@ -283,7 +283,7 @@ describe('the bundle logging warnings only, on an address of its own', () => {
       MAX_CONNECTIONS: '2',
       // Nothing listens there: the start warns that the rate limit counts per instance.
       REDIS_URL: `redis://127.0.0.1:${closedPort}`,
-      // A stop timeout must outlast the drain plus the longest a request may run (2 × DB_TIMEOUT_MS + 1 s).
+      // A stop timeout must outlast the drain plus the longest a request may run (DB_TIMEOUT_MS + 200 ms).
       DB_TIMEOUT_MS: '500',
       SHUTDOWN_DRAIN_MS: String(DRAIN_MS),
       SHUTDOWN_TIMEOUT_MS: String(STOP_TIMEOUT_MS),

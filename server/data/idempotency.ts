@@ -1,13 +1,15 @@
 /**
  * Idempotency keys (CONTRACT 10, after the IETF Idempotency-Key draft and Stripe's practice). A
- * change request with a key first claims it in a statement of its own, so a second request with
- * the same key sees it at once (409 while the first runs); the first request's answer is stored in
- * its own transaction (transaction.ts), so the key is answered if and only if the change committed.
- * A request that fails releases its claim: nothing changed, and the same key may be tried again.
+ * change request with a key claims it in the change's own transaction, as that transaction's first
+ * statement, and stores its answer there too (transaction.ts): the key row commits with the change
+ * or not at all. So a request that fails, whatever the failure (an error, a database that died, a
+ * process that died, a request given up), holds its key no longer: its transaction rolled back, and
+ * the same key carries the change out next time. A second request with the key meanwhile either
+ * waits in the database for the first one's transaction to end (then gets its answer, or carries
+ * the change out itself) or, while this process runs the first one, is answered 409 at once
+ * (KeysInFlight).
  *
- * Claims left behind by a process that died mid-request become stale after `staleAfterMs` and may
- * then be taken over: by then that request's transaction can no longer commit (the HTTP layer's
- * processing limit is shorter). Answers are kept for `keepForMs` (at least 24 hours).
+ * Answers are kept for `keepForMs` (at least 24 hours).
  */
 import { createHash } from 'node:crypto';
 import { DomainError } from '../errors.ts';
@@ -21,6 +23,10 @@ export interface IdempotentRequest {
   key: string;
   /** SHA-256 of what makes two requests the same one (see fingerprint). */
   fingerprint: string;
+  /**
+   * A key row without an answer was claimed apart from its change, by a version of the service
+   * before this one; past this age, the request that claimed it can no longer commit.
+   */
   staleAfterMs: number;
   keepForMs: number;
 }
@@ -42,51 +48,88 @@ const keyReused = () =>
     'This Idempotency-Key was used with a different request (method, path, organization or body)',
   );
 
-/** Claims the key for this request, or tells what to answer instead (a replay, 409 or 422). */
-export async function claimKey(db: Db, request: IdempotentRequest): Promise<Claim> {
-  const now = new Date();
+/**
+ * The keys of the requests this process is running. A repeat of one meanwhile is answered 409 at
+ * once (422 if it is another request), without waiting for the first in the database. A request
+ * that is given up (its signal aborts: the processing limit passed, or its client left) leaves at
+ * once, even while its transaction is still waiting for the database: it can no longer commit, so
+ * a repeat is carried out (in the database it waits for the given-up transaction's rollback).
+ */
+export class KeysInFlight {
+  readonly #running = new Map<string, { fingerprint: string }>();
+
+  /** Enters the request, or throws what to answer instead; returns the function that leaves. */
+  enter(request: IdempotentRequest, signal: AbortSignal | undefined): () => void {
+    const id = JSON.stringify([request.callerId, request.key]);
+    const running = this.#running.get(id);
+    if (running) throw running.fingerprint === request.fingerprint ? keyInUse() : keyReused();
+    const entry = { fingerprint: request.fingerprint };
+    this.#running.set(id, entry);
+    // Only its own entry: after a give-up, a repeat of the request may have entered meanwhile.
+    const leave = () => {
+      if (this.#running.get(id) === entry) this.#running.delete(id);
+    };
+    signal?.addEventListener('abort', leave, { once: true });
+    return () => {
+      signal?.removeEventListener('abort', leave);
+      leave();
+    };
+  }
+}
+
+/**
+ * Claims the key in the change's transaction `tx`, its first statement, or tells what to answer
+ * instead (a replay, 409 or 422). Where another transaction holds the key, the insert waits for it
+ * to end (within the request's time): committed, its answer is replayed; rolled back, the key is
+ * this request's.
+ */
+export async function claimKey(
+  tx: Tx,
+  request: IdempotentRequest,
+  isUniqueViolation: (error: unknown) => boolean,
+): Promise<Claim> {
   try {
-    await db.sql
-      .insertInto('idempotency_keys')
-      .values({
+    await tx.run(
+      tx.sql.insertInto('idempotency_keys').values({
         caller_id: request.callerId,
         idempotency_key: request.key,
         fingerprint: request.fingerprint,
         response_body: null,
-        created_at: db.timestamp(now),
-      })
-      .execute();
+        created_at: tx.timestamp(),
+      }),
+    );
     return { replay: false };
   } catch (error) {
-    if (!db.isUniqueViolation(error)) throw error;
+    if (!isUniqueViolation(error)) throw error;
   }
-  const existing = await db.sql
-    .selectFrom('idempotency_keys')
-    .select(['fingerprint', 'response_body', 'created_at'])
-    .where('caller_id', '=', request.callerId)
-    .where('idempotency_key', '=', request.key)
-    .executeTakeFirst();
-  if (!existing) return claimKey(db, request); // released meanwhile: claim it now
-  const age = now.getTime() - toDate(existing.created_at).getTime();
+  // The failed insert undid only itself: the transaction goes on, and (its first read) sees the row.
+  const existing = await tx.first(
+    tx.sql
+      .selectFrom('idempotency_keys')
+      .select(['fingerprint', 'response_body', 'created_at'])
+      .where('caller_id', '=', request.callerId)
+      .where('idempotency_key', '=', request.key),
+  );
+  if (!existing) return claimKey(tx, request, isUniqueViolation); // purged meanwhile: claim it now
+  const age = tx.now.getTime() - toDate(existing.created_at).getTime();
   const answered = existing.response_body !== null;
-  if (age > (answered ? request.keepForMs : request.staleAfterMs)) {
-    return takeOver(db, request, existing.created_at, now);
-  }
+  if (age > (answered ? request.keepForMs : request.staleAfterMs)) return takeOver(tx, request, existing.created_at);
   if (existing.fingerprint !== request.fingerprint) throw keyReused();
   if (!answered) throw keyInUse();
   return { replay: true, answer: JSON.parse(existing.response_body as string) };
 }
 
 /** Takes an expired or stale key for this request, unless another request took it first. */
-async function takeOver(db: Db, request: IdempotentRequest, seenCreatedAt: DbTimestamp, now: Date): Promise<Claim> {
-  const taken = await db.sql
-    .updateTable('idempotency_keys')
-    .set({ fingerprint: request.fingerprint, response_body: null, created_at: db.timestamp(now) })
-    .where('caller_id', '=', request.callerId)
-    .where('idempotency_key', '=', request.key)
-    .where('created_at', '=', seenCreatedAt)
-    .executeTakeFirst();
-  if (Number(taken.numUpdatedRows) !== 1) throw keyInUse();
+async function takeOver(tx: Tx, request: IdempotentRequest, seenCreatedAt: DbTimestamp): Promise<Claim> {
+  const taken = await tx.run(
+    tx.sql
+      .updateTable('idempotency_keys')
+      .set({ fingerprint: request.fingerprint, response_body: null, created_at: tx.timestamp() })
+      .where('caller_id', '=', request.callerId)
+      .where('idempotency_key', '=', request.key)
+      .where('created_at', '=', seenCreatedAt),
+  );
+  if (Number(taken.numAffectedRows ?? 0) !== 1) throw keyInUse();
   return { replay: false };
 }
 
@@ -99,16 +142,6 @@ export function completeKey(tx: Tx, request: IdempotentRequest, answer: unknown)
       .where('caller_id', '=', request.callerId)
       .where('idempotency_key', '=', request.key),
   );
-}
-
-/** Gives the key back after a failed request (nothing changed). */
-export async function releaseKey(db: Db, request: IdempotentRequest): Promise<void> {
-  await db.sql
-    .deleteFrom('idempotency_keys')
-    .where('caller_id', '=', request.callerId)
-    .where('idempotency_key', '=', request.key)
-    .where('response_body', 'is', null)
-    .execute();
 }
 
 /** Keys are answered for at least 24 hours (CONTRACT 10); expired rows are deleted after that. */

@@ -5,8 +5,9 @@
  * MikroORM) gets its connections. It adds two things mysql2's pool does not have:
  *
  * - A bound on the wait for a connection: mysql2 waits for a free one without limit and has no
- *   setting for one. Past `timeoutMs` the caller gets PoolAcquireTimeoutError (503), and a
- *   connection that arrives later goes straight back to the pool.
+ *   setting for one. Past `timeoutMs`, or past the deadline of the wait's request where one is set
+ *   (connectionWaitDeadline), the caller gets PoolAcquireTimeoutError (503), and a connection that
+ *   arrives later goes straight back to the pool.
  * - Server-side prepared statements for the hot queries of prepared.ts: Kysely's driver sends
  *   every statement as text (COM_QUERY), which MariaDB parses and plans on each call; these go as
  *   prepared statements (mysql2's `execute`, prepared once per connection and cached by mysql2),
@@ -16,6 +17,7 @@
  *   whose rows mysql2 decodes far more slowly from the binary protocol (each timestamp rebuilt
  *   from its parts: the 10,000-member list took 50 ms of CPU instead of 31 in `npm run bench`).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { MysqlPoolConnection } from 'kysely';
 import type { Pool, PoolConnection } from 'mysql2';
 import { PoolAcquireTimeoutError } from './failures.ts';
@@ -58,6 +60,13 @@ class ServingConnection implements MysqlPoolConnection {
   }
 }
 
+/**
+ * The time (epoch ms) by which a connection asked for within `connectionWaitDeadline.run(time, …)`
+ * must have come: the end of a transaction's budget (transaction.ts). An async context, because
+ * Kysely asks the pool for a connection with no way to pass anything along.
+ */
+export const connectionWaitDeadline = new AsyncLocalStorage<number>();
+
 /** Makes `pool` the serving pool described above, for Kysely's driver (module comment). */
 export function servePool(pool: Pool, timeoutMs: number): void {
   // Kysely keeps its own state per connection object (set up once by onCreateConnection), so each
@@ -71,10 +80,12 @@ export function servePool(pool: Pool, timeoutMs: number): void {
   const acquire = pool.getConnection.bind(pool);
   pool.getConnection = ((callback: (error: Error | null, connection?: MysqlPoolConnection) => void) => {
     let waiting = true;
+    const deadline = connectionWaitDeadline.getStore();
+    const waitMs = deadline === undefined ? timeoutMs : Math.max(0, Math.min(timeoutMs, deadline - Date.now()));
     const timer = setTimeout(() => {
       waiting = false;
-      callback(new PoolAcquireTimeoutError(`No database connection became free within ${timeoutMs} ms`));
-    }, timeoutMs);
+      callback(new PoolAcquireTimeoutError(`No database connection became free within ${waitMs} ms`));
+    }, waitMs);
     acquire((error, connection) => {
       if (!waiting) return void connection?.release();
       waiting = false;

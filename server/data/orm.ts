@@ -25,9 +25,10 @@ const run = (connection: DatabaseConnection, sql: string) => connection.executeQ
  * Per-session bounds, set once on each new connection. Each statement (lock waits included) ends
  * within the bound, enforced by the database itself: MariaDB's max_statement_time covers every
  * statement, MySQL's max_execution_time only SELECTs, and InnoDB's lock wait timeout (whole
- * seconds) every row lock. On a Galera node, reads also wait until the node has applied every
- * write the cluster committed before them (wsrep_sync_wait), so a change made through another
- * node is seen by the next read.
+ * seconds) every row lock. On MariaDB a transaction's statements are bounded tighter, by what is
+ * left of their request's budget (unit-of-work.ts). On a Galera node, reads also wait until the
+ * node has applied every write the cluster committed before them (wsrep_sync_wait), so a change
+ * made through another node is seen by the next read.
  */
 function sessionBounds(databaseUrl: string, timeoutMs: number) {
   const lockWaitSeconds = Math.max(1, Math.ceil(timeoutMs / 1000));

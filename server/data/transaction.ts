@@ -1,12 +1,16 @@
 /**
  * The one way the data layer changes data (CONTRACT 7 and 10): a transaction that
+ * - waits, in all, no longer than its request's budget: DB_TIMEOUT_MS from the moment the request
+ *   got its Db (forRequest). Its turn, a write slot, a connection, each statement and each lock
+ *   wait are bounded by the time left of it (admission.ts, mysql-pool.ts, unit-of-work.ts), so a
+ *   request that waits on the database is answered 503 at the end of its budget, rolled back;
  * - is run again, a bounded number of times with jittered pauses, when it loses a conflict (a
  *   deadlock, a lock wait past the limit, or a Galera certification failure), and ends in 503 after
- *   the last attempt or once DB_TIMEOUT_MS is spent, never in 500;
+ *   the last attempt or once the budget is spent, never in 500;
  * - never commits once its request has been given up (the request's signal, aborted by the HTTP
- *   layer's processing limit), so an answered error means nothing changed;
- * - stores the answer of a request with an Idempotency-Key in the same transaction as its change,
- *   and answers a repeated request from that store (idempotency.ts).
+ *   layer's processing limit or by the client leaving), so an answered error means nothing changed;
+ * - claims the Idempotency-Key of a request and stores its answer in the same transaction as its
+ *   change, and answers a repeated request from that store (idempotency.ts).
  * The work function runs once per attempt and must do nothing outside the transaction it is given.
  */
 import type { SqlEntityManager } from '@mikro-orm/sql';
@@ -16,13 +20,14 @@ import { DomainError, unavailable } from '../errors.ts';
 import { toDbTimestamp, type Database, type DbTimestamp, type Dialect, type Sql } from './database.ts';
 import { Admission, type Turn } from './admission.ts';
 import { isForeignKeyViolation, isLostConflict, isUniqueViolation } from './failures.ts';
-import { claimKey, completeKey, releaseKey, type IdempotentRequest } from './idempotency.ts';
+import { claimKey, completeKey, KeysInFlight, type IdempotentRequest } from './idempotency.ts';
+import { connectionWaitDeadline } from './mysql-pool.ts';
 import { buildOnlySql, UnitOfWork, type Reader, type Tx } from './unit-of-work.ts';
 
 export type { Reader, Tx } from './unit-of-work.ts';
 
 export interface TransactionSettings {
-  /** DB_TIMEOUT_MS: how long one transaction may wait to start and take, its retries included. */
+  /** DB_TIMEOUT_MS: each request's budget, the longest its transactions wait, retries included. */
   timeoutMs: number;
   /** Connections write transactions may hold at once; the rest of the pool is kept for reads. */
   writeSlots: number;
@@ -65,6 +70,7 @@ interface Shared {
   dialect: Dialect;
   settings: TransactionSettings;
   admission: Admission;
+  keysInFlight: KeysInFlight;
 }
 
 /** The data layer's handle on the database for one request: typed queries and transactions. */
@@ -73,31 +79,33 @@ export class Db implements Reader {
   readonly dialect: Dialect;
   readonly #shared: Shared;
   #scope: RequestScope;
+  /** When the request's budget ends; without a request, each transaction has a budget of its own. */
+  readonly #deadline: number | undefined;
 
-  private constructor(shared: Shared, scope: RequestScope) {
+  private constructor(shared: Shared, scope: RequestScope, deadline?: number) {
     this.#shared = shared;
     this.sql = shared.sql;
     this.dialect = shared.dialect;
     this.#scope = scope;
+    this.#deadline = deadline;
   }
 
   /** The database behind `em`, for requests to scope with `forRequest`. */
   static open(em: SqlEntityManager, dialect: Dialect, settings: TransactionSettings): Db {
     const admission = new Admission(settings);
-    return new Db(
-      { em, sql: em.getKysely<Database>(), buildSql: buildOnlySql(dialect), dialect, settings, admission },
-      {},
-    );
+    const sql = em.getKysely<Database>();
+    const keysInFlight = new KeysInFlight();
+    return new Db({ em, sql, buildSql: buildOnlySql(dialect), dialect, settings, admission, keysInFlight }, {});
   }
 
-  /** The same database for one request. */
+  /** The same database for one request, whose budget of DB_TIMEOUT_MS starts now. */
   forRequest(scope: RequestScope): Db {
-    return new Db(this.#shared, scope);
+    return new Db(this.#shared, scope, Date.now() + this.#shared.settings.timeoutMs);
   }
 
   /** The same request, whose change carries an Idempotency-Key. */
   withIdempotency(idempotency: IdempotentRequest, onReplay: () => void): Db {
-    return new Db(this.#shared, { ...this.#scope, idempotency, onReplay });
+    return new Db(this.#shared, { ...this.#scope, idempotency, onReplay }, this.#deadline);
   }
 
   timestamp(date: Date): DbTimestamp {
@@ -128,7 +136,7 @@ export class Db implements Reader {
    * A change of one organization names it, to wait its turn in this process (admission.ts).
    */
   async transaction<T>(work: (tx: Tx) => Promise<T>, options: { organizationId?: string } = {}): Promise<T> {
-    const deadline = Date.now() + this.#shared.settings.timeoutMs;
+    const deadline = this.#deadline ?? Date.now() + this.#shared.settings.timeoutMs;
     const idempotency = this.#scope.idempotency;
     // One claim per request: a request that runs several transactions keys only the first.
     this.#scope = { ...this.#scope, idempotency: undefined };
@@ -137,27 +145,29 @@ export class Db implements Reader {
         this.#attempts(deadline, turn, attempt),
       );
     if (!idempotency) return run(work);
-    // On Galera two claims of one key through two nodes meet at certification: one is retried.
-    const claim = await this.#retrying(deadline, () => claimKey(this, idempotency));
-    if (claim.replay) {
-      this.#scope.onReplay?.();
-      return claim.answer as T;
-    }
+    const leave = this.#shared.keysInFlight.enter(idempotency, this.#scope.signal);
+    let replayed = false;
     try {
-      return await run(async (tx) => {
-        const answer = await work(tx);
-        completeKey(tx, idempotency, answer);
-        return answer;
+      // The key is claimed in each attempt's transaction, so it is released with any failed attempt.
+      // On Galera two claims of one key through two nodes meet at certification: one is retried.
+      const answer = await run(async (tx) => {
+        const claim = await claimKey(tx, idempotency, (error) => this.isUniqueViolation(error));
+        replayed = claim.replay;
+        if (claim.replay) return claim.answer as T;
+        const done = await work(tx);
+        completeKey(tx, idempotency, done);
+        return done;
       });
-    } catch (error) {
-      await releaseKey(this, idempotency).catch(() => undefined); // goes stale by itself if this fails
-      throw error;
+      if (replayed) this.#scope.onReplay?.();
+      return answer;
+    } finally {
+      leave();
     }
   }
 
   #attempts<T>(deadline: number, turn: Turn | undefined, work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.#retrying(deadline, () =>
-      this.#shared.admission.withWriteSlot(turn, deadline, (waitsForLock) => this.#once(work, waitsForLock)),
+      this.#shared.admission.withWriteSlot(turn, deadline, (waitsForLock) => this.#once(work, waitsForLock, deadline)),
     );
   }
 
@@ -180,28 +190,36 @@ export class Db implements Reader {
     }
   }
 
-  /** One attempt: a UnitOfWork on a connection of its own, committed unless the request was given up. */
-  #once<T>(work: (tx: Tx) => Promise<T>, waitsForLock: boolean): Promise<T> {
+  /**
+   * One attempt: a UnitOfWork on a connection of its own, waited for until `deadline` at most,
+   * committed unless the request was given up.
+   */
+  async #once<T>(work: (tx: Tx) => Promise<T>, waitsForLock: boolean, deadline: number): Promise<T> {
     const { dialect, buildSql, settings } = this.#shared;
     const signal = this.#scope.signal;
-    return this.sql.connection().execute(async (connection) => {
-      const tx = new UnitOfWork(connection, {
-        dialect,
-        sql: buildSql,
-        together: settings.statementsTogether,
-        waitsForLock,
-      });
-      try {
-        const answer = await work(tx);
-        await tx.prepareCommit();
-        // The last moment to give up: after this the commit is sent, and its outcome is the answer.
-        if (signal?.aborted) throw new RequestGivenUp();
-        await tx.commit();
-        return answer;
-      } catch (error) {
-        await tx.rollback().catch(() => undefined); // a connection that failed rolls back as it closes
-        throw error;
-      }
-    });
+    // A request given up between attempts (its client left) makes no more of them.
+    if (signal?.aborted) throw new RequestGivenUp();
+    return connectionWaitDeadline.run(deadline, () =>
+      this.sql.connection().execute(async (connection) => {
+        const tx = new UnitOfWork(connection, {
+          dialect,
+          sql: buildSql,
+          together: settings.statementsTogether,
+          waitsForLock,
+          deadline,
+        });
+        try {
+          const answer = await work(tx);
+          await tx.prepareCommit();
+          // The last moment to give up: after this the commit is sent, and its outcome is the answer.
+          if (signal?.aborted) throw new RequestGivenUp();
+          await tx.commit();
+          return answer;
+        } catch (error) {
+          await tx.rollback().catch(() => undefined); // a connection that failed rolls back as it closes
+          throw error;
+        }
+      }),
+    );
   }
 }

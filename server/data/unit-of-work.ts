@@ -22,6 +22,14 @@
  * answered 200 that never committed (tests/galera.test.ts caught it in about 1 race in 40). One
  * statement at a time, the abort is reported on the next one, as a deadlock to retry.
  *
+ * Each round trip goes out only within the transaction's budget (its request's DB_TIMEOUT_MS,
+ * transaction.ts), and on MariaDB each of its statements may run, lock waits included, only for the
+ * time left of it: `SET STATEMENT max_statement_time` (fractional seconds, and it ends a lock wait
+ * too, where `innodb_lock_wait_timeout` counts whole seconds). The session's own bound,
+ * DB_TIMEOUT_MS from the start of a statement (orm.ts), would let a statement begun late in the
+ * budget outlast it. MySQL has no per-statement form for every statement: there its session bounds
+ * hold, and the processing limit answers in time (http/processing-limit.ts).
+ *
  * Why not Kysely's own transactions: they send BEGIN and COMMIT as statements of their own, and
  * each statement as its own round trip: seven per membership change, which made writes three times
  * slower than a hand-written server doing the same work (measured by `npm run bench`).
@@ -39,6 +47,7 @@ import {
   type Compilable,
   type QueryResult,
 } from 'kysely';
+import { unavailable } from '../errors.ts';
 import { toDbTimestamp, type Database, type DbTimestamp, type Dialect, type Sql } from './database.ts';
 
 /** Reads that run the same in a transaction (`Tx`) and outside one (`Db`). */
@@ -114,6 +123,18 @@ export interface UnitOfWorkOptions {
   /** Whether several statements may go in one query. */
   together: boolean;
   waitsForLock: boolean;
+  /** When the transaction's budget ends (epoch ms): nothing is sent after it (module comment). */
+  deadline: number;
+}
+
+const BEGIN = CompiledQuery.raw('begin');
+const COMMIT = CompiledQuery.raw('commit');
+
+/** MariaDB's form of a statement that may run `seconds` at most, merged into a `SET STATEMENT` it may have. */
+function boundedStatement(sql: string, seconds: string): string {
+  const bound = `set statement max_statement_time = ${seconds}`;
+  // Nested SET STATEMENT clauses are accepted, but only the inner one applies.
+  return /^set statement /i.test(sql) ? `${bound}, ${sql.slice('set statement '.length)}` : `${bound} for ${sql}`;
 }
 
 export class UnitOfWork implements Tx {
@@ -123,18 +144,20 @@ export class UnitOfWork implements Tx {
   readonly now = new Date();
   readonly #connection: Sql;
   readonly #together: boolean;
-  #queued: Statement[] = [{ query: CompiledQuery.raw('begin') }];
+  readonly #deadline: number;
+  #queued: Statement[] = [{ query: BEGIN }];
   #now: DbTimestamp | undefined;
   /** Whether BEGIN has gone out, so that a failure must roll back. */
   #begun = false;
 
   /** `connection`: a Kysely bound to one connection. */
-  constructor(connection: Sql, { dialect, sql, together, waitsForLock }: UnitOfWorkOptions) {
+  constructor(connection: Sql, { dialect, sql, together, waitsForLock, deadline }: UnitOfWorkOptions) {
     this.#connection = connection;
     this.dialect = dialect;
     this.sql = sql;
     this.#together = together;
     this.waitsForLock = waitsForLock;
+    this.#deadline = deadline;
   }
 
   timestamp(date?: Date): DbTimestamp {
@@ -174,7 +197,7 @@ export class UnitOfWork implements Tx {
 
   /** Sends what is queued, then COMMIT. */
   async commit(): Promise<void> {
-    await this.#send([...this.#queued.splice(0), { query: CompiledQuery.raw('commit') }]);
+    await this.#send([...this.#queued.splice(0), { query: COMMIT }]);
   }
 
   /** Undoes what was sent; nothing to undo when BEGIN never went out. */
@@ -183,19 +206,40 @@ export class UnitOfWork implements Tx {
   }
 
   async #send(statements: Statement[]): Promise<Array<QueryResult<unknown>>> {
-    this.#begun = true;
     let results: Array<QueryResult<unknown>>;
     if (this.#together && statements.length > 1) {
+      const bound = this.#withinBudget();
+      const queries = statements.map((statement) => bound(statement.query));
       const joined = CompiledQuery.raw(
-        statements.map((statement) => statement.query.sql).join(';\n'),
-        statements.flatMap((statement) => [...statement.query.parameters]),
+        queries.map((query) => query.sql).join(';\n'),
+        queries.flatMap((query) => [...query.parameters]),
       );
+      this.#begun = true;
       results = toQueryResults((await this.#connection.executeQuery(joined)).rows);
     } else {
       results = [];
-      for (const statement of statements) results.push(await this.#connection.executeQuery(statement.query));
+      for (const statement of statements) {
+        const query = this.#withinBudget()(statement.query);
+        this.#begun = true;
+        results.push(await this.#connection.executeQuery(query));
+      }
     }
     statements.forEach((statement, index) => statement.check?.(results[index]!));
     return results;
+  }
+
+  /**
+   * How a statement sent now goes out: bounded by the time left of the budget (module comment).
+   * 503 when none is left: nothing more is sent, and what was sent rolls back.
+   */
+  #withinBudget(): (query: CompiledQuery) => CompiledQuery {
+    const leftMs = Math.floor(this.#deadline - Date.now());
+    if (leftMs <= 0) throw unavailable('The database did not carry out the change in time, try again');
+    if (this.dialect !== 'mariadb') return (query) => query;
+    const seconds = (leftMs / 1000).toFixed(3);
+    return (query) =>
+      query === BEGIN || query === COMMIT
+        ? query
+        : CompiledQuery.raw(boundedStatement(query.sql, seconds), [...query.parameters]);
   }
 }

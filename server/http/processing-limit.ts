@@ -2,7 +2,10 @@
  * The processing limit (CONTRACT 10): a request still running `limitMs` after it arrived is
  * answered 503 (with Retry-After, as every 503), and its `givenUp` signal aborts, so that its
  * transaction rolls back instead of committing later (data/transaction.ts). The signal also aborts
- * when the connection closes before the answer was written.
+ * when the connection closes before the answer was written. The limit is a backstop, a little past
+ * DB_TIMEOUT_MS (config.ts): the data layer ends a request's waits on the database at DB_TIMEOUT_MS
+ * itself, so the limit answers what the database's bounds cannot end (a database that answers
+ * nothing at all).
  *
  * Why not Fastify's own `handlerTimeout`: in Fastify 5.12 its timer is cleared as soon as a request's
  * body has been read (the raw request's 'close' event is taken for a disconnect; fastify/fastify

@@ -2,7 +2,6 @@
  * The Idempotency-Key header of a change request (CONTRACT 10), read for the change procedures.
  */
 import { idempotencyKeySchema } from '../../shared/schemas.ts';
-import { processingLimitMs } from '../config.ts';
 import { fingerprint, KEYS_KEPT_MS, type IdempotentRequest } from '../data/idempotency.ts';
 import { badRequest } from '../errors.ts';
 import type { Context } from './context.ts';
@@ -32,8 +31,8 @@ export async function idempotentRequest(
     callerId,
     key: key.data,
     fingerprint: fingerprint({ procedure: path, organizationId, body: await getRawInput() }),
-    // A claim this old belongs to a request that was given up and can no longer commit.
-    staleAfterMs: 2 * processingLimitMs(ctx.settings),
+    // As earlier versions, which claimed keys apart from the change: twice their processing limit.
+    staleAfterMs: 2 * (2 * ctx.settings.DB_TIMEOUT_MS + 1000),
     keepForMs: KEYS_KEPT_MS,
   };
 }

@@ -32,7 +32,8 @@ export class OwnMariadb {
   }
 
   async start(): Promise<void> {
-    if (!this.port) {
+    const firstStart = !this.port;
+    if (firstStart) {
       this.port = await freePort();
       execFileSync('chown', ['mysql:mysql', this.dir]);
       execFileSync('mariadb-install-db', [
@@ -59,6 +60,8 @@ export class OwnMariadb {
     for (let attempt = 0; attempt < 100; attempt++) {
       try {
         const connection = await mysql.createConnection({ host: '127.0.0.1', port: this.port, user: 'root' });
+        // The service refuses a database that does not exist (behaviour §1): the url's is made here.
+        if (firstStart) await connection.query('create database if not exists orgs');
         await connection.end();
         return;
       } catch {
