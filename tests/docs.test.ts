@@ -2,7 +2,8 @@
  * The API reference page in a real browser (Debian's Chromium driven by playwright-core): the
  * service's own page (its name, no Fastify branding, no box that loads other URLs), every endpoint
  * listed, and "Try it out" sending real requests with the token and organization set once under
- * "Authorize". Nothing is loaded from elsewhere.
+ * "Authorize". Nothing is loaded from elsewhere, and nothing is upgraded to HTTPS, which the
+ * service does not speak: the page also shows under a name other than loopback.
  */
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
@@ -18,15 +19,58 @@ if (!haveChromium)
   console.warn(`\n!! ${CHROMIUM} is missing (apt-get install -y chromium): the browser test is skipped.\n`);
 
 const embedded = databaseTargets().find((target) => target.name === 'embedded')!;
+/** Browsers never upgrade loopback to HTTPS; under any other name they obey the page's policy. */
+const LAN_NAME = 'orgs-service.test';
+
+/** A Content-Security-Policy as its directives: name → sources. */
+const directivesOf = (policy: string | null) =>
+  new Map(
+    (policy ?? '')
+      .split(';')
+      .map((directive) => directive.trim().split(/\s+/))
+      .filter(([name]) => name)
+      .map(([name, ...sources]) => [name!.toLowerCase(), sources]),
+  );
+
+const server = useServer(embedded);
+
+describe('API reference page over plain HTTP', () => {
+  it("its policy never asks for HTTPS (the service speaks HTTP) and allows the page's own scripts", async () => {
+    const pageUrl = `${server().baseUrl}/docs/`;
+    const page = await fetch(pageUrl);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const scripts = [...html.matchAll(/<script\b[^>]*\bsrc="([^"]+)"/g)].map((match) => new URL(match[1]!, pageUrl));
+    const links = [...html.matchAll(/<link\b[^>]*\bhref="([^"]+)"/g)].map((match) => new URL(match[1]!, pageUrl));
+    expect(scripts.length).toBeGreaterThan(0);
+    // Every script is the page's own: same origin, allowed by script-src 'self'.
+    expect(scripts.filter((url) => url.origin !== new URL(pageUrl).origin)).toEqual([]);
+
+    for (const url of [new URL(pageUrl), ...scripts, ...links]) {
+      const response = await fetch(url);
+      expect(response.status, url.pathname).toBe(200);
+      const directives = directivesOf(response.headers.get('content-security-policy'));
+      expect(directives.has('upgrade-insecure-requests'), url.pathname).toBe(false);
+      expect(directives.get('script-src'), url.pathname).toContain("'self'");
+      expect(directives.get('default-src'), url.pathname).toEqual(["'self'"]);
+    }
+  });
+});
 
 describe.skipIf(!haveChromium)('API reference page in Chromium', () => {
-  const server = useServer(embedded);
   let browser: Browser;
 
   beforeAll(async () => {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        // A name that is not loopback, as on a LAN or in a container, that still reaches this machine only.
+        `--host-resolver-rules=MAP ${LAN_NAME} 127.0.0.1`,
+      ],
     });
   });
   afterAll(() => browser?.close());
@@ -51,6 +95,26 @@ describe.skipIf(!haveChromium)('API reference page in Chromium', () => {
         .locator('link[rel="icon"]')
         .evaluateAll((links) => links.map((link) => link.getAttribute('href')));
       expect(icons).toEqual([expect.stringMatching(/theme\/favicon\.svg$/)]);
+      await page.close();
+    },
+  );
+
+  it(
+    'shows the page under a name other than loopback: none of its requests is upgraded to HTTPS',
+    BROWSER_TEST,
+    async () => {
+      const origin = `http://${LAN_NAME}:${new URL(server().baseUrl).port}`;
+      const page = await browser.newPage();
+      const elsewhere: string[] = [];
+      page.on('request', (request) => {
+        if (!request.url().startsWith(`${origin}/`) && !request.url().startsWith('data:'))
+          elsewhere.push(request.url());
+      });
+      // By 'load' the page's scripts and styles have been fetched: over HTTPS they failed, and the page stays blank.
+      await page.goto(`${origin}/docs/`);
+      expect(elsewhere).toEqual([]);
+      await page.locator('.opblock').first().waitFor();
+      expect(elsewhere).toEqual([]);
       await page.close();
     },
   );

@@ -62,6 +62,20 @@ export function referencePageDocument(document: OpenAPIObject): OpenAPIObject {
   return copy;
 }
 
+/**
+ * The plugin's policy without `upgrade-insecure-requests`: the service speaks plain HTTP, and a
+ * browser that obeys the directive fetches the page's scripts and styles over HTTPS, where nothing
+ * answers, and shows a blank page (everywhere but on loopback, which browsers never upgrade).
+ * Behind a proxy that terminates TLS the page and its assets already come over HTTPS, and they are
+ * all same-origin: the directive has nothing to upgrade there either.
+ */
+const withoutHttpsUpgrade = (policy: string): string =>
+  policy
+    .split(';')
+    .map((directive) => directive.trim())
+    .filter((directive) => directive !== '' && directive !== 'upgrade-insecure-requests')
+    .join('; ');
+
 export function referencePagePlugin(document: OpenAPIObject) {
   return async (app: FastifyInstance) => {
     await app.register(swagger, {
@@ -72,6 +86,7 @@ export function referencePagePlugin(document: OpenAPIObject) {
       routePrefix: '/docs',
       // Swagger UI's inline scripts get their hashes in this page's Content-Security-Policy.
       staticCSP: true,
+      transformStaticCSP: withoutHttpsUpgrade,
       theme: {
         title: `${document.info.title}: API reference`,
         favicon: [{ filename: 'favicon.svg', rel: 'icon', type: 'image/svg+xml', sizes: 'any', content: FAVICON }],
