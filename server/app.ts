@@ -9,11 +9,12 @@ import { createTokenVerifier } from './auth/tokens.ts';
 import { processingLimitMs, type Settings } from './config.ts';
 import { dialectOf, engineOf } from '../mikro-orm.config.ts';
 import { purgeExpiredKeysHourly } from './data/idempotency.ts';
-import { isGaleraNode, migrate, openDatabase, type Orm } from './data/orm.ts';
+import { isGaleraNode, migrate, openDatabase, pingDatabase, type Orm } from './data/orm.ts';
 import { Db } from './data/transaction.ts';
 import { MAX_BODY_BYTES, MAX_HEADER_BYTES } from '../shared/limits.ts';
 import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH, registerErrorHandlers } from './http/error-body.ts';
-import { healthPlugin, pingDatabase } from './http/health.ts';
+import { healthPlugin } from './http/health.ts';
+import { listenFor, METRICS_LISTENER, REQUESTS_LISTENER } from './http/listen.ts';
 import { createLogger, registerRequestLogging, requestId } from './http/logging.ts';
 import type { MetricsListener } from './http/metrics.ts';
 import { buildOpenApiDocument, openApiPlugin } from './http/openapi.ts';
@@ -22,7 +23,7 @@ import { referencePagePlugin } from './http/reference-page.ts';
 import { restPlugin } from './http/rest.ts';
 import { registerRetryAfter } from './http/retry-after.ts';
 import { registerProcessingLimit } from './http/processing-limit.ts';
-import { registerStopping } from './http/stopping.ts';
+import { registerStopping, StopAwareResponse } from './http/stopping.ts';
 import { trpcPlugin } from './http/trpc.ts';
 import { appRouter } from './routers/index.ts';
 import { contextFactory } from './trpc/context.ts';
@@ -82,14 +83,11 @@ export async function startService(settings: Settings): Promise<Service> {
   );
   let metricsListener: MetricsListener | undefined;
   try {
-    let migrationsApplied: string[] = [];
-    if (settings.MIGRATE_ON_START) {
-      migrationsApplied = await migrateOnStart(settings, orm);
-      if (migrationsApplied.length) logger.info({ migrations: migrationsApplied }, 'migrations applied');
-    } else {
-      // A wrong URL or password stops the start here, with one line that says so (server/start.ts).
-      await pingDatabase(orm);
-    }
+    // A wrong URL or password, or a database that does not exist, stops the start here, before
+    // the migrator could create it, with one line that says so (cli/failures.ts).
+    await pingDatabase(orm);
+    // Reported in the start line only (server/start.ts): a start that fails logs nothing else.
+    const migrationsApplied = settings.MIGRATE_ON_START ? await migrateOnStart(settings, orm) : [];
     const engine = engineOf(settings.DATABASE_URL);
     const db = Db.open(orm.em, engine, {
       timeoutMs: settings.DB_TIMEOUT_MS,
@@ -121,6 +119,8 @@ export async function startService(settings: Settings): Promise<Service> {
       http: {
         maxHeaderSize: MAX_HEADER_BYTES,
         connectionsCheckingInterval: Math.min(1_000, settings.REQUEST_TIMEOUT_MS / 4),
+        // After the signal every answer says Connection: close, whatever wrote it (http/stopping.ts).
+        ServerResponse: StopAwareResponse,
       },
       // A client must send its whole request in time, and idle keep-alive sockets are closed.
       requestTimeout: settings.REQUEST_TIMEOUT_MS,
@@ -151,14 +151,16 @@ export async function startService(settings: Settings): Promise<Service> {
     app.server.maxConnections = settings.MAX_CONNECTIONS;
     if (metrics) {
       await metrics.observeDatabasePool(orm, engineOf(settings.DATABASE_URL));
-      metricsListener = await metrics.listen(settings.METRICS_HOST, settings.METRICS_PORT!);
+      metricsListener = await listenFor(METRICS_LISTENER, settings, () =>
+        metrics.listen(settings.METRICS_HOST, settings.METRICS_PORT!),
+      );
     }
     // Fastify logs a line per address it listens on; the start logs one line of its own
     // (server/start.ts). Muting the logger around listen is how Fastify's maintainers suggest it:
     // no request can be logged in between, the 'listening' event and this continuation run first.
     logger.level = 'silent';
     try {
-      await app.listen({ port: settings.PORT, host: settings.HOST });
+      await listenFor(REQUESTS_LISTENER, settings, () => app.listen({ port: settings.PORT, host: settings.HOST }));
     } finally {
       logger.level = settings.LOG_LEVEL;
     }

@@ -1,7 +1,8 @@
 /**
- * Started by server/main.ts (`npm start`): reads the settings, starts the service and logs one line that says where it
- * listens, on which database, with which migrations, and where the API reference is. A start that
- * fails on its setup ends with one line that says what to fix (cli/failures.ts).
+ * Started by server/main.ts (`npm start`): reads the settings, starts the service and logs one line
+ * that says where it listens, on which database, with which migrations, and where the API
+ * reference (and the metrics) are. A start that fails on its setup ends with one line that says
+ * what to fix (cli/failures.ts), and prints nothing else.
  *
  * On SIGTERM or SIGINT it stops as CONTRACT 10 says: `/readyz` fails at once and every answer
  * carries `Connection: close`; requests are served for SHUTDOWN_DRAIN_MS, then the listener closes,
@@ -42,6 +43,7 @@ function logStart(service: Service, settings: Settings): void {
   const { address, family, port } = service.app.server.address() as AddressInfo;
   const url = `http://${family === 'IPv6' ? `[${address}]` : address}:${port}`;
   const database = describeDatabase(settings.DATABASE_URL);
+  const metrics = service.metrics ? `, metrics at ${service.metrics.url}` : '';
   service.logger.info(
     {
       address: service.app.addresses(),
@@ -51,7 +53,7 @@ function logStart(service: Service, settings: Settings): void {
       migrationsApplied: service.migrationsApplied,
       metrics: service.metrics?.url,
     },
-    `listening on ${url} (API reference at ${url}/docs), database ${database}, ${describeMigrations(service, settings)}`,
+    `listening on ${url} (API reference at ${url}/docs${metrics}), database ${database}, ${describeMigrations(service, settings)}`,
   );
 }
 

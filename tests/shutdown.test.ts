@@ -6,11 +6,13 @@
  * exit 0 and nothing is left running.
  */
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { expect, it, onTestFinished } from 'vitest';
 import { Organization } from '../server/data/entities.ts';
 import { openDatabase } from '../server/data/orm.ts';
+import { MAX_PARAM_LENGTH } from '../server/http/error-body.ts';
 import { describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
 import { isRunning, spawnService, type ServiceProcess } from './support/process.ts';
 import { TEST_SECRET, tokenFor } from './support/tokens.ts';
@@ -32,7 +34,38 @@ interface Outcome {
   errorCode?: string;
 }
 
-/** One request through node:http, whose Agent shows whether a socket was reused and how it ended. */
+/** A request through node:http, whose Agent shows whether a socket was reused and how it ended. */
+function open(baseUrl: string, agent: Agent | false, method: string, path: string, headers: Record<string, string>) {
+  const requestId = randomUUID();
+  const request = httpRequest(`${baseUrl}${path}`, {
+    method,
+    agent,
+    headers: { ...headers, 'x-request-id': requestId, 'content-type': 'application/json' },
+  });
+  const answer = new Promise<Omit<Outcome, 'afterNotReady'>>((resolve) => {
+    request.on('response', (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () =>
+        resolve({
+          requestId,
+          method,
+          reusedSocket: request.reusedSocket,
+          status: response.statusCode,
+          headers: response.headers,
+          body: text ? JSON.parse(text) : undefined,
+        }),
+      );
+    });
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      resolve({ requestId, method, reusedSocket: request.reusedSocket, errorCode: error.code ?? error.message }),
+    );
+  });
+  return { request, answer };
+}
+
+/** The request sent whole, for its answer. */
 function send(
   baseUrl: string,
   agent: Agent | false,
@@ -41,32 +74,28 @@ function send(
   headers: Record<string, string>,
   body?: object,
 ): Promise<Omit<Outcome, 'afterNotReady'>> {
-  const requestId = randomUUID();
-  return new Promise((resolve) => {
-    const request = httpRequest(
-      `${baseUrl}${path}`,
-      { method, agent, headers: { ...headers, 'x-request-id': requestId, 'content-type': 'application/json' } },
-      (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (text += chunk));
-        response.on('end', () =>
-          resolve({
-            requestId,
-            method,
-            reusedSocket: request.reusedSocket,
-            status: response.statusCode,
-            headers: response.headers,
-            body: text ? JSON.parse(text) : undefined,
-          }),
-        );
-      },
-    );
-    request.on('error', (error: NodeJS.ErrnoException) =>
-      resolve({ requestId, method, reusedSocket: request.reusedSocket, errorCode: error.code ?? error.message }),
-    );
-    request.end(body === undefined ? undefined : JSON.stringify(body));
+  const { request, answer } = open(baseUrl, agent, method, path, headers);
+  request.end(body === undefined ? undefined : JSON.stringify(body));
+  return answer;
+}
+
+/**
+ * A PUT whose head the service has received (it answered `100 Continue`) and whose body is held
+ * back: a request under way for as long as the caller likes. Returns what sends the body.
+ */
+async function holdBody(baseUrl: string, agent: Agent, path: string, headers: Record<string, string>, body: object) {
+  const text = JSON.stringify(body);
+  const { request, answer } = open(baseUrl, agent, 'PUT', path, {
+    ...headers,
+    expect: '100-continue',
+    'content-length': String(Buffer.byteLength(text)),
   });
+  request.flushHeaders();
+  await once(request, 'continue');
+  return () => {
+    request.end(text);
+    return answer;
+  };
 }
 
 async function startOwner(baseUrl: string, email: string) {
@@ -97,7 +126,112 @@ const isContractRefusal = (outcome: Outcome) =>
   outcome.body?.code === 'SERVICE_UNAVAILABLE' &&
   typeof outcome.body?.message === 'string';
 
+/** One request of each way to an answer: routes, their errors, Fastify's own answers, health. */
+const EVERY_KIND_OF_ANSWER: {
+  name: string;
+  method: string;
+  path: string;
+  body?: object;
+  anonymous?: true;
+  status: number;
+}[] = [
+  { name: 'REST read', method: 'GET', path: '/users', status: 200 },
+  {
+    name: 'REST write',
+    method: 'POST',
+    path: '/organizations',
+    body: { organization_name: 'after the signal', organization_description: '' },
+    status: 201,
+  },
+  { name: 'REST invalid body', method: 'POST', path: '/organizations', body: {}, status: 400 },
+  { name: 'no token', method: 'GET', path: '/users', anonymous: true, status: 401 },
+  { name: 'tRPC query', method: 'GET', path: '/trpc/users.me', status: 200 },
+  { name: 'tRPC unknown procedure', method: 'GET', path: '/trpc/users.nothing', status: 404 },
+  { name: 'unknown path', method: 'GET', path: '/nowhere', status: 404 },
+  { name: 'method not served', method: 'DELETE', path: '/healthz', status: 405 },
+  { name: 'readiness', method: 'GET', path: '/readyz', status: 503 },
+  { name: 'liveness', method: 'GET', path: '/healthz', status: 200 },
+  { name: 'OpenAPI document', method: 'GET', path: '/openapi.json', status: 200 },
+  // Answered by Fastify while routing, before any hook runs.
+  { name: 'malformed escape', method: 'GET', path: '/organization-user/%zz', status: 400 },
+  {
+    name: 'path parameter too long',
+    method: 'GET',
+    path: `/organization-user/${'a'.repeat(MAX_PARAM_LENGTH + 1)}`,
+    status: 414,
+  },
+];
+
 describeOnEachDatabase('stopping through npm start', (target) => {
+  it('says Connection: close on every answer after the signal: under way at it or sent after, of every kind', async () => {
+    const database = await target.create();
+    let service: ServiceProcess | undefined;
+    try {
+      service = await spawnService(
+        {
+          DATABASE_URL: database.url,
+          JWT_SECRET: TEST_SECRET,
+          SHUTDOWN_DRAIN_MS: String(DRAIN_MS),
+          RATE_LIMIT_MAX: '0',
+        },
+        { npmStart: true },
+      );
+      const { baseUrl } = service;
+      const headers = await startOwner(baseUrl, 'close@example.com');
+      const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+      // Kept-alive connections, opened before the signal: then answers let them stay open.
+      const before = await Promise.all(Array.from({ length: 16 }, () => send(baseUrl, agent, 'GET', '/healthz', {})));
+      expect(before.map((outcome) => [outcome.status, outcome.headers?.connection])).toEqual(
+        before.map(() => [200, 'keep-alive']),
+      );
+      // Under way at the signal, answered after it.
+      const held = await Promise.all(
+        Array.from({ length: 8 }, (_, index) =>
+          holdBody(baseUrl, agent, '/users', headers, { first_name: `Held ${index}` }),
+        ),
+      );
+
+      service.child.kill('SIGTERM');
+      // The service has taken the signal once readiness fails; the drain leaves time for the rest.
+      while ((await send(baseUrl, false, 'GET', '/readyz', {})).status !== 503) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // Each kind twice: more requests at once than there are kept-alive connections.
+      const [heldAnswers, answers] = await Promise.all([
+        Promise.all(held.map((sendBody) => sendBody())),
+        Promise.all(
+          [...EVERY_KIND_OF_ANSWER, ...EVERY_KIND_OF_ANSWER].map(async (kind) => {
+            const outcome = await send(
+              baseUrl,
+              agent,
+              kind.method,
+              kind.path,
+              kind.anonymous ? {} : headers,
+              kind.body,
+            );
+            return {
+              kind: kind.name,
+              expected: kind.status,
+              status: outcome.status,
+              connection: outcome.headers?.connection,
+            };
+          }),
+        ),
+      ]);
+      agent.destroy();
+      expect(await service.exited).toBe(0);
+
+      expect(heldAnswers.map((outcome) => [outcome.status, outcome.headers?.connection])).toEqual(
+        held.map(() => [200, 'close']),
+      );
+      expect(answers.filter((answer) => answer.status !== answer.expected)).toEqual([]);
+      expect(answers.filter((answer) => answer.connection !== 'close')).toEqual([]);
+    } finally {
+      service?.kill();
+      await database.drop();
+    }
+  });
+
   it('drains under keep-alive load: not ready at once, every received request answered, exit 0', async () => {
     const database = await target.create();
     let service: ServiceProcess | undefined;

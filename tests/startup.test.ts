@@ -5,11 +5,16 @@
  * fails on its setup ends with one line on stderr that says what to fix, and no stack.
  */
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import mysql from 'mysql2/promise';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { processingLimitMs, readSettings } from '../server/config.ts';
+import { NEEDED_NODE_MAJOR } from '../server/node-version.ts';
+import { copyBundleForAnyUser, type BundleCopy } from './support/bundle-copy.ts';
 import { databaseTargets } from './support/databases.ts';
 import {
   isRunning,
@@ -22,22 +27,31 @@ import {
 import { TEST_SECRET } from './support/tokens.ts';
 import { sqliteMigrations } from '../migrations/index.ts';
 
-function runToExit(script: string, env: Record<string, string>, args: string[] = [], options: SpawnSyncOptions = {}) {
-  const result = spawnSync(process.execPath, [script, ...args], {
+/** Runs `script` to its end; `node`: another Node.js binary than the one running the tests. */
+function runToExit(
+  script: string,
+  env: Record<string, string>,
+  args: string[] = [],
+  { node = process.execPath, ...options }: SpawnSyncOptions & { node?: string } = {},
+) {
+  const result = spawnSync(node, [script, ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', ...env },
     encoding: 'utf8',
     timeout: 30_000,
+    // A start that hangs, or one that did not fail and serves, ends at the timeout all the same.
+    killSignal: 'SIGKILL',
     ...options,
   });
   return { status: result.status, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
 
-/** The start failed with exactly one line on stderr, no stack, matching `what`. */
+/** The start failed with exactly one line on stderr, no stack, matching `what`, and nothing else printed. */
 function expectOneLineFailure(result: ReturnType<typeof runToExit>, what: RegExp) {
   expect(result.stderr).toMatch(what);
   expect(result.stderr.trim().split('\n')).toHaveLength(1);
   expect(result.stderr).not.toMatch(/\n\s+at /);
+  expect(result.stdout).toBe('');
   expect(result.status).toBe(1);
 }
 
@@ -48,6 +62,14 @@ async function listeningServer(): Promise<Server> {
 }
 
 const portOf = (server: Server) => (server.address() as { port: number }).port;
+
+/** A port nothing listens on: one that was free a moment ago. */
+async function freePort(): Promise<number> {
+  const server = await listeningServer();
+  const port = portOf(server);
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 describe('start-up settings', () => {
   it('refuses to start in production without a token key, and says what to set', () => {
@@ -66,12 +88,18 @@ describe('start-up settings', () => {
   });
 
   it('refuses a drain that does not end before the stop times out', () => {
+    // As long as the stop's whole deadline (SHUTDOWN_TIMEOUT_MS's default): no request could finish.
+    const drainMs = 15_000;
     const result = runToExit(SERVICE_ENTRY, {
       JWT_SECRET: TEST_SECRET,
       DATABASE_URL: ':memory:',
-      SHUTDOWN_DRAIN_MS: '10000',
+      SHUTDOWN_DRAIN_MS: String(drainMs),
     });
-    expectOneLineFailure(result, /SHUTDOWN_TIMEOUT_MS must be longer than SHUTDOWN_DRAIN_MS plus .* 21000 ms/);
+    const neededMs = drainMs + processingLimitMs(readSettings({}));
+    expectOneLineFailure(
+      result,
+      new RegExp(`SHUTDOWN_TIMEOUT_MS must be longer than SHUTDOWN_DRAIN_MS plus .* ${neededMs} ms`),
+    );
   });
 });
 
@@ -80,10 +108,7 @@ describe('a start that fails on its setup says what to fix in one line', () => {
   afterAll(() => servers.forEach((server) => server.close()));
 
   it.each(['true', 'false'])('an unreachable database (MIGRATE_ON_START=%s)', async (migrateOnStart) => {
-    // A port that was free a moment ago: nothing listens there.
-    const closed = await listeningServer();
-    const port = portOf(closed);
-    await new Promise((resolve) => closed.close(resolve));
+    const port = await freePort();
     const result = runToExit(SERVICE_ENTRY, {
       JWT_SECRET: TEST_SECRET,
       DATABASE_URL: `mariadb://orgs:secret-password@127.0.0.1:${port}/orgs`,
@@ -107,6 +132,34 @@ describe('a start that fails on its setup says what to fix in one line', () => {
     expect(result.stderr).not.toContain('wrong-password');
   });
 
+  // A typo in the name must not start the service on a new, empty database.
+  it.skipIf(!inject('mariadbUrl')).each(['true', 'false'])(
+    'a database that does not exist (MIGRATE_ON_START=%s), which stays so',
+    async (migrateOnStart) => {
+      const url = new URL(inject('mariadbUrl'));
+      const name = `orgs_test_missing_${randomBytes(6).toString('hex')}`;
+      const result = runToExit(SERVICE_ENTRY, {
+        JWT_SECRET: TEST_SECRET,
+        DATABASE_URL: `${url.href.replace(/\/$/, '')}/${name}`,
+        MIGRATE_ON_START: migrateOnStart,
+      });
+      expectOneLineFailure(
+        result,
+        new RegExp(`The database "${name}" does not exist at ${url.hostname}:${url.port}: .*DATABASE_URL`),
+      );
+      expect(result.stderr).not.toContain(`:${url.password}@`);
+      const admin = await mysql.createConnection({ uri: url.href.replace(/^mariadb:/, 'mysql:') });
+      try {
+        const [found] = await admin.query('select schema_name from information_schema.schemata where schema_name = ?', [
+          name,
+        ]);
+        expect(found).toEqual([]);
+      } finally {
+        await admin.end();
+      }
+    },
+  );
+
   it('a port in use', async () => {
     const taken = await listeningServer();
     servers.push(taken);
@@ -115,7 +168,58 @@ describe('a start that fails on its setup says what to fix in one line', () => {
       DATABASE_URL: ':memory:',
       PORT: String(portOf(taken)),
     });
-    expectOneLineFailure(result, new RegExp(`127\\.0\\.0\\.1:${portOf(taken)}: the port is in use.*set PORT`));
+    expectOneLineFailure(
+      result,
+      new RegExp(`Cannot listen on 127\\.0\\.0\\.1:${portOf(taken)} for PORT: the port is in use.*set PORT$`, 'm'),
+    );
+  });
+
+  it('a metrics port in use', async () => {
+    const taken = await listeningServer();
+    servers.push(taken);
+    const result = runToExit(SERVICE_ENTRY, {
+      JWT_SECRET: TEST_SECRET,
+      DATABASE_URL: ':memory:',
+      PORT: '0',
+      METRICS_PORT: String(portOf(taken)),
+    });
+    expectOneLineFailure(
+      result,
+      new RegExp(
+        `Cannot listen on 127\\.0\\.0\\.1:${portOf(taken)} for METRICS_PORT: the port is in use.*set METRICS_PORT$`,
+        'm',
+      ),
+    );
+  });
+
+  it('a metrics port that is the service port', async () => {
+    const port = String(await freePort());
+    const result = runToExit(SERVICE_ENTRY, {
+      JWT_SECRET: TEST_SECRET,
+      DATABASE_URL: ':memory:',
+      PORT: port,
+      METRICS_PORT: port,
+    });
+    expectOneLineFailure(
+      result,
+      new RegExp(`${port} for PORT: METRICS_PORT is the same port; set PORT and METRICS_PORT to different ports`),
+    );
+  });
+
+  // Node's own recursive mkdir spins forever there: the start must end, and say why.
+  describe.skipIf(!existsSync('/proc/self'))('a directory that cannot be made (under /proc)', () => {
+    const bounded: SpawnSyncOptions = { timeout: 10_000 };
+
+    it('for the development secret (DATA_DIR)', () => {
+      const result = runToExit(SERVICE_ENTRY, { DATA_DIR: '/proc/nope', DATABASE_URL: ':memory:' }, [], bounded);
+      expectOneLineFailure(result, /Cannot make the directory \/proc\/nope: .*set DATA_DIR/);
+    });
+
+    it('for the embedded database (DATABASE_URL)', () => {
+      const env = { JWT_SECRET: TEST_SECRET, DATABASE_URL: 'file:/proc/nope/data/orgs.db' };
+      const result = runToExit(SERVICE_ENTRY, env, [], bounded);
+      expectOneLineFailure(result, /Cannot make the directory \/proc\/nope: .*set DATABASE_URL/);
+    });
   });
 
   describe('an unwritable data directory', () => {
@@ -124,24 +228,52 @@ describe('a start that fails on its setup says what to fix in one line', () => {
     spawnSync('mkdir', [readOnly]);
     chmodSync(parent, 0o755);
     chmodSync(readOnly, 0o555);
-    // Root may write anywhere: the service then runs as nobody, as it would in a locked-down container.
-    const asUnprivileged: SpawnSyncOptions = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-    afterAll(() => rmSync(parent, { recursive: true, force: true }));
+    // Root may write anywhere: the service then runs as nobody, as it would in a locked-down container,
+    // from a copy of the bundle that nobody may read wherever the checkout is.
+    const asRoot = process.getuid?.() === 0;
+    let bundle: BundleCopy | undefined;
+    beforeAll(() => void (bundle = asRoot ? copyBundleForAnyUser() : undefined));
+    afterAll(() => {
+      bundle?.remove();
+      rmSync(parent, { recursive: true, force: true });
+    });
+    const runUnprivileged = (env: Record<string, string>) =>
+      bundle
+        ? runToExit(bundle.entry, env, [], { node: bundle.node, cwd: bundle.dir, uid: 65534, gid: 65534 })
+        : runToExit(SERVICE_ENTRY, env);
 
     it('for the development secret (DATA_DIR)', () => {
-      const env = { DATA_DIR: readOnly, DATABASE_URL: ':memory:' };
-      const result = runToExit(SERVICE_ENTRY, env, [], asUnprivileged);
+      const result = runUnprivileged({ DATA_DIR: readOnly, DATABASE_URL: ':memory:' });
       expectOneLineFailure(result, new RegExp(`Cannot write ${readOnly}/jwt-secret: permission denied.*set DATA_DIR`));
     });
 
     it('for the embedded database (DATABASE_URL)', () => {
-      const env = { JWT_SECRET: TEST_SECRET, DATABASE_URL: `file:${join(readOnly, 'orgs.db')}` };
-      const result = runToExit(SERVICE_ENTRY, env, [], asUnprivileged);
+      const result = runUnprivileged({ JWT_SECRET: TEST_SECRET, DATABASE_URL: `file:${join(readOnly, 'orgs.db')}` });
       expectOneLineFailure(
         result,
         new RegExp(`Cannot open or create the embedded database ${readOnly}/orgs.db: .*writable.*DATABASE_URL`),
       );
     });
+  });
+});
+
+/** The system's Node.js, older than the service needs on this machine (Debian's). */
+const SYSTEM_NODE = '/usr/bin/node';
+
+describe.skipIf(!existsSync(SYSTEM_NODE) && !process.env.CI)('the bundle started with an older Node.js', () => {
+  it('says in one line what to run instead, without a stack', () => {
+    const version = spawnSync(SYSTEM_NODE, ['--version'], { encoding: 'utf8' }).stdout.trim();
+    expect(Number(version.slice(1).split('.')[0]), `${SYSTEM_NODE} is ${version}`).toBeLessThan(NEEDED_NODE_MAJOR);
+    const result = runToExit(SERVICE_ENTRY, { JWT_SECRET: TEST_SECRET, DATABASE_URL: ':memory:' }, [], {
+      node: SYSTEM_NODE,
+    });
+    expectOneLineFailure(
+      result,
+      new RegExp(
+        `Node\\.js ${version.replaceAll('.', '\\.')} .*needs Node\\.js ${NEEDED_NODE_MAJOR}: ` +
+          `run npm start, or node_modules/\\.bin/node dist/server/main\\.js`,
+      ),
+    );
   });
 });
 
@@ -163,7 +295,9 @@ describe('npm start', () => {
 
 describe('npm start with no settings but a data directory', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'orgs-start-'));
-  const env = { DATA_DIR: dataDir, DATABASE_URL: `file:${join(dataDir, 'orgs.db')}`, PORT: '0' };
+  // The embedded database's folder does not exist yet: the start makes it.
+  const databaseFile = join(dataDir, 'database', 'orgs.db');
+  const env = { DATA_DIR: dataDir, DATABASE_URL: `file:${databaseFile}`, PORT: '0' };
   let service: ServiceProcess | undefined;
   afterAll(() => {
     service?.kill();
@@ -178,12 +312,13 @@ describe('npm start with no settings but a data directory', () => {
     expect(starts[0]).toMatchObject({
       url: baseUrl,
       docs: `${baseUrl}/docs`,
-      database: `file:${join(dataDir, 'orgs.db')}`,
+      database: `file:${databaseFile}`,
       migrationsApplied: sqliteMigrations.map((migration) => migration.name),
       msg: expect.stringContaining(`listening on ${baseUrl} (API reference at ${baseUrl}/docs)`),
     });
     expect(service.lines.join('\n')).not.toContain('Server listening at');
     expect((await fetch(starts[0]!.docs)).status).toBe(200);
+    expect(existsSync(databaseFile)).toBe(true);
 
     const minted = runToExit('server/cli/token.ts', env, ['--sub', 'dev-user', '--role', 'owner']);
     expect(minted.status).toBe(0);
@@ -229,6 +364,22 @@ describe.skipIf(!inject('mariadbUrl'))('the start line on MariaDB', () => {
     } finally {
       service.kill();
       await database.drop();
+    }
+  });
+});
+
+describe('the start line with METRICS_PORT', () => {
+  it('gives the metrics URL in its message, beside the API reference', async () => {
+    const service = await spawnService({ DATABASE_URL: ':memory:', JWT_SECRET: TEST_SECRET, METRICS_PORT: '0' });
+    try {
+      const start = service.entries().find((entry) => entry.address)!;
+      expect(start.metrics).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+      expect(start.msg).toContain(
+        `listening on ${service.baseUrl} (API reference at ${service.baseUrl}/docs, metrics at ${start.metrics}), `,
+      );
+      expect((await fetch(start.metrics)).status).toBe(200);
+    } finally {
+      service.kill();
     }
   });
 });

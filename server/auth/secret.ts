@@ -3,15 +3,16 @@
  * that `npm start` and `npm run token` agree without any setting.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isProduction, SettingsError, type Settings } from '../config.ts';
+import { makeDirectory } from '../make-directory.ts';
 
 export const MIN_SECRET_BYTES = 32;
 
 function loadOrCreateDevelopmentSecret(dataDir: string): string {
   const file = join(dataDir, 'jwt-secret');
-  mkdirSync(dataDir, { recursive: true });
+  makeDirectory(dataDir);
   try {
     // 'wx' fails if the file exists, so two processes starting at once keep one secret.
     writeFileSync(file, randomBytes(48).toString('base64url'), { flag: 'wx', mode: 0o600 });

@@ -6,6 +6,7 @@
  */
 import { relative, resolve } from 'node:path';
 import { SettingsError, type Settings } from '../config.ts';
+import { ListenError } from '../http/listen.ts';
 
 type SystemError = Error & {
   code?: unknown;
@@ -46,18 +47,23 @@ const FILE_PROBLEMS: Record<string, string> = {
 /** SQLite's "cannot open" code (14), as libSQL reports a database file it cannot open or create. */
 const EMBEDDED_CANNOT_OPEN = /Unable to open connection to local database (.+): 14\b/;
 
-function explainListen(error: SystemError, code: string, settings: Settings | undefined): string | undefined {
-  if (error.syscall !== 'listen' && !(code === 'ENOTFOUND' && error.hostname === settings?.HOST)) return undefined;
-  const where = `${settings?.HOST}:${settings?.PORT}`;
+function explainListen(error: ListenError, settings: Settings | undefined): string | undefined {
+  const { port, host } = error.listener;
+  const cannot = `Cannot listen on ${error.where} for ${port}`;
+  const code = (error.cause as SystemError | undefined)?.code;
   switch (code) {
     case 'EADDRINUSE':
-      return `Cannot listen on ${where}: the port is in use by another process; stop it or set PORT`;
+      // The metrics listener is bound first: the requests' listener then finds the port taken.
+      return port === 'PORT' && settings?.PORT !== 0 && settings?.PORT === settings?.METRICS_PORT
+        ? `${cannot}: METRICS_PORT is the same port; set PORT and METRICS_PORT to different ports`
+        : `${cannot}: the port is in use by another process; stop it or set ${port}`;
     case 'EACCES':
-      return `Cannot listen on ${where}: permission denied; set PORT to 1024 or above`;
+      return `${cannot}: permission denied; set ${port} to 1024 or above`;
     case 'EADDRNOTAVAIL':
-      return `Cannot listen on ${where}: not an address of this machine; set HOST`;
+      return `${cannot}: not an address of this machine; set ${host}`;
     case 'ENOTFOUND':
-      return `Cannot listen on ${where}: the host name does not resolve; set HOST`;
+    case 'EAI_AGAIN':
+      return `${cannot}: the host name does not resolve; set ${host}`;
   }
   return undefined;
 }
@@ -85,6 +91,11 @@ function explainDatabase(error: SystemError, code: string, settings: Settings | 
 }
 
 function explainFiles(error: SystemError, code: string, settings: Settings | undefined): string | undefined {
+  // A directory that exists but cannot hold the next one (under /proc), or a dangling link
+  // (server/make-directory.ts).
+  if (code === 'ENOENT' && error.path && (error.syscall === 'mkdir' || error.syscall === 'stat')) {
+    return `Cannot make the directory ${error.path}: no such file or directory, and none can be made there; set ${settingFor(error.path, settings)} to a path this user can write`;
+  }
   if (error.path && FILE_PROBLEMS[code]) {
     return `Cannot write ${error.path}: ${FILE_PROBLEMS[code]}; make the directory writable by this user, or set ${settingFor(error.path, settings)} to one that is`;
   }
@@ -97,12 +108,9 @@ function explainFiles(error: SystemError, code: string, settings: Settings | und
 
 function explainOne(error: SystemError, settings: Settings | undefined): string | undefined {
   if (error instanceof SettingsError) return error.message;
+  if (error instanceof ListenError) return explainListen(error, settings);
   const code = typeof error.code === 'string' ? error.code : '';
-  return (
-    explainListen(error, code, settings) ??
-    explainDatabase(error, code, settings) ??
-    explainFiles(error, code, settings)
-  );
+  return explainDatabase(error, code, settings) ?? explainFiles(error, code, settings);
 }
 
 /** The operator's line for a failure caused by the setup, or undefined for anything else. */

@@ -1,6 +1,6 @@
 /** `npm run migrate`: applies the pending migrations to DATABASE_URL and exits. */
 import { readSettings, type Settings } from '../config.ts';
-import { migrate, openDatabase } from '../data/orm.ts';
+import { migrate, openDatabase, pingDatabase } from '../data/orm.ts';
 import { exitWithFailure } from './failures.ts';
 
 let settings: Settings | undefined;
@@ -8,6 +8,8 @@ try {
   settings = readSettings();
   const orm = await openDatabase(settings.DATABASE_URL);
   try {
+    // A database that does not exist is refused in one line, never created (the migrator would).
+    await pingDatabase(orm);
     const applied = await migrate(orm);
     console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'Nothing to apply: the database is up to date');
   } finally {

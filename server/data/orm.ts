@@ -2,13 +2,13 @@
  * Opens the database named by DATABASE_URL, bounded as CONTRACT 10 asks when serving requests,
  * and applies pending migrations when asked to.
  */
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MikroORM, type Options } from '@mikro-orm/core';
 import type { MySqlConnection } from '@mikro-orm/mysql';
 import { SqlitePlatform, type SqlEntityManager } from '@mikro-orm/sql';
 import { CompiledQuery, type DatabaseConnection } from 'kysely';
 import { createOrmConfig, dialectOf, embeddedPath, engineOf } from '../../mikro-orm.config.ts';
+import { makeDirectory } from '../make-directory.ts';
 import { servePool } from './mysql-pool.ts';
 
 export type Orm = MikroORM & { em: SqlEntityManager };
@@ -71,9 +71,9 @@ export async function openDatabase(
   options: Partial<Options> = {},
 ): Promise<Orm> {
   const dialect = dialectOf(databaseUrl);
-  if (dialect === 'sqlite' && databaseUrl !== ':memory:') {
-    mkdirSync(dirname(embeddedPath(databaseUrl)), { recursive: true });
-  }
+  // The embedded database's folder is made; a MySQL or MariaDB database must exist (ensureDatabase
+  // below). make-directory.ts says why not node:fs's recursive mkdir.
+  if (dialect === 'sqlite' && databaseUrl !== ':memory:') makeDirectory(dirname(embeddedPath(databaseUrl)));
   // Each new connection gets the session bounds, then whatever else the caller asks (metrics).
   const connectionHooks: Array<(connection: DatabaseConnection) => Promise<void>> = [];
   if (bounds) connectionHooks.push(sessionBounds(databaseUrl, bounds.timeoutMs));
@@ -101,6 +101,9 @@ export async function openDatabase(
   // (the migrator is named: mikro-orm.config.ts).
   const orm = new MikroORM(
     await createOrmConfig(databaseUrl, {
+      // MikroORM creates a MySQL or MariaDB database that does not exist when it connects, and its
+      // migrator does too: a typo in DATABASE_URL would give an empty database. pingDatabase tells.
+      ensureDatabase: false,
       ...bounded,
       ...options,
       ...(connectionHooks.length > 0 && { onCreateConnection }),
@@ -150,4 +153,14 @@ export async function migrate(orm: Orm): Promise<string[]> {
       await session.execute('select release_lock(?)', [MIGRATION_LOCK]);
     }
   });
+}
+
+/**
+ * One round trip to the database; throws the driver's error when it cannot be made (a database
+ * that does not exist included, which the start and `npm run migrate` report in one line). MikroORM
+ * 7 connects on the first query, and its `isConnected()` answers false until then: readiness asks
+ * the database itself, so it holds from the start, before any request has been served.
+ */
+export async function pingDatabase(orm: Orm): Promise<void> {
+  await orm.em.getConnection().execute('select 1');
 }

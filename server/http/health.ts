@@ -3,19 +3,10 @@
  * instance is not stopping).
  */
 import type { FastifyInstance } from 'fastify';
-import type { Orm } from '../data/orm.ts';
+import { pingDatabase, type Orm } from '../data/orm.ts';
 import type { Stopping } from './stopping.ts';
 
 const READINESS_TIMEOUT_MS = 1500;
-
-/**
- * One round trip to the database; throws the driver's error when it cannot be made. MikroORM 7
- * connects on the first query, and its `isConnected()` answers false until then: readiness asks
- * the database itself, so it holds from the start, before any request has been served.
- */
-export async function pingDatabase(orm: Orm): Promise<void> {
-  await orm.em.getConnection().execute('select 1');
-}
 
 async function databaseAnswers(orm: Orm): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;

@@ -5,6 +5,8 @@
  * a request that still arrives on an open socket is refused with the contract's 503 (and, as every
  * 503, `Retry-After`; Fastify's own 503 for it, without either, is off: `return503OnClosing: false`).
  */
+import { ServerResponse, type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders } from 'node:http';
+import type { Server, Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { ErrorBody } from '../../shared/errors.ts';
 
@@ -17,6 +19,28 @@ export interface Stopping {
   beginDraining(): void;
 }
 
+type OutgoingHeaders = OutgoingHttpHeaders | OutgoingHttpHeader[];
+
+/** The servers past their signal, which their responses look up as they write their head. */
+const stoppingServers = new WeakSet<Server>();
+
+/**
+ * The HTTP server's response class (the `ServerResponse` option of Node's `createServer`, given
+ * through Fastify's `http` option in server/app.ts): once its server is stopping, its head says
+ * `Connection: close`, and Node closes the socket after it. Checked as the head is written, the
+ * one step every answer takes, so it holds for requests that were under way at the signal and for
+ * answers no Fastify hook sees (the answer to a malformed URL, say).
+ */
+export class StopAwareResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
+  // Either form of writeHead, with or without a status message, passes through as it came.
+  override writeHead(statusCode: number, ...rest: [string?, OutgoingHeaders?] | [OutgoingHeaders?]): this {
+    // `socket.server`: the server that accepted the connection (Node's net docs; not in @types/node).
+    const { server } = this.req.socket as Socket & { server?: Server | null };
+    if (server && stoppingServers.has(server) && !this.headersSent) this.setHeader('connection', 'close');
+    return super.writeHead(statusCode, ...(rest as [string?, OutgoingHeaders?]));
+  }
+}
+
 const REFUSED: ErrorBody = {
   code: 'SERVICE_UNAVAILABLE',
   message: 'The service is stopping: send the request again, another instance will take it',
@@ -24,20 +48,16 @@ const REFUSED: ErrorBody = {
 
 export function registerStopping(app: FastifyInstance): Stopping {
   let phase: StopPhase = 'serving';
-  // Callback hooks, not async ones: they run on every request (see http/logging.ts).
+  // A callback hook, not an async one: it runs on every request (see http/logging.ts).
   app.addHook('onRequest', (_request, reply, done) => {
     if (phase !== 'closing') return done();
     // Retry-After, as on every 503, comes from http/retry-after.ts.
     void reply.status(503).send(REFUSED);
   });
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    // Node closes the socket after an answer that carries this header.
-    if (phase !== 'serving') void reply.header('connection', 'close');
-    done(null, payload);
-  });
   // Whoever closes the app (the signal handler after the drain, or a test) gets the same refusal.
   app.addHook('preClose', (done) => {
     phase = 'closing';
+    stoppingServers.add(app.server);
     done();
   });
   return {
@@ -45,7 +65,9 @@ export function registerStopping(app: FastifyInstance): Stopping {
       return phase;
     },
     beginDraining() {
-      if (phase === 'serving') phase = 'draining';
+      if (phase !== 'serving') return;
+      phase = 'draining';
+      stoppingServers.add(app.server);
     },
   };
 }
