@@ -1,8 +1,9 @@
 /**
- * The README and the docs kept true. The README's shell examples run, in the README's order, with
- * bash against the service started as `npm start` starts it, and print what their `# →` lines say.
- * Its tables name every setting (with its default), REST endpoint, error code, audit event type
- * (with an example `data` the event schema accepts) and metric the code has, and nothing else.
+ * The README and the docs kept true. The README's tour and the shell examples of docs/api.md that
+ * go on from it run, in that order, with bash against the service started as `npm start` starts
+ * it, and print what their `# →` lines say. The tables name every setting (README, with its
+ * default), REST endpoint, error code, audit event type (docs/api.md, with an example `data` the
+ * event schema accepts) and metric (docs/operations.md) the code has, and nothing else.
  * In README.md, client/README.md and docs/*.md every relative link resolves to a file of the
  * repository (and an #anchor to a heading), the repository paths and npm scripts they name exist,
  * and nothing points outside the repository.
@@ -17,66 +18,10 @@ import { appRouter } from '../server/routers/index.ts';
 import { procedureMetas } from '../server/trpc/init.ts';
 import { ERROR_STATUS } from '../shared/errors.ts';
 import { EVENT_TYPES, eventDataSchemas } from '../shared/events.ts';
+import { codeOf, parseMarkdown, readmeSettingRows, section, tableRows, type Markdown } from './support/markdown.ts';
 import { projectRoot, spawnService, type ServiceProcess } from './support/process.ts';
 
 const read = (path: string) => readFileSync(join(projectRoot, path), 'utf8');
-
-// ---- Markdown, as far as these checks need it ------------------------------------------------
-
-interface CodeBlock {
-  /** The info string after the opening fence: `sh tour`. */
-  info: string;
-  body: string;
-}
-
-interface Markdown {
-  /** The lines outside fenced code blocks. */
-  prose: string[];
-  blocks: CodeBlock[];
-}
-
-const FENCE = /^ {0,3}(`{3,}|~{3,})\s*(.*)$/;
-
-function parseMarkdown(text: string): Markdown {
-  const prose: string[] = [];
-  const blocks: CodeBlock[] = [];
-  let open: { fence: string; info: string; lines: string[] } | undefined;
-  for (const line of text.split('\n')) {
-    const fence = FENCE.exec(line);
-    if (!open) {
-      if (fence) open = { fence: fence[1]!, info: fence[2]!.trim(), lines: [] };
-      else prose.push(line);
-    } else if (fence && fence[2]!.trim() === '' && fence[1]!.startsWith(open.fence)) {
-      blocks.push({ info: open.info, body: open.lines.join('\n') });
-      open = undefined;
-    } else {
-      open.lines.push(line);
-    }
-  }
-  return { prose, blocks };
-}
-
-/** The prose lines of the `## heading` section, up to the next heading of level 1 or 2. */
-function section(markdown: Markdown, heading: string): string[] {
-  const start = markdown.prose.indexOf(`## ${heading}`);
-  if (start < 0) throw new Error(`no section "## ${heading}"`);
-  const end = markdown.prose.findIndex((line, index) => index > start && /^#{1,2} /.test(line));
-  return markdown.prose.slice(start + 1, end < 0 ? undefined : end);
-}
-
-/** The cells of every table row among `lines`, header and separator rows included. */
-const tableRows = (lines: string[]): string[][] =>
-  lines
-    .filter((line) => line.startsWith('|'))
-    .map((line) =>
-      line
-        .slice(1, -1)
-        .split('|')
-        .map((cell) => cell.trim()),
-    );
-
-/** The text of a cell that is one code span: `` `x` `` → `x`. */
-const codeOf = (cell: string | undefined) => /^`([^`]+)`$/.exec(cell ?? '')?.[1];
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
 function anchorsOf(markdown: Markdown): Set<string> {
@@ -97,11 +42,18 @@ function anchorsOf(markdown: Markdown): Set<string> {
 }
 
 const readme = parseMarkdown(read('README.md'));
+const apiReference = parseMarkdown(read('docs/api.md'));
+const operations = parseMarkdown(read('docs/operations.md'));
 
 // ---- the shell examples ------------------------------------------------------------------------
 
-/** The README's runnable blocks, in the order they appear: the tour, then those that go on from it. */
-const RUNNABLE = ['sh tour', 'sh invitations', 'sh events', 'sh retry'];
+/** The runnable blocks, in the order they run: the README's tour, then those of docs/api.md that go on from it. */
+const RUNNABLE = [
+  { document: readme, info: 'sh tour' },
+  { document: apiReference, info: 'sh invitations' },
+  { document: apiReference, info: 'sh events' },
+  { document: apiReference, info: 'sh retry' },
+];
 /** A line that says what the command before it prints; `…` stands for ids and times. */
 const PRINTS = '# → ';
 
@@ -124,8 +76,9 @@ function runBash(script: string, env: Record<string, string>) {
 
 describe('the README tour', () => {
   it('is one block, and the blocks that go on from it follow it', () => {
-    const infos = readme.blocks.map((block) => block.info).filter((info) => RUNNABLE.includes(info));
-    expect(infos).toEqual(RUNNABLE);
+    const runnableIn = (document: Markdown) =>
+      document.blocks.map((block) => block.info).filter((info) => RUNNABLE.some((block) => block.info === info));
+    expect([...runnableIn(readme), ...runnableIn(apiReference)]).toEqual(RUNNABLE.map((block) => block.info));
   });
 
   describe('run with bash against the service', () => {
@@ -144,7 +97,9 @@ describe('the README tour', () => {
     });
 
     it('prints, line by line, what its # → lines say, and exits 0', { timeout: 120_000 }, async () => {
-      const script = RUNNABLE.map((info) => readme.blocks.find((block) => block.info === info)!.body).join('\n');
+      const script = RUNNABLE.map(
+        ({ document, info }) => document.blocks.find((block) => block.info === info)!.body,
+      ).join('\n');
       const expected = script
         .split('\n')
         .filter((line) => line.startsWith(PRINTS))
@@ -179,25 +134,25 @@ describe('the README tour', () => {
 
 // ---- the README's tables against the code -------------------------------------------------------
 
-describe('the README tables', () => {
+describe('the tables of the README and docs', () => {
   it('list every setting of server/config.ts once, with its default', () => {
     const source = read('server/config.ts');
     const schema = source.slice(source.indexOf('const settingsSchema'), source.indexOf('\n});'));
     const names = [...schema.matchAll(/^ {2}([A-Z][A-Z0-9_]*):/gm)].map((match) => match[1]!);
-    const rows = tableRows(section(readme, 'Settings')).filter((cells) => codeOf(cells[0]) !== undefined);
-    expect(rows.map((cells) => codeOf(cells[0])).sort()).toEqual([...names].sort());
+    const rows = readmeSettingRows();
+    expect(rows.map((row) => row.name).sort()).toEqual([...names].sort());
 
     const defaults: Record<string, unknown> = readSettings({});
-    for (const cells of rows) {
-      const value = defaults[codeOf(cells[0])!];
+    for (const { name, cells } of rows) {
+      const value = defaults[name];
       const defaultCell = cells[2] ?? '';
       if (value === undefined || (Array.isArray(value) && value.length === 0)) expect(defaultCell).toMatch(/^unset\b/);
-      else expect(defaultCell, codeOf(cells[0])).toContain(`\`${String(value)}\``);
+      else expect(defaultCell, name).toContain(`\`${String(value)}\``);
     }
   });
 
   it('list every REST endpoint with its procedure and 201, and every tRPC-only procedure', () => {
-    const endpointsSection = section(readme, 'Endpoints');
+    const endpointsSection = section(apiReference, 'Endpoints');
     const documented = tableRows(endpointsSection)
       .filter((cells) => /^`(GET|POST|PUT|DELETE) \//.test(cells[0]!))
       .map((cells) => ({
@@ -221,14 +176,16 @@ describe('the README tables', () => {
   });
 
   it('list every error code with its status', () => {
-    const rows = tableRows(section(readme, 'Endpoints'))
+    const rows = tableRows(section(apiReference, 'Endpoints'))
       .filter((cells) => codeOf(cells[0]) !== undefined && /^\d{3}$/.test(cells[1]!))
       .map((cells) => [codeOf(cells[0]), Number(cells[1])]);
     expect(rows).toEqual(Object.entries(ERROR_STATUS));
   });
 
   it('list every audit event type with an example data the event schema accepts', () => {
-    const rows = tableRows(section(readme, 'Audit events')).filter((cells) => /^`[a-z]+\.[a-z_]+`$/.test(cells[0]!));
+    const rows = tableRows(section(apiReference, 'Audit events')).filter((cells) =>
+      /^`[a-z]+\.[a-z_]+`$/.test(cells[0]!),
+    );
     expect(rows.map((cells) => codeOf(cells[0]))).toEqual([...EVENT_TYPES]);
     for (const cells of rows) {
       const type = codeOf(cells[0]) as (typeof EVENT_TYPES)[number];
@@ -239,7 +196,7 @@ describe('the README tables', () => {
 
   it('list every metric of server/http/metrics.ts', () => {
     const names = [...read('server/http/metrics.ts').matchAll(/name: '([a-z_]+)'/g)].map((match) => match[1]);
-    const rows = tableRows(section(readme, 'Metrics, health and logs')).map((cells) => codeOf(cells[0]));
+    const rows = tableRows(section(operations, 'Metrics, health and logs')).map((cells) => codeOf(cells[0]));
     expect(rows.filter(Boolean).sort()).toEqual(names.sort());
   });
 });
