@@ -1,5 +1,5 @@
 /**
- * MikroORM options for a `DATABASE_URL` (CONTRACT 1): the URL's scheme picks the driver and with it
+ * MikroORM options for a `DATABASE_URL` (behaviour §1): the URL's scheme picks the driver and with it
  * the migrations folder of that SQL dialect. The server, `npm run migrate` and the tests all build
  * their ORM from here. Only the driver the URL names is loaded: the others cost start-up time
  * (about 130 ms for the MySQL drivers) and are never used.

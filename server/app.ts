@@ -38,7 +38,7 @@ export interface Service {
   /** The migrations this start applied (none when MIGRATE_ON_START is off or none were pending). */
   migrationsApplied: string[];
   /**
-   * Stops as CONTRACT 10 says: readiness fails and answers carry `Connection: close` at once,
+   * Stops as behaviour §10 says: readiness fails and answers carry `Connection: close` at once,
    * requests are served for `drainMs`, then the listener closes, the requests still running finish,
    * and the database pool closes.
    */

@@ -1,5 +1,5 @@
 /**
- * Settings from the environment (CONTRACT 1), parsed once at start-up. A bad value stops the start
+ * Settings from the environment (behaviour §1), parsed once at start-up. A bad value stops the start
  * with a message that names the setting.
  */
 import { z } from 'zod';
@@ -62,21 +62,21 @@ const settingsSchema = z.object({
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(15_000),
   /** Open connections at most; more are refused until some close. */
   MAX_CONNECTIONS: z.coerce.number().int().min(1).default(10_000),
-  /** Connections in the database pool (CONTRACT 10). */
+  /** Connections in the database pool (behaviour §10). */
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
   /**
    * The longest a request waits for a database connection or statement, and the time one
-   * transaction may take with its retries (CONTRACT 10); past it, 503 with Retry-After.
+   * transaction may take with its retries (behaviour §10); past it, 503 with Retry-After.
    */
   DB_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
   /**
-   * Audit event subscriptions (CONTRACT 9): how often an instance with subscribers looks for new
+   * Audit event subscriptions (behaviour §9): how often an instance with subscribers looks for new
    * events (about the longest delay of a delivery), and how many events may wait for one
    * subscriber before it is disconnected as too slow (at least one poll's worth, 500).
    */
   EVENTS_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(250),
   EVENTS_SUBSCRIBER_BACKLOG: z.coerce.number().int().min(500).default(1000),
-  /** How long an invitation stays open (CONTRACT 8), in hours; fractions allowed, ten years at most. */
+  /** How long an invitation stays open (behaviour §8), in hours; fractions allowed, ten years at most. */
   INVITATION_TTL_HOURS: z.coerce.number().positive().max(87_600).default(168),
   /** On SIGTERM, time from the signal to the exit: the drain, then in-flight requests finishing. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(15_000),

@@ -4,7 +4,7 @@
  * reference (and the metrics) are. A start that fails on its setup ends with one line that says
  * what to fix (cli/failures.ts), and prints nothing else.
  *
- * On SIGTERM or SIGINT it stops as CONTRACT 10 says: `/readyz` fails at once and every answer
+ * On SIGTERM or SIGINT it stops as behaviour §10 says: `/readyz` fails at once and every answer
  * carries `Connection: close`; requests are served for SHUTDOWN_DRAIN_MS, then the listener closes,
  * the requests under way finish, the database pool closes and the process exits 0. Past
  * SHUTDOWN_TIMEOUT_MS from the signal it exits 1. A signal during the start lets the start end

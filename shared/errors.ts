@@ -1,5 +1,5 @@
 /**
- * Machine-readable error codes of the error body `{code, message, issues?}` (CONTRACT 5) and the
+ * Machine-readable error codes of the error body `{code, message, issues?}` (behaviour §5) and the
  * HTTP status of each: the one map REST and tRPC answers both follow. The codes are tRPC's own
  * names where tRPC has one, so a tRPC client's `error.data.code` and the REST body carry the same
  * word; GONE (410) is the service's own, for invitations that are no longer pending.

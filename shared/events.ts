@@ -1,5 +1,5 @@
 /**
- * The audit events of an organization (CONTRACT 9): their types and the `data` each carries.
+ * The audit events of an organization (behaviour §9): their types and the `data` each carries.
  */
 import { z } from 'zod';
 import { roleSchema, type Role } from './schemas.ts';
@@ -93,7 +93,7 @@ const eventOf = <Type extends EventType>(type: Type) =>
     created_at: z.string(),
   });
 
-/** One audit event (CONTRACT 9), its `data` typed by its `type`. */
+/** One audit event (behaviour §9), its `data` typed by its `type`. */
 export const auditEventOutput = z.discriminatedUnion('type', [
   eventOf('organization.created'),
   eventOf('organization.updated'),

@@ -1,5 +1,5 @@
 /**
- * The wire contract of the organization lifecycle (CONTRACT 8): reading, renaming, deleting and
+ * The wire contract of the organization lifecycle (behaviour §8): reading, renaming, deleting and
  * handing over an organization, and invitations. Shared by the server's procedures and the typed
  * client, like schemas.ts.
  */
@@ -14,7 +14,7 @@ import {
   userIdSchema,
 } from './schemas.ts';
 
-/** `{organization_id}` in a path: the header's rules (CONTRACT 8), any letter case. */
+/** `{organization_id}` in a path: the header's rules (behaviour §8), any letter case. */
 export const organizationPathInput = z.object({ organization_id: organizationIdSchema.toLowerCase() });
 
 // ---- organizations --------------------------------------------------------------------------

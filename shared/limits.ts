@@ -3,7 +3,7 @@
  * client never builds a request the server refuses.
  */
 
-/** The largest request body (CONTRACT 5): larger is answered 413. */
+/** The largest request body (behaviour §5): larger is answered 413. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The wire contract shared by the server's procedures and the typed client: zod schemas for every
- * input and output, with the field names of interface.md and the limits of CONTRACT.md section 4.
+ * input and output, with the field names of the legacy REST interface and the rules of docs/behaviour.md (§4).
  */
 import { z } from 'zod';
 import { emailText, multilineText, plainText } from './text.ts';
@@ -11,10 +11,10 @@ export type Role = z.infer<typeof roleSchema>;
 
 export const INVITATION_STATUSES = ['pending', 'accepted', 'declined', 'revoked'] as const;
 
-/** A user id is the token's `sub` claim (CONTRACT 2). */
+/** A user id is the token's `sub` claim (behaviour §2). */
 export const userIdSchema = plainText().min(1).max(128);
 export const organizationIdSchema = z.uuid();
-/** An Idempotency-Key header (CONTRACT 10): 1 to 255 printable ASCII characters. */
+/** An Idempotency-Key header (behaviour §10): 1 to 255 printable ASCII characters. */
 export const idempotencyKeySchema = z.string().regex(/^[\x20-\x7e]{1,255}$/);
 
 const personNameSchema = plainText({ trimmed: true }).min(1).max(100);

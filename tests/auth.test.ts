@@ -1,4 +1,4 @@
-/** Token rules of CONTRACT 2 against the real verifier, with tokens signed as an identity provider would. */
+/** Token rules of behaviour §2 against the real verifier, with tokens signed as an identity provider would. */
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,7 +1,7 @@
 /**
  * The audit trail without streaming, on both databases: every committed change has exactly one
  * event and a change that fails after its event was written leaves none; the REST list pages,
- * filters and refuses as CONTRACT 9 says; the tRPC page returns the same events.
+ * filters and refuses as behaviour §9 says; the tRPC page returns the same events.
  */
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, expectTypeOf, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Real faults under load (CONTRACT 10), on MariaDB: the database killed and restarted while
+ * Real faults under load (behaviour §10), on MariaDB: the database killed and restarted while
  * clients write, the database stalled past the processing limit, and organizations locked by
  * another session for longer than DB_TIMEOUT_MS.
  * In each, every answer is either a success that is stored or a 503 with the error body and

@@ -1,5 +1,5 @@
 /**
- * Idempotency keys (CONTRACT 10): a change with a key is carried out once; the same request again
+ * Idempotency keys (behaviour §10): a change with a key is carried out once; the same request again
  * gets the stored answer marked as a replay; a different request with the key gets 422; a request
  * while the first still runs gets 409; a failed request, or one whose client left, leaves the key
  * free; keys expire.

@@ -1,5 +1,5 @@
 /**
- * Invitations over REST (CONTRACT 8): the organization's side (create, list, revoke) and the
+ * Invitations over REST (behaviour §8): the organization's side (create, list, revoke) and the
  * invitee's (their list, accept, decline), with expiry and every refusal of the contract, each
  * checked for its status, body, and for having changed nothing. INVITATION_TTL_HOURS is set, so
  * that `expires_at` shows the setting is read.

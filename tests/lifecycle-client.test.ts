@@ -1,6 +1,6 @@
 /**
  * The organization lifecycle and invitations through the typed client (client/src createClient)
- * over tRPC, on both databases: every row of CONTRACT 8 and leaving, with the same statuses and
+ * over tRPC, on both databases: every row of behaviour §8 and leaving, with the same statuses and
  * codes as REST, and types inferred from the server's router.
  */
 import { expect, expectTypeOf, it } from 'vitest';

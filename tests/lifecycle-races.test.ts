@@ -1,5 +1,5 @@
 /**
- * Lifecycle changes racing each other (CONTRACT 7 and 8). Two instances of the service share one
+ * Lifecycle changes racing each other (behaviour §7 and 8). Two instances of the service share one
  * database, as behind a load balancer, so the racing requests meet in the database and not only in
  * one process's queue; each round fires them at once over HTTP, one to each instance. Whatever
  * order they land in, exactly one of two exclusive changes wins and the rules hold afterwards.

@@ -1,5 +1,5 @@
 /**
- * The organization lifecycle over REST (CONTRACT 8 and the leaving rule of 3.2): reading, updating,
+ * The organization lifecycle over REST (behaviour §8 and the leaving rule of 3.2): reading, updating,
  * deleting an organization, handing its ownership over, and members leaving. Each change is checked
  * for its audit event, each refusal for its status, body, and for having changed nothing.
  */

@@ -1,4 +1,4 @@
-/** CONTRACT 6: whole lists by default, pages with ?limit=N and a Link header, cursor pages on tRPC. */
+/** behaviour §6: whole lists by default, pages with ?limit=N and a Link header, cursor pages on tRPC. */
 import { beforeAll, expect, it } from 'vitest';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { addMember, createOrganization, registerUser, type TestUser } from './support/fixtures.ts';

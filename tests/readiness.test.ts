@@ -1,5 +1,5 @@
 /**
- * Readiness reflects the database from the start (CONTRACT 1): an instance started with
+ * Readiness reflects the database from the start (behaviour §1): an instance started with
  * MIGRATE_ON_START=false, on a database migrated beforehand by `npm run migrate`, answers /readyz
  * 200 before it has served anything else, 503 while its database is away, 200 once it is back.
  */

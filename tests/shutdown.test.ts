@@ -1,5 +1,5 @@
 /**
- * Stopping (CONTRACT 10), through `npm start` as the README runs it: SIGTERM lands while clients
+ * Stopping (behaviour §10), through `npm start` as the README runs it: SIGTERM lands while clients
  * read and write on kept-alive connections. `/readyz` fails at once, requests are served through
  * the drain with `Connection: close`, every request the service received is answered (2xx, or the
  * contract's 503 with Retry-After), exactly the acknowledged writes are stored, npm and the service

@@ -1,5 +1,5 @@
 /**
- * Strings are Unicode text (CONTRACT 4): a control character or a lone surrogate in any name,
+ * Strings are Unicode text (behaviour §4): a control character or a lone surrogate in any name,
  * e-mail, id or header is a 400 naming the field, and changes nothing — on both databases (a NUL
  * used to end the embedded database's statement early and answer 500). Names are trimmed of
  * Unicode white space first, tabs and line breaks included.

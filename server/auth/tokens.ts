@@ -1,5 +1,5 @@
 /**
- * Bearer token verification (CONTRACT 2). HS256 uses the shared secret (signature on node:crypto,
+ * Bearer token verification (behaviour §2). HS256 uses the shared secret (signature on node:crypto,
  * see hs256.ts); RS256, ES256 and EdDSA use a JWKS endpoint or a PEM public key, through jose.
  * Each algorithm is tied to its own key, so an HS256 token signed with a public key (algorithm
  * confusion) and `alg: none` never verify.
@@ -26,7 +26,7 @@ import { resolveHmacSecret } from './secret.ts';
 export interface Caller {
   /** The token's `sub`. */
   userId: string;
-  /** The token's `role` claim; it only matters for the two creation endpoints (CONTRACT 3.1). */
+  /** The token's `role` claim; it only matters for the two creation endpoints (behaviour §3.1). */
   tokenRole: string | undefined;
 }
 

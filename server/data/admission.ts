@@ -1,5 +1,5 @@
 /**
- * Which transactions may take a database connection now (CONTRACT 10: requests that wait on a
+ * Which transactions may take a database connection now (behaviour §10: requests that wait on a
  * locked organization must not stop reads and other organizations from being served).
  *
  * - Changes to one organization run at most `changesPerOrganization` at a time in this process

@@ -84,7 +84,7 @@ export const Invitation = defineEntity({
 });
 
 /**
- * The audit trail (CONTRACT 9). No foreign key to the organization: the events of a deleted
+ * The audit trail (behaviour §9). No foreign key to the organization: the events of a deleted
  * organization stay. `event_id` is a UUID v7 that sorts in commit order within an organization.
  */
 export const OrganizationEvent = defineEntity({
@@ -104,7 +104,7 @@ export const OrganizationEvent = defineEntity({
 });
 
 /**
- * Idempotency keys (CONTRACT 10): claimed before a change runs, completed with the stored answer in
+ * Idempotency keys (behaviour §10): claimed before a change runs, completed with the stored answer in
  * the change's own transaction. Scoped per caller (the token's subject, who may have no user record).
  */
 export const IdempotencyKey = defineEntity({

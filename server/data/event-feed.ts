@@ -1,5 +1,5 @@
 /**
- * Live delivery of audit events to subscribers (CONTRACT 9), on every instance of the service.
+ * Live delivery of audit events to subscribers (behaviour §9), on every instance of the service.
  *
  * Mechanism: the instance polls the events table. Every `pollIntervalMs` ONE query fetches the new
  * events of every organization that has subscribers on this instance (each organization after its

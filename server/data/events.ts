@@ -1,5 +1,5 @@
 /**
- * Reading the audit trail (CONTRACT 9): an organization's events, oldest first by `event_id`, for
+ * Reading the audit trail (behaviour §9): an organization's events, oldest first by `event_id`, for
  * its owners and admins. Events are written by the changes themselves (organization-changes.ts);
  * event-feed.ts delivers new ones to subscribers.
  */

@@ -1,5 +1,5 @@
 /**
- * Idempotency keys (CONTRACT 10, after the IETF Idempotency-Key draft and Stripe's practice). A
+ * Idempotency keys (behaviour §10, after the IETF Idempotency-Key draft and Stripe's practice). A
  * change request with a key claims it in the change's own transaction, as that transaction's first
  * statement, and stores its answer there too (transaction.ts): the key row commits with the change
  * or not at all. So a request that fails, whatever the failure (an error, a database that died, a
@@ -144,7 +144,7 @@ export function completeKey(tx: Tx, request: IdempotentRequest, answer: unknown)
   );
 }
 
-/** Keys are answered for at least 24 hours (CONTRACT 10); expired rows are deleted after that. */
+/** Keys are answered for at least 24 hours (behaviour §10); expired rows are deleted after that. */
 export const KEYS_KEPT_MS = 24 * 60 * 60 * 1000;
 const PURGE_EVERY_MS = 60 * 60 * 1000;
 

@@ -1,5 +1,5 @@
 /**
- * Invitations (CONTRACT 8): an owner or admin invites an e-mail address, which need not belong to a
+ * Invitations (behaviour §8): an owner or admin invites an e-mail address, which need not belong to a
  * user yet; the user who later holds that address accepts or declines. Every change to an
  * invitation takes its organization first (organization-changes.ts), like every membership change,
  * so an acceptance and a revocation, or two acceptances, run one after the other and the second

@@ -1,5 +1,5 @@
 /**
- * Memberships of users in organizations (interface 4.3, CONTRACT 3.2 and 4). Every change takes
+ * Memberships of users in organizations (behaviour §4.3, behaviour §3.2 and 4). Every change takes
  * the organization first (organization-changes.ts), reads the roles it depends on under that lock,
  * and records its event in the same transaction.
  */
@@ -179,7 +179,7 @@ export async function changeRole(db: Db, actor: OrganizationActor, input: z.infe
 }
 
 /**
- * Removes a member. Any member may remove themselves, whatever their role (leaving, CONTRACT 3.2);
+ * Removes a member. Any member may remove themselves, whatever their role (leaving, behaviour §3.2);
  * the last owner may not, in either case.
  */
 export async function removeMember(db: Db, actor: OrganizationActor, input: z.infer<typeof removeMemberInput>) {
@@ -202,7 +202,7 @@ export async function removeMember(db: Db, actor: OrganizationActor, input: z.in
 }
 
 /**
- * One member, read for an actor whose membership is checked by the same query (CONTRACT 3.2: any
+ * One member, read for an actor whose membership is checked by the same query (behaviour §3.2: any
  * member may read): no row means the actor is not a member (403), a row without a member means
  * the target is not one (404).
  */
@@ -237,8 +237,8 @@ const memberListRows = pagedList(
 );
 
 /**
- * Members ordered by membership `created_at`, then `user_id` (CONTRACT 4): one page or all of them,
- * for any member (CONTRACT 3.2). The query joins the actor's own membership, so a non-member gets
+ * Members ordered by membership `created_at`, then `user_id` (behaviour §4): one page or all of them,
+ * for any member (behaviour §3.2). The query joins the actor's own membership, so a non-member gets
  * no rows; only then is the role read, to tell a non-member (403) from a page past the end.
  */
 export async function listMembers(

@@ -8,7 +8,7 @@
  *    read, which comes after the lock). On Galera, where locks are local to a node and certification
  *    only compares the rows transactions write, it makes any two changes to one organization
  *    conflict, so one of them is retried (transaction.ts) and sees the other's result.
- * 2. `appendEvent` records the change in the audit trail in the same transaction (CONTRACT 9): the
+ * 2. `appendEvent` records the change in the audit trail in the same transaction (behaviour §9): the
  *    event exists if and only if the change committed, and its id sorts after every earlier event
  *    of the organization, because it is made under the lock from the newest one.
  */

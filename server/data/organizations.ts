@@ -1,6 +1,6 @@
 /**
- * Organizations and the caller's memberships in them (interface 4.2, CONTRACT 4), and their
- * lifecycle (CONTRACT 8): read, update, delete, hand ownership over. Changes take the organization
+ * Organizations and the caller's memberships in them (behaviour §4.2, behaviour §4), and their
+ * lifecycle (behaviour §8): read, update, delete, hand ownership over. Changes take the organization
  * first (organization-changes.ts), read the roles they depend on under that lock, and record their
  * event in the same transaction.
  */

@@ -1,5 +1,5 @@
 /**
- * Opens the database named by DATABASE_URL, bounded as CONTRACT 10 asks when serving requests,
+ * Opens the database named by DATABASE_URL, bounded as behaviour §10 asks when serving requests,
  * and applies pending migrations when asked to.
  */
 import { dirname } from 'node:path';

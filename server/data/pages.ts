@@ -1,5 +1,5 @@
 /**
- * Keyset pagination for the lists (CONTRACT 6). A page ends at a row; the cursor names that row by
+ * Keyset pagination for the lists (behaviour §6). A page ends at a row; the cursor names that row by
  * its sort key (created_at, id), so pages stay stable while rows are added. The cursor is opaque
  * to callers: base64url JSON of [created_at in ms, id].
  */

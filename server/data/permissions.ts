@@ -1,20 +1,20 @@
 /**
- * The membership permission table of CONTRACT 3.2 as pure rules. The role-checking procedures use
+ * The membership permission table of behaviour §3.2 as pure rules. The role-checking procedures use
  * them on reads; membership changes apply them to the caller's role read under the organization's
  * row lock, so a role changed by a concurrent request cannot slip through.
  */
 import type { Role } from '../../shared/schemas.ts';
 import { conflict, forbidden } from '../errors.ts';
 
-/** Non-members and unknown organizations are told the same thing (CONTRACT 3.2). */
+/** Non-members and unknown organizations are told the same thing (behaviour §3.2). */
 export const notInOrganization = () => forbidden('You are not a member of this organization');
 
-/** Any member may read the organization's members (CONTRACT 3.2). */
+/** Any member may read the organization's members (behaviour §3.2). */
 export function assertCanReadMembers(role: Role | undefined): asserts role is Role {
   if (role === undefined) throw notInOrganization();
 }
 
-/** Owners and admins manage the organization and read its audit events (CONTRACT 3.2 and 9). */
+/** Owners and admins manage the organization and read its audit events (behaviour §3.2 and 9). */
 export const isOwnerOrAdmin = (role: Role | undefined): boolean => role === 'owner' || role === 'admin';
 
 /**

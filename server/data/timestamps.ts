@@ -1,5 +1,5 @@
 /**
- * The two timestamp forms of the contract (CONTRACT 5). Values arrive as `Date` from hydrated
+ * The two timestamp forms of the contract (behaviour §5). Values arrive as `Date` from hydrated
  * entities and as whatever the driver returns from projected rows, so both are normalised here.
  */
 export type StoredTimestamp = Date | string | number;

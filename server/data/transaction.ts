@@ -1,5 +1,5 @@
 /**
- * The one way the data layer changes data (CONTRACT 7 and 10): a transaction that
+ * The one way the data layer changes data (behaviour §7 and 10): a transaction that
  * - waits, in all, no longer than its request's budget: DB_TIMEOUT_MS from the moment the request
  *   got its Db (forRequest). Its turn, a write slot, a connection, each statement and each lock
  *   wait are bounded by the time left of it (admission.ts, mysql-pool.ts, unit-of-work.ts), so a
@@ -45,7 +45,7 @@ export interface TransactionSettings {
 export interface RequestScope {
   /** Aborted when the request is given up: a transaction not yet committed then rolls back. */
   signal?: AbortSignal;
-  /** The Idempotency-Key of a change request (CONTRACT 10). */
+  /** The Idempotency-Key of a change request (behaviour §10). */
   idempotency?: IdempotentRequest;
   /** Called when the answer is replayed from the idempotency store. */
   onReplay?: () => void;

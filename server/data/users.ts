@@ -1,4 +1,4 @@
-/** The caller's own user record (interface 4.1, CONTRACT 4). */
+/** The caller's own user record (behaviour §4.1, behaviour §4). */
 import type { z } from 'zod';
 import type { createUserInput, updateUserInput, User as UserView } from '../../shared/schemas.ts';
 import type { Caller } from '../auth/tokens.ts';

@@ -1,5 +1,5 @@
 /**
- * The methods each known path serves, for the 405 answer's `Allow` header (CONTRACT 5). Fastify
+ * The methods each known path serves, for the 405 answer's `Allow` header (behaviour §5). Fastify
  * answers a method a path does not serve as it answers an unknown path; this keeps every registered
  * path in a second router (find-my-way, the one Fastify itself routes with, so paths with
  * parameters match exactly as they do there) to tell the two apart.

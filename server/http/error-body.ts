@@ -1,5 +1,5 @@
 /**
- * Every error answered outside a procedure, in the shape its caller reads (CONTRACT 5): the
+ * Every error answered outside a procedure, in the shape its caller reads (behaviour §5): the
  * contract's body `{code, message}` on REST, tRPC's error shape under /trpc (what the typed client
  * turns into an ApiError). That covers Fastify's own errors (malformed JSON, body too large, wrong
  * media type), the router's (bad URL escape, path parameter too long), those Node's HTTP parser

@@ -30,7 +30,7 @@ type PathItem = Record<string, Operation>;
 
 const ERROR_BODY_SCHEMA = {
   type: 'object' as const,
-  description: 'Every error: a code to branch on and a message for a person (CONTRACT 5).',
+  description: 'Every error: a code to branch on and a message for a person.',
   properties: {
     code: { type: 'string' as const, enum: [...ERROR_CODES] },
     message: { type: 'string' as const },
@@ -48,7 +48,7 @@ const ERROR_BODY_SCHEMA = {
 };
 
 /**
- * These paths and every path under them are also served under /api (interface 4, CONTRACT 8), as
+ * These paths and every path under them are also served under /api (behaviour §4, behaviour §8), as
  * API_ALIAS in app.ts rewrites them.
  */
 const API_ALIASED = ['/users', '/organizations', '/invitations'];

@@ -1,5 +1,5 @@
 /**
- * The processing limit (CONTRACT 10): a request still running `limitMs` after it arrived is
+ * The processing limit (behaviour §10): a request still running `limitMs` after it arrived is
  * answered 503 (with Retry-After, as every 503), and its `givenUp` signal aborts, so that its
  * transaction rolls back instead of committing later (data/transaction.ts). The signal also aborts
  * when the connection closes before the answer was written. The limit is a backstop, a little past

@@ -1,5 +1,5 @@
 /**
- * Every 503 tells the client when to try again (CONTRACT 10): a database outage, a locked
+ * Every 503 tells the client when to try again (behaviour §10): a database outage, a locked
  * organization or a conflict that kept losing are expected to pass, and a client that waits a
  * moment (with jitter of its own) is better served than one that retries at once.
  */

@@ -1,5 +1,5 @@
 /**
- * Stopping behind a load balancer (CONTRACT 10). From the signal on, `/readyz` fails and every
+ * Stopping behind a load balancer (behaviour §10). From the signal on, `/readyz` fails and every
  * answer carries `Connection: close`, so balancers stop routing here and keep-alive clients open
  * their next connection elsewhere, while requests are still served. Once the listener is closing,
  * a request that still arrives on an open socket is refused with the contract's 503 (and, as every

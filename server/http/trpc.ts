@@ -78,7 +78,7 @@ function subscriptionRoutes(router: AppRouter, createContext: CreateContext) {
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
- * `Idempotency-Replayed` on a tRPC answer too, as on REST (CONTRACT 10). A request with an
+ * `Idempotency-Replayed` on a tRPC answer too, as on REST (behaviour §10). A request with an
  * Idempotency-Key holds one call (the typed client sends it alone), so the header is that call's.
  */
 const withReplayHeader =

@@ -1,5 +1,5 @@
 /**
- * An organization's audit events (CONTRACT 9), for its owners and admins: the REST list a poller
+ * An organization's audit events (behaviour §9), for its owners and admins: the REST list a poller
  * reads (GET /organizations/{organization_id}/events), the same as a tRPC page, and a tRPC
  * subscription (server-sent events) that delivers each new event as it commits on any instance.
  */

@@ -1,5 +1,5 @@
 /**
- * The two list endpoints in both forms (CONTRACT 6): REST returns the whole array unless
+ * The two list endpoints in both forms (behaviour §6): REST returns the whole array unless
  * `?limit=N` asks for a page, announcing the next one in a `Link` header; tRPC `*.page`
  * procedures return `{items, nextCursor}` for infinite queries. Their outputs are checked in place,
  * without zod's copy of every item (trpc/checked-output.ts).

@@ -22,7 +22,7 @@ export interface Context {
   authorization: string | undefined;
   /** Raw `organization_id` header; validated by the organization procedures. */
   organizationIdHeader: string | string[] | undefined;
-  /** Raw `Idempotency-Key` header; read by change procedures (CONTRACT 10). */
+  /** Raw `Idempotency-Key` header; read by change procedures (behaviour §10). */
   idempotencyKeyHeader: string | string[] | undefined;
   /** The path the caller asked for (before the /api alias is resolved), for links to it. */
   requestPath: string;

@@ -1,5 +1,5 @@
 /**
- * The Idempotency-Key header of a change request (CONTRACT 10), read for the change procedures.
+ * The Idempotency-Key header of a change request (behaviour §10), read for the change procedures.
  */
 import { idempotencyKeySchema } from '../../shared/schemas.ts';
 import { fingerprint, KEYS_KEPT_MS, type IdempotentRequest } from '../data/idempotency.ts';

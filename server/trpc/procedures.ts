@@ -1,5 +1,5 @@
 /**
- * Role checks as procedure builders (CONTRACT 3): each adds what it proved to the context, so a
+ * Role checks as procedure builders (behaviour §3): each adds what it proved to the context, so a
  * procedure's builder says who may call it and its handler holds no permission ifs.
  */
 import { organizationPathInput } from '../../shared/lifecycle.ts';
@@ -16,7 +16,7 @@ import {
 import { idempotentRequest } from './idempotency.ts';
 import { isBadRequest, publicProcedure } from './init.ts';
 
-/** A caller with a valid bearer token (CONTRACT 2); a change may carry an Idempotency-Key. */
+/** A caller with a valid bearer token (behaviour §2); a change may carry an Idempotency-Key. */
 export const authenticatedProcedure = publicProcedure.use(async ({ ctx, next, type, path, getRawInput }) => {
   const caller = await ctx.verifyToken(ctx.authorization);
   const idempotency = type === 'mutation' ? await idempotentRequest(ctx, caller.userId, path, getRawInput) : undefined;
@@ -25,7 +25,7 @@ export const authenticatedProcedure = publicProcedure.use(async ({ ctx, next, ty
   return next({ ctx: { caller, db } });
 });
 
-/** POST /users and POST /organizations: the token's role must be owner or admin (CONTRACT 3.1). */
+/** POST /users and POST /organizations: the token's role must be owner or admin (behaviour §3.1). */
 export const creatorProcedure = authenticatedProcedure.use(({ ctx, next }) => {
   const role = ctx.caller.tokenRole;
   if (ctx.settings.REQUIRE_CREATOR_ROLE && role !== 'owner' && role !== 'admin') {
@@ -70,14 +70,14 @@ const organizationRoleProcedure = (assertRole: (role: Role | undefined) => void)
     return result;
   });
 
-/** Any member of the organization named by the `organization_id` header (CONTRACT 3.2). */
+/** Any member of the organization named by the `organization_id` header (behaviour §3.2). */
 export const organizationMemberProcedure = organizationRoleProcedure(assertCanReadMembers);
 
 /** An owner or admin changing the organization's members. */
 export const organizationManagerProcedure = organizationRoleProcedure(assertCanManageMembers);
 
 /**
- * The caller acting on the organization named by `{organization_id}` in the path (CONTRACT 8: the
+ * The caller acting on the organization named by `{organization_id}` in the path (behaviour §8: the
  * header's rules), membership not yet checked: for a procedure whose own queries check it. The id
  * is parsed before anything else is read, so a malformed one is 400 (order: token, path id, role,
  * body).

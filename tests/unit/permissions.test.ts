@@ -11,7 +11,7 @@ const codeOf = (action: () => void): string | undefined => {
   }
 };
 
-describe('membership permission rules (CONTRACT 3.2)', () => {
+describe('membership permission rules (behaviour §3.2)', () => {
   it('lets owners and admins manage members, nobody else', () => {
     expect(codeOf(() => assertCanManageMembers('owner'))).toBeUndefined();
     expect(codeOf(() => assertCanManageMembers('admin'))).toBeUndefined();

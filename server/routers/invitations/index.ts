@@ -1,5 +1,5 @@
 /**
- * Invitations (CONTRACT 8), one procedure a file. The organization's side: create, list and revoke
+ * Invitations (behaviour §8), one procedure a file. The organization's side: create, list and revoke
  * under /organizations/{organization_id}/invitations. The invitee's side: their own list at
  * /invitations, accept and decline. All also under /api.
  */
