@@ -2,10 +2,12 @@
  * `npm run bench:ab -- ENTRY_A ENTRY_B [...]`: two or more server bundles (the service's
  * `dist/server/main.js` of two commits, or the baseline's `dist/bench/baseline.js`) measured in
  * turns on one seeded MariaDB database, the order of the servers alternating from round to round,
- * so that the machine's drift falls on each alike. Per scenario and server it prints the median
- * requests per second, CPU time per request and statements sent per request (MariaDB's
- * `Questions`). For a verdict on a change of a few per cent, which one `npm run bench` cannot give
- * on a machine whose figures move by 10 to 30 % from run to run.
+ * so that the machine's drift falls on each alike. The scenarios are those of `npm run bench`
+ * (bench/scenarios.ts), each one timed here, (g) too, and what it changes put back after its
+ * measured run. Per scenario and server it prints the median requests per second, CPU time per
+ * request and statements sent per request (MariaDB's `Questions`). For a verdict on a change of a
+ * few per cent, which one `npm run bench` cannot give on a machine whose figures move by 10 to 30 %
+ * from run to run.
  *
  * Settings: AB_SCENARIOS (letters, default `abcegh`; `d`, the list of 10,000 members, seeds 10,000
  * users more), AB_ROUNDS (default 4), AB_SECONDS (measured seconds per scenario and round, default
@@ -15,23 +17,17 @@
 import { execFileSync } from 'node:child_process';
 import { basename, resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { pooled } from '../tests/support/pooled.ts';
-import { restCall } from '../tests/support/rest-call.ts';
 import { SERVICE_ARGUMENTS, SERVICE_ENTRY, spawnService, type ServiceProcess } from '../tests/support/process.ts';
-import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
+import { TEST_SECRET } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
-import { newUsers, roleFlips } from './loads.ts';
-import { seedOrganization, type SeedCall } from './seed.ts';
 import { cpuMicroseconds } from './process-usage.ts';
+import { autocannonOptions, scenariosOf, title } from './scenarios.ts';
+import { seed } from './seed.ts';
 
-const SCENARIO_LETTERS = process.env.AB_SCENARIOS ?? 'abcegh';
+const SCENARIOS = scenariosOf(process.env.AB_SCENARIOS ?? 'abcegh');
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 4);
 const SECONDS = Number(process.env.AB_SECONDS ?? 5);
 const WARMUP_SECONDS = 2;
-const CONNECTIONS = 32;
-const MEMBERS = 100;
-/** The big organization's members, and its owner's user number, seeded only for scenario (d). */
-const BIG = { owner: 1_000, members: 10_000 };
 
 const entries = process.argv.slice(2).map((entry) => resolve(entry));
 if (entries.length < 1) {
@@ -39,95 +35,7 @@ if (entries.length < 1) {
   process.exit(2);
 }
 
-const userId = (index: number) => `ab-user-${index}`;
-const email = (index: number) => `${userId(index)}@example.com`;
-const owner = (index: number) => tokenFor(userId(index), { role: 'owner', expiresIn: '2h' });
-const json = { 'content-type': 'application/json' };
-
-/** A seeding call as user `as`, which must succeed. */
-async function call(baseUrl: string, method: string, path: string, as: number, body: object, organizationId?: string) {
-  const answer = await restCall(baseUrl, method, path, await owner(as), body, organizationId);
-  if (answer.status >= 300) throw new Error(`${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
-  return answer.body;
-}
-
-/**
- * An organization owned by user `from`, of users `from` to `from + members - 1`, created with those
- * users (and 32 more, outside it, for the changes): its id.
- */
-async function seedUsersAndOrganization(baseUrl: string, from: number, members: number): Promise<string> {
-  await pooled(members + CONNECTIONS, CONNECTIONS, (offset) =>
-    call(baseUrl, 'POST', '/users', from + offset, {
-      first_name: 'A',
-      last_name: `B${from + offset}`,
-      email: email(from + offset),
-    }),
-  );
-  const seedCall: SeedCall = (method, path, as, body, organizationId) =>
-    call(baseUrl, method, path, as, body, organizationId);
-  return seedOrganization(seedCall, from, members, 'ab', email);
-}
-
-type Load = Partial<autocannon.Options> & { path?: string };
 let runs = 0;
-
-interface Organizations {
-  small: string;
-  /** Seeded only when (d) is selected. */
-  big?: string;
-}
-
-const SCENARIOS: Record<
-  string,
-  { name: string; connections?: number; load: (organizations: Organizations) => Promise<Load> }
-> = {
-  a: {
-    name: 'GET /api/users',
-    load: async () => ({ path: '/api/users', headers: { authorization: `Bearer ${await owner(0)}` } }),
-  },
-  b: {
-    name: 'GET /organization-user/{id}',
-    load: async ({ small }) => ({
-      path: `/organization-user/${userId(50)}`,
-      headers: { authorization: `Bearer ${await owner(0)}`, organization_id: small },
-    }),
-  },
-  c: {
-    name: `GET /organization-user, ${MEMBERS}`,
-    load: async ({ small }) => ({
-      path: '/organization-user',
-      headers: { authorization: `Bearer ${await owner(0)}`, organization_id: small },
-    }),
-  },
-  d: {
-    name: `GET /organization-user, ${BIG.members.toLocaleString('en')}`,
-    connections: 4,
-    load: async ({ big }) => ({
-      path: '/organization-user',
-      headers: { authorization: `Bearer ${await owner(BIG.owner)}`, organization_id: big! },
-    }),
-  },
-  e: {
-    name: 'PUT /organization-user role flip',
-    load: async ({ small }) => {
-      let next = 1;
-      return roleFlips(await owner(0), small, () => userId(next++));
-    },
-  },
-  g: {
-    name: 'POST /users, new caller each',
-    load: () => newUsers(`ab-new-${++runs}`, 40_000),
-  },
-  h: {
-    name: 'POST /organizations',
-    load: async () => ({
-      method: 'POST',
-      path: '/organizations',
-      headers: { authorization: `Bearer ${await owner(1)}`, ...json },
-      body: JSON.stringify({ organization_name: 'ab created', organization_description: '' }),
-    }),
-  },
-};
 
 /** MariaDB's counts of statements received, and of those that ran as prepared statements. */
 async function statementCounts(connection: Awaited<ReturnType<typeof createDatabase>>['connection']) {
@@ -168,9 +76,7 @@ async function main() {
   try {
     const seeder = await spawnService({ ...env, SCRIPT: entries[0]! }, { discardLogsAfterStart: true });
     servers.push(seeder);
-    const organizations: Organizations = { small: await seedUsersAndOrganization(seeder.baseUrl, 0, MEMBERS) };
-    if (SCENARIO_LETTERS.includes('d'))
-      organizations.big = await seedUsersAndOrganization(seeder.baseUrl, BIG.owner, BIG.members);
+    const seeded = await seed(seeder.baseUrl, { big: SCENARIOS.some((scenario) => scenario.letter === 'd') });
     seeder.kill();
     for (let round = 0; round < ROUNDS; round++) {
       const order = entries.map((_, index) => index);
@@ -185,12 +91,12 @@ async function main() {
           { discardLogsAfterStart: true },
         );
         servers.push(server);
-        for (const letter of SCENARIO_LETTERS) {
-          const scenario = SCENARIOS[letter]!;
-          const { path, ...load } = await scenario.load(organizations);
-          const connections = scenario.connections ?? CONNECTIONS;
+        for (const scenario of SCENARIOS) {
+          // One load for the warm-up and the measured run that follows it.
+          const size = { duration: WARMUP_SECONDS + SECONDS };
+          const load = await scenario.load(seeded, { id: String(++runs), size });
           const drive = (duration: number) =>
-            autocannon({ url: `${server.baseUrl}${path ?? ''}`, connections, duration, ...load });
+            autocannon(autocannonOptions(server.baseUrl, scenario, load, { duration }));
           await drive(WARMUP_SECONDS);
           const cpuBefore = cpuMicroseconds(server.pid);
           const databaseCpuBefore = cpuMicroseconds(databasePid);
@@ -201,9 +107,10 @@ async function main() {
           const cpu = cpuMicroseconds(server.pid) - cpuBefore;
           const databaseCpu = cpuMicroseconds(databasePid) - databaseCpuBefore;
           const loadCpu = process.cpuUsage(loadCpuBefore);
+          await scenario.reset?.({ baseUrl: server.baseUrl, seeded, database: database.connection });
           if (result.non2xx || result.errors)
-            console.error(`${letter} ${entries[index]}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-          const key = `${letter} ${index}`;
+            console.error(`${scenario.letter} ${entries[index]}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+          const key = `${scenario.letter} ${index}`;
           samples.set(key, [
             ...(samples.get(key) ?? []),
             {
@@ -227,15 +134,16 @@ async function main() {
     for (const server of servers) server.kill();
     await database.drop();
   }
-  console.log(`median of ${ROUNDS} rounds, ${SECONDS} s each, ${CONNECTIONS} connections (d: 4)`);
+  const connections = SCENARIOS.map((scenario) => `(${scenario.letter}) ${scenario.connections}`).join(', ');
+  console.log(`median of ${ROUNDS} rounds, ${SECONDS} s each, connections: ${connections}`);
   entries.forEach((entry, index) => console.log(`[${index}] ${entry}`));
   const rows = [];
-  for (const letter of SCENARIO_LETTERS) {
+  for (const scenario of SCENARIOS) {
     for (let index = 0; index < entries.length; index++) {
-      const list = samples.get(`${letter} ${index}`)!;
-      const first = samples.get(`${letter} 0`)!;
+      const list = samples.get(`${scenario.letter} ${index}`)!;
+      const first = samples.get(`${scenario.letter} 0`)!;
       rows.push({
-        scenario: `(${letter}) ${SCENARIOS[letter]!.name}`,
+        scenario: title(scenario),
         server: index,
         'req/s': Math.round(median(list.map((sample) => sample.rps))),
         'CPU µs/req': Math.round(median(list.map((sample) => sample.cpuMicros))),

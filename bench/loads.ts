@@ -1,4 +1,4 @@
-/** Loads that `npm run bench` and `npm run bench:ab` drive alike, as autocannon options. */
+/** The loads of the scenarios that change data (bench/scenarios.ts), as autocannon options. */
 import type autocannon from 'autocannon';
 import { tokenFor } from '../tests/support/tokens.ts';
 
@@ -24,6 +24,39 @@ export function roleFlips(
           body: JSON.stringify({ user_id, role }),
         })),
       );
+    },
+  };
+}
+
+/**
+ * `POST` then `DELETE /organization-user` by the organization's owner: each connection adds its own
+ * user (`nextUser()` gives one per connection, by id and e-mail), then removes it, and again.
+ */
+export function addsAndRemoves(
+  ownerToken: string,
+  organizationId: string,
+  nextUser: () => { userId: string; email: string },
+): Partial<autocannon.Options> {
+  return {
+    headers: { authorization: `Bearer ${ownerToken}`, organization_id: organizationId, ...json },
+    setupClient: (client) => {
+      const { userId, email } = nextUser();
+      client.setRequests([
+        { method: 'POST', path: '/organization-user', body: JSON.stringify({ email, role: 'member' }) },
+        { method: 'DELETE', path: '/organization-user', body: JSON.stringify({ user_id: userId }) },
+      ]);
+    },
+  };
+}
+
+/** `POST /organizations` named `name`: each connection creates them as its own caller, from `creatorTokens` in turn. */
+export function organizationCreations(creatorTokens: string[], name: string): Partial<autocannon.Options> {
+  let nextCreator = 0;
+  const body = JSON.stringify({ organization_name: name, organization_description: 'bench' });
+  return {
+    setupClient: (client) => {
+      const authorization = `Bearer ${creatorTokens[nextCreator++ % creatorTokens.length]}`;
+      client.setRequests([{ method: 'POST', path: '/organizations', headers: { authorization, ...json }, body }]);
     },
   };
 }

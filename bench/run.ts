@@ -1,13 +1,13 @@
 /**
  * `npm run bench`: the service against the hand-written baseline (bench/baseline.ts), both on one
  * fresh MariaDB database with the same data, started as in production. Seeds through the service's
- * REST API, then drives each scenario with autocannon against the two servers, both started afresh
- * for it, in turns (service, baseline, baseline, service, each run half the duration after its
- * warm-up, so that the machine's drift falls on both alike: see inTurns; whatever a scenario
- * changes is put back before the next run), and prints per scenario: req/s and the
- * service/baseline ratio, p50/p99, non-2xx, peak RSS and CPU per request of each server; then what
- * added things cost the service (below); then the start to first answer; then PASS/FAIL against
- * the issue's targets; then all of it as JSON.
+ * REST API (bench/seed.ts), then drives each scenario (bench/scenarios.ts) with autocannon against
+ * the two servers, both started afresh for it, in turns (service, baseline, baseline, service, each
+ * run half the duration after its warm-up, so that the machine's drift falls on both alike: see
+ * inTurns; whatever a scenario changes is put back before the next run), and prints per scenario:
+ * req/s and the service/baseline ratio, p50/p99, non-2xx, peak RSS and CPU per request of each
+ * server; then what added things cost the service (below); then the start to first answer; then
+ * PASS/FAIL against the issue's targets; then all of it as JSON.
  *
  * What added things cost: each selected scenario runs on the service without and with the thing,
  * in the same turns, and the slowdown in req/s is checked: BENCH_SUBSCRIPTIONS audit event
@@ -27,18 +27,15 @@
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import autocannon from 'autocannon';
-import mysql from 'mysql2/promise';
-import { pooled } from '../tests/support/pooled.ts';
 import { freePorts } from '../tests/support/ports.ts';
 import { buildServer, bundle } from '../server/build.ts';
 import { projectRoot, SERVICE_ARGUMENTS, spawnService, type ServiceProcess } from '../tests/support/process.ts';
-import { restCall } from '../tests/support/rest-call.ts';
-import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
+import { TEST_SECRET } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
-import { newUsers, roleFlips } from './loads.ts';
 import { heldSubscriptions, scrapeMetrics, type Check, type HeldLoad } from './overheads.ts';
 import { cpuMicroseconds, rssMegabytes } from './process-usage.ts';
-import { seedOrganization, type SeedCall } from './seed.ts';
+import { autocannonOptions, scenariosOf, title, type ResetTarget, type RunSize, type Scenario } from './scenarios.ts';
+import { ownerToken, seed, SMALL, usersSeeded } from './seed.ts';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
@@ -47,223 +44,17 @@ const ONLY = process.env.BENCH_SCENARIOS ?? 'abcdefgh';
 const SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1000);
 /** `BENCH_EXTRAS=0`: no comparisons with held loads and metrics. */
 const EXTRAS = process.env.BENCH_EXTRAS !== '0';
-const BIG = { owner: 0, members: 10_000 };
-const SMALL = { owner: 10_000, members: 100 };
 /**
- * Users in neither organization, whom (f) adds and removes: enough for each of its four runs
- * (warm-up and measured, per server) to have its own, so that a request still in flight when one
- * run ends cannot meet the next one.
- */
-const SPARE_FROM = 10_100;
-const SPARES = 4 * 32;
-let sparesTaken = 0;
-const USERS = SPARE_FROM + SPARES;
-const USERS_CREATED = 10_000;
-const CREATED_ORGANIZATION_NAME = 'bench created';
-
-/**
- * The issue's targets: the service against the baseline, its start, and the most a held load and
- * the metrics listener may slow it down.
+ * The issue's targets: the service against the baseline (`ratio`, or the scenario's own in
+ * TARGET_RATIOS), its start, and the most a held load and the metrics listener may slow it down.
  */
 const TARGETS = { ratio: 0.75, rssRatio: 1.5, startMs: 1000, heldLoadSlowdown: 0.1, metricsSlowdown: 0.05 };
+/** The least service/baseline ratio of requests per second the issue asks for, where not `TARGETS.ratio`. */
+const TARGET_RATIOS: Record<string, number> = { d: 0.9, g: 0.6 };
+const targetRatio = (scenario: Scenario) => TARGET_RATIOS[scenario.letter] ?? TARGETS.ratio;
 
 /** A server of the run: its log lines are read but not kept (see discardLogsAfterStart). */
 const serve = (env: Record<string, string>) => spawnService(env, { discardLogsAfterStart: true });
-
-const userId = (index: number) => `bench-user-${index}`;
-const email = (index: number) => `${userId(index)}@example.com`;
-
-const tokens = new Map<number, string>();
-/** A token for seeded user `index`, with the `owner` role claim the creation endpoints ask for. */
-async function ownerToken(index: number): Promise<string> {
-  if (!tokens.has(index)) tokens.set(index, await tokenFor(userId(index), { role: 'owner', expiresIn: '2h' }));
-  return tokens.get(index)!;
-}
-
-/** A REST call as user `index`; statuses in `tolerated` count as done too. Its JSON body. */
-async function send(
-  baseUrl: string,
-  request: { method: string; path: string; as: number; body: object; organizationId?: string },
-  tolerated: number[] = [],
-) {
-  const { method, path, body, organizationId } = request;
-  const answer = await restCall(baseUrl, method, path, await ownerToken(request.as), body, organizationId);
-  if (answer.status >= 300 && !tolerated.includes(answer.status)) {
-    throw new Error(`${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
-  }
-  return answer.body;
-}
-
-interface Organizations {
-  small: string;
-  big: string;
-}
-
-async function seed(baseUrl: string): Promise<Organizations> {
-  await pooled(USERS, 32, async (index) => {
-    await send(baseUrl, {
-      method: 'POST',
-      path: '/users',
-      as: index,
-      body: { first_name: `First${index}`, last_name: `Last${index}`, email: email(index) },
-    });
-  });
-  const call: SeedCall = (method, path, as, body, organizationId) =>
-    send(baseUrl, { method, path, as, body, organizationId });
-  const organization = (owner: number, members: number) =>
-    seedOrganization(call, owner, members, `bench ${members}`, email);
-  return { small: await organization(SMALL.owner, SMALL.members), big: await organization(BIG.owner, BIG.members) };
-}
-
-/** What a scenario's load is built from. */
-interface Context {
-  organizations: Organizations;
-  /** Tokens of the owners of the two organizations. */
-  owners: Organizations;
-  /** Unique to each load run (warm-up or measured, per server), for scenarios that create records. */
-  run: string;
-}
-
-interface Scenario {
-  name: string;
-  connections: number;
-  /** Requests in all, when the scenario measures the time a fixed job takes instead of a rate. */
-  amount?: number;
-  /** The least service/baseline ratio of requests per second the issue asks for. */
-  target: number;
-  options: (context: Context) => Partial<autocannon.Options> | Promise<Partial<autocannon.Options>>;
-  /**
-   * Puts back the state the scenario changes, after the warm-up and after the measured run, so that
-   * each run starts from the seeded data.
-   */
-  reset?: (target: { baseUrl: string; organizations: Organizations; database: mysql.Connection }) => Promise<void>;
-}
-
-const json = { 'content-type': 'application/json' };
-
-const SCENARIOS: Scenario[] = [
-  {
-    name: '(a) GET /api/users',
-    connections: 32,
-    target: TARGETS.ratio,
-    options: ({ owners }) => ({
-      method: 'GET',
-      path: '/api/users',
-      headers: { authorization: `Bearer ${owners.small}` },
-    }),
-  },
-  {
-    name: '(b) GET /organization-user/{id}, 100',
-    connections: 32,
-    target: TARGETS.ratio,
-    options: ({ organizations, owners }) => ({
-      method: 'GET',
-      path: `/organization-user/${userId(SMALL.owner + 50)}`,
-      headers: { authorization: `Bearer ${owners.small}`, organization_id: organizations.small },
-    }),
-  },
-  {
-    name: '(c) GET /organization-user, 100',
-    connections: 32,
-    target: TARGETS.ratio,
-    options: ({ organizations, owners }) => ({
-      method: 'GET',
-      path: '/organization-user',
-      headers: { authorization: `Bearer ${owners.small}`, organization_id: organizations.small },
-    }),
-  },
-  {
-    name: '(d) GET /organization-user, 10,000',
-    connections: 4,
-    target: 0.9,
-    options: ({ organizations, owners }) => ({
-      method: 'GET',
-      path: '/organization-user',
-      headers: { authorization: `Bearer ${owners.big}`, organization_id: organizations.big },
-    }),
-  },
-  {
-    name: '(e) PUT /organization-user flip role',
-    connections: 32,
-    target: TARGETS.ratio,
-    options: ({ organizations, owners }) => {
-      let nextMember = SMALL.owner + 1;
-      // Each connection flips its own member: admin, then member, and again.
-      return roleFlips(owners.small, organizations.small, () => userId(nextMember++));
-    },
-  },
-  {
-    name: '(f) POST then DELETE /organization-user',
-    connections: 32,
-    target: TARGETS.ratio,
-    options: ({ organizations, owners }) => ({
-      headers: { authorization: `Bearer ${owners.small}`, organization_id: organizations.small, ...json },
-      // Each connection adds its own spare user, then removes it, and again.
-      setupClient: (client) => {
-        const spare = SPARE_FROM + (sparesTaken++ % SPARES);
-        client.setRequests([
-          {
-            method: 'POST',
-            path: '/organization-user',
-            body: JSON.stringify({ email: email(spare), role: 'member' }),
-          },
-          { method: 'DELETE', path: '/organization-user', body: JSON.stringify({ user_id: userId(spare) }) },
-        ]);
-      },
-    }),
-    // A run stops between a POST and its DELETE: the spares still in the organization leave it.
-    reset: async ({ baseUrl, organizations }) => {
-      await pooled(SPARES, 8, (offset) =>
-        send(
-          baseUrl,
-          {
-            method: 'DELETE',
-            path: '/organization-user',
-            as: SMALL.owner,
-            body: { user_id: userId(SPARE_FROM + offset) },
-            organizationId: organizations.small,
-          },
-          [404],
-        ),
-      );
-    },
-  },
-  {
-    name: `(g) POST /users, ${USERS_CREATED.toLocaleString('en')} new`,
-    connections: 32,
-    amount: USERS_CREATED,
-    target: 0.6,
-    // Each request is a new caller; a few more signed than requested (see newUsers).
-    options: ({ run }) => newUsers(`bench-new-${run}`, USERS_CREATED + 64),
-    reset: async ({ database }) => {
-      await database.query("delete from users where id like 'bench-new-%'");
-    },
-  },
-  {
-    name: '(h) POST /organizations',
-    connections: 32,
-    target: TARGETS.ratio,
-    options: async () => {
-      // One creator per connection, among the seeded users.
-      const creators = await Promise.all(Array.from({ length: 32 }, (_, index) => ownerToken(BIG.owner + 1 + index)));
-      let nextCreator = 0;
-      const body = JSON.stringify({ organization_name: CREATED_ORGANIZATION_NAME, organization_description: 'bench' });
-      return {
-        setupClient: (client) => {
-          const authorization = `Bearer ${creators[nextCreator++ % creators.length]}`;
-          client.setRequests([{ method: 'POST', path: '/organizations', headers: { authorization, ...json }, body }]);
-        },
-      };
-    },
-    reset: async ({ database }) => {
-      await database.query(
-        `delete e from organization_events e join organizations o on o.id = e.organization_id where o.name = ?`,
-        [CREATED_ORGANIZATION_NAME],
-      );
-      await database.query('delete from organizations where name = ?', [CREATED_ORGANIZATION_NAME]);
-    },
-  },
-];
 
 /** Loads held open on the service while the selected scenarios run once more (see underHeldLoads). */
 const HELD_LOADS: HeldLoad[] = [heldSubscriptions(SUBSCRIPTIONS)];
@@ -285,7 +76,7 @@ interface Figures {
 let runs = 0;
 
 /** What a scenario runs against: the data seeded, and the database to put things back directly. */
-type Setting = Omit<Context, 'run'> & { database: mysql.Connection };
+type Setting = Omit<ResetTarget, 'baseUrl'>;
 
 /** `share`: the part of BENCH_DURATION (or of a fixed amount) the measured run takes. */
 async function drive(server: ServiceProcess, scenario: Scenario, setting: Setting, share = 1): Promise<Figures> {
@@ -293,20 +84,11 @@ async function drive(server: ServiceProcess, scenario: Scenario, setting: Settin
   let peak = rssMegabytes(pid);
   const sampler = setInterval(() => (peak = Math.max(peak, rssMegabytes(pid))), 100);
   const load = async (measured: boolean) => {
-    // autocannon takes a single request's path as part of the URL.
-    const { path, ...options } = (await scenario.options({
-      ...setting,
-      run: String(++runs),
-    })) as Partial<autocannon.Options> & { path?: string };
-    const size = scenario.amount
+    const size: RunSize = scenario.amount
       ? { amount: measured ? Math.ceil(scenario.amount * share) : Math.ceil(scenario.amount / 10) }
       : { duration: measured ? DURATION * share : WARMUP };
-    return autocannon({
-      url: `${server.baseUrl}${path ?? ''}`,
-      connections: scenario.connections,
-      ...size,
-      ...options,
-    });
+    const options = await scenario.load(setting.seeded, { id: String(++runs), size });
+    return autocannon(autocannonOptions(server.baseUrl, scenario, options, size));
   };
   if (WARMUP > 0) {
     await load(false);
@@ -407,7 +189,7 @@ function compared(
   maxSlowdown: number,
 ): Comparison {
   const slowdown = Math.round((1 - withIt.requestsPerSecond / without.requestsPerSecond) * 100) / 100;
-  return { added, scenario: scenario.name, without, with: withIt, slowdown, maxSlowdown };
+  return { added, scenario: title(scenario), without, with: withIt, slowdown, maxSlowdown };
 }
 
 const failures = (figures: Figures) => figures.non2xx + figures.errors;
@@ -507,8 +289,8 @@ async function underHeldLoads(env: Record<string, string>, selected: Scenario[],
               return await drive(server, scenario, setting, share);
             } finally {
               const check = await release();
-              held.push({ ...check, target: `${scenario.name} with ${load.name}: ${check.target}` });
-              console.error(`${scenario.name} with ${load.name}: ${check.value}`);
+              held.push({ ...check, target: `${title(scenario)} with ${load.name}: ${check.target}` });
+              console.error(`${title(scenario)} with ${load.name}: ${check.value}`);
             }
           },
         );
@@ -540,7 +322,7 @@ async function metricsOverhead(env: Record<string, string>, selected: Scenario[]
         (share) => drive(measured, scenario, setting, share),
       );
       comparisons.push(compared('METRICS_PORT', scenario, without, withIt, TARGETS.metricsSlowdown));
-      console.error(`${scenario.name} with METRICS_PORT: done`);
+      console.error(`${title(scenario)} with METRICS_PORT: done`);
     }
     return { comparisons, checks: [await scrapeMetrics(`http://127.0.0.1:${metricsPort}/metrics`)] };
   } finally {
@@ -572,7 +354,9 @@ function report(rows: Row[], comparisons: Comparison[], addedChecks: Check[], st
     })),
   );
   for (const row of rows.filter((candidate) => candidate.amount)) {
-    console.log(`${row.scenario}: service ${row.service.seconds} s, baseline ${row.baseline.seconds} s in all`);
+    console.log(
+      `${row.scenario}, ${row.amount!.toLocaleString('en')} requests: service ${row.service.seconds} s, baseline ${row.baseline.seconds} s in all`,
+    );
   }
   for (const [what, ms] of Object.entries(startup))
     console.log(`start to first answer, ${what} (median of 3): ${ms} ms`);
@@ -632,34 +416,26 @@ async function main(): Promise<void> {
     const seeder = await serve(env);
     servers.push(seeder);
     const seedStart = performance.now();
-    const organizations = await seed(seeder.baseUrl);
+    const seeded = await seed(seeder.baseUrl, { big: true });
     console.error(
-      `seeded ${USERS} users and organizations of 100 and 10,000 members in ${Math.round(performance.now() - seedStart)} ms`,
+      `seeded ${usersSeeded({ big: true })} users and organizations of 100 and 10,000 members in ${Math.round(performance.now() - seedStart)} ms`,
     );
     await stop([seeder]);
     const profileDir = process.env.BENCH_PROFILE_DIR;
     const profiled = (name: string) =>
       profileDir && { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir} --cpu-prof-name=${name}.cpuprofile` };
-    const setting = {
-      database: database.connection,
-      organizations,
-      owners: {
-        small: await tokenFor(userId(SMALL.owner), { expiresIn: '2h' }),
-        big: await tokenFor(userId(BIG.owner), { expiresIn: '2h' }),
-      },
-    };
+    const setting = { database: database.connection, seeded };
 
-    const selected = SCENARIOS.filter((candidate) => ONLY.includes(candidate.name[1]!));
+    const selected = scenariosOf(ONLY);
     const rows: Row[] = [];
     for (const scenario of selected) {
       // Both servers start afresh for each scenario, on the seeded database: a scenario's peak RSS is
       // then its own, not the heap that the seeding or an earlier scenario grew and V8 has or has not
       // given back yet (in one run the baseline's fell from 278 to 164 MB between two scenarios,
       // while the service's stayed at the 366 MB the 10,000-member list had grown).
-      const letter = scenario.name[1]!;
-      const service = await serve({ ...env, ...profiled(`service-${letter}`) });
+      const service = await serve({ ...env, ...profiled(`service-${scenario.letter}`) });
       servers.push(service);
-      const baseline = await serve({ ...env, SCRIPT: BASELINE_ENTRY, ...profiled(`baseline-${letter}`) });
+      const baseline = await serve({ ...env, SCRIPT: BASELINE_ENTRY, ...profiled(`baseline-${scenario.letter}`) });
       servers.push(baseline);
       const [ofService, ofBaseline] = await inTurns(
         (share) => drive(service, scenario, setting, share),
@@ -667,22 +443,22 @@ async function main(): Promise<void> {
       );
       await stop(servers.splice(0));
       rows.push({
-        scenario: scenario.name,
+        scenario: title(scenario),
         connections: scenario.connections,
         amount: scenario.amount,
-        target: scenario.target,
+        target: targetRatio(scenario),
         service: ofService,
         baseline: ofBaseline,
         ratio: Math.round((ofService.requestsPerSecond / ofBaseline.requestsPerSecond) * 100) / 100,
         rssRatio: Math.round((ofService.peakRssMb / ofBaseline.peakRssMb) * 100) / 100,
       });
-      console.error(`${scenario.name}: done`);
+      console.error(`${title(scenario)}: done`);
     }
 
     const held = EXTRAS ? await underHeldLoads(env, selected, setting) : { comparisons: [], checks: [] };
     const metrics = EXTRAS ? await metricsOverhead(env, selected, setting) : { comparisons: [], checks: [] };
 
-    const firstAnswerToken = await tokenFor(userId(SMALL.owner), { expiresIn: '2h' });
+    const firstAnswerToken = await ownerToken(SMALL.owner);
     const startup = {
       'service, embedded database': await startToFirstAnswer(
         SERVICE_ARGUMENTS,

@@ -1,10 +1,10 @@
 /**
  * `npm run bench:tokens`: CPU time per HS256 verification, jose's `jwtVerify` (WebCrypto, key
- * imported once) against the service's node:crypto verifier (server/auth/hs256.ts), same token and
+ * imported once) against the service's node:crypto verifier (server/platform/auth/hs256.ts), same token and
  * claim checks. The figures behind the choice documented in hs256.ts.
  */
 import { jwtVerify } from 'jose';
-import { hs256Verifier } from '../server/auth/hs256.ts';
+import { hs256Verifier } from '../server/platform/auth/hs256.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 
 const VERIFICATIONS = 20_000;

@@ -1,0 +1,171 @@
+/**
+ * The scenarios (a) to (h), written once for `npm run bench` (bench/run.ts) and `npm run bench:ab`
+ * (bench/ab.ts), which measure them each its own way: each scenario's letter, name, connections,
+ * the load it drives (autocannon options) built from the seeded data (bench/seed.ts) for a run,
+ * whether it is a fixed amount of requests, and how what it changes is put back.
+ */
+import type autocannon from 'autocannon';
+import type mysql from 'mysql2/promise';
+import { pooled } from '../tests/support/pooled.ts';
+import { addsAndRemoves, newUsers, organizationCreations, roleFlips } from './loads.ts';
+import { callAs, email, ownerToken, SMALL, SPARES, userId, type Seeded } from './seed.ts';
+
+/** autocannon's options for a run; `path`, that of a run of one request, goes into the URL. */
+export type Load = Partial<autocannon.Options> & { path?: string };
+
+/** How much a run sends: so many requests, or for so many seconds. */
+export type RunSize = { amount: number } | { duration: number };
+
+/** One run of a scenario's load: a warm-up or a measured run. */
+export interface Run {
+  /** Unique to the run: a scenario that creates records names them with it. */
+  id: string;
+  /** What the load is built for: (g) signs a caller for each request the run may send. */
+  size: RunSize;
+}
+
+/** Where a reset puts things back. */
+export interface ResetTarget {
+  baseUrl: string;
+  seeded: Seeded;
+  database: mysql.Connection;
+}
+
+export interface Scenario {
+  letter: string;
+  name: string;
+  connections: number;
+  /**
+   * Requests in all, when `npm run bench` measures the time a fixed job takes instead of a rate
+   * (`npm run bench:ab` times every scenario, in its rounds).
+   */
+  amount?: number;
+  load: (seeded: Seeded, run: Run) => Promise<Load>;
+  /** Puts back what the scenario changes, so that the next run starts from the seeded data. */
+  reset?: (target: ResetTarget) => Promise<void>;
+}
+
+const CONNECTIONS = 32;
+const CREATED_ORGANIZATION_NAME = 'bench created';
+/** More users a second than either server creates on this machine: what (g) signs for a timed run. */
+const MOST_CREATIONS_PER_SECOND = 6_000;
+/** (f)'s spare users handed out so far: each connection of each run takes the next (see SPARES). */
+let sparesTaken = 0;
+
+/** The owner of the organization of 100, reading it. */
+async function smallOwnerReads(seeded: Seeded, path: string): Promise<Load> {
+  return { path, headers: { authorization: `Bearer ${await ownerToken(SMALL.owner)}`, organization_id: seeded.small } };
+}
+
+export const SCENARIOS: Scenario[] = [
+  {
+    letter: 'a',
+    name: 'GET /api/users',
+    connections: CONNECTIONS,
+    load: async () => ({ path: '/api/users', headers: { authorization: `Bearer ${await ownerToken(SMALL.owner)}` } }),
+  },
+  {
+    letter: 'b',
+    name: 'GET /organization-user/{id}, 100',
+    connections: CONNECTIONS,
+    load: (seeded) => smallOwnerReads(seeded, `/organization-user/${userId(SMALL.owner + 50)}`),
+  },
+  {
+    letter: 'c',
+    name: 'GET /organization-user, 100',
+    connections: CONNECTIONS,
+    load: (seeded) => smallOwnerReads(seeded, '/organization-user'),
+  },
+  {
+    letter: 'd',
+    name: 'GET /organization-user, 10,000',
+    connections: 4,
+    load: async ({ big }) => {
+      if (!big) throw new Error('(d) reads the organization of 10,000: seed it');
+      return {
+        path: '/organization-user',
+        headers: { authorization: `Bearer ${await ownerToken(0)}`, organization_id: big },
+      };
+    },
+  },
+  {
+    letter: 'e',
+    name: 'PUT /organization-user, role flip',
+    connections: CONNECTIONS,
+    load: async (seeded) => {
+      let nextMember = SMALL.owner + 1;
+      return roleFlips(await ownerToken(SMALL.owner), seeded.small, () => userId(nextMember++));
+    },
+  },
+  {
+    letter: 'f',
+    name: 'POST then DELETE /organization-user',
+    connections: CONNECTIONS,
+    load: async (seeded) =>
+      addsAndRemoves(await ownerToken(SMALL.owner), seeded.small, () => {
+        const spare = SPARES.from + (sparesTaken++ % SPARES.count);
+        return { userId: userId(spare), email: email(spare) };
+      }),
+    // A run stops between a POST and its DELETE: the spares still in the organization leave it.
+    reset: async ({ baseUrl, seeded }) => {
+      await pooled(SPARES.count, 8, (offset) =>
+        callAs(
+          baseUrl,
+          {
+            method: 'DELETE',
+            path: '/organization-user',
+            as: SMALL.owner,
+            body: { user_id: userId(SPARES.from + offset) },
+            organizationId: seeded.small,
+          },
+          [404],
+        ),
+      );
+    },
+  },
+  {
+    letter: 'g',
+    name: 'POST /users, a new caller each',
+    connections: CONNECTIONS,
+    amount: 10_000,
+    // A few more callers signed than requests sent (see newUsers).
+    load: (_, { id, size }) =>
+      newUsers(`bench-new-${id}`, 64 + ('amount' in size ? size.amount : size.duration * MOST_CREATIONS_PER_SECOND)),
+    reset: async ({ database }) => {
+      await database.query("delete from users where id like 'bench-new-%'");
+    },
+  },
+  {
+    letter: 'h',
+    name: 'POST /organizations',
+    connections: CONNECTIONS,
+    // One creator per connection: members of the organization of 100.
+    load: async () => {
+      const creators = Array.from({ length: CONNECTIONS }, (_, index) => ownerToken(SMALL.owner + 1 + index));
+      return organizationCreations(await Promise.all(creators), CREATED_ORGANIZATION_NAME);
+    },
+    reset: async ({ database }) => {
+      await database.query(
+        `delete e from organization_events e join organizations o on o.id = e.organization_id where o.name = ?`,
+        [CREATED_ORGANIZATION_NAME],
+      );
+      await database.query('delete from organizations where name = ?', [CREATED_ORGANIZATION_NAME]);
+    },
+  },
+];
+
+/** The scenarios named by their letters (`abe`), in their order; an unknown letter throws. */
+export function scenariosOf(letters: string): Scenario[] {
+  const unknown = [...letters].filter((letter) => !SCENARIOS.some((scenario) => scenario.letter === letter));
+  if (unknown.length) throw new Error(`No scenario ${unknown.join(', ')}: the scenarios are a to h`);
+  return SCENARIOS.filter((scenario) => letters.includes(scenario.letter));
+}
+
+/** `(a) GET /api/users`. */
+export const title = (scenario: Scenario) => `(${scenario.letter}) ${scenario.name}`;
+
+/** autocannon's options for a run of `load`, a scenario's, against the server at `baseUrl`. */
+export function autocannonOptions(baseUrl: string, scenario: Scenario, load: Load, size: RunSize): autocannon.Options {
+  const { path, ...options } = load;
+  return { url: `${baseUrl}${path ?? ''}`, connections: scenario.connections, ...size, ...options };
+}
