@@ -5,12 +5,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { createTokenVerifier } from './auth/tokens.ts';
-import { processingLimitMs, type Settings } from './config.ts';
-import { dialectOf, engineOf } from '../mikro-orm.config.ts';
-import { purgeExpiredKeysHourly } from './data/idempotency.ts';
-import { isGaleraNode, migrate, openDatabase, pingDatabase, type Orm } from './data/orm.ts';
-import { Db } from './data/transaction.ts';
+import { createTokenVerifier } from './platform/auth/tokens.ts';
+import { processingLimitMs, type Settings } from './platform/config.ts';
+import { KeysInFlight, purgeExpiredKeysHourly } from './platform/idempotency.ts';
+import { isGaleraNode, migrate, openDatabase, pingDatabase, type Orm } from './platform/database/orm.ts';
+import { Db } from './platform/database/transaction.ts';
 import { MAX_BODY_BYTES, MAX_HEADER_BYTES } from '../shared/limits.ts';
 import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH, registerErrorHandlers } from './http/error-body.ts';
 import { healthPlugin } from './http/health.ts';
@@ -25,8 +24,8 @@ import { registerRetryAfter } from './http/retry-after.ts';
 import { registerProcessingLimit } from './http/processing-limit.ts';
 import { registerStopping, StopAwareResponse } from './http/stopping.ts';
 import { trpcPlugin } from './http/trpc.ts';
-import { appRouter } from './routers/index.ts';
-import { contextFactory } from './trpc/context.ts';
+import { appRouter } from './modules/router.ts';
+import { contextFactory } from './http/context.ts';
 
 /** The user, organization and invitation endpoints are served under /api as well as without it. */
 const API_ALIAS = /^\/api(?=\/(?:users|organizations|invitations)(?:[/?#]|$))/i;
@@ -62,8 +61,8 @@ const writeSlots = (poolSize: number) => Math.max(1, poolSize - Math.max(1, Math
  * pool's time bounds (a migration may rightly take longer than a request).
  */
 async function migrateOnStart(settings: Settings, serving: Orm): Promise<string[]> {
-  if (dialectOf(settings.DATABASE_URL) === 'sqlite') return migrate(serving);
-  const unbounded = await openDatabase(settings.DATABASE_URL);
+  if (settings.database.dialect === 'sqlite') return migrate(serving);
+  const unbounded = await openDatabase(settings.database);
   try {
     return await migrate(unbounded);
   } finally {
@@ -77,7 +76,7 @@ export async function startService(settings: Settings): Promise<Service> {
   // The metrics library is loaded only with METRICS_PORT (about 70 ms of start-up otherwise).
   const metrics = settings.METRICS_PORT === undefined ? undefined : (await import('./http/metrics.ts')).createMetrics();
   const orm = await openDatabase(
-    settings.DATABASE_URL,
+    settings.database,
     { poolSize: settings.DB_POOL_SIZE, timeoutMs: settings.DB_TIMEOUT_MS },
     metrics?.databaseOptions,
   );
@@ -88,13 +87,13 @@ export async function startService(settings: Settings): Promise<Service> {
     await pingDatabase(orm);
     // Reported in the start line only (server/start.ts): a start that fails logs nothing else.
     const migrationsApplied = settings.MIGRATE_ON_START ? await migrateOnStart(settings, orm) : [];
-    const engine = engineOf(settings.DATABASE_URL);
+    const { engine } = settings.database;
     const db = Db.open(orm.em, engine, {
       timeoutMs: settings.DB_TIMEOUT_MS,
       maxAttempts: MAX_TRANSACTION_ATTEMPTS,
       writeSlots: writeSlots(settings.DB_POOL_SIZE),
       onConflict: metrics?.countConflict,
-      statementsTogether: engine !== 'sqlite' && !(await isGaleraNode(orm, settings.DATABASE_URL)),
+      statementsTogether: engine !== 'sqlite' && !(await isGaleraNode(orm, settings.database)),
       // The embedded database has one writer at a time: a second change would only wait for it.
       changesPerOrganization: engine === 'sqlite' ? 1 : 2,
     });
@@ -140,7 +139,7 @@ export async function startService(settings: Settings): Promise<Service> {
     registerErrorHandlers(app);
     registerRetryAfter(app);
     await registerProtection(app, settings);
-    const createContext = contextFactory({ db, verifyToken, settings });
+    const createContext = contextFactory({ db, verifyToken, settings, keysInFlight: new KeysInFlight() });
     await app.register(healthPlugin(orm, stopping));
     const openApiDocument = buildOpenApiDocument(appRouter);
     await app.register(openApiPlugin(openApiDocument));
@@ -150,7 +149,7 @@ export async function startService(settings: Settings): Promise<Service> {
     await app.register(restPlugin(appRouter, createContext));
     app.server.maxConnections = settings.MAX_CONNECTIONS;
     if (metrics) {
-      await metrics.observeDatabasePool(orm, engineOf(settings.DATABASE_URL));
+      await metrics.observeDatabasePool(orm, settings.database.engine);
       metricsListener = await listenFor(METRICS_LISTENER, settings, () =>
         metrics.listen(settings.METRICS_HOST, settings.METRICS_PORT!),
       );

@@ -16,22 +16,10 @@
  * `exec`, SIGTERM ended the shell and npm (143) and left this process running, orphaned.
  */
 import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
-import { dialectOf, embeddedPath } from '../mikro-orm.config.ts';
 import { startService, type Service } from './app.ts';
 import { exitWithFailure } from './cli/failures.ts';
-import { readSettings, type Settings } from './config.ts';
-
-/** The database as the log may show it: no password, no query string. */
-function describeDatabase(databaseUrl: string): string {
-  if (dialectOf(databaseUrl) === 'sqlite') {
-    return databaseUrl === ':memory:' ? ':memory:' : `file:${resolve(embeddedPath(databaseUrl))}`;
-  }
-  const url = new URL(databaseUrl);
-  url.password = '';
-  url.search = '';
-  return url.href;
-}
+import { readSettings, type Settings } from './platform/config.ts';
+import { describeDatabase } from './platform/database/engine.ts';
 
 function describeMigrations(service: Service, settings: Settings): string {
   if (!settings.MIGRATE_ON_START) return 'migrations not run at start (MIGRATE_ON_START=false)';
@@ -42,7 +30,7 @@ function describeMigrations(service: Service, settings: Settings): string {
 function logStart(service: Service, settings: Settings): void {
   const { address, family, port } = service.app.server.address() as AddressInfo;
   const url = `http://${family === 'IPv6' ? `[${address}]` : address}:${port}`;
-  const database = describeDatabase(settings.DATABASE_URL);
+  const database = describeDatabase(settings.database);
   const metrics = service.metrics ? `, metrics at ${service.metrics.url}` : '';
   service.logger.info(
     {

@@ -1,6 +1,6 @@
-/** server/data/admission.ts: how many changes of one organization run at once, and which may wait for its lock. */
+/** server/platform/database/admission.ts: how many changes of one organization run at once, and which may wait for its lock. */
 import { describe, expect, it } from 'vitest';
-import { Admission } from '../server/data/admission.ts';
+import { Admission } from '../server/platform/database/admission.ts';
 
 /** A change that records whether it may wait for the lock, then holds its attempt until released. */
 function heldChange(

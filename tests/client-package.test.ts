@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appRouter } from '../server/routers/index.ts';
+import { appRouter } from '../server/modules/router.ts';
 import { databaseTargets } from './support/databases.ts';
 import { codeBlock, parseMarkdown } from './support/markdown.ts';
 import { projectRoot } from './support/process.ts';

@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { createClient, type Client } from '../client/src/index.ts';
-import { toDbTimestamp, type Database } from '../server/data/database.ts';
+import { toDbTimestamp, type Database } from '../server/platform/database/schema.ts';
 import type { AuditEvent } from '../shared/events.ts';
 import { databaseTargets } from './support/databases.ts';
 import { addMember, createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';

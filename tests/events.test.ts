@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { createClient, type RouterOutputs } from '../client/src/index.ts';
-import { toDbTimestamp, type Database } from '../server/data/database.ts';
+import { toDbTimestamp, type Database } from '../server/platform/database/schema.ts';
 import type { AuditEvent } from '../shared/events.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { addMember, createOrganization, registerUser, type TestUser } from './support/fixtures.ts';

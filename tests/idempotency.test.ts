@@ -6,8 +6,8 @@
  */
 import mysql from 'mysql2/promise';
 import { expect, it } from 'vitest';
-import { toDbTimestamp, type Database } from '../server/data/database.ts';
-import { openDatabase } from '../server/data/orm.ts';
+import { toDbTimestamp, type Database } from '../server/platform/database/schema.ts';
+import { openDatabase } from '../server/platform/database/orm.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { addMember, createOrganization, registerUser, uniqueId } from './support/fixtures.ts';
 import { startTestServer, useServer } from './support/server.ts';

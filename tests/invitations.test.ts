@@ -5,7 +5,7 @@
  * that `expires_at` shows the setting is read.
  */
 import { describe, expect, it } from 'vitest';
-import { readSettings } from '../server/config.ts';
+import { readSettings } from '../server/platform/config.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { addMember, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import { eventsOf, expireInvitation, invite, organizationWithRoles, storedState } from './support/lifecycle.ts';

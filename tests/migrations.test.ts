@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { migrate, openDatabase, type Orm } from '../server/data/orm.ts';
+import { migrate, openDatabase, type Orm } from '../server/platform/database/orm.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 
 const INITIAL = 'Migration20261122212048_initial';

@@ -1,13 +1,13 @@
 /**
- * server/data/mysql-pool.ts on MariaDB: the prepared queries (prepared.ts) run as server-side prepared
+ * server/platform/database/mysql-pool.ts on MariaDB: the prepared queries (prepared.ts) run as server-side prepared
  * statements and answer with the same rows as the text protocol; everything else stays text.
  */
 import { CompiledQuery, type Compilable } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '../server/data/database.ts';
-import { migrate, openDatabase, type Orm } from '../server/data/orm.ts';
-import { prepare } from '../server/data/prepared.ts';
-import { Db } from '../server/data/transaction.ts';
+import type { Sql } from '../server/platform/database/schema.ts';
+import { migrate, openDatabase, type Orm } from '../server/platform/database/orm.ts';
+import { prepare } from '../server/platform/database/prepared.ts';
+import { Db } from '../server/platform/database/transaction.ts';
 import { databaseTargets, type TestDatabase } from './support/databases.ts';
 
 const mariadb = databaseTargets().find((target) => target.name === 'mariadb')!;

@@ -1,8 +1,8 @@
-/** server/data/prepared.ts: a prepared query runs the SQL and values its builder would, or refuses to be prepared. */
+/** server/platform/database/prepared.ts: a prepared query runs the SQL and values its builder would, or refuses to be prepared. */
 import { describe, expect, it } from 'vitest';
-import type { Sql } from '../server/data/database.ts';
-import { isServerPrepared, prepare } from '../server/data/prepared.ts';
-import { buildOnlySql } from '../server/data/unit-of-work.ts';
+import type { Sql } from '../server/platform/database/schema.ts';
+import { isServerPrepared, prepare } from '../server/platform/database/prepared.ts';
+import { buildOnlySql } from '../server/platform/database/unit-of-work.ts';
 
 const memberRole = (sql: Sql, organizationId: string, userId: string) =>
   sql

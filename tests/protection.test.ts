@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSettings } from '../server/config.ts';
+import { readSettings } from '../server/platform/config.ts';
 import { databaseTargets, describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
 import { addMember, createOrganization, registerUser, uniqueId } from './support/fixtures.ts';
 import { freePorts } from './support/ports.ts';

@@ -13,9 +13,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSettings } from '../server/config.ts';
-import { appRouter } from '../server/routers/index.ts';
-import { procedureMetas } from '../server/trpc/init.ts';
+import { readSettings } from '../server/platform/config.ts';
+import { appRouter } from '../server/modules/router.ts';
+import { procedureMetas } from '../server/platform/rpc/init.ts';
 import { ERROR_STATUS } from '../shared/errors.ts';
 import { EVENT_TYPES, eventDataSchemas } from '../shared/events.ts';
 import { codeOf, parseMarkdown, readmeSettingRows, section, tableRows, type Markdown } from './support/markdown.ts';
@@ -135,8 +135,8 @@ describe('the README tour', () => {
 // ---- the README's tables against the code -------------------------------------------------------
 
 describe('the tables of the README and docs', () => {
-  it('list every setting of server/config.ts once, with its default', () => {
-    const source = read('server/config.ts');
+  it('list every setting of server/platform/config.ts once, with its default', () => {
+    const source = read('server/platform/config.ts');
     const schema = source.slice(source.indexOf('const settingsSchema'), source.indexOf('\n});'));
     const names = [...schema.matchAll(/^ {2}([A-Z][A-Z0-9_]*):/gm)].map((match) => match[1]!);
     const rows = readmeSettingRows();

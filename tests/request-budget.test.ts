@@ -7,9 +7,9 @@
 import mysql from 'mysql2/promise';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PoolAcquireTimeoutError } from '../server/data/failures.ts';
-import { migrate, openDatabase, type Orm } from '../server/data/orm.ts';
-import { Db } from '../server/data/transaction.ts';
+import { PoolAcquireTimeoutError } from '../server/platform/database/failures.ts';
+import { migrate, openDatabase, type Orm } from '../server/platform/database/orm.ts';
+import { Db } from '../server/platform/database/transaction.ts';
 import { databaseTargets, type TestDatabase } from './support/databases.ts';
 
 const mariadb = databaseTargets().find((target) => target.name === 'mariadb')!;

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { processingLimitMs, readSettings } from '../server/config.ts';
+import { processingLimitMs, readSettings } from '../server/platform/config.ts';
 import { NEEDED_NODE_MAJOR } from '../server/node-version.ts';
 import { copyBundleForAnyUser, type BundleCopy } from './support/bundle-copy.ts';
 import { databaseTargets } from './support/databases.ts';

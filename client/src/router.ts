@@ -16,7 +16,7 @@ import type {
   TRPCQueryProcedure,
   TRPCSubscriptionProcedure,
 } from '@trpc/server';
-import type { AppRouter as ServerRouter } from '../../server/routers/index.ts';
+import type { AppRouter as ServerRouter } from '../../server/modules/router.ts';
 
 /** What the client knows of a procedure: its input, output and error shape. */
 interface ProcedureTypes {

@@ -5,7 +5,7 @@
  * is a bug and keeps its stack.
  */
 import { relative, resolve } from 'node:path';
-import { SettingsError, type Settings } from '../config.ts';
+import { SettingsError, type Settings } from '../platform/config.ts';
 import { ListenError } from '../http/listen.ts';
 
 type SystemError = Error & {
@@ -92,7 +92,7 @@ function explainDatabase(error: SystemError, code: string, settings: Settings | 
 
 function explainFiles(error: SystemError, code: string, settings: Settings | undefined): string | undefined {
   // A directory that exists but cannot hold the next one (under /proc), or a dangling link
-  // (server/make-directory.ts).
+  // (server/platform/make-directory.ts).
   if (code === 'ENOENT' && error.path && (error.syscall === 'mkdir' || error.syscall === 'stat')) {
     return `Cannot make the directory ${error.path}: no such file or directory, and none can be made there; set ${settingFor(error.path, settings)} to a path this user can write`;
   }

@@ -6,8 +6,8 @@
 import { parseArgs } from 'node:util';
 import { SignJWT } from 'jose';
 import { ROLES, roleSchema, userIdSchema } from '../../shared/schemas.ts';
-import { resolveHmacSecret } from '../auth/secret.ts';
-import { readSettings, type Settings } from '../config.ts';
+import { resolveHmacSecret } from '../platform/auth/secret.ts';
+import { readSettings, type Settings } from '../platform/config.ts';
 import { exitWithFailure } from './failures.ts';
 
 const USAGE = `Usage: npm run -s token -- --sub USER_ID [--role ROLE] [--exp DURATION]

@@ -12,7 +12,7 @@ import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_STATUS, type ErrorBody, type ErrorCode } from '../../shared/errors.ts';
 import { MAX_BODY_BYTES, MAX_HEADER_BYTES } from '../../shared/limits.ts';
-import { trpcCarrierCode } from '../trpc/init.ts';
+import { trpcCarrierCode } from '../platform/errors.ts';
 import { allowedMethodsRecorder } from './allowed-methods.ts';
 
 /** Path parameters longer than this are answered 414 (see app.ts). */

@@ -3,7 +3,7 @@
  * instance is not stopping).
  */
 import type { FastifyInstance } from 'fastify';
-import { pingDatabase, type Orm } from '../data/orm.ts';
+import { pingDatabase, type Orm } from '../platform/database/orm.ts';
 import type { Stopping } from './stopping.ts';
 
 const READINESS_TIMEOUT_MS = 1500;

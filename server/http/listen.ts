@@ -4,7 +4,7 @@
  * knows which of them it was, so that the operator's line names the settings to change
  * (cli/failures.ts).
  */
-import type { Settings } from '../config.ts';
+import type { Settings } from '../platform/config.ts';
 
 export interface Listener {
   port: 'PORT' | 'METRICS_PORT';

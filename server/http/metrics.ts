@@ -26,9 +26,9 @@ import type { MySqlConnection } from '@mikro-orm/mysql';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from '@prometheus-io/client';
 import type { ResponseMetaFn } from '@trpc/server/http';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Engine } from '../../mikro-orm.config.ts';
-import type { Orm } from '../data/orm.ts';
-import type { AppRouter } from '../routers/index.ts';
+import type { Engine } from '../platform/database/engine.ts';
+import type { Orm } from '../platform/database/orm.ts';
+import type { AppRouter } from '../modules/router.ts';
 
 /** The label of requests that matched no route: any path a caller makes up shares it. */
 const UNMATCHED_ROUTE = 'unmatched';
@@ -52,7 +52,7 @@ const SQL_OPERATIONS = new Set([
 ]);
 /**
  * A query's first statement word, past a leading BEGIN (a transaction sends its first statements
- * with it in one round trip: data/unit-of-work.ts) and past MariaDB's per-statement settings
+ * with it in one round trip: database/unit-of-work.ts) and past MariaDB's per-statement settings
  * (`set statement … for update …`).
  */
 const FIRST_WORD = /^\s*(?:begin\s*;\s*)?(?:set\s+statement\s+.*?\s+for\s+)?([a-z]+)/is;

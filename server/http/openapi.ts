@@ -16,8 +16,8 @@ import type { ZodType } from 'zod';
 import packageJson from '../../package.json' with { type: 'json' };
 import { ERROR_CODES } from '../../shared/errors.ts';
 import { NOT_WHITE_SPACE } from '../../shared/text.ts';
-import type { AppRouter } from '../routers/index.ts';
-import { procedureMetas } from '../trpc/init.ts';
+import type { AppRouter } from '../modules/router.ts';
+import { procedureMetas } from '../platform/rpc/init.ts';
 
 type ObjectSchema = { type?: string; properties?: Record<string, object>; required?: string[]; anyOf?: object[] };
 type Operation = {

@@ -1,7 +1,7 @@
 /**
  * The processing limit (behaviour §10): a request still running `limitMs` after it arrived is
  * answered 503 (with Retry-After, as every 503), and its `givenUp` signal aborts, so that its
- * transaction rolls back instead of committing later (data/transaction.ts). The signal also aborts
+ * transaction rolls back instead of committing later (database/transaction.ts). The signal also aborts
  * when the connection closes before the answer was written. The limit is a backstop, a little past
  * DB_TIMEOUT_MS (config.ts): the data layer ends a request's waits on the database at DB_TIMEOUT_MS
  * itself, so the limit answers what the database's bounds cannot end (a database that answers

@@ -12,7 +12,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify
 import helmet from 'helmet';
 import type { Redis } from 'ioredis';
 import { decodeJwt } from 'jose';
-import type { Settings } from '../config.ts';
+import type { Settings } from '../platform/config.ts';
 
 /**
  * The caller a request counts against: the token's subject, else the client address. The token

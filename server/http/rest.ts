@@ -19,9 +19,10 @@ import {
   instanceofZodTypeObject,
   unwrapZodType,
 } from 'trpc-to-openapi';
-import type { AppRouter } from '../routers/index.ts';
-import type { contextFactory } from '../trpc/context.ts';
-import { httpStatusOf, logFailure, publicErrorBody, type Meta } from '../trpc/init.ts';
+import type { AppRouter } from '../modules/router.ts';
+import type { contextFactory } from './context.ts';
+import { httpStatusOf, logFailure, publicErrorBody } from '../platform/errors.ts';
+import type { Meta } from '../platform/rpc/init.ts';
 
 type CreateContext = ReturnType<typeof contextFactory>;
 type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';

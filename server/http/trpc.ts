@@ -10,10 +10,11 @@ import { fastifyRequestHandler } from '@trpc/server/adapters/fastify';
 import type { ResponseMetaFn } from '@trpc/server/http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { MAX_BATCH_ITEMS } from '../../shared/limits.ts';
-import { EventFeed } from '../data/event-feed.ts';
-import type { AppRouter } from '../routers/index.ts';
-import type { contextFactory } from '../trpc/context.ts';
-import { logFailure, SSE_PING_INTERVAL_MS } from '../trpc/init.ts';
+import { EventFeed } from '../modules/events/event-feed.ts';
+import type { AppRouter } from '../modules/router.ts';
+import type { contextFactory } from './context.ts';
+import { logFailure } from '../platform/errors.ts';
+import { SSE_PING_INTERVAL_MS } from '../platform/rpc/init.ts';
 
 type CreateContext = ReturnType<typeof contextFactory>;
 

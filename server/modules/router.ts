@@ -1,10 +1,10 @@
 /** The whole API as one tRPC router; its type is what the typed client imports. */
-import { router } from '../trpc/init.ts';
-import { eventsRouter } from './events.ts';
+import { router } from '../platform/rpc/init.ts';
+import { eventsRouter } from './events/index.ts';
 import { invitationsRouter } from './invitations/index.ts';
-import { membersRouter } from './members.ts';
+import { membersRouter } from './members/index.ts';
 import { organizationsRouter } from './organizations/index.ts';
-import { usersRouter } from './users.ts';
+import { usersRouter } from './users/index.ts';
 
 export const appRouter = router({
   users: usersRouter,

@@ -3,7 +3,7 @@
  * with a message that names the setting.
  */
 import { z } from 'zod';
-import { DEFAULT_DATABASE_URL, engineOf } from '../mikro-orm.config.ts';
+import { DEFAULT_DATABASE_URL, locateDatabase, type DatabaseLocation } from './database/engine.ts';
 
 const booleanSetting = (fallback: boolean) =>
   z
@@ -27,7 +27,7 @@ const settingsSchema = z.object({
     // A URL's scheme picks the database engine: the refusal names the schemes there are.
     .superRefine((url, context) => {
       try {
-        engineOf(url);
+        locateDatabase(url);
       } catch (error) {
         context.addIssue({ code: 'custom', message: (error as Error).message });
       }
@@ -94,7 +94,8 @@ const settingsSchema = z.object({
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
 });
 
-export type Settings = z.infer<typeof settingsSchema>;
+/** The settings, and the database DATABASE_URL names, located once (database/engine.ts). */
+export type Settings = z.infer<typeof settingsSchema> & { database: DatabaseLocation };
 
 export class SettingsError extends Error {
   override name = 'SettingsError';
@@ -106,7 +107,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new SettingsError(`Invalid settings: ${problems.join('; ')}`);
   }
-  const settings = result.data;
+  const settings = { ...result.data, database: locateDatabase(result.data.DATABASE_URL) };
   // The stop's deadline counts from the signal: the drain, then requests under way finishing.
   const neededMs = settings.SHUTDOWN_DRAIN_MS + processingLimitMs(settings);
   if (settings.SHUTDOWN_TIMEOUT_MS <= neededMs) {
@@ -122,7 +123,7 @@ export const isProduction = (settings: Settings) => settings.NODE_ENV === 'produ
 
 /**
  * The longest the service works on one request before answering 503 (http/processing-limit.ts).
- * A request's waits on the database end DB_TIMEOUT_MS after it started (data/transaction.ts), and
+ * A request's waits on the database end DB_TIMEOUT_MS after it started (database/transaction.ts), and
  * its 503 then took up to about 50 ms more on a loaded 2-core machine (tests/faults.test.ts). The
  * 200 ms over DB_TIMEOUT_MS let those bounds end a request first; the limit answers what they
  * cannot end (a frozen database, a whole-second lock wait on MySQL), so that every request is

@@ -12,10 +12,10 @@
  * Answers are kept for `keepForMs` (at least 24 hours).
  */
 import { createHash } from 'node:crypto';
-import { DomainError } from '../errors.ts';
-import type { DbTimestamp } from './database.ts';
-import { toDate } from './timestamps.ts';
-import type { Db, Tx } from './transaction.ts';
+import { DomainError } from './errors.ts';
+import type { DbTimestamp } from './database/schema.ts';
+import { toDate } from './database/timestamps.ts';
+import type { ChangeHook, Db, Tx } from './database/transaction.ts';
 
 export interface IdempotentRequest {
   /** The token's subject: keys are per caller. */
@@ -169,5 +169,20 @@ export function purgeExpiredKeysHourly(db: Db, onFailure: (error: unknown) => vo
   return async () => {
     clearInterval(timer);
     await running;
+  };
+}
+
+/**
+ * The key's part in its change's transaction (database/transaction.ts runs it): claimed as the
+ * first statement, its answer stored with the change, the request in flight meanwhile.
+ */
+export function idempotencyHook(request: IdempotentRequest, keysInFlight: KeysInFlight): ChangeHook {
+  return {
+    enter: (signal) => keysInFlight.enter(request, signal),
+    async begin(tx, isUniqueViolation) {
+      const claim = await claimKey(tx, request, isUniqueViolation);
+      return claim.replay ? { answer: claim.answer } : undefined;
+    },
+    complete: (tx, answer) => completeKey(tx, request, answer),
   };
 }

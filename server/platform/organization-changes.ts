@@ -14,17 +14,11 @@
  */
 import type { Compilable } from 'kysely';
 import type { EventData, EventType } from '../../shared/events.ts';
-import type { DbTimestamp } from './database.ts';
-import { newId } from './ids.ts';
-import { prepare } from './prepared.ts';
-import { notInOrganization } from './permissions.ts';
-import type { Db, Tx } from './transaction.ts';
-
-/** The caller acting on an organization named by the `organization_id` header. */
-export interface OrganizationActor {
-  userId: string;
-  organizationId: string;
-}
+import type { DbTimestamp } from './database/schema.ts';
+import { newId } from './database/ids.ts';
+import { prepare } from './database/prepared.ts';
+import { notInOrganization, type OrganizationActor } from './access.ts';
+import type { Db, Tx } from './database/transaction.ts';
 
 /**
  * The actor's organization (`o`) with the actor's membership in it (`a`, absent for a non-member):

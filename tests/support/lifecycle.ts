@@ -4,8 +4,8 @@
  * own database connection.
  */
 import { expect } from 'vitest';
-import { engineOf } from '../../mikro-orm.config.ts';
-import { toDbTimestamp, type Database } from '../../server/data/database.ts';
+import { locateDatabase } from '../../server/platform/database/engine.ts';
+import { toDbTimestamp, type Database } from '../../server/platform/database/schema.ts';
 import type { InvitationView } from '../../shared/lifecycle.ts';
 import type { Role } from '../../shared/schemas.ts';
 import { addMember, createOrganization, registerUser, type TestUser } from './fixtures.ts';
@@ -102,7 +102,7 @@ export async function rowsPointingAt(server: TestServer, organizationId: string)
  * INVITATION_TTL_HOURS would make the tests slow and timing-dependent.
  */
 export async function expireInvitation(server: TestServer, invitationId: string): Promise<void> {
-  const dialect = engineOf(server.databaseUrl);
+  const dialect = locateDatabase(server.databaseUrl).engine;
   await sqlOf(server)
     .updateTable('invitations')
     .set({ expires_at: toDbTimestamp(dialect, new Date(Date.now() - 1000)) })

@@ -1,7 +1,7 @@
 /**
  * Markdown, as far as the tests that keep the documents true need it: the prose lines, the fenced
  * code blocks with their info strings (`sh tour`, `json tsconfig.json`), sections and tables (the
- * README's settings table, which tests/readme.test.ts checks against server/config.ts and
+ * README's settings table, which tests/readme.test.ts checks against server/platform/config.ts and
  * tests/settings.test.ts against the tests that run each setting).
  */
 import { readFileSync } from 'node:fs';

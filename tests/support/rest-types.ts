@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { buildOpenApiDocument } from '../../server/http/openapi.ts';
-import { appRouter } from '../../server/routers/index.ts';
+import { appRouter } from '../../server/modules/router.ts';
 
 export const REST_TYPES_FILE = new URL('../generated/rest-api.ts', import.meta.url);
 

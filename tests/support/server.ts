@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll } from 'vitest';
 import { startService, type Service } from '../../server/app.ts';
-import { readSettings } from '../../server/config.ts';
+import { readSettings } from '../../server/platform/config.ts';
 import type { DatabaseTarget, TestDatabase } from './databases.ts';
 import { TEST_SECRET } from './tokens.ts';
 

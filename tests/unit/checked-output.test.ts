@@ -1,5 +1,5 @@
 /**
- * The lists' output check (server/trpc/checked-output.ts): it must accept exactly what zod's strict
+ * The lists' output check (server/platform/rpc/checked-output.ts): it must accept exactly what zod's strict
  * form of the same schema accepts, hand back the very value it checked, and fail as a zod parse
  * does, so that tRPC answers an output that does not match with its output error.
  */
@@ -7,7 +7,7 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { listOutput, pageOutput } from '../../server/routers/lists.ts';
+import { listOutput, pageOutput } from '../../server/platform/rpc/lists.ts';
 import { memberListItemOutput, organizationOutput, ROLES } from '../../shared/schemas.ts';
 
 const member = {

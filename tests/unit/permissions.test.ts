@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { assertCanChange, assertCanManageMembers, assertKeepsAnOwner } from '../../server/data/permissions.ts';
+import { appRouter } from '../../server/modules/router.ts';
+import {
+  assertCanChange,
+  assertKeepsAnOwner,
+  assertMay,
+  PERMISSIONS,
+  type Permission,
+} from '../../server/platform/access.ts';
+import { procedureMetas } from '../../server/platform/rpc/init.ts';
 import { ROLES, type Role } from '../../shared/schemas.ts';
 
 const codeOf = (action: () => void): string | undefined => {
@@ -11,12 +19,85 @@ const codeOf = (action: () => void): string | undefined => {
   }
 };
 
-describe('membership permission rules (behaviour §3.2)', () => {
-  it('lets owners and admins manage members, nobody else', () => {
-    expect(codeOf(() => assertCanManageMembers('owner'))).toBeUndefined();
-    expect(codeOf(() => assertCanManageMembers('admin'))).toBeUndefined();
-    expect(codeOf(() => assertCanManageMembers('member'))).toBe('FORBIDDEN');
-    expect(codeOf(() => assertCanManageMembers(undefined))).toBe('FORBIDDEN');
+/** Behaviour §3.2, written out: what each built-in role may do. */
+const EXPECTED: Record<Role, Permission[]> = {
+  owner: [
+    'organization:read',
+    'organization:update',
+    'organization:delete',
+    'ownership:transfer',
+    'members:read',
+    'members:add',
+    'members:update',
+    'members:remove',
+    'invitations:read',
+    'invitations:create',
+    'invitations:revoke',
+    'events:read',
+  ],
+  admin: [
+    'organization:read',
+    'organization:update',
+    'members:read',
+    'members:add',
+    'members:update',
+    'members:remove',
+    'invitations:read',
+    'invitations:create',
+    'invitations:revoke',
+    'events:read',
+  ],
+  member: ['organization:read', 'members:read'],
+};
+
+/** Each operation and who may call it: a permission in the organization, or any caller, or a creator. */
+const OPERATIONS: Record<string, Permission | 'caller' | 'creator'> = {
+  'users.create': 'creator',
+  'users.me': 'caller',
+  'users.update': 'caller',
+  'organizations.list': 'caller',
+  'organizations.page': 'caller',
+  'organizations.create': 'creator',
+  'organizations.get': 'organization:read',
+  'organizations.update': 'organization:update',
+  'organizations.remove': 'organization:delete',
+  'organizations.transferOwnership': 'ownership:transfer',
+  'members.add': 'members:add',
+  'members.changeRole': 'members:update',
+  'members.remove': 'members:remove',
+  'members.get': 'members:read',
+  'members.list': 'members:read',
+  'members.page': 'members:read',
+  'invitations.create': 'invitations:create',
+  'invitations.list': 'invitations:read',
+  'invitations.revoke': 'invitations:revoke',
+  'invitations.mine': 'caller',
+  'invitations.accept': 'caller',
+  'invitations.decline': 'caller',
+  'events.list': 'events:read',
+  'events.page': 'events:read',
+  'events.watch': 'events:read',
+};
+
+describe('permissions (behaviour §3.2)', () => {
+  it('are named by every operation where it is declared, one each, and no operation goes without', () => {
+    const declared = Object.fromEntries(
+      procedureMetas(appRouter).map(([path, meta]) => [path, meta?.permission ?? meta?.access ?? 'none']),
+    );
+    expect(declared).toEqual(OPERATIONS);
+  });
+
+  it('are held by each built-in role exactly as behaviour §3.2 says, and refused to non-members', () => {
+    for (const role of ROLES) {
+      for (const permission of Object.keys(PERMISSIONS) as Permission[]) {
+        const expected = EXPECTED[role].includes(permission) ? undefined : 'FORBIDDEN';
+        expect(
+          codeOf(() => assertMay(role, permission)),
+          `${role} ${permission}`,
+        ).toBe(expected);
+        expect(codeOf(() => assertMay(undefined, permission))).toBe('FORBIDDEN');
+      }
+    }
   });
 
   it('keeps granting ownership and touching owners to owners', () => {

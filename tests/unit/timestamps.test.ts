@@ -1,8 +1,8 @@
-/** server/data/timestamps.ts: both contract forms, from every form a timestamp is stored in. */
+/** server/platform/database/timestamps.ts: both contract forms, from every form a timestamp is stored in. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { toDbTimestamp } from '../../server/data/database.ts';
-import { isoTimestamp, listTimestamp } from '../../server/data/timestamps.ts';
+import { toDbTimestamp } from '../../server/platform/database/schema.ts';
+import { isoTimestamp, listTimestamp } from '../../server/platform/database/timestamps.ts';
 
 const instants = fc.date({
   min: new Date('1970-01-01T00:00:00.000Z'),

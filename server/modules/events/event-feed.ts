@@ -23,12 +23,12 @@
  * the last event id it saw and catches up from the table.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { AuditEvent } from '../../shared/events.ts';
-import type { Role } from '../../shared/schemas.ts';
-import { unavailable } from '../errors.ts';
-import type { Sql } from './database.ts';
-import { newestEventId, readEvents, revokesAccess, toAuditEvent } from './events.ts';
-import { assertCanReadEvents, isOwnerOrAdmin } from './permissions.ts';
+import type { AuditEvent } from '../../../shared/events.ts';
+import type { Role } from '../../../shared/schemas.ts';
+import { unavailable } from '../../platform/errors.ts';
+import type { Sql } from '../../platform/database/schema.ts';
+import { newestEventId, readEvents, revokesAccess, toAuditEvent } from './events.sql.ts';
+import { assertMay, roleMay } from '../../platform/access.ts';
 
 export interface FeedSettings {
   /** How often the instance looks for new events while it has subscribers. */
@@ -147,7 +147,7 @@ export class EventFeed {
     const subscriber = await this.#join(organizationId, userId, options.onLag);
     const expiry = setTimeout(() => subscriber.end('expired'), options.maxDurationMs);
     try {
-      assertCanReadEvents(await this.#roles(organizationId, [userId]).then((roles) => roles.get(userId)));
+      assertMay(await this.#roles(organizationId, [userId]).then((roles) => roles.get(userId)), 'events:read');
       let delivered = options.lastEventId ?? subscriber.start;
       if (options.lastEventId !== null) {
         // Catch up from the table; whatever commits meanwhile is in the queue too (skipped below).
@@ -279,7 +279,7 @@ export class EventFeed {
       if (cut >= 0) {
         subscriber.push(events.slice(0, cut + 1));
         subscriber.end('revoked');
-      } else if (!isOwnerOrAdmin(roles.get(subscriber.userId))) {
+      } else if (!roleMay(roles.get(subscriber.userId), 'events:read')) {
         subscriber.end('revoked');
       } else {
         subscriber.push(events);

@@ -2,7 +2,7 @@
  * What a subscription gets from the HTTP layer beside the usual context: the instance's event feed
  * and a way to drop its connection. http/trpc.ts fills it in on the subscription routes only.
  */
-import type { EventFeed } from '../data/event-feed.ts';
+import type { EventFeed } from './event-feed.ts';
 
 export interface EventStream {
   feed: EventFeed;
@@ -16,7 +16,7 @@ export interface EventStream {
  */
 export const STREAM_MAX_DURATION_MS = 15 * 60 * 1000;
 
-declare module '../trpc/context.ts' {
+declare module '../../platform/rpc/context.ts' {
   interface Context {
     /** Set on subscription requests (http/trpc.ts). */
     eventStream?: EventStream;

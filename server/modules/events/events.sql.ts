@@ -3,10 +3,10 @@
  * its owners and admins. Events are written by the changes themselves (organization-changes.ts);
  * event-feed.ts delivers new ones to subscribers.
  */
-import type { AuditEvent, EventType } from '../../shared/events.ts';
-import type { Sql } from './database.ts';
-import { isOwnerOrAdmin } from './permissions.ts';
-import { isoTimestamp } from './timestamps.ts';
+import type { AuditEvent, EventType } from '../../../shared/events.ts';
+import type { Sql } from '../../platform/database/schema.ts';
+import { roleMay } from '../../platform/access.ts';
+import { isoTimestamp } from '../../platform/database/timestamps.ts';
 
 /**
  * Whether `event` takes the right to read the organization's events away from `userId`: the
@@ -16,7 +16,7 @@ export function revokesAccess(event: AuditEvent, userId: string): boolean {
   if (event.type === 'organization.deleted') return true;
   if (event.subject_user_id !== userId) return false;
   if (event.type === 'member.removed' || event.type === 'member.left') return true;
-  return event.type === 'member.role_changed' && !isOwnerOrAdmin(event.data.to);
+  return event.type === 'member.role_changed' && !roleMay(event.data.to, 'events:read');
 }
 
 export interface EventQuery {

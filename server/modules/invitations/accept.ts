@@ -1,12 +1,12 @@
 /** POST /invitations/{invitation_id}/accept (also under /api): the invitee. */
 import { invitationPathInput } from '../../../shared/lifecycle.ts';
 import { membershipOutput } from '../../../shared/schemas.ts';
-import { acceptInvitation } from '../../data/invitations.ts';
-import { authenticatedProcedure } from '../../trpc/procedures.ts';
-import { BODY_ERRORS, restEndpoint } from '../rest-meta.ts';
+import { acceptInvitation } from './invitations.sql.ts';
+import { callerProcedure } from '../../platform/rpc/procedures.ts';
+import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 
 // Who may accept depends on the invitation: the data layer checks it under the organization's lock.
-export const acceptInvitationProcedure = authenticatedProcedure
+export const acceptInvitationProcedure = callerProcedure
   .meta(
     restEndpoint({
       method: 'POST',

@@ -1,10 +1,10 @@
 /** POST /organizations/{organization_id}/invitations (also under /api): owner or admin. */
 import { createInvitationInput, invitationOutput } from '../../../shared/lifecycle.ts';
-import { createInvitation } from '../../data/invitations.ts';
-import { pathOrganizationManagerProcedure } from '../../trpc/procedures.ts';
-import { BODY_ERRORS, restEndpoint } from '../rest-meta.ts';
+import { createInvitation } from './invitations.sql.ts';
+import { organizationProcedure } from '../../platform/rpc/procedures.ts';
+import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 
-export const createInvitationProcedure = pathOrganizationManagerProcedure
+export const createInvitationProcedure = organizationProcedure({ from: 'path', may: 'invitations:create' })
   .meta(
     restEndpoint({
       method: 'POST',

@@ -1,12 +1,12 @@
 /** POST /invitations/{invitation_id}/decline (also under /api): the invitee. */
 import { invitationPathInput } from '../../../shared/lifecycle.ts';
 import { messageOutput } from '../../../shared/schemas.ts';
-import { declineInvitation } from '../../data/invitations.ts';
-import { authenticatedProcedure } from '../../trpc/procedures.ts';
-import { BODY_ERRORS, restEndpoint } from '../rest-meta.ts';
+import { declineInvitation } from './invitations.sql.ts';
+import { callerProcedure } from '../../platform/rpc/procedures.ts';
+import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 
 // Who may decline depends on the invitation: the data layer checks it under the organization's lock.
-export const declineInvitationProcedure = authenticatedProcedure
+export const declineInvitationProcedure = callerProcedure
   .meta(
     restEndpoint({
       method: 'POST',

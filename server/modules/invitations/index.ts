@@ -3,7 +3,7 @@
  * under /organizations/{organization_id}/invitations. The invitee's side: their own list at
  * /invitations, accept and decline. All also under /api.
  */
-import { router } from '../../trpc/init.ts';
+import { router } from '../../platform/rpc/init.ts';
 import { acceptInvitationProcedure } from './accept.ts';
 import { createInvitationProcedure } from './create.ts';
 import { declineInvitationProcedure } from './decline.ts';

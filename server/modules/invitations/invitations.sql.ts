@@ -10,25 +10,24 @@
  * that was accepted, declined or revoked.
  */
 import type { z } from 'zod';
-import type { createInvitationInput, InvitationView } from '../../shared/lifecycle.ts';
-import type { membershipOutput, Role } from '../../shared/schemas.ts';
-import type { Caller } from '../auth/tokens.ts';
-import { conflict, forbidden, gone, notFound } from '../errors.ts';
-import type { DbTimestamp, Sql } from './database.ts';
-import { newId } from './ids.ts';
-import { insertMembership } from './memberships.ts';
+import type { createInvitationInput, InvitationView } from '../../../shared/lifecycle.ts';
+import type { membershipOutput, Role } from '../../../shared/schemas.ts';
+import type { Caller } from '../../platform/auth/tokens.ts';
+import { conflict, forbidden, gone, notFound } from '../../platform/errors.ts';
+import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
+import { newId } from '../../platform/database/ids.ts';
+import { insertMembership } from '../members/members.sql.ts';
 import {
   appendEvent,
   changeOrganization,
   organizationWithActor,
   takeOrganization,
-  type OrganizationActor,
   type OrganizationChange,
-} from './organization-changes.ts';
-import { noUserRecord } from './organizations.ts';
-import { assertCanChange, assertOwnerOrAdmin, notInOrganization } from './permissions.ts';
-import { isoTimestamp, toDate } from './timestamps.ts';
-import type { Db, Tx } from './transaction.ts';
+} from '../../platform/organization-changes.ts';
+import { noUserRecord } from '../organizations/organizations.sql.ts';
+import { assertCanChange, assertMay, notInOrganization, type OrganizationActor } from '../../platform/access.ts';
+import { isoTimestamp, toDate } from '../../platform/database/timestamps.ts';
+import type { Db, Tx } from '../../platform/database/transaction.ts';
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -114,7 +113,7 @@ export async function createInvitation(
     );
     if (!row) throw notInOrganization();
     const actorRole = row.actor_role ?? undefined;
-    assertOwnerOrAdmin(actorRole, 'invite people to it');
+    assertMay(actorRole, actor.permission);
     assertCanChange(actorRole, undefined, input.role);
     if (row.member_role) throw conflict('The user with this e-mail address is a member of this organization already');
     const open = await tx.first(
@@ -190,7 +189,7 @@ export async function revokeInvitation(
     );
     if (!row) throw notInOrganization();
     const actorRole = row.actor_role ?? undefined;
-    assertOwnerOrAdmin(actorRole, 'revoke its invitations');
+    assertMay(actorRole, actor.permission);
     const { email, role, status, expires_at } = row;
     if (email === null || role === null || status === null || expires_at === null) throw unknownInvitation();
     if (role === 'owner' && actorRole !== 'owner') throw forbidden('Only an owner may revoke an owner invitation');

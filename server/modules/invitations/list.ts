@@ -1,11 +1,11 @@
 /** GET /organizations/{organization_id}/invitations (also under /api): owner or admin. */
 import { invitationOutput } from '../../../shared/lifecycle.ts';
-import { listOrganizationInvitations } from '../../data/invitations.ts';
-import { pathOrganizationManagerProcedure } from '../../trpc/procedures.ts';
-import { listOutput } from '../lists.ts';
-import { restEndpoint } from '../rest-meta.ts';
+import { listOrganizationInvitations } from './invitations.sql.ts';
+import { organizationProcedure } from '../../platform/rpc/procedures.ts';
+import { listOutput } from '../../platform/rpc/lists.ts';
+import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 
-export const listInvitationsProcedure = pathOrganizationManagerProcedure
+export const listInvitationsProcedure = organizationProcedure({ from: 'path', may: 'invitations:read' })
   .meta(
     restEndpoint({
       method: 'GET',

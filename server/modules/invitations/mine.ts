@@ -1,11 +1,11 @@
 /** GET /invitations (also under /api): the caller's own pending invitations. */
 import { invitationOutput } from '../../../shared/lifecycle.ts';
-import { listMyInvitations } from '../../data/invitations.ts';
-import { authenticatedProcedure } from '../../trpc/procedures.ts';
-import { listOutput } from '../lists.ts';
-import { restEndpoint } from '../rest-meta.ts';
+import { listMyInvitations } from './invitations.sql.ts';
+import { callerProcedure } from '../../platform/rpc/procedures.ts';
+import { listOutput } from '../../platform/rpc/lists.ts';
+import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 
-export const myInvitationsProcedure = authenticatedProcedure
+export const myInvitationsProcedure = callerProcedure
   .meta(
     restEndpoint({
       method: 'GET',

@@ -1,11 +1,11 @@
 /** DELETE /organizations/{organization_id}/invitations/{invitation_id} (also under /api): owner or admin. */
 import { invitationPathInput } from '../../../shared/lifecycle.ts';
 import { messageOutput } from '../../../shared/schemas.ts';
-import { revokeInvitation } from '../../data/invitations.ts';
-import { pathOrganizationManagerProcedure } from '../../trpc/procedures.ts';
-import { BODY_ERRORS, restEndpoint } from '../rest-meta.ts';
+import { revokeInvitation } from './invitations.sql.ts';
+import { organizationProcedure } from '../../platform/rpc/procedures.ts';
+import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 
-export const revokeInvitationProcedure = pathOrganizationManagerProcedure
+export const revokeInvitationProcedure = organizationProcedure({ from: 'path', may: 'invitations:revoke' })
   .meta(
     restEndpoint({
       method: 'DELETE',

@@ -12,51 +12,26 @@ import type {
   membershipOutput,
   removeMemberInput,
   Role,
-} from '../../shared/schemas.ts';
-import { conflict, notFound } from '../errors.ts';
-import { appendEvent, changeOrganization, type OrganizationActor } from './organization-changes.ts';
-import type { DbTimestamp, Sql } from './database.ts';
-import { pagedList, replaceInPlace, toPage, type Page, type PageRequest } from './pages.ts';
-import { prepare } from './prepared.ts';
+} from '../../../shared/schemas.ts';
+import { conflict, notFound } from '../../platform/errors.ts';
+import { appendEvent, changeOrganization } from '../../platform/organization-changes.ts';
+import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
+import { pagedList, replaceInPlace, toPage, type Page, type PageRequest } from '../../platform/database/pages.ts';
+import { prepare } from '../../platform/database/prepared.ts';
 import {
+  actorMembership,
   assertCanChange,
-  assertCanManageMembers,
-  assertCanReadMembers,
   assertKeepsAnOwner,
-  notInOrganization,
-} from './permissions.ts';
-import { isoTimestamp, listTimestamp } from './timestamps.ts';
-import type { Db, Reader, Tx } from './transaction.ts';
+  assertMay,
+  assertMember,
+  roleInOrganization,
+  type OrganizationActor,
+} from '../../platform/access.ts';
+import { isoTimestamp, listTimestamp } from '../../platform/database/timestamps.ts';
+import type { Db, Tx } from '../../platform/database/transaction.ts';
 
 const notAMember = () => notFound('The user is not a member of this organization');
 const alreadyMember = () => conflict('The user is already a member of this organization');
-
-const roleOfUser = prepare((sql, organizationId: string, userId: string) =>
-  sql
-    .selectFrom('organization_users')
-    .select('role')
-    .where('organization_id', '=', organizationId)
-    .where('user_id', '=', userId),
-);
-
-/** The caller's role in an organization, or undefined when not a member (or no such organization). */
-export async function roleInOrganization(
-  reader: Reader,
-  organizationId: string,
-  userId: string,
-): Promise<Role | undefined> {
-  return (await reader.first(roleOfUser(reader.sql, organizationId, userId)))?.role;
-}
-
-/**
- * The actor's membership (`a`, no row for a non-member): where the reads that decide on the actor's
- * role start, each adding the joins and columns it needs.
- */
-export const actorMembership = (sql: Sql, organizationId: string, actorUserId: string) =>
-  sql
-    .selectFrom('organization_users as a')
-    .where('a.organization_id', '=', organizationId)
-    .where('a.user_id', '=', actorUserId);
 
 const actorAndTarget = prepare((sql, organizationId: string, actorUserId: string, targetUserId: string) =>
   actorMembership(sql, organizationId, actorUserId)
@@ -128,7 +103,16 @@ const memberWithActor = prepare((sql, organizationId: string, actorUserId: strin
       join.onRef('m.organization_id', '=', 'a.organization_id').on('m.user_id', '=', userId),
     )
     .leftJoin('users as u', 'u.id', 'm.user_id')
-    .select(['u.id as user_id', 'u.first_name', 'u.last_name', 'u.email', 'm.role', 'm.created_at', 'm.updated_at']),
+    .select([
+      'a.role as actor_role',
+      'u.id as user_id',
+      'u.first_name',
+      'u.last_name',
+      'u.email',
+      'm.role',
+      'm.created_at',
+      'm.updated_at',
+    ]),
 );
 
 export async function addMember(
@@ -139,7 +123,7 @@ export async function addMember(
   try {
     return await changeOrganization(db, actor, async (tx, change) => {
       const row = await tx.first(actorAndUserByEmail(tx.sql, actor.organizationId, actor.userId, input.email));
-      assertCanManageMembers(row?.actor_role);
+      assertMay(row?.actor_role, actor.permission);
       assertCanChange(row.actor_role, undefined, input.role);
       if (!row.user_id) throw notFound('No user has this e-mail address');
       if (row.member_role) throw alreadyMember();
@@ -163,7 +147,7 @@ export async function addMember(
 export async function changeRole(db: Db, actor: OrganizationActor, input: z.infer<typeof changeRoleInput>) {
   await changeOrganization(db, actor, async (tx, change) => {
     const { actorRole, targetRole } = await actorAndTargetRoles(tx, actor, input.user_id);
-    assertCanManageMembers(actorRole);
+    assertMay(actorRole, actor.permission);
     if (!targetRole) throw notAMember();
     assertCanChange(actorRole, targetRole, input.role);
     if (targetRole === input.role) return;
@@ -186,8 +170,9 @@ export async function removeMember(db: Db, actor: OrganizationActor, input: z.in
   await changeOrganization(db, actor, async (tx, change) => {
     const { actorRole, targetRole } = await actorAndTargetRoles(tx, actor, input.user_id);
     const leaving = input.user_id === actor.userId;
-    if (leaving) assertCanReadMembers(actorRole);
-    else assertCanManageMembers(actorRole);
+    // Leaving needs no permission: any member may (behaviour §3.2).
+    if (leaving) assertMember(actorRole);
+    else assertMay(actorRole, actor.permission);
     if (!targetRole) throw notAMember();
     if (!leaving) assertCanChange(actorRole, targetRole, undefined);
     assertKeepsAnOwner(targetRole, undefined, await ownersLeft(tx, actor.organizationId, targetRole));
@@ -202,13 +187,12 @@ export async function removeMember(db: Db, actor: OrganizationActor, input: z.in
 }
 
 /**
- * One member, read for an actor whose membership is checked by the same query (behaviour §3.2: any
- * member may read): no row means the actor is not a member (403), a row without a member means
- * the target is not one (404).
+ * One member, read for an actor whose role is checked by the same query: no row means the actor is
+ * not a member (403), a row without a member means the target is not one (404).
  */
 export async function getMember(db: Db, actor: OrganizationActor, userId: string): Promise<Member> {
   const row = await db.first(memberWithActor(db.sql, actor.organizationId, actor.userId, userId));
-  if (!row) throw notInOrganization();
+  assertMay(row?.actor_role, actor.permission);
   if (!row.user_id || !row.role || !row.created_at || !row.updated_at) throw notAMember();
   return {
     organization_id: actor.organizationId,
@@ -247,7 +231,7 @@ export async function listMembers(
   page: PageRequest = {},
 ): Promise<Page<MemberListItem>> {
   const rows = await memberListRows(db, db.dialect, page, actor.organizationId, actor.userId);
-  if (rows.length === 0) assertCanReadMembers(await roleInOrganization(db, actor.organizationId, actor.userId));
+  if (rows.length === 0) assertMay(await roleInOrganization(db, actor.organizationId, actor.userId), actor.permission);
   return toPage(
     rows,
     page.limit,

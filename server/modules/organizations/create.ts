@@ -1,8 +1,8 @@
 /** POST /organizations (also under /api): the caller becomes the owner. */
 import { createOrganizationInput, membershipOutput } from '../../../shared/schemas.ts';
-import { createOrganization } from '../../data/organizations.ts';
-import { creatorProcedure } from '../../trpc/procedures.ts';
-import { BODY_ERRORS, restEndpoint } from '../rest-meta.ts';
+import { createOrganization } from './organizations.sql.ts';
+import { creatorProcedure } from '../../platform/rpc/procedures.ts';
+import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 
 export const createOrganizationProcedure = creatorProcedure
   .meta(

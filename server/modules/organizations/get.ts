@@ -1,11 +1,15 @@
 /** GET /organizations/{organization_id} (also under /api): any member. */
 import { organizationDetailsOutput } from '../../../shared/lifecycle.ts';
-import { getOrganization } from '../../data/organizations.ts';
-import { pathOrganizationActorProcedure } from '../../trpc/procedures.ts';
-import { restEndpoint } from '../rest-meta.ts';
+import { getOrganization } from './organizations.sql.ts';
+import { organizationProcedure } from '../../platform/rpc/procedures.ts';
+import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 
 // The membership is checked by the same query that reads the organization.
-export const getOrganizationProcedure = pathOrganizationActorProcedure
+export const getOrganizationProcedure = organizationProcedure({
+  from: 'path',
+  may: 'organization:read',
+  checkedInQuery: true,
+})
   .meta(
     restEndpoint({
       method: 'GET',

@@ -2,7 +2,7 @@
  * Organizations: GET and POST /organizations, GET, PUT and DELETE /organizations/{organization_id},
  * POST /organizations/{organization_id}/transfer-ownership (all also under /api), one procedure a file.
  */
-import { router } from '../../trpc/init.ts';
+import { router } from '../../platform/rpc/init.ts';
 import { createOrganizationProcedure } from './create.ts';
 import { getOrganizationProcedure } from './get.ts';
 import { listOrganizationsProcedure, organizationsPageProcedure } from './list.ts';

@@ -1,11 +1,18 @@
 /** GET /organizations (also under /api), and the same list a page at a time over tRPC. */
 import { organizationOutput } from '../../../shared/schemas.ts';
-import { listOrganizations } from '../../data/organizations.ts';
-import { authenticatedProcedure } from '../../trpc/procedures.ts';
-import { listOutput, pageInput, pageOutput, restListQuery, restPageRequest, withNextLink } from '../lists.ts';
-import { restEndpoint } from '../rest-meta.ts';
+import { listOrganizations } from './organizations.sql.ts';
+import { callerProcedure } from '../../platform/rpc/procedures.ts';
+import {
+  listOutput,
+  pageInput,
+  pageOutput,
+  restListQuery,
+  restPageRequest,
+  withNextLink,
+} from '../../platform/rpc/lists.ts';
+import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 
-export const listOrganizationsProcedure = authenticatedProcedure
+export const listOrganizationsProcedure = callerProcedure
   .meta(
     restEndpoint({
       method: 'GET',
@@ -24,7 +31,7 @@ export const listOrganizationsProcedure = authenticatedProcedure
   });
 
 /** tRPC only: the caller's organizations a page at a time. */
-export const organizationsPageProcedure = authenticatedProcedure
+export const organizationsPageProcedure = callerProcedure
   .input(pageInput)
   .output(pageOutput(organizationOutput))
   .query(({ ctx, input }) => listOrganizations(ctx.db, ctx.caller, input));

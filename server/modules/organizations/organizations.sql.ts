@@ -5,31 +5,34 @@
  * event in the same transaction.
  */
 import type { z } from 'zod';
-import type { EventData } from '../../shared/events.ts';
-import type { OrganizationDetails, transferOwnershipInput, updateOrganizationInput } from '../../shared/lifecycle.ts';
+import type { EventData } from '../../../shared/events.ts';
+import type {
+  OrganizationDetails,
+  transferOwnershipInput,
+  updateOrganizationInput,
+} from '../../../shared/lifecycle.ts';
 import type {
   createOrganizationInput,
   membershipOutput,
   Organization as OrganizationView,
   Role,
-} from '../../shared/schemas.ts';
-import type { Caller } from '../auth/tokens.ts';
-import { badRequest, notFound } from '../errors.ts';
-import type { DbTimestamp, Sql } from './database.ts';
-import { newId } from './ids.ts';
+} from '../../../shared/schemas.ts';
+import type { Caller } from '../../platform/auth/tokens.ts';
+import { badRequest, notFound } from '../../platform/errors.ts';
+import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
+import { newId } from '../../platform/database/ids.ts';
 import {
   appendEvent,
   changeOrganization,
   newOrganization,
   organizationWithActor,
-  type OrganizationActor,
-} from './organization-changes.ts';
-import { pagedList, toPage, type Page, type PageRequest } from './pages.ts';
-import { assertOwner, assertOwnerOrAdmin, notInOrganization } from './permissions.ts';
-import { prepare } from './prepared.ts';
-import { isoTimestamp } from './timestamps.ts';
-import { actorMembership, insertMembership } from './memberships.ts';
-import type { Db, Reader, Tx } from './transaction.ts';
+} from '../../platform/organization-changes.ts';
+import { pagedList, toPage, type Page, type PageRequest } from '../../platform/database/pages.ts';
+import { actorMembership, assertMay, notInOrganization, type OrganizationActor } from '../../platform/access.ts';
+import { prepare } from '../../platform/database/prepared.ts';
+import { isoTimestamp } from '../../platform/database/timestamps.ts';
+import { insertMembership } from '../members/members.sql.ts';
+import type { Db, Reader, Tx } from '../../platform/database/transaction.ts';
 
 export const noUserRecord = () => notFound('No user record for this caller: create it with POST /users first');
 
@@ -139,11 +142,11 @@ async function readDetails(reader: Reader, actor: OrganizationActor): Promise<Or
   };
 }
 
-/** GET /organizations/{organization_id}: any member; a non-member and an unknown id both get 403. */
+/** GET /organizations/{organization_id}; a non-member and an unknown id both get 403. */
 export async function getOrganization(db: Db, actor: OrganizationActor): Promise<OrganizationDetails> {
   const details = await readDetails(db, actor);
-  if (!details) throw notInOrganization();
-  return details;
+  assertMay(details?.role, actor.permission);
+  return details!;
 }
 
 type FieldChanges = EventData['organization.updated']['changes'];
@@ -160,8 +163,7 @@ export async function updateOrganization(
 ): Promise<OrganizationDetails> {
   return changeOrganization(db, actor, async (tx, change) => {
     const before = await readDetails(tx, actor);
-    if (!before) throw notInOrganization();
-    assertOwnerOrAdmin(before.role, 'change it');
+    assertMay(before?.role, actor.permission);
     const changes: FieldChanges = {};
     for (const field of ['organization_name', 'organization_description'] as const) {
       const to = input[field];
@@ -202,7 +204,7 @@ export async function deleteOrganization(db: Db, actor: OrganizationActor): Prom
   return changeOrganization(db, actor, async (tx, change) => {
     const row = await tx.first(organizationWithActor(tx, actor).select(['o.name', 'a.role']));
     if (!row) throw notInOrganization();
-    assertOwner(row.role ?? undefined, 'delete it');
+    assertMay(row.role ?? undefined, actor.permission);
     await appendEvent(tx, change, {
       type: 'organization.deleted',
       actorUserId: actor.userId,
@@ -238,7 +240,7 @@ export async function transferOwnership(
 ): Promise<{ message: string }> {
   return changeOrganization(db, actor, async (tx, change) => {
     const roles = await rolesIn(tx, actor.organizationId, [actor.userId, input.user_id]);
-    assertOwner(roles.get(actor.userId), 'hand its ownership over');
+    assertMay(roles.get(actor.userId), actor.permission);
     if (input.user_id === actor.userId) {
       throw badRequest('Ownership cannot be handed to yourself: name another member', [
         { field: 'user_id', problem: 'Must be another member of the organization' },

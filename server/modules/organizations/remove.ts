@@ -1,10 +1,10 @@
 /** DELETE /organizations/{organization_id} (also under /api): owners only. */
 import { messageOutput } from '../../../shared/schemas.ts';
-import { deleteOrganization } from '../../data/organizations.ts';
-import { pathOrganizationOwnerProcedure } from '../../trpc/procedures.ts';
-import { BODY_ERRORS, restEndpoint } from '../rest-meta.ts';
+import { deleteOrganization } from './organizations.sql.ts';
+import { organizationProcedure } from '../../platform/rpc/procedures.ts';
+import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 
-export const removeOrganizationProcedure = pathOrganizationOwnerProcedure
+export const removeOrganizationProcedure = organizationProcedure({ from: 'path', may: 'organization:delete' })
   .meta(
     restEndpoint({
       method: 'DELETE',

@@ -1,11 +1,11 @@
 /** POST /organizations/{organization_id}/transfer-ownership (also under /api): owners only. */
 import { transferOwnershipInput } from '../../../shared/lifecycle.ts';
 import { messageOutput } from '../../../shared/schemas.ts';
-import { transferOwnership } from '../../data/organizations.ts';
-import { pathOrganizationOwnerProcedure } from '../../trpc/procedures.ts';
-import { BODY_ERRORS, restEndpoint } from '../rest-meta.ts';
+import { transferOwnership } from './organizations.sql.ts';
+import { organizationProcedure } from '../../platform/rpc/procedures.ts';
+import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 
-export const transferOwnershipProcedure = pathOrganizationOwnerProcedure
+export const transferOwnershipProcedure = organizationProcedure({ from: 'path', may: 'ownership:transfer' })
   .meta(
     restEndpoint({
       method: 'POST',

@@ -1,10 +1,10 @@
 /** PUT /organizations/{organization_id} (also under /api): owner or admin. */
 import { organizationDetailsOutput, updateOrganizationInput } from '../../../shared/lifecycle.ts';
-import { updateOrganization } from '../../data/organizations.ts';
-import { pathOrganizationManagerProcedure } from '../../trpc/procedures.ts';
-import { BODY_ERRORS, restEndpoint } from '../rest-meta.ts';
+import { updateOrganization } from './organizations.sql.ts';
+import { organizationProcedure } from '../../platform/rpc/procedures.ts';
+import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 
-export const updateOrganizationProcedure = pathOrganizationManagerProcedure
+export const updateOrganizationProcedure = organizationProcedure({ from: 'path', may: 'organization:update' })
   .meta(
     restEndpoint({
       method: 'PUT',

@@ -1,12 +1,12 @@
 /** The caller's own user record (behaviour §4.1, behaviour §4). */
 import type { z } from 'zod';
-import type { createUserInput, updateUserInput, User as UserView } from '../../shared/schemas.ts';
-import type { Caller } from '../auth/tokens.ts';
-import { conflict, notFound } from '../errors.ts';
-import type { DbTimestamp } from './database.ts';
-import { prepare } from './prepared.ts';
-import { isoTimestamp } from './timestamps.ts';
-import type { Db } from './transaction.ts';
+import type { createUserInput, updateUserInput, User as UserView } from '../../../shared/schemas.ts';
+import type { Caller } from '../../platform/auth/tokens.ts';
+import { conflict, notFound } from '../../platform/errors.ts';
+import type { DbTimestamp } from '../../platform/database/schema.ts';
+import { prepare } from '../../platform/database/prepared.ts';
+import { isoTimestamp } from '../../platform/database/timestamps.ts';
+import type { Db } from '../../platform/database/transaction.ts';
 
 const noRecord = () => notFound('No user record for this caller: create it with POST /users');
 const emailTaken = () => conflict('Another user already has this e-mail address');

@@ -2,7 +2,7 @@
  * The tables, defined with MikroORM's `defineEntity` (no decorators, so Node runs this file as it
  * is). They are the one description of the schema: the migrations are checked against them
  * (tests/migrations.test.ts) and the typed queries of the data layer are typed from them
- * (`Database` in database.ts). Column names are snake_case through MikroORM's default naming
+ * (`Database` in schema.ts). Column names are snake_case through MikroORM's default naming
  * strategy. Timestamps are `datetime(3)`: milliseconds are part of the contract's ISO format.
  *
  * No column names a collation: ids and keys must compare byte for byte, and on MySQL and MariaDB
@@ -11,7 +11,7 @@
  * addresses are stored and looked up in lower case.
  */
 import { defineEntity, p } from '@mikro-orm/core';
-import { INVITATION_STATUSES, ROLES } from '../../shared/schemas.ts';
+import { INVITATION_STATUSES, ROLES } from '../../../shared/schemas.ts';
 
 export const User = defineEntity({
   name: 'User',

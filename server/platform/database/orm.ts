@@ -7,7 +7,8 @@ import { MikroORM, type Options } from '@mikro-orm/core';
 import type { MySqlConnection } from '@mikro-orm/mysql';
 import { SqlitePlatform, type SqlEntityManager } from '@mikro-orm/sql';
 import { CompiledQuery, type DatabaseConnection } from 'kysely';
-import { createOrmConfig, dialectOf, embeddedPath, engineOf } from '../../mikro-orm.config.ts';
+import { locateDatabase, type DatabaseLocation } from './engine.ts';
+import { createOrmConfig } from './orm-config.ts';
 import { makeDirectory } from '../make-directory.ts';
 import { servePool } from './mysql-pool.ts';
 
@@ -30,9 +31,9 @@ const run = (connection: DatabaseConnection, sql: string) => connection.executeQ
  * node has applied every write the cluster committed before them (wsrep_sync_wait), so a change
  * made through another node is seen by the next read.
  */
-function sessionBounds(databaseUrl: string, timeoutMs: number) {
+function sessionBounds({ engine }: DatabaseLocation, timeoutMs: number) {
   const lockWaitSeconds = Math.max(1, Math.ceil(timeoutMs / 1000));
-  if (databaseUrl.startsWith('mariadb://')) {
+  if (engine === 'mariadb') {
     return async (connection: DatabaseConnection) => {
       await run(
         connection,
@@ -42,7 +43,7 @@ function sessionBounds(databaseUrl: string, timeoutMs: number) {
       if (Number((rows[0] as { wsrep: unknown }).wsrep) === 1) await run(connection, 'set session wsrep_sync_wait = 1');
     };
   }
-  if (databaseUrl.startsWith('mysql://')) {
+  if (engine === 'mysql') {
     return (connection: DatabaseConnection) =>
       run(
         connection,
@@ -62,21 +63,23 @@ function sessionBounds(databaseUrl: string, timeoutMs: number) {
 const PREPARED_STATEMENTS_PER_CONNECTION = 256;
 
 /**
- * Opens the database. With `bounds` (serving requests), the pool has `poolSize` connections and
- * every wait is bounded by `timeoutMs`; without (migrations, maintenance), nothing is bounded.
+ * Opens the database (a URL, or one the settings located already). With `bounds` (serving
+ * requests), the pool has `poolSize` connections and every wait is bounded by `timeoutMs`; without
+ * (migrations, maintenance), nothing is bounded.
  */
 export async function openDatabase(
-  databaseUrl: string,
+  where: DatabaseLocation | string,
   bounds?: DatabaseBounds,
   options: Partial<Options> = {},
 ): Promise<Orm> {
-  const dialect = dialectOf(databaseUrl);
+  const database = typeof where === 'string' ? locateDatabase(where) : where;
+  const { dialect, file } = database;
   // The embedded database's folder is made; a MySQL or MariaDB database must exist (ensureDatabase
   // below). make-directory.ts says why not node:fs's recursive mkdir.
-  if (dialect === 'sqlite' && databaseUrl !== ':memory:') makeDirectory(dirname(embeddedPath(databaseUrl)));
+  if (file !== undefined && file !== ':memory:') makeDirectory(dirname(file));
   // Each new connection gets the session bounds, then whatever else the caller asks (metrics).
   const connectionHooks: Array<(connection: DatabaseConnection) => Promise<void>> = [];
-  if (bounds) connectionHooks.push(sessionBounds(databaseUrl, bounds.timeoutMs));
+  if (bounds) connectionHooks.push(sessionBounds(database, bounds.timeoutMs));
   if (options.onCreateConnection) connectionHooks.push(options.onCreateConnection);
   const onCreateConnection = async (connection: unknown) => {
     for (const hook of connectionHooks) await hook(connection as DatabaseConnection);
@@ -98,9 +101,9 @@ export async function openDatabase(
     : {};
   // The synchronous constructor, not MikroORM.init: the entities need no discovery from files, and
   // init would try to import every optional MikroORM package that the configuration does not name
-  // (the migrator is named: mikro-orm.config.ts).
+  // (the migrator is named: orm-config.ts).
   const orm = new MikroORM(
-    await createOrmConfig(databaseUrl, {
+    await createOrmConfig(database, {
       // MikroORM creates a MySQL or MariaDB database that does not exist when it connects, and its
       // migrator does too: a typo in DATABASE_URL would give an empty database. pingDatabase tells.
       ensureDatabase: false,
@@ -118,8 +121,8 @@ export async function openDatabase(
 }
 
 /** Whether the database is a node of a MariaDB Galera cluster (wsrep on). */
-export async function isGaleraNode(orm: Orm, databaseUrl: string): Promise<boolean> {
-  if (engineOf(databaseUrl) !== 'mariadb') return false;
+export async function isGaleraNode(orm: Orm, { engine }: DatabaseLocation): Promise<boolean> {
+  if (engine !== 'mariadb') return false;
   const [row] = await orm.em.getConnection().execute<Array<{ wsrep: unknown }>>('select @@wsrep_on as wsrep');
   return Number(row?.wsrep) === 1;
 }

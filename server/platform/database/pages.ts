@@ -6,7 +6,7 @@
 import type { ReferenceExpression, SelectQueryBuilder } from 'kysely';
 import { z } from 'zod';
 import { badRequest } from '../errors.ts';
-import { toDbTimestamp, type DbTimestamp, type Dialect, type Sql } from './database.ts';
+import { toDbTimestamp, type DbTimestamp, type Dialect, type Sql } from './schema.ts';
 import { prepare } from './prepared.ts';
 import type { Reader } from './unit-of-work.ts';
 import { toDate, type StoredTimestamp } from './timestamps.ts';

@@ -13,7 +13,7 @@
  * unchanged fails the first call, and such a query is written inline instead.
  */
 import { CompiledQuery, type Compilable } from 'kysely';
-import type { Sql } from './database.ts';
+import type { Sql } from './schema.ts';
 
 /**
  * The SQL of every query prepared here: on MySQL and MariaDB they run as server-side prepared

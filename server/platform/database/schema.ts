@@ -7,7 +7,7 @@
  */
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Kysely } from 'kysely';
-import type { Engine } from '../../mikro-orm.config.ts';
+import type { Engine } from './engine.ts';
 import type { entities } from './entities.ts';
 
 /**

@@ -10,17 +10,17 @@
  * - never commits once its request has been given up (the request's signal, aborted by the HTTP
  *   layer's processing limit or by the client leaving), so an answered error means nothing changed;
  * - claims the Idempotency-Key of a request and stores its answer in the same transaction as its
- *   change, and answers a repeated request from that store (idempotency.ts).
+ *   change, and answers a repeated request from that store, through a hook it knows nothing more
+ *   of (ChangeHook; ../idempotency.ts is the one there is).
  * The work function runs once per attempt and must do nothing outside the transaction it is given.
  */
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Compilable } from 'kysely';
 import { DomainError, unavailable } from '../errors.ts';
-import { toDbTimestamp, type Database, type DbTimestamp, type Dialect, type Sql } from './database.ts';
+import { toDbTimestamp, type Database, type DbTimestamp, type Dialect, type Sql } from './schema.ts';
 import { Admission, type Turn } from './admission.ts';
 import { isForeignKeyViolation, isLostConflict, isUniqueViolation } from './failures.ts';
-import { claimKey, completeKey, KeysInFlight, type IdempotentRequest } from './idempotency.ts';
 import { connectionWaitDeadline } from './mysql-pool.ts';
 import { buildOnlySql, UnitOfWork, type Reader, type Tx } from './unit-of-work.ts';
 
@@ -45,10 +45,24 @@ export interface TransactionSettings {
 export interface RequestScope {
   /** Aborted when the request is given up: a transaction not yet committed then rolls back. */
   signal?: AbortSignal;
-  /** The Idempotency-Key of a change request (behaviour §10). */
-  idempotency?: IdempotentRequest;
-  /** Called when the answer is replayed from the idempotency store. */
+  /** What the request's change does in its own transaction besides its work (an Idempotency-Key). */
+  hook?: ChangeHook;
+  /** Called when the hook answered the request instead of its work (a replay). */
   onReplay?: () => void;
+}
+
+/**
+ * Work a request's change does in the change's own transaction around the change itself, so that
+ * it commits with the change or not at all: claiming an Idempotency-Key and storing its answer
+ * (../idempotency.ts). Only the first transaction of a request runs it.
+ */
+export interface ChangeHook {
+  /** Before the attempts: returns what to call after the last, however it ended. */
+  enter(signal: AbortSignal | undefined): () => void;
+  /** The first statements of each attempt; an `answer` answers the request instead of the work. */
+  begin(tx: Tx, isUniqueViolation: (error: unknown) => boolean): Promise<{ answer: unknown } | undefined>;
+  /** After the work, in the same transaction, with its answer. */
+  complete(tx: Tx, answer: unknown): void;
 }
 
 const FIRST_PAUSE_MS = 5;
@@ -70,7 +84,6 @@ interface Shared {
   dialect: Dialect;
   settings: TransactionSettings;
   admission: Admission;
-  keysInFlight: KeysInFlight;
 }
 
 /** The data layer's handle on the database for one request: typed queries and transactions. */
@@ -94,8 +107,7 @@ export class Db implements Reader {
   static open(em: SqlEntityManager, dialect: Dialect, settings: TransactionSettings): Db {
     const admission = new Admission(settings);
     const sql = em.getKysely<Database>();
-    const keysInFlight = new KeysInFlight();
-    return new Db({ em, sql, buildSql: buildOnlySql(dialect), dialect, settings, admission, keysInFlight }, {});
+    return new Db({ em, sql, buildSql: buildOnlySql(dialect), dialect, settings, admission }, {});
   }
 
   /** The same database for one request, whose budget of DB_TIMEOUT_MS starts now. */
@@ -104,8 +116,8 @@ export class Db implements Reader {
   }
 
   /** The same request, whose change carries an Idempotency-Key. */
-  withIdempotency(idempotency: IdempotentRequest, onReplay: () => void): Db {
-    return new Db(this.#shared, { ...this.#scope, idempotency, onReplay }, this.#deadline);
+  withChangeHook(hook: ChangeHook, onReplay: () => void): Db {
+    return new Db(this.#shared, { ...this.#scope, hook, onReplay }, this.#deadline);
   }
 
   timestamp(date: Date): DbTimestamp {
@@ -137,25 +149,25 @@ export class Db implements Reader {
    */
   async transaction<T>(work: (tx: Tx) => Promise<T>, options: { organizationId?: string } = {}): Promise<T> {
     const deadline = this.#deadline ?? Date.now() + this.#shared.settings.timeoutMs;
-    const idempotency = this.#scope.idempotency;
+    const hook = this.#scope.hook;
     // One claim per request: a request that runs several transactions keys only the first.
-    this.#scope = { ...this.#scope, idempotency: undefined };
+    this.#scope = { ...this.#scope, hook: undefined };
     const run = (attempt: (tx: Tx) => Promise<T>) =>
       this.#shared.admission.inTurn(options.organizationId, deadline, (turn) =>
         this.#attempts(deadline, turn, attempt),
       );
-    if (!idempotency) return run(work);
-    const leave = this.#shared.keysInFlight.enter(idempotency, this.#scope.signal);
+    if (!hook) return run(work);
+    const leave = hook.enter(this.#scope.signal);
     let replayed = false;
     try {
-      // The key is claimed in each attempt's transaction, so it is released with any failed attempt.
+      // The hook runs in each attempt's transaction, so what it claimed goes with any failed attempt.
       // On Galera two claims of one key through two nodes meet at certification: one is retried.
       const answer = await run(async (tx) => {
-        const claim = await claimKey(tx, idempotency, (error) => this.isUniqueViolation(error));
-        replayed = claim.replay;
-        if (claim.replay) return claim.answer as T;
+        const replay = await hook.begin(tx, (error) => this.isUniqueViolation(error));
+        replayed = replay !== undefined;
+        if (replay) return replay.answer as T;
         const done = await work(tx);
-        completeKey(tx, idempotency, done);
+        hook.complete(tx, done);
         return done;
       });
       if (replayed) this.#scope.onReplay?.();

@@ -48,7 +48,7 @@ import {
   type QueryResult,
 } from 'kysely';
 import { unavailable } from '../errors.ts';
-import { toDbTimestamp, type Database, type DbTimestamp, type Dialect, type Sql } from './database.ts';
+import { toDbTimestamp, type Database, type DbTimestamp, type Dialect, type Sql } from './schema.ts';
 
 /** Reads that run the same in a transaction (`Tx`) and outside one (`Db`). */
 export interface Reader {

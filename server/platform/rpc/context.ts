@@ -1,24 +1,29 @@
 /**
  * What every procedure sees: the database for this request, the token verifier, the settings and
- * the headers the contract reads. Built the same way for tRPC calls and for REST calls.
+ * the headers the service reads. Transport-free: the HTTP layer (http/context.ts) reads them off a
+ * request, for tRPC calls and REST calls alike, and anything else (a test, a job) can build one.
  */
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { VerifyToken } from '../auth/tokens.ts';
 import type { Settings } from '../config.ts';
-import type { Db } from '../data/transaction.ts';
-import { givenUpSignal } from '../http/processing-limit.ts';
+import type { Db } from '../database/transaction.ts';
+import type { KeysInFlight } from '../idempotency.ts';
 
 export interface Services {
   db: Db;
   verifyToken: VerifyToken;
   settings: Settings;
+  /** The Idempotency-Keys of the requests this instance is running. */
+  keysInFlight: KeysInFlight;
 }
 
-export interface Context {
-  db: Db;
-  verifyToken: VerifyToken;
-  settings: Settings;
-  log: FastifyBaseLogger;
+/** A log with the levels the procedures use (pino's, through Fastify's request logger). */
+export interface Log {
+  error(details: object, message: string): void;
+}
+
+/** What a procedure needs to know of the request it serves. */
+export interface RequestFacts {
+  log: Log;
   authorization: string | undefined;
   /** Raw `organization_id` header; validated by the organization procedures. */
   organizationIdHeader: string | string[] | undefined;
@@ -26,21 +31,22 @@ export interface Context {
   idempotencyKeyHeader: string | string[] | undefined;
   /** The path the caller asked for (before the /api alias is resolved), for links to it. */
   requestPath: string;
+  /** Aborted when the request is given up (its limit passed, its client left): its transaction then rolls back. */
+  signal: AbortSignal | undefined;
+}
+
+export interface Context extends Omit<RequestFacts, 'signal'>, Services {
   /** Headers a procedure adds to its REST response (the list `Link`, `Idempotency-Replayed`). */
   responseHeaders: Record<string, string>;
 }
 
-export function contextFactory(services: Services) {
-  return ({ req }: { req: FastifyRequest }): Context => ({
-    // Aborted when the request is given up (http/processing-limit.ts): its transaction then rolls back.
-    db: services.db.forRequest({ signal: givenUpSignal(req) }),
+export function createContext(services: Services, { signal, ...request }: RequestFacts): Context {
+  return {
+    ...request,
+    db: services.db.forRequest({ signal }),
     verifyToken: services.verifyToken,
     settings: services.settings,
-    log: req.log,
-    authorization: req.headers.authorization,
-    organizationIdHeader: req.headers['organization_id'],
-    idempotencyKeyHeader: req.headers['idempotency-key'],
-    requestPath: req.originalUrl.split('?')[0] ?? '/',
+    keysInFlight: services.keysInFlight,
     responseHeaders: {},
-  });
+  };
 }

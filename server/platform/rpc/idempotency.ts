@@ -1,14 +1,14 @@
 /**
  * The Idempotency-Key header of a change request (behaviour §10), read for the change procedures.
  */
-import { idempotencyKeySchema } from '../../shared/schemas.ts';
-import { fingerprint, KEYS_KEPT_MS, type IdempotentRequest } from '../data/idempotency.ts';
+import { idempotencyKeySchema } from '../../../shared/schemas.ts';
+import { fingerprint, KEYS_KEPT_MS, type IdempotentRequest } from '../idempotency.ts';
 import { badRequest } from '../errors.ts';
 import type { Context } from './context.ts';
 
 /**
  * The Idempotency-Key of a change, if the request has one: validated here, claimed and answered by
- * the change's transaction (data/idempotency.ts). Two requests are the same one when they name the
+ * the change's transaction (platform/idempotency.ts). Two requests are the same one when they name the
  * same procedure (REST method and path), organization and body.
  */
 export async function idempotentRequest(

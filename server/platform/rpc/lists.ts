@@ -2,12 +2,12 @@
  * The two list endpoints in both forms (behaviour §6): REST returns the whole array unless
  * `?limit=N` asks for a page, announcing the next one in a `Link` header; tRPC `*.page`
  * procedures return `{items, nextCursor}` for infinite queries. Their outputs are checked in place,
- * without zod's copy of every item (trpc/checked-output.ts).
+ * without zod's copy of every item (checked-output.ts).
  */
 import { z } from 'zod';
-import type { Page, PageRequest } from '../data/pages.ts';
-import { checkedInPlace } from '../trpc/checked-output.ts';
-import type { Context } from '../trpc/context.ts';
+import type { Page, PageRequest } from '../database/pages.ts';
+import { checkedInPlace } from './checked-output.ts';
+import type { Context } from './context.ts';
 
 const MAX_PAGE_SIZE = 1000;
 const DEFAULT_PAGE_SIZE = 100;

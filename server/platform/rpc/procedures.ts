@@ -1,32 +1,35 @@
 /**
- * Role checks as procedure builders (behaviour §3): each adds what it proved to the context, so a
- * procedure's builder says who may call it and its handler holds no permission ifs.
+ * Who may call a procedure, said by the builder it starts from (behaviour §3): a caller with a
+ * token, a creator (the token's role), or an actor in an organization holding the one permission
+ * the procedure names (`organizationProcedure`). Each adds what it proved to the context, so a
+ * handler holds no permission ifs, and each records its access in the procedure's meta, so that
+ * every operation's permission can be listed (tests/unit/permissions.test.ts).
  */
-import { organizationPathInput } from '../../shared/lifecycle.ts';
-import { organizationIdSchema, type Role } from '../../shared/schemas.ts';
-import { badRequest, forbidden } from '../errors.ts';
-import { roleInOrganization } from '../data/memberships.ts';
-import {
-  assertCanManageMembers,
-  assertCanReadEvents,
-  assertCanReadMembers,
-  assertOwner,
-  assertOwnerOrAdmin,
-} from '../data/permissions.ts';
+import type { TRPCError } from '@trpc/server';
+import { organizationPathInput } from '../../../shared/lifecycle.ts';
+import { organizationIdSchema } from '../../../shared/schemas.ts';
+import { badRequest, forbidden, isBadRequest } from '../errors.ts';
+import { assertMay, roleInOrganization, type OrganizationActor, type Permission } from '../access.ts';
+import type { Db } from '../database/transaction.ts';
+import { idempotencyHook } from '../idempotency.ts';
 import { idempotentRequest } from './idempotency.ts';
-import { isBadRequest, publicProcedure } from './init.ts';
+import { publicProcedure } from './init.ts';
 
 /** A caller with a valid bearer token (behaviour §2); a change may carry an Idempotency-Key. */
-export const authenticatedProcedure = publicProcedure.use(async ({ ctx, next, type, path, getRawInput }) => {
+const authenticatedProcedure = publicProcedure.use(async ({ ctx, next, type, path, getRawInput }) => {
   const caller = await ctx.verifyToken(ctx.authorization);
   const idempotency = type === 'mutation' ? await idempotentRequest(ctx, caller.userId, path, getRawInput) : undefined;
   if (!idempotency) return next({ ctx: { caller } });
-  const db = ctx.db.withIdempotency(idempotency, () => (ctx.responseHeaders['idempotency-replayed'] = 'true'));
+  const hook = idempotencyHook(idempotency, ctx.keysInFlight);
+  const db = ctx.db.withChangeHook(hook, () => (ctx.responseHeaders['idempotency-replayed'] = 'true'));
   return next({ ctx: { caller, db } });
 });
 
+/** Any caller with a valid token, acting on what is their own: their record, their invitations. */
+export const callerProcedure = authenticatedProcedure.meta({ access: 'caller' });
+
 /** POST /users and POST /organizations: the token's role must be owner or admin (behaviour §3.1). */
-export const creatorProcedure = authenticatedProcedure.use(({ ctx, next }) => {
+export const creatorProcedure = authenticatedProcedure.meta({ access: 'creator' }).use(({ ctx, next }) => {
   const role = ctx.caller.tokenRole;
   if (ctx.settings.REQUIRE_CREATOR_ROLE && role !== 'owner' && role !== 'admin') {
     throw forbidden('This action needs a token with role owner or admin');
@@ -45,84 +48,109 @@ function organizationIdFromHeader(header: string | string[] | undefined): string
   return (header as string).toLowerCase();
 }
 
-/**
- * The caller acting on the organization named by the `organization_id` header, membership not yet
- * checked: only for a procedure whose own queries check it, to save a database round trip.
- */
-export const organizationActorProcedure = authenticatedProcedure.use(({ ctx, next }) => {
-  const organizationId = organizationIdFromHeader(ctx.organizationIdHeader);
-  return next({ ctx: { actor: { userId: ctx.caller.userId, organizationId } } });
-});
+export interface OrganizationAccess {
+  /** Where the organization is named: the `organization_id` header, `{organization_id}` in the path, or the input. */
+  from: 'header' | 'path' | 'input';
+  /** The one permission the procedure needs. */
+  may: Permission;
+  /**
+   * The procedure's own query reads the actor's role (a member read, the member list), so the role
+   * is not read first: a database round trip saved per request.
+   */
+  checkedInQuery?: boolean;
+}
 
 /**
- * A role rule on the header's organization, for procedures whose own queries check the caller's
- * role (server/data): a change under the organization's lock, the member list by joining the
- * caller's membership. That saves a query per request. A request refused as bad (its input, a
- * cursor) has the role read here, so that a caller who may not act is told 403, not what is wrong
- * with the request (order: token, header, role, body).
+ * When the role is read and checked here. A change checks it itself, under the organization's
+ * lock, and a query that says `checkedInQuery` in its own SQL: for those the role is read here only
+ * when the request is refused as bad (its input, a cursor), so that a caller who may not act is
+ * told 403, not what is wrong with the request (order: token, organization id, permission, body).
+ * Other reads and subscriptions have it read and checked before they run.
  */
-const organizationRoleProcedure = (assertRole: (role: Role | undefined) => void) =>
-  organizationActorProcedure.use(async ({ ctx, next }) => {
-    const result = await next();
-    if (!result.ok && isBadRequest(result.error)) {
-      assertRole(await roleInOrganization(ctx.db, ctx.actor.organizationId, ctx.actor.userId));
-    }
-    return result;
-  });
+async function checkAccess<Result extends { ok: boolean; error?: TRPCError }>(
+  {
+    db,
+    actor,
+    type,
+    next,
+  }: { db: Db; actor: Omit<OrganizationActor, 'permission'>; type: string; next: () => Promise<Result> },
+  { may, checkedInQuery }: OrganizationAccess,
+): Promise<Result> {
+  const check = async () => assertMay(await roleInOrganization(db, actor.organizationId, actor.userId), may);
+  if (type !== 'mutation' && !checkedInQuery) {
+    await check();
+    return next();
+  }
+  const result = await next();
+  if (!result.ok && result.error && isBadRequest(result.error)) await check();
+  return result;
+}
 
-/** Any member of the organization named by the `organization_id` header (behaviour §3.2). */
-export const organizationMemberProcedure = organizationRoleProcedure(assertCanReadMembers);
+const headerActorProcedure = authenticatedProcedure.use(({ ctx, next }) =>
+  next({
+    ctx: { actor: { userId: ctx.caller.userId, organizationId: organizationIdFromHeader(ctx.organizationIdHeader) } },
+  }),
+);
 
-/** An owner or admin changing the organization's members. */
-export const organizationManagerProcedure = organizationRoleProcedure(assertCanManageMembers);
-
-/**
- * The caller acting on the organization named by `{organization_id}` in the path (behaviour §8: the
- * header's rules), membership not yet checked: for a procedure whose own queries check it. The id
- * is parsed before anything else is read, so a malformed one is 400 (order: token, path id, role,
- * body).
- */
-export const pathOrganizationActorProcedure = authenticatedProcedure
+// The path's id is parsed before anything else is read, so a malformed one is 400 first.
+const pathActorProcedure = authenticatedProcedure
   .input(organizationPathInput)
   .use(({ ctx, input, next }) =>
     next({ ctx: { actor: { userId: ctx.caller.userId, organizationId: input.organization_id } } }),
   );
 
 /**
- * A role rule on the path's organization. A read has the caller's role read and checked before it
- * runs. A change checks it itself, under the organization's lock (server/data), so it is not read
- * here as well; only a request refused as bad has it read here, as organizationRoleProcedure does.
+ * A procedure in one organization that needs the permission `may` (behaviour §3.2). The actor in
+ * the context carries it, for the module's queries to check under the organization's lock.
  */
-const pathOrganizationRoleProcedure = (assertRole: (role: Role | undefined) => void) =>
-  pathOrganizationActorProcedure.use(async ({ ctx, type, next }) => {
-    const checkRole = async () =>
-      assertRole(await roleInOrganization(ctx.db, ctx.actor.organizationId, ctx.actor.userId));
-    if (type === 'query') {
-      await checkRole();
-      return next();
-    }
-    const result = await next();
-    if (!result.ok && isBadRequest(result.error)) await checkRole();
-    return result;
-  });
+export function organizationProcedure(
+  access: OrganizationAccess & { from: 'header' },
+): ReturnType<typeof headerProcedure>;
+export function organizationProcedure(access: OrganizationAccess & { from: 'path' }): ReturnType<typeof pathProcedure>;
+export function organizationProcedure(
+  access: OrganizationAccess & { from: 'input' },
+): ReturnType<typeof inputProcedure>;
+export function organizationProcedure(access: OrganizationAccess) {
+  if (access.from === 'header') return headerProcedure(access);
+  if (access.from === 'path') return pathProcedure(access);
+  return inputProcedure(access);
+}
 
-/** An owner or admin of the path's organization. */
-export const pathOrganizationManagerProcedure = pathOrganizationRoleProcedure((role) =>
-  assertOwnerOrAdmin(role, 'do this'),
-);
+const headerProcedure = (access: OrganizationAccess) =>
+  headerActorProcedure.meta({ permission: access.may }).use(({ ctx, type, next }) =>
+    checkAccess(
+      {
+        db: ctx.db,
+        actor: ctx.actor,
+        type,
+        next: () => next({ ctx: { actor: { ...ctx.actor, permission: access.may } } }),
+      },
+      access,
+    ),
+  );
 
-/** An owner of the path's organization. */
-export const pathOrganizationOwnerProcedure = pathOrganizationRoleProcedure((role) => assertOwner(role, 'do this'));
+const pathProcedure = (access: OrganizationAccess) =>
+  pathActorProcedure.meta({ permission: access.may }).use(({ ctx, type, next }) =>
+    checkAccess(
+      {
+        db: ctx.db,
+        actor: ctx.actor,
+        type,
+        next: () => next({ ctx: { actor: { ...ctx.actor, permission: access.may } } }),
+      },
+      access,
+    ),
+  );
 
 /**
- * Owners and admins reading the audit events of the organization named in the input (the path on
- * REST), for queries and subscriptions alike. The role is read
- * before the rest of the input is checked, so a caller who may not read the events is told 403,
- * not what is wrong with the query (the order of checks of the other endpoints).
+ * The organization named in the input (the path on REST): the role is read before the rest of the
+ * input is checked, so a caller who may not act is told 403, not what is wrong with the query. An
+ * input without a well-formed organization id goes on, to be refused by the input's own schema.
  */
-export const organizationEventReaderProcedure = authenticatedProcedure.use(async ({ ctx, getRawInput, next }) => {
-  const raw = (await getRawInput()) as { organization_id?: unknown } | undefined;
-  const named = organizationIdSchema.toLowerCase().safeParse(raw?.organization_id);
-  if (named.success) assertCanReadEvents(await roleInOrganization(ctx.db, named.data, ctx.caller.userId));
-  return next();
-});
+const inputProcedure = (access: OrganizationAccess) =>
+  authenticatedProcedure.meta({ permission: access.may }).use(async ({ ctx, getRawInput, next }) => {
+    const raw = (await getRawInput()) as { organization_id?: unknown } | undefined;
+    const named = organizationIdSchema.toLowerCase().safeParse(raw?.organization_id);
+    if (named.success) assertMay(await roleInOrganization(ctx.db, named.data, ctx.caller.userId), access.may);
+    return next();
+  });

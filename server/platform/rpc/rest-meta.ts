@@ -4,8 +4,8 @@
  * states what the REST layer really does.
  */
 import { z } from 'zod';
-import { organizationIdSchema } from '../../shared/schemas.ts';
-import type { Meta } from '../trpc/init.ts';
+import { organizationIdSchema } from '../../../shared/schemas.ts';
+import type { Meta } from './init.ts';
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid body, query, header, path parameter or URL',

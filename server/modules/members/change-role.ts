@@ -1,0 +1,24 @@
+/** PUT /organization-user: change a member's role. */
+import { changeRoleInput, messageOutput } from '../../../shared/schemas.ts';
+import { organizationProcedure } from '../../platform/rpc/procedures.ts';
+import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
+import { changeRole } from './members.sql.ts';
+import { path, tags } from './rest.ts';
+
+export const changeRoleProcedure = organizationProcedure({ from: 'header', may: 'members:update' })
+  .meta(
+    restEndpoint({
+      method: 'PUT',
+      path,
+      tags,
+      summary: "Change a member's role (owner or admin)",
+      errors: [...BODY_ERRORS, 403, 404, 409],
+      organizationScoped: true,
+    }),
+  )
+  .input(changeRoleInput)
+  .output(messageOutput)
+  .mutation(async ({ ctx, input }) => {
+    await changeRole(ctx.db, ctx.actor, input);
+    return { message: 'Role updated' };
+  });

@@ -1,0 +1,39 @@
+/** GET /organization-user: the header's organization's members, whole or a page at a time (tRPC: `page`). */
+import { memberListItemOutput } from '../../../shared/schemas.ts';
+import {
+  listOutput,
+  pageInput,
+  pageOutput,
+  restListQuery,
+  restPageRequest,
+  withNextLink,
+} from '../../platform/rpc/lists.ts';
+import { organizationProcedure } from '../../platform/rpc/procedures.ts';
+import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
+import { listMembers } from './members.sql.ts';
+import { path, tags } from './rest.ts';
+
+export const listMembersProcedure = organizationProcedure({ from: 'header', may: 'members:read', checkedInQuery: true })
+  .meta(
+    restEndpoint({
+      method: 'GET',
+      path,
+      tags,
+      summary: "List the organization's members (any member); created_at as `YYYY-MM-DD hh:mm:ss`",
+      errors: [400, 403],
+      organizationScoped: true,
+      pagedList: true,
+    }),
+  )
+  .input(restListQuery())
+  .output(listOutput(memberListItemOutput))
+  .query(async ({ ctx, input }) => {
+    const request = restPageRequest(input);
+    return withNextLink(ctx, request, await listMembers(ctx.db, ctx.actor, request));
+  });
+
+/** tRPC only: the member list a page at a time. */
+export const membersPageProcedure = organizationProcedure({ from: 'header', may: 'members:read', checkedInQuery: true })
+  .input(pageInput)
+  .output(pageOutput(memberListItemOutput))
+  .query(({ ctx, input }) => listMembers(ctx.db, ctx.actor, input));

@@ -1,0 +1,12 @@
+/** GET /users (also under /api): the caller's user record. */
+import { userOutput } from '../../../shared/schemas.ts';
+import { callerProcedure } from '../../platform/rpc/procedures.ts';
+import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
+import { getUser } from './users.sql.ts';
+
+const tags = ['users'];
+
+export const getMeProcedure = callerProcedure
+  .meta(restEndpoint({ method: 'GET', path: '/users', tags, summary: "Read the caller's user record", errors: [404] }))
+  .output(userOutput)
+  .query(({ ctx }) => getUser(ctx.db, ctx.caller));
