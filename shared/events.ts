@@ -2,7 +2,7 @@
  * The audit events of an organization (behaviour §9): their types and the `data` each carries.
  */
 import { z } from 'zod';
-import { roleSchema, type Role } from './schemas.ts';
+import { roleSchema, type Role } from './fields.ts';
 
 /** What each event type records in `data`. */
 export interface EventData {

@@ -5,7 +5,7 @@
  */
 import { expect, expectTypeOf, it } from 'vitest';
 import { createClient, type RouterOutputs } from '../client/src/index.ts';
-import type { Role } from '../shared/schemas.ts';
+import type { Role } from '../shared/fields.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import { eventsOf, expireInvitation, organizationWithRoles, rowsPointingAt } from './support/lifecycle.ts';

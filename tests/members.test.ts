@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Role } from '../shared/schemas.ts';
+import type { Role } from '../shared/fields.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { addMember, createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import { useServer } from './support/server.ts';

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { SignJWT } from 'jose';
-import { ROLES, roleSchema, userIdSchema } from '../../shared/schemas.ts';
+import { ROLES, roleSchema, userIdSchema } from '../../shared/fields.ts';
 import { resolveHmacSecret } from '../platform/auth/secret.ts';
 import { readSettings, type Settings } from '../platform/config.ts';
 import { exitWithFailure } from './failures.ts';

@@ -6,7 +6,7 @@
  * permissions are the table below; the owner rules that no permission expresses (granting or
  * touching `owner`, the last owner) are the functions at the end.
  */
-import type { Role } from '../../shared/schemas.ts';
+import type { Role } from '../../shared/fields.ts';
 import type { Sql } from './database/schema.ts';
 import { prepare } from './database/prepared.ts';
 import type { Reader } from './database/transaction.ts';

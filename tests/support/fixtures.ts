@@ -1,7 +1,7 @@
 /** Short ways to set up callers, organizations and members through the public REST API. */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
-import type { Role } from '../../shared/schemas.ts';
+import type { Role } from '../../shared/fields.ts';
 import type { TestServer } from './server.ts';
 import { tokenFor } from './tokens.ts';
 

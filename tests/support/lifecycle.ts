@@ -6,8 +6,8 @@
 import { expect } from 'vitest';
 import { locateDatabase } from '../../server/platform/database/engine.ts';
 import { toDbTimestamp, type Database } from '../../server/platform/database/schema.ts';
-import type { InvitationView } from '../../shared/lifecycle.ts';
-import type { Role } from '../../shared/schemas.ts';
+import type { InvitationView } from '../../shared/invitations.ts';
+import type { Role } from '../../shared/fields.ts';
 import { addMember, createOrganization, registerUser, type TestUser } from './fixtures.ts';
 import type { TestServer } from './server.ts';
 

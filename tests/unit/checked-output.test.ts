@@ -8,7 +8,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { listOutput, pageOutput } from '../../server/platform/rpc/lists.ts';
-import { memberListItemOutput, organizationOutput, ROLES } from '../../shared/schemas.ts';
+import { ROLES } from '../../shared/fields.ts';
+import { memberListItemOutput } from '../../shared/members.ts';
+import { organizationOutput } from '../../shared/organizations.ts';
 
 const member = {
   user_id: 'u-1',

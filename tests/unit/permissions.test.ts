@@ -8,7 +8,7 @@ import {
   type Permission,
 } from '../../server/platform/access.ts';
 import { procedureMetas } from '../../server/platform/rpc/init.ts';
-import { ROLES, type Role } from '../../shared/schemas.ts';
+import { type Role, ROLES } from '../../shared/fields.ts';
 
 const codeOf = (action: () => void): string | undefined => {
   try {

@@ -24,7 +24,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { AuditEvent } from '../../../shared/events.ts';
-import type { Role } from '../../../shared/schemas.ts';
+import type { Role } from '../../../shared/fields.ts';
 import { unavailable } from '../../platform/errors.ts';
 import type { Sql } from '../../platform/database/schema.ts';
 import { newestEventId, readEvents, revokesAccess, toAuditEvent } from './events.sql.ts';

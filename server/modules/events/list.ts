@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { auditEventOutput, eventIdSchema, eventTypeSchema } from '../../../shared/events.ts';
-import { organizationIdSchema } from '../../../shared/schemas.ts';
+import { organizationIdSchema } from '../../../shared/fields.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { readEvents } from './events.sql.ts';

@@ -2,7 +2,7 @@
 import { tracked, TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { eventIdSchema } from '../../../shared/events.ts';
-import { organizationIdSchema } from '../../../shared/schemas.ts';
+import { organizationIdSchema } from '../../../shared/fields.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { STREAM_MAX_DURATION_MS } from './event-stream.ts';
 

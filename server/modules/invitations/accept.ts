@@ -1,6 +1,6 @@
 /** POST /invitations/{invitation_id}/accept (also under /api): the invitee. */
-import { invitationPathInput } from '../../../shared/lifecycle.ts';
-import { membershipOutput } from '../../../shared/schemas.ts';
+import { invitationPathInput } from '../../../shared/invitations.ts';
+import { membershipOutput } from '../../../shared/fields.ts';
 import { acceptInvitation } from './invitations.sql.ts';
 import { callerProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';

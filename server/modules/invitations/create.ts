@@ -1,5 +1,5 @@
 /** POST /organizations/{organization_id}/invitations (also under /api): owner or admin. */
-import { createInvitationInput, invitationOutput } from '../../../shared/lifecycle.ts';
+import { createInvitationInput, invitationOutput } from '../../../shared/invitations.ts';
 import { createInvitation } from './invitations.sql.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';

@@ -10,8 +10,8 @@
  * that was accepted, declined or revoked.
  */
 import type { z } from 'zod';
-import type { createInvitationInput, InvitationView } from '../../../shared/lifecycle.ts';
-import type { membershipOutput, Role } from '../../../shared/schemas.ts';
+import type { createInvitationInput, InvitationView } from '../../../shared/invitations.ts';
+import type { membershipOutput, Role } from '../../../shared/fields.ts';
 import type { Caller } from '../../platform/auth/tokens.ts';
 import { conflict, forbidden, gone, notFound } from '../../platform/errors.ts';
 import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';

@@ -1,5 +1,5 @@
 /** GET /organizations/{organization_id}/invitations (also under /api): owner or admin. */
-import { invitationOutput } from '../../../shared/lifecycle.ts';
+import { invitationOutput } from '../../../shared/invitations.ts';
 import { listOrganizationInvitations } from './invitations.sql.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { listOutput } from '../../platform/rpc/lists.ts';

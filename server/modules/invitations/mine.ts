@@ -1,5 +1,5 @@
 /** GET /invitations (also under /api): the caller's own pending invitations. */
-import { invitationOutput } from '../../../shared/lifecycle.ts';
+import { invitationOutput } from '../../../shared/invitations.ts';
 import { listMyInvitations } from './invitations.sql.ts';
 import { callerProcedure } from '../../platform/rpc/procedures.ts';
 import { listOutput } from '../../platform/rpc/lists.ts';

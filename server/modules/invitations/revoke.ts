@@ -1,6 +1,6 @@
 /** DELETE /organizations/{organization_id}/invitations/{invitation_id} (also under /api): owner or admin. */
-import { invitationPathInput } from '../../../shared/lifecycle.ts';
-import { messageOutput } from '../../../shared/schemas.ts';
+import { invitationPathInput } from '../../../shared/invitations.ts';
+import { messageOutput } from '../../../shared/fields.ts';
 import { revokeInvitation } from './invitations.sql.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';

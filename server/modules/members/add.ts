@@ -1,5 +1,6 @@
 /** POST /organization-user: add the user with an e-mail to the header's organization. */
-import { addMemberInput, membershipOutput } from '../../../shared/schemas.ts';
+import { membershipOutput } from '../../../shared/fields.ts';
+import { addMemberInput } from '../../../shared/members.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { addMember } from './members.sql.ts';

@@ -1,5 +1,6 @@
 /** PUT /organization-user: change a member's role. */
-import { changeRoleInput, messageOutput } from '../../../shared/schemas.ts';
+import { messageOutput } from '../../../shared/fields.ts';
+import { changeRoleInput } from '../../../shared/members.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { changeRole } from './members.sql.ts';

@@ -1,5 +1,5 @@
 /** GET /organization-user/{user_id}: one member of the header's organization. */
-import { getMemberInput, memberOutput } from '../../../shared/schemas.ts';
+import { getMemberInput, memberOutput } from '../../../shared/members.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { getMember } from './members.sql.ts';

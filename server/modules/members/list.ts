@@ -1,5 +1,5 @@
 /** GET /organization-user: the header's organization's members, whole or a page at a time (tRPC: `page`). */
-import { memberListItemOutput } from '../../../shared/schemas.ts';
+import { memberListItemOutput } from '../../../shared/members.ts';
 import {
   listOutput,
   pageInput,

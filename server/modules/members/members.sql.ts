@@ -4,15 +4,14 @@
  * and records its event in the same transaction.
  */
 import type { z } from 'zod';
+import type { membershipOutput, Role } from '../../../shared/fields.ts';
 import type {
   addMemberInput,
   changeRoleInput,
   Member,
   MemberListItem,
-  membershipOutput,
   removeMemberInput,
-  Role,
-} from '../../../shared/schemas.ts';
+} from '../../../shared/members.ts';
 import { conflict, notFound } from '../../platform/errors.ts';
 import { appendEvent, changeOrganization } from '../../platform/organization-changes.ts';
 import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';

@@ -1,5 +1,6 @@
 /** DELETE /organization-user: remove a member, or leave (any member, for their own user_id). */
-import { messageOutput, removeMemberInput } from '../../../shared/schemas.ts';
+import { messageOutput } from '../../../shared/fields.ts';
+import { removeMemberInput } from '../../../shared/members.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { removeMember } from './members.sql.ts';

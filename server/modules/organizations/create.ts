@@ -1,5 +1,6 @@
 /** POST /organizations (also under /api): the caller becomes the owner. */
-import { createOrganizationInput, membershipOutput } from '../../../shared/schemas.ts';
+import { membershipOutput } from '../../../shared/fields.ts';
+import { createOrganizationInput } from '../../../shared/organizations.ts';
 import { createOrganization } from './organizations.sql.ts';
 import { creatorProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';

@@ -1,5 +1,5 @@
 /** GET /organizations/{organization_id} (also under /api): any member. */
-import { organizationDetailsOutput } from '../../../shared/lifecycle.ts';
+import { organizationDetailsOutput } from '../../../shared/organizations.ts';
 import { getOrganization } from './organizations.sql.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';

@@ -1,5 +1,5 @@
 /** GET /organizations (also under /api), and the same list a page at a time over tRPC. */
-import { organizationOutput } from '../../../shared/schemas.ts';
+import { organizationOutput } from '../../../shared/organizations.ts';
 import { listOrganizations } from './organizations.sql.ts';
 import { callerProcedure } from '../../platform/rpc/procedures.ts';
 import {

@@ -10,13 +10,9 @@ import type {
   OrganizationDetails,
   transferOwnershipInput,
   updateOrganizationInput,
-} from '../../../shared/lifecycle.ts';
-import type {
-  createOrganizationInput,
-  membershipOutput,
-  Organization as OrganizationView,
-  Role,
-} from '../../../shared/schemas.ts';
+} from '../../../shared/organizations.ts';
+import type { membershipOutput, Role } from '../../../shared/fields.ts';
+import type { createOrganizationInput, Organization as OrganizationView } from '../../../shared/organizations.ts';
 import type { Caller } from '../../platform/auth/tokens.ts';
 import { badRequest, notFound } from '../../platform/errors.ts';
 import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';

@@ -1,5 +1,5 @@
 /** DELETE /organizations/{organization_id} (also under /api): owners only. */
-import { messageOutput } from '../../../shared/schemas.ts';
+import { messageOutput } from '../../../shared/fields.ts';
 import { deleteOrganization } from './organizations.sql.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';

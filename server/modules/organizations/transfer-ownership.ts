@@ -1,6 +1,6 @@
 /** POST /organizations/{organization_id}/transfer-ownership (also under /api): owners only. */
-import { transferOwnershipInput } from '../../../shared/lifecycle.ts';
-import { messageOutput } from '../../../shared/schemas.ts';
+import { transferOwnershipInput } from '../../../shared/organizations.ts';
+import { messageOutput } from '../../../shared/fields.ts';
 import { transferOwnership } from './organizations.sql.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';

@@ -1,5 +1,5 @@
 /** PUT /organizations/{organization_id} (also under /api): owner or admin. */
-import { organizationDetailsOutput, updateOrganizationInput } from '../../../shared/lifecycle.ts';
+import { organizationDetailsOutput, updateOrganizationInput } from '../../../shared/organizations.ts';
 import { updateOrganization } from './organizations.sql.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';

@@ -1,5 +1,6 @@
 /** POST /users (also under /api): the caller's user record, its id the token's sub. */
-import { createUserInput, successOutput } from '../../../shared/schemas.ts';
+import { successOutput } from '../../../shared/fields.ts';
+import { createUserInput } from '../../../shared/users.ts';
 import { creatorProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { createUser } from './users.sql.ts';

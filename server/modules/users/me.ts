@@ -1,5 +1,5 @@
 /** GET /users (also under /api): the caller's user record. */
-import { userOutput } from '../../../shared/schemas.ts';
+import { userOutput } from '../../../shared/users.ts';
 import { callerProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { getUser } from './users.sql.ts';

@@ -1,5 +1,6 @@
 /** PUT /users (also under /api): the caller's first and/or last name. */
-import { successOutput, updateUserInput } from '../../../shared/schemas.ts';
+import { successOutput } from '../../../shared/fields.ts';
+import { updateUserInput } from '../../../shared/users.ts';
 import { callerProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { updateUser } from './users.sql.ts';

@@ -1,6 +1,6 @@
 /** The caller's own user record (behaviour §4.1, behaviour §4). */
 import type { z } from 'zod';
-import type { createUserInput, updateUserInput, User as UserView } from '../../../shared/schemas.ts';
+import type { createUserInput, updateUserInput, User as UserView } from '../../../shared/users.ts';
 import type { Caller } from '../../platform/auth/tokens.ts';
 import { conflict, notFound } from '../../platform/errors.ts';
 import type { DbTimestamp } from '../../platform/database/schema.ts';

@@ -19,7 +19,7 @@ import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { SettingsError, type Settings } from '../config.ts';
 import { DomainError, unauthorized } from '../errors.ts';
-import { userIdSchema } from '../../../shared/schemas.ts';
+import { userIdSchema } from '../../../shared/fields.ts';
 import { hs256Verifier } from './hs256.ts';
 import { resolveHmacSecret } from './secret.ts';
 

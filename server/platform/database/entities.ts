@@ -11,7 +11,8 @@
  * addresses are stored and looked up in lower case.
  */
 import { defineEntity, p } from '@mikro-orm/core';
-import { INVITATION_STATUSES, ROLES } from '../../../shared/schemas.ts';
+import { ROLES } from '../../../shared/fields.ts';
+import { INVITATION_STATUSES } from '../../../shared/invitations.ts';
 
 export const User = defineEntity({
   name: 'User',

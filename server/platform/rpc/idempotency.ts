@@ -1,7 +1,7 @@
 /**
  * The Idempotency-Key header of a change request (behaviour §10), read for the change procedures.
  */
-import { idempotencyKeySchema } from '../../../shared/schemas.ts';
+import { idempotencyKeySchema } from '../../../shared/fields.ts';
 import { fingerprint, KEYS_KEPT_MS, type IdempotentRequest } from '../idempotency.ts';
 import { badRequest } from '../errors.ts';
 import type { Context } from './context.ts';

@@ -6,8 +6,8 @@
  * every operation's permission can be listed (tests/unit/permissions.test.ts).
  */
 import type { TRPCError } from '@trpc/server';
-import { organizationPathInput } from '../../../shared/lifecycle.ts';
-import { organizationIdSchema } from '../../../shared/schemas.ts';
+import { organizationPathInput } from '../../../shared/organizations.ts';
+import { organizationIdSchema } from '../../../shared/fields.ts';
 import { badRequest, forbidden, isBadRequest } from '../errors.ts';
 import { assertMay, roleInOrganization, type OrganizationActor, type Permission } from '../access.ts';
 import type { Db } from '../database/transaction.ts';

@@ -4,7 +4,7 @@
  * states what the REST layer really does.
  */
 import { z } from 'zod';
-import { organizationIdSchema } from '../../../shared/schemas.ts';
+import { organizationIdSchema } from '../../../shared/fields.ts';
 import type { Meta } from './init.ts';
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
