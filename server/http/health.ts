@@ -3,6 +3,7 @@
  * instance is not stopping).
  */
 import type { FastifyInstance } from 'fastify';
+import { errorBodyOf, unavailable } from '../platform/errors.ts';
 import { pingDatabase, type Orm } from '../platform/database/orm.ts';
 import type { Stopping } from './stopping.ts';
 
@@ -27,11 +28,11 @@ export function healthPlugin(orm: Orm, stopping: Stopping) {
     app.get('/healthz', async () => ({ status: 'ok' }));
     app.get('/readyz', async (_request, reply) => {
       if (stopping.phase !== 'serving') {
-        return reply.status(503).send({ code: 'SERVICE_UNAVAILABLE', message: 'The service is stopping' });
+        return reply.status(503).send(errorBodyOf(unavailable('The service is stopping')));
       }
       return (await databaseAnswers(orm))
         ? { status: 'ready' }
-        : reply.status(503).send({ code: 'SERVICE_UNAVAILABLE', message: 'The database is not reachable' });
+        : reply.status(503).send(errorBodyOf(unavailable('The database is not reachable')));
     });
   };
 }

@@ -8,7 +8,7 @@
 import { ServerResponse, type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders } from 'node:http';
 import type { Server, Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import type { ErrorBody } from '../../shared/errors.ts';
+import { errorBodyOf, unavailable } from '../platform/errors.ts';
 
 /** `serving` until the signal, `draining` while still serving, `closing` once the listener closes. */
 export type StopPhase = 'serving' | 'draining' | 'closing';
@@ -41,10 +41,9 @@ export class StopAwareResponse<Request extends IncomingMessage = IncomingMessage
   }
 }
 
-const REFUSED: ErrorBody = {
-  code: 'SERVICE_UNAVAILABLE',
-  message: 'The service is stopping: send the request again, another instance will take it',
-};
+const REFUSED = errorBodyOf(
+  unavailable('The service is stopping: send the request again, another instance will take it'),
+);
 
 export function registerStopping(app: FastifyInstance): Stopping {
   let phase: StopPhase = 'serving';

@@ -29,6 +29,13 @@ export const notFound = (message: string) => new DomainError('NOT_FOUND', messag
 export const conflict = (message: string) => new DomainError('CONFLICT', message);
 export const gone = (message: string) => new DomainError('GONE', message);
 export const badRequest = (message: string, issues?: ErrorIssue[]) => new DomainError('BAD_REQUEST', message, issues);
+/** The body of an error the service raised itself, as REST answers it (health, stopping). */
+export const errorBodyOf = ({ code, message, issues }: DomainError): ErrorBody => ({
+  code,
+  message,
+  ...(issues?.length && { issues }),
+});
+
 /** The database cannot serve the request now; the HTTP layer adds Retry-After to every 503. */
 export const unavailable = (message = 'The database is unavailable, try again later') =>
   new DomainError('SERVICE_UNAVAILABLE', message);

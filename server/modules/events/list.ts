@@ -5,21 +5,17 @@
 import { z } from 'zod';
 import { auditEventOutput, eventIdSchema, eventTypeSchema } from '../../../shared/events.ts';
 import { organizationIdSchema } from '../../../shared/fields.ts';
+import { DEFAULT_PAGE_SIZE, linkToNextPage, nextLinkHeader, pageSize } from '../../platform/rpc/lists.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { readEvents } from './events.sql.ts';
 
-const MAX_EVENTS_PER_PAGE = 1000;
-const DEFAULT_EVENTS_PER_PAGE = 100;
-
 const organizationId = organizationIdSchema.toLowerCase();
-/** A function: the REST layer makes the number fields of a query schema coercing, in place. */
-const pageSize = () => z.number().int().min(1).max(MAX_EVENTS_PER_PAGE).default(DEFAULT_EVENTS_PER_PAGE);
 
 const listInput = z.object({
   organization_id: organizationId,
   after: eventIdSchema.meta({ description: 'Only events after this event_id' }).optional(),
-  limit: pageSize(),
+  limit: pageSize().default(DEFAULT_PAGE_SIZE),
   type: eventTypeSchema.optional(),
 });
 
@@ -27,16 +23,11 @@ const pageInput = z.object({
   organization_id: organizationId,
   /** The `nextCursor` of the page before (an event_id); null or absent for the oldest events. */
   cursor: eventIdSchema.nullish(),
-  limit: pageSize(),
+  limit: pageSize().default(DEFAULT_PAGE_SIZE),
   type: eventTypeSchema.optional(),
 });
 
-const linkHeader = z.object({
-  link: z
-    .string()
-    .optional()
-    .meta({ description: 'When the page is full: `<path?after=<last event_id>&limit=N>; rel="next"`' }),
-});
+const linkHeader = nextLinkHeader('When the page is full: `<path?after=<last event_id>&limit=N>; rel="next"`');
 
 const listEndpoint = restEndpoint({
   method: 'GET',
@@ -57,7 +48,7 @@ export const listEventsProcedure = organizationProcedure({ from: 'input', may: '
     if (last && events.length === input.limit) {
       const next = new URLSearchParams({ after: last.event_id, limit: String(input.limit) });
       if (input.type) next.set('type', input.type);
-      ctx.responseHeaders.link = `<${ctx.requestPath}?${next}>; rel="next"`;
+      linkToNextPage(ctx, next);
     }
     return events;
   });

@@ -24,7 +24,7 @@ import {
   takeOrganization,
   type OrganizationChange,
 } from '../../platform/organization-changes.ts';
-import { noUserRecord } from '../organizations/organizations.sql.ts';
+import { noUserRecord } from '../users/users.sql.ts';
 import { assertCanChange, assertMay, notInOrganization, type OrganizationActor } from '../../platform/access.ts';
 import { isoTimestamp, toDate } from '../../platform/database/timestamps.ts';
 import type { Db, Tx } from '../../platform/database/transaction.ts';

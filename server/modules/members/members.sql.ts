@@ -92,6 +92,11 @@ const roleUpdate = prepare((sql, organizationId: string, userId: string, role: R
     .where('user_id', '=', userId),
 );
 
+/** Queues a change of a member's role (the caller holds the organization's lock). */
+export function setRole(tx: Tx, organizationId: string, userId: string, role: Role): void {
+  tx.later(roleUpdate(tx.sql, organizationId, userId, role, tx.timestamp()));
+}
+
 const membershipDelete = prepare((sql, organizationId: string, userId: string) =>
   sql.deleteFrom('organization_users').where('organization_id', '=', organizationId).where('user_id', '=', userId),
 );
@@ -151,7 +156,7 @@ export async function changeRole(db: Db, actor: OrganizationActor, input: z.infe
     assertCanChange(actorRole, targetRole, input.role);
     if (targetRole === input.role) return;
     assertKeepsAnOwner(targetRole, input.role, await ownersLeft(tx, actor.organizationId, targetRole));
-    tx.later(roleUpdate(tx.sql, actor.organizationId, input.user_id, input.role, tx.timestamp()));
+    setRole(tx, actor.organizationId, input.user_id, input.role);
     await appendEvent(tx, change, {
       type: 'member.role_changed',
       actorUserId: actor.userId,

@@ -27,10 +27,9 @@ import { pagedList, toPage, type Page, type PageRequest } from '../../platform/d
 import { actorMembership, assertMay, notInOrganization, type OrganizationActor } from '../../platform/access.ts';
 import { prepare } from '../../platform/database/prepared.ts';
 import { isoTimestamp } from '../../platform/database/timestamps.ts';
-import { insertMembership } from '../members/members.sql.ts';
+import { insertMembership, setRole } from '../members/members.sql.ts';
+import { noUserRecord } from '../users/users.sql.ts';
 import type { Db, Reader, Tx } from '../../platform/database/transaction.ts';
-
-export const noUserRecord = () => notFound('No user record for this caller: create it with POST /users first');
 
 const organizationInsert = prepare(
   (sql, id: string, name: string, description: string, createdBy: string, now: DbTimestamp) =>
@@ -244,16 +243,8 @@ export async function transferOwnership(
     }
     const previousRole = roles.get(input.user_id);
     if (!previousRole) throw notFound('The user is not a member of this organization');
-    const setRole = (userId: string, role: Role) =>
-      tx.later(
-        tx.sql
-          .updateTable('organization_users')
-          .set({ role, updated_at: tx.timestamp() })
-          .where('organization_id', '=', actor.organizationId)
-          .where('user_id', '=', userId),
-      );
-    if (previousRole !== 'owner') setRole(input.user_id, 'owner');
-    setRole(actor.userId, 'admin');
+    if (previousRole !== 'owner') setRole(tx, actor.organizationId, input.user_id, 'owner');
+    setRole(tx, actor.organizationId, actor.userId, 'admin');
     await appendEvent(tx, change, {
       type: 'ownership.transferred',
       actorUserId: actor.userId,

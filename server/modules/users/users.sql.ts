@@ -8,7 +8,8 @@ import { prepare } from '../../platform/database/prepared.ts';
 import { isoTimestamp } from '../../platform/database/timestamps.ts';
 import type { Db } from '../../platform/database/transaction.ts';
 
-const noRecord = () => notFound('No user record for this caller: create it with POST /users');
+/** The caller has no user record yet: answered wherever one is needed (users, organizations, invitations). */
+export const noUserRecord = () => notFound('No user record for this caller: create it with POST /users first');
 const emailTaken = () => conflict('Another user already has this e-mail address');
 const alreadyRegistered = () => conflict('A user record already exists for this caller');
 
@@ -48,7 +49,7 @@ export async function createUser(db: Db, caller: Caller, input: z.infer<typeof c
 
 export async function getUser(db: Db, caller: Caller): Promise<UserView> {
   const row = await db.first(userById(db.sql, caller.userId));
-  if (!row) throw noRecord();
+  if (!row) throw noUserRecord();
   return { ...row, created_at: isoTimestamp(row.created_at), updated_at: isoTimestamp(row.updated_at) };
 }
 
@@ -60,7 +61,7 @@ export async function updateUser(db: Db, caller: Caller, input: z.infer<typeof u
       .set({ first_name: input.first_name, last_name: input.last_name, updated_at: tx.timestamp() })
       .where('id', '=', caller.userId);
     tx.later(update, (result) => {
-      if (Number(result.numAffectedRows ?? 0) === 0) throw noRecord();
+      if (Number(result.numAffectedRows ?? 0) === 0) throw noUserRecord();
     });
   });
 }

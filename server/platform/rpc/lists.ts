@@ -10,20 +10,29 @@ import { checkedInPlace } from './checked-output.ts';
 import type { Context } from './context.ts';
 
 const MAX_PAGE_SIZE = 1000;
-const DEFAULT_PAGE_SIZE = 100;
-
-const pageSize = z.number().int().min(1).max(MAX_PAGE_SIZE);
+export const DEFAULT_PAGE_SIZE = 100;
 
 /**
- * The REST list query. A function, not a shared object: the REST layer turns the number fields of
- * a query schema into coercing ones in place (trpc-to-openapi's `coerceSchema`), and that must not
- * leak into other schemas.
+ * A page's size, 1 to 1000. A function, not a shared object: the REST layer turns the number fields
+ * of a query schema into coercing ones in place (trpc-to-openapi's `coerceSchema`), and that must
+ * not leak into other schemas.
  */
+export const pageSize = () => z.number().int().min(1).max(MAX_PAGE_SIZE);
+
+/** The REST `Link` header of a paged list, as the OpenAPI document states it. */
+export const nextLinkHeader = (description: string) => z.object({ link: z.string().optional().meta({ description }) });
+
+/** Announces the next page of the list the caller asked for: `Link: <path?query>; rel="next"`. */
+export function linkToNextPage(ctx: Context, query: URLSearchParams): void {
+  ctx.responseHeaders.link = `<${ctx.requestPath}?${query}>; rel="next"`;
+}
+
+/** The REST list query: a function, for the reason pageSize is. */
 export const restListQuery = () =>
-  z.object({ limit: pageSize.optional(), cursor: z.string().max(512).optional() }).optional();
+  z.object({ limit: pageSize().optional(), cursor: z.string().max(512).optional() }).optional();
 
 export const pageInput = z.object({
-  limit: pageSize.default(DEFAULT_PAGE_SIZE),
+  limit: pageSize().default(DEFAULT_PAGE_SIZE),
   cursor: z.string().max(512).nullish(),
 });
 
@@ -43,8 +52,7 @@ export function restPageRequest(query: z.infer<ReturnType<typeof restListQuery>>
 /** The page's items, with `Link: <path?limit=N&cursor=…>; rel="next"` when more follow. */
 export function withNextLink<Item>(ctx: Context, request: PageRequest, page: Page<Item>): Item[] {
   if (page.nextCursor !== null && request.limit !== undefined) {
-    const query = new URLSearchParams({ limit: String(request.limit), cursor: page.nextCursor });
-    ctx.responseHeaders.link = `<${ctx.requestPath}?${query}>; rel="next"`;
+    linkToNextPage(ctx, new URLSearchParams({ limit: String(request.limit), cursor: page.nextCursor }));
   }
   return page.items;
 }

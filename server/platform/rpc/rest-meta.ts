@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { organizationIdSchema } from '../../../shared/fields.ts';
 import type { Meta } from './init.ts';
+import { nextLinkHeader } from './lists.ts';
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid body, query, header, path parameter or URL',
@@ -39,12 +40,7 @@ const organizationHeader = z.object({
   organization_id: organizationIdSchema.meta({ description: 'The organization the request acts on' }),
 });
 
-const linkHeader = z.object({
-  link: z
-    .string()
-    .optional()
-    .meta({ description: 'With ?limit=N, when more items follow: `<path?limit=N&cursor=…>; rel="next"`' }),
-});
+const linkHeader = nextLinkHeader('With ?limit=N, when more items follow: `<path?limit=N&cursor=…>; rel="next"`');
 
 interface RestEndpoint {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
