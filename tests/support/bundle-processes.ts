@@ -3,10 +3,10 @@
  * and one whose LOG_LEVEL hides the start line that `spawnService` waits for. And a plain GET on a
  * connection of its own, which tells an address nothing listens on from one that answers.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { projectRoot, SERVICE_ARGUMENTS, spawnService, type ServiceProcess } from './process.ts';
+import { SERVICE_ARGUMENTS, spawnCollecting, spawnService, type ServiceProcess } from './process.ts';
 
 /** How long a start may take on a loaded machine: as long as `spawnService` waits. */
 const START_TIMEOUT_MS = 20_000;
@@ -55,24 +55,12 @@ export interface QuietService {
  * have started once `GET /healthz` answers at HOST:PORT (both set in `env`).
  */
 export async function spawnQuietService(env: Record<string, string> & { HOST: string; PORT: string }) {
-  const child = spawn(process.execPath, SERVICE_ARGUMENTS, {
-    cwd: projectRoot,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const { child, lines, entries, stderr, exited } = spawnCollecting(process.execPath, SERVICE_ARGUMENTS, env);
   const baseUrl = `http://${env.HOST}:${env.PORT}`;
   const service: QuietService = {
     baseUrl,
     child,
-    entries: () =>
-      stdout
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as Record<string, any>),
+    entries,
     exited,
     kill: () => child.kill('SIGKILL'),
   };
@@ -81,5 +69,5 @@ export async function spawnQuietService(env: Record<string, string> & { HOST: st
     await sleep(50);
   }
   service.kill();
-  throw new Error(`service did not answer at ${baseUrl}:\n${stdout}\n${stderr}`);
+  throw new Error(`service did not answer at ${baseUrl}:\n${lines.join('\n')}\n${stderr()}`);
 }

@@ -47,7 +47,7 @@ const parseJsonLine = (line: string): Record<string, any> | undefined => {
 };
 
 /** The child, its stdout lines and stderr collected as they come. */
-function spawnCollecting(command: string, args: string[], env: Record<string, string>) {
+export function spawnCollecting(command: string, args: string[], env: Record<string, string>) {
   const child = spawn(command, args, {
     cwd: projectRoot,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },

@@ -68,15 +68,12 @@ export interface OrganizationAccess {
  * Other reads and subscriptions have it read and checked before they run.
  */
 async function checkAccess<Result extends { ok: boolean; error?: TRPCError }>(
-  {
-    db,
-    actor,
-    type,
-    next,
-  }: { db: Db; actor: Omit<OrganizationActor, 'permission'>; type: string; next: () => Promise<Result> },
-  { may, checkedInQuery }: OrganizationAccess,
+  { ctx, type, next }: { ctx: { db: Db; actor: OrganizationActor }; type: string; next: () => Promise<Result> },
+  { checkedInQuery }: OrganizationAccess,
 ): Promise<Result> {
-  const check = async () => assertMay(await roleInOrganization(db, actor.organizationId, actor.userId), may);
+  const { actor } = ctx;
+  const check = async () =>
+    assertMay(await roleInOrganization(ctx.db, actor.organizationId, actor.userId), actor.permission);
   if (type !== 'mutation' && !checkedInQuery) {
     await check();
     return next();
@@ -86,18 +83,26 @@ async function checkAccess<Result extends { ok: boolean; error?: TRPCError }>(
   return result;
 }
 
-const headerActorProcedure = authenticatedProcedure.use(({ ctx, next }) =>
-  next({
-    ctx: { actor: { userId: ctx.caller.userId, organizationId: organizationIdFromHeader(ctx.organizationIdHeader) } },
-  }),
-);
+const headerProcedure = (access: OrganizationAccess) =>
+  authenticatedProcedure
+    .meta({ permission: access.may })
+    .use(({ ctx, next }) => {
+      const organizationId = organizationIdFromHeader(ctx.organizationIdHeader);
+      return next({ ctx: { actor: { userId: ctx.caller.userId, organizationId, permission: access.may } } });
+    })
+    .use((options) => checkAccess(options, access));
 
 // The path's id is parsed before anything else is read, so a malformed one is 400 first.
-const pathActorProcedure = authenticatedProcedure
-  .input(organizationPathInput)
-  .use(({ ctx, input, next }) =>
-    next({ ctx: { actor: { userId: ctx.caller.userId, organizationId: input.organization_id } } }),
-  );
+const pathProcedure = (access: OrganizationAccess) =>
+  authenticatedProcedure
+    .meta({ permission: access.may })
+    .input(organizationPathInput)
+    .use(({ ctx, input, next }) =>
+      next({
+        ctx: { actor: { userId: ctx.caller.userId, organizationId: input.organization_id, permission: access.may } },
+      }),
+    )
+    .use((options) => checkAccess(options, access));
 
 /**
  * A procedure in one organization that needs the permission `may` (behaviour §3.2). The actor in
@@ -115,32 +120,6 @@ export function organizationProcedure(access: OrganizationAccess) {
   if (access.from === 'path') return pathProcedure(access);
   return inputProcedure(access);
 }
-
-const headerProcedure = (access: OrganizationAccess) =>
-  headerActorProcedure.meta({ permission: access.may }).use(({ ctx, type, next }) =>
-    checkAccess(
-      {
-        db: ctx.db,
-        actor: ctx.actor,
-        type,
-        next: () => next({ ctx: { actor: { ...ctx.actor, permission: access.may } } }),
-      },
-      access,
-    ),
-  );
-
-const pathProcedure = (access: OrganizationAccess) =>
-  pathActorProcedure.meta({ permission: access.may }).use(({ ctx, type, next }) =>
-    checkAccess(
-      {
-        db: ctx.db,
-        actor: ctx.actor,
-        type,
-        next: () => next({ ctx: { actor: { ...ctx.actor, permission: access.may } } }),
-      },
-      access,
-    ),
-  );
 
 /**
  * The organization named in the input (the path on REST): the role is read before the rest of the
