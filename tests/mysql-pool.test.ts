@@ -5,10 +5,10 @@
 import { CompiledQuery, type Compilable } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '../server/platform/database/schema.ts';
-import { migrate, openDatabase, type Orm } from '../server/platform/database/orm.ts';
+import type { Orm } from '../server/platform/database/orm.ts';
 import { prepare } from '../server/platform/database/prepared.ts';
 import { Db } from '../server/platform/database/transaction.ts';
-import { databaseTargets, type TestDatabase } from './support/databases.ts';
+import { databaseTargets, openMigrated, type TestDatabase } from './support/databases.ts';
 
 const mariadb = databaseTargets().find((target) => target.name === 'mariadb')!;
 
@@ -36,11 +36,7 @@ describe.skipIf(!mariadb.available)('the serving pool on MariaDB', () => {
   let db: Db;
 
   beforeAll(async () => {
-    database = await mariadb.create();
-    const unbounded = await openDatabase(database.url);
-    await migrate(unbounded);
-    await unbounded.close();
-    orm = await openDatabase(database.url, { poolSize: 2, timeoutMs: 2000 });
+    ({ database, orm } = await openMigrated(mariadb, { poolSize: 2, timeoutMs: 2000 }));
     db = Db.open(orm.em, 'mariadb', {
       timeoutMs: 2000,
       maxAttempts: 3,

@@ -8,9 +8,9 @@ import mysql from 'mysql2/promise';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PoolAcquireTimeoutError } from '../server/platform/database/failures.ts';
-import { migrate, openDatabase, type Orm } from '../server/platform/database/orm.ts';
+import type { Orm } from '../server/platform/database/orm.ts';
 import { Db } from '../server/platform/database/transaction.ts';
-import { databaseTargets, type TestDatabase } from './support/databases.ts';
+import { databaseTargets, openMigrated, type TestDatabase } from './support/databases.ts';
 
 const mariadb = databaseTargets().find((target) => target.name === 'mariadb')!;
 
@@ -26,11 +26,7 @@ describe.skipIf(!mariadb.available)('a request budget of DB_TIMEOUT_MS on MariaD
   let db: Db;
 
   beforeAll(async () => {
-    database = await mariadb.create();
-    const unbounded = await openDatabase(database.url);
-    await migrate(unbounded);
-    await unbounded.close();
-    orm = await openDatabase(database.url, { poolSize: 2, timeoutMs: TIMEOUT_MS });
+    ({ database, orm } = await openMigrated(mariadb, { poolSize: 2, timeoutMs: TIMEOUT_MS }));
     db = Db.open(orm.em, 'mariadb', {
       timeoutMs: TIMEOUT_MS,
       maxAttempts: 20,

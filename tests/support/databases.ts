@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { describe, inject } from 'vitest';
+import { migrate, openDatabase, type DatabaseBounds, type Orm } from '../../server/platform/database/orm.ts';
 
 export interface TestDatabase {
   url: string;
@@ -58,4 +59,19 @@ export function describeOnEachDatabase(title: string, body: (target: DatabaseTar
   for (const target of databaseTargets()) {
     describe.skipIf(!target.available)(`${title} on ${target.name}`, () => body(target));
   }
+}
+
+/**
+ * A fresh database of the target with the migrations applied, then opened as the service serves
+ * it (its pool and waits bounded), for tests of the data layer below HTTP.
+ */
+export async function openMigrated(
+  target: DatabaseTarget,
+  bounds: DatabaseBounds,
+): Promise<{ database: TestDatabase; orm: Orm }> {
+  const database = await target.create();
+  const unbounded = await openDatabase(database.url);
+  await migrate(unbounded);
+  await unbounded.close();
+  return { database, orm: await openDatabase(database.url, bounds) };
 }
