@@ -213,6 +213,28 @@ describe('OpenAPI document', () => {
     });
     expect(described.data?.organization_description).toBe('Described');
 
+    // The caller's permissions and the check of them (the member was removed above: holds nothing).
+    const mine = await owner.GET('/organizations/{organization_id}/permissions', { params: { path } });
+    expect(mine.data).toMatchObject({ user_id: ownerId, role: 'owner', teams: [] });
+    expect((await owner.GET('/api/organizations/{organization_id}/permissions', { params: { path } })).data?.role).toBe(
+      'owner',
+    );
+    const checked = await owner.POST('/organizations/{organization_id}/permissions/check', {
+      params: { path },
+      body: { permissions: ['members:read', 'organization:delete'], user_id: memberId },
+    });
+    expect(checked.data).toEqual({
+      user_id: memberId,
+      allowed: false,
+      results: { 'members:read': false, 'organization:delete': false },
+    });
+    const unknownPermission = await owner.POST('/api/organizations/{organization_id}/permissions/check', {
+      params: { path },
+      // @ts-expect-error: the generated types know the permissions too
+      body: { permissions: ['reports:export'] },
+    });
+    expect(unknownPermission.error?.issues?.[0]?.field).toBe('permissions.0');
+
     const memberEmail = `${memberId}@example.com`;
     const inviteMember = () =>
       owner.POST('/organizations/{organization_id}/invitations', {

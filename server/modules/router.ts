@@ -4,6 +4,7 @@ import { eventsRouter } from './events/index.ts';
 import { invitationsRouter } from './invitations/index.ts';
 import { membersRouter } from './members/index.ts';
 import { organizationsRouter } from './organizations/index.ts';
+import { permissionsRouter } from './permissions/index.ts';
 import { usersRouter } from './users/index.ts';
 
 export const appRouter = router({
@@ -12,6 +13,7 @@ export const appRouter = router({
   members: membersRouter,
   invitations: invitationsRouter,
   events: eventsRouter,
+  permissions: permissionsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -41,7 +41,7 @@ const ALL = Object.keys(PERMISSIONS) as Permission[];
 const OWNERS_ONLY: Permission[] = ['organization:delete', 'ownership:transfer'];
 
 /** The built-in roles' permissions: an owner holds all, an admin all but the owners' own. */
-const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
+export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
   owner: new Set(ALL),
   admin: new Set(ALL.filter((permission) => !OWNERS_ONLY.includes(permission))),
   member: new Set(['organization:read', 'members:read']),

@@ -9,6 +9,7 @@ import {
 } from '../../server/platform/access.ts';
 import { procedureMetas } from '../../server/platform/rpc/init.ts';
 import { type Role, ROLES } from '../../shared/fields.ts';
+import { EXPECTED } from '../support/permissions.ts';
 
 const codeOf = (action: () => void): string | undefined => {
   try {
@@ -17,37 +18,6 @@ const codeOf = (action: () => void): string | undefined => {
   } catch (error) {
     return (error as { code: string }).code;
   }
-};
-
-/** Behaviour §3.2, written out: what each built-in role may do. */
-const EXPECTED: Record<Role, Permission[]> = {
-  owner: [
-    'organization:read',
-    'organization:update',
-    'organization:delete',
-    'ownership:transfer',
-    'members:read',
-    'members:add',
-    'members:update',
-    'members:remove',
-    'invitations:read',
-    'invitations:create',
-    'invitations:revoke',
-    'events:read',
-  ],
-  admin: [
-    'organization:read',
-    'organization:update',
-    'members:read',
-    'members:add',
-    'members:update',
-    'members:remove',
-    'invitations:read',
-    'invitations:create',
-    'invitations:revoke',
-    'events:read',
-  ],
-  member: ['organization:read', 'members:read'],
 };
 
 /** Each operation and who may call it: a permission in the organization, or any caller, or a creator. */
@@ -77,6 +47,8 @@ const OPERATIONS: Record<string, Permission | 'caller' | 'creator'> = {
   'events.list': 'events:read',
   'events.page': 'events:read',
   'events.watch': 'events:read',
+  'permissions.mine': 'organization:read',
+  'permissions.check': 'organization:read',
 };
 
 describe('permissions (behaviour §3.2)', () => {

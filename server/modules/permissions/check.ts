@@ -1,0 +1,39 @@
+/**
+ * POST /organizations/{organization_id}/permissions/check (also under /api): whether a member holds
+ * each of the permissions named (any member; about another user, members:read). A read, so a query:
+ * no transaction and no Idempotency-Key, on REST a POST only for its body.
+ */
+import { checkPermissionsInputOf, permissionCheckOutput, permissionNameSchema } from '../../../shared/permissions.ts';
+import { PERMISSIONS, type Permission } from '../../platform/access.ts';
+import { organizationProcedure } from '../../platform/rpc/procedures.ts';
+import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
+import { checkPermissions } from './permissions.sql.ts';
+import { path, tags } from './rest.ts';
+
+/**
+ * A permission the service knows, refused by name otherwise. The document lists them, so that it
+ * is as strict as the service (behaviour §5).
+ */
+const knownPermission = permissionNameSchema
+  .refine((name) => Object.hasOwn(PERMISSIONS, name), { error: (issue) => `Unknown permission: ${issue.input}` })
+  .meta({ enum: Object.keys(PERMISSIONS) });
+
+// The caller's membership, and the user's, are read by the check's own query.
+export const checkPermissionsProcedure = organizationProcedure({
+  from: 'path',
+  may: 'organization:read',
+  checkedInQuery: true,
+})
+  .meta(
+    restEndpoint({
+      method: 'POST',
+      path: `${path}/check`,
+      tags,
+      summary: 'Whether the caller, or another user, holds each of these permissions (any member)',
+      errors: [...BODY_ERRORS, 403],
+    }),
+  )
+  .input(checkPermissionsInputOf(knownPermission))
+  .output(permissionCheckOutput)
+  // The input holds only names of PERMISSIONS (knownPermission).
+  .query(({ ctx, input }) => checkPermissions(ctx.db, ctx.actor, input.permissions as Permission[], input.user_id));
