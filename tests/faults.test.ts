@@ -56,6 +56,21 @@ const DB_TIMEOUT_MS = 1500;
  */
 const ANSWER_MARGIN_MS = 250;
 
+/** A new organization, a user to add to it, and the add, sent with `key` as its Idempotency-Key. */
+async function organizationAndAdd(server: TestServer, key: string) {
+  const owner = await registerUser(server);
+  const organizationId = await createOrganization(server, owner);
+  const newcomer = await registerUser(server);
+  const add = () =>
+    timedCall(server, 'POST', '/organization-user', {
+      token: owner.token,
+      organizationId,
+      body: { email: newcomer.email, role: 'member' },
+      headers: { 'idempotency-key': key },
+    });
+  return { owner, organizationId, newcomer, add };
+}
+
 describe.skipIf(!runnable)('the database killed under write load', () => {
   const database = new OwnMariadb();
   let server: TestServer;
@@ -120,16 +135,7 @@ describe.skipIf(!runnable)('the database killed under write load', () => {
   });
 
   it('carries out the retry of a change with an Idempotency-Key refused with 503 while the database was down', async () => {
-    const owner = await registerUser(server);
-    const organizationId = await createOrganization(server, owner);
-    const newcomer = await registerUser(server);
-    const add = () =>
-      timedCall(server, 'POST', '/organization-user', {
-        token: owner.token,
-        organizationId,
-        body: { email: newcomer.email, role: 'member' },
-        headers: { 'idempotency-key': 'through-the-outage' },
-      });
+    const { owner, organizationId, newcomer, add } = await organizationAndAdd(server, 'through-the-outage');
     // Another session holds the organization, so the change is still trying when the database dies.
     const blocker = await mysql.createConnection({ uri: database.url.replace(/^mariadb:/, 'mysql:') });
     blocker.on('error', () => undefined); // it dies with the database
@@ -228,16 +234,7 @@ describe.skipIf(!runnable)('the database stalled past the processing limit', () 
   });
 
   it('carries out the retry of a change with an Idempotency-Key given up while the database was frozen', async () => {
-    const owner = await registerUser(server);
-    const organizationId = await createOrganization(server, owner);
-    const newcomer = await registerUser(server);
-    const add = () =>
-      timedCall(server, 'POST', '/organization-user', {
-        token: owner.token,
-        organizationId,
-        body: { email: newcomer.email, role: 'member' },
-        headers: { 'idempotency-key': 'through-the-stall' },
-      });
+    const { owner, organizationId, newcomer, add } = await organizationAndAdd(server, 'through-the-stall');
     // Another session holds the organization: woken, the given-up change would go on trying.
     const blocker = await mysql.createConnection({ uri: database.url.replace(/^mariadb:/, 'mysql:') });
     try {

@@ -162,20 +162,22 @@ const EVERY_KIND_OF_ANSWER: {
   },
 ];
 
+/**
+ * The service as `npm start` runs it, draining for DRAIN_MS on SIGTERM. No rate limit: the clients
+ * send more in the drain than one caller's default share.
+ */
+const startDraining = (databaseUrl: string) =>
+  spawnService(
+    { DATABASE_URL: databaseUrl, JWT_SECRET: TEST_SECRET, SHUTDOWN_DRAIN_MS: String(DRAIN_MS), RATE_LIMIT_MAX: '0' },
+    { npmStart: true },
+  );
+
 describeOnEachDatabase('stopping through npm start', (target) => {
   it('says Connection: close on every answer after the signal: under way at it or sent after, of every kind', async () => {
     const database = await target.create();
     let service: ServiceProcess | undefined;
     try {
-      service = await spawnService(
-        {
-          DATABASE_URL: database.url,
-          JWT_SECRET: TEST_SECRET,
-          SHUTDOWN_DRAIN_MS: String(DRAIN_MS),
-          RATE_LIMIT_MAX: '0',
-        },
-        { npmStart: true },
-      );
+      service = await startDraining(database.url);
       const { baseUrl } = service;
       const headers = await startOwner(baseUrl, 'close@example.com');
       const agent = new Agent({ keepAlive: true, maxSockets: 16 });
@@ -236,16 +238,7 @@ describeOnEachDatabase('stopping through npm start', (target) => {
     const database = await target.create();
     let service: ServiceProcess | undefined;
     try {
-      service = await spawnService(
-        // No rate limit: the clients send more in the drain than one caller's default share.
-        {
-          DATABASE_URL: database.url,
-          JWT_SECRET: TEST_SECRET,
-          SHUTDOWN_DRAIN_MS: String(DRAIN_MS),
-          RATE_LIMIT_MAX: '0',
-        },
-        { npmStart: true },
-      );
+      service = await startDraining(database.url);
       const { baseUrl } = service;
       const headers = await startOwner(baseUrl, 'drain@example.com');
       const agent = new Agent({ keepAlive: true, maxSockets: WORKERS });
