@@ -27,7 +27,7 @@ import {
   type OrganizationActor,
 } from '../../platform/access.ts';
 import { isoTimestamp, listTimestamp } from '../../platform/database/timestamps.ts';
-import type { Db, Tx } from '../../platform/database/transaction.ts';
+import type { Db, Reader, Tx } from '../../platform/database/transaction.ts';
 
 const notAMember = () => notFound('The user is not a member of this organization');
 const alreadyMember = () => conflict('The user is already a member of this organization');
@@ -40,9 +40,12 @@ const actorAndTarget = prepare((sql, organizationId: string, actorUserId: string
     .select(['a.role as actor_role', 't.role as target_role']),
 );
 
-/** The actor's role and the target's, read together under the organization's lock. */
-async function actorAndTargetRoles(tx: Tx, actor: OrganizationActor, targetUserId: string) {
-  const row = await tx.first(actorAndTarget(tx.sql, actor.organizationId, actor.userId, targetUserId));
+/**
+ * The actor's role and the target's, read together (one row; the same one when the target is the
+ * actor): under the organization's lock for a change, outside any transaction for a permission check.
+ */
+export async function actorAndTargetRoles(reader: Reader, actor: OrganizationActor, targetUserId: string) {
+  const row = await reader.first(actorAndTarget(reader.sql, actor.organizationId, actor.userId, targetUserId));
   return { actorRole: row?.actor_role, targetRole: row?.target_role ?? undefined };
 }
 

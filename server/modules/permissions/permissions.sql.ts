@@ -5,7 +5,6 @@
  */
 import type { PermissionCheck, PermissionsView } from '../../../shared/permissions.ts';
 import {
-  actorMembership,
   assertMay,
   roleInOrganization,
   roleMay,
@@ -13,22 +12,8 @@ import {
   type OrganizationActor,
   type Permission,
 } from '../../platform/access.ts';
-import { prepare } from '../../platform/database/prepared.ts';
 import type { Reader } from '../../platform/database/transaction.ts';
-
-const actorAndUser = prepare((sql, organizationId: string, actorUserId: string, userId: string) =>
-  actorMembership(sql, organizationId, actorUserId)
-    .leftJoin('organization_users as u', (join) =>
-      join.onRef('u.organization_id', '=', 'a.organization_id').on('u.user_id', '=', userId),
-    )
-    .select(['a.role as actor_role', 'u.role as user_role']),
-);
-
-/** The actor's role and the user's (the same row when the user is the actor); no row for a non-member actor. */
-async function actorAndUserRoles(reader: Reader, actor: OrganizationActor, userId: string) {
-  const row = await reader.first(actorAndUser(reader.sql, actor.organizationId, actor.userId, userId));
-  return { actorRole: row?.actor_role, userRole: row?.user_role ?? undefined };
-}
+import { actorAndTargetRoles } from '../members/members.sql.ts';
 
 /** The caller's role and its permissions, sorted; a non-member gets 403. */
 export async function permissionsOf(reader: Reader, actor: OrganizationActor): Promise<PermissionsView> {
@@ -47,7 +32,7 @@ export async function checkPermissions(
   permissions: Permission[],
   userId = actor.userId,
 ): Promise<PermissionCheck> {
-  const { actorRole, userRole } = await actorAndUserRoles(reader, actor, userId);
+  const { actorRole, targetRole: userRole } = await actorAndTargetRoles(reader, actor, userId);
   assertMay(actorRole, actor.permission);
   if (userId !== actor.userId) assertMay(actorRole, 'members:read');
   const results: Record<string, boolean> = {};
