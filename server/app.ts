@@ -141,7 +141,7 @@ export async function startService(settings: Settings): Promise<Service> {
     await registerProtection(app, settings);
     const createContext = contextFactory({ db, verifyToken, settings, keysInFlight: new KeysInFlight() });
     await app.register(healthPlugin(orm, stopping));
-    const openApiDocument = buildOpenApiDocument(appRouter);
+    const openApiDocument = buildOpenApiDocument(appRouter, settings.roles);
     await app.register(openApiPlugin(openApiDocument));
     await app.register(referencePagePlugin(openApiDocument));
     // Sibling scopes: the tRPC plugin replaces the JSON parser inside its own scope.

@@ -12,16 +12,28 @@ export interface EventData {
     changes: Partial<Record<'organization_name' | 'organization_description', { from: string; to: string }>>;
   };
   'organization.deleted': { organization_name: string };
-  'member.added': { role: Role };
-  'member.role_changed': { from: Role; to: Role };
+  /** `expires_at` only for a membership that expires. */
+  'member.added': { role: Role; expires_at?: string };
+  /** A change of the expiry alone is recorded as well, `from` then being `to`; `expires_at` only when it changed. */
+  'member.role_changed': { from: Role; to: Role; expires_at?: { from: string | null; to: string | null } };
   'member.removed': { role: Role };
   'member.left': { role: Role };
+  /** The membership ended at `expires_at`; the sweep removed it. */
+  'member.expired': { role: Role; expires_at: string };
   /** `subject_user_id` is the new owner; the previous owner (the actor) becomes admin. */
   'ownership.transferred': { previous_owner_user_id: string; new_owner_previous_role: Role };
-  'invitation.created': { invitation_id: string; email: string; role: Role };
+  /** `membership_expires_at` only for an invitation to a membership that expires. */
+  'invitation.created': { invitation_id: string; email: string; role: Role; membership_expires_at?: string };
   'invitation.revoked': { invitation_id: string; email: string; role: Role };
-  'invitation.accepted': { invitation_id: string; role: Role };
+  'invitation.accepted': { invitation_id: string; role: Role; expires_at?: string };
   'invitation.declined': { invitation_id: string; email: string; role: Role };
+  'role.created': { role: Role; description: string; permissions: string[] };
+  /** Only the fields that changed, each with its value before and after. */
+  'role.updated': {
+    role: Role;
+    changes: { description?: { from: string; to: string }; permissions?: { from: string[]; to: string[] } };
+  };
+  'role.deleted': { role: Role };
 }
 
 export type EventType = keyof EventData;
@@ -34,11 +46,15 @@ export const EVENT_TYPES = [
   'member.role_changed',
   'member.removed',
   'member.left',
+  'member.expired',
   'ownership.transferred',
   'invitation.created',
   'invitation.revoked',
   'invitation.accepted',
   'invitation.declined',
+  'role.created',
+  'role.updated',
+  'role.deleted',
 ] as const satisfies readonly EventType[];
 
 // ---- schemas of events as the API returns them -----------------------------------------------
@@ -46,6 +62,7 @@ export const EVENT_TYPES = [
 const role = roleSchema;
 const fieldChange = z.object({ from: z.string(), to: z.string() });
 const invitation = z.object({ invitation_id: z.string(), email: z.string(), role });
+const permissionsChange = z.object({ from: z.array(z.string()), to: z.array(z.string()) });
 
 /** Checks, at compile time, that a schema's input and output are both exactly `T`. */
 type Exactly<T, Schema extends z.ZodType> = [z.output<Schema>, z.input<Schema>] extends [T, T]
@@ -61,15 +78,26 @@ export const eventDataSchemas = {
     changes: z.object({ organization_name: fieldChange.optional(), organization_description: fieldChange.optional() }),
   }),
   'organization.deleted': z.object({ organization_name: z.string() }),
-  'member.added': z.object({ role }),
-  'member.role_changed': z.object({ from: role, to: role }),
+  'member.added': z.object({ role, expires_at: z.string().optional() }),
+  'member.role_changed': z.object({
+    from: role,
+    to: role,
+    expires_at: z.object({ from: z.string().nullable(), to: z.string().nullable() }).optional(),
+  }),
   'member.removed': z.object({ role }),
   'member.left': z.object({ role }),
+  'member.expired': z.object({ role, expires_at: z.string() }),
   'ownership.transferred': z.object({ previous_owner_user_id: z.string(), new_owner_previous_role: role }),
-  'invitation.created': invitation,
+  'invitation.created': invitation.extend({ membership_expires_at: z.string().optional() }),
   'invitation.revoked': invitation,
-  'invitation.accepted': z.object({ invitation_id: z.string(), role }),
+  'invitation.accepted': z.object({ invitation_id: z.string(), role, expires_at: z.string().optional() }),
   'invitation.declined': invitation,
+  'role.created': z.object({ role, description: z.string(), permissions: z.array(z.string()) }),
+  'role.updated': z.object({
+    role,
+    changes: z.object({ description: fieldChange.optional(), permissions: permissionsChange.optional() }),
+  }),
+  'role.deleted': z.object({ role }),
 } satisfies { [Type in EventType]: z.ZodType };
 
 type DataSchemas = typeof eventDataSchemas;
@@ -102,11 +130,15 @@ export const auditEventOutput = z.discriminatedUnion('type', [
   eventOf('member.role_changed'),
   eventOf('member.removed'),
   eventOf('member.left'),
+  eventOf('member.expired'),
   eventOf('ownership.transferred'),
   eventOf('invitation.created'),
   eventOf('invitation.revoked'),
   eventOf('invitation.accepted'),
   eventOf('invitation.declined'),
+  eventOf('role.created'),
+  eventOf('role.updated'),
+  eventOf('role.deleted'),
 ]);
 export type AuditEvent = z.infer<typeof auditEventOutput>;
 

@@ -252,8 +252,8 @@ describeOnEachDatabase('lifecycle through the typed client', (target) => {
     const compileOnly = () => {
       // @ts-expect-error: organization_id is required
       void api.organizations.get.query({});
-      // @ts-expect-error: role must be owner, admin or member
-      void api.invitations.create.mutate({ organization_id: UNKNOWN_ID, email: 'a@example.com', role: 'boss' });
+      // @ts-expect-error: a role is a name
+      void api.invitations.create.mutate({ organization_id: UNKNOWN_ID, email: 'a@example.com', role: 42 });
       // @ts-expect-error: invitation_id is required
       void api.invitations.accept.mutate({});
       // @ts-expect-error: user_id is a string

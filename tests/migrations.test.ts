@@ -6,6 +6,7 @@ const INITIAL = 'Migration20261122212048_initial';
 const LIFECYCLE = 'Migration20261123170000_lifecycle_events_idempotency';
 /** MySQL and MariaDB only: SQLite compares text byte for byte already. */
 const EXACT_IDENTITY = 'Migration20261124230000_exact_identity';
+const ROLES_AND_EXPIRY = 'Migration20261125120000_roles_and_expiry';
 
 /**
  * The service's tables (not the migrator's own) and text columns whose collation is not MariaDB's
@@ -21,7 +22,10 @@ const notBinaryNoPad = (orm: Orm) =>
   );
 
 describeOnEachDatabase('migrations', (target) => {
-  const all = target.name === 'embedded' ? [INITIAL, LIFECYCLE] : [INITIAL, LIFECYCLE, EXACT_IDENTITY];
+  const all =
+    target.name === 'embedded'
+      ? [INITIAL, LIFECYCLE, ROLES_AND_EXPIRY]
+      : [INITIAL, LIFECYCLE, EXACT_IDENTITY, ROLES_AND_EXPIRY];
 
   it('build exactly the schema the entities describe, and apply once', async () => {
     const database = await target.create();
@@ -66,8 +70,8 @@ describeOnEachDatabase('migrations', (target) => {
       // Rebuilding the organizations table must not cascade to its memberships.
       const members = await orm.em
         .getConnection()
-        .execute('select organization_id, user_id, role from organization_users');
-      expect(members).toEqual([{ organization_id: 'o1', user_id: 'u1', role: 'owner' }]);
+        .execute('select organization_id, user_id, role, expires_at from organization_users');
+      expect(members).toEqual([{ organization_id: 'o1', user_id: 'u1', role: 'owner', expires_at: null }]);
       expect((await orm.schema.getUpdateSchemaSQL()).trim()).toBe('');
     } finally {
       await orm.close();
@@ -121,7 +125,7 @@ describeOnEachDatabase('migrations', (target) => {
         ]);
         await run('insert into idempotency_keys values (?, ?, ?, ?, ?)', ['alice', 'Key-1', 'f1', '{}', at]);
 
-        expect(await migrate(orm)).toEqual([EXACT_IDENTITY]);
+        expect(await migrate(orm)).toEqual([EXACT_IDENTITY, ROLES_AND_EXPIRY]);
 
         // Every row kept; a reference now names the row it referenced exactly. The audit trail keeps
         // the actor as it was written (it references no row).
@@ -168,7 +172,10 @@ describeOnEachDatabase('migrations', (target) => {
         await run('insert into organizations values (?, ?, ?, ?, ?, ?, ?)', ['O1', 'Upper', '', 'alice', at, at, 0]);
         // The foreign keys are back, and as exact: 'aLice' names no user.
         await expect(
-          run('insert into organization_users values (?, ?, ?, ?, ?)', ['o1', 'aLice', 'member', at, at]),
+          run(
+            'insert into organization_users (organization_id, user_id, role, created_at, updated_at) values (?, ?, ?, ?, ?)',
+            ['o1', 'aLice', 'member', at, at],
+          ),
         ).rejects.toThrow(/foreign key/i);
         expect(await notBinaryNoPad(orm)).toEqual([]);
         expect((await orm.schema.getUpdateSchemaSQL()).trim()).toBe('');

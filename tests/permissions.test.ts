@@ -7,8 +7,8 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { createClient } from '../client/src/index.ts';
-import { PERMISSIONS, type Permission } from '../server/platform/access.ts';
-import type { Role } from '../shared/fields.ts';
+import { SERVICE_PERMISSIONS, type ServicePermission as Permission } from '../server/platform/role-catalogue.ts';
+import { ROLES, type BuiltInRole as Role } from '../shared/fields.ts';
 import { rejection } from './support/api-errors.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { addMember, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
@@ -16,8 +16,7 @@ import { organizationWithRoles } from './support/lifecycle.ts';
 import { EXPECTED } from './support/permissions.ts';
 import { startTestServer, useServer, type TestServer } from './support/server.ts';
 
-const ALL = Object.keys(PERMISSIONS) as Permission[];
-const ROLES: Role[] = ['owner', 'admin', 'member'];
+const ALL = Object.keys(SERVICE_PERMISSIONS) as Permission[];
 const UNKNOWN_ORGANIZATION = '01900000-0000-7000-8000-000000000000';
 
 /** What a check of `permissions` answers for a user with `role` (none: not a member). */

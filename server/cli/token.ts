@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { SignJWT } from 'jose';
-import { ROLES, roleSchema, userIdSchema } from '../../shared/fields.ts';
+import { ROLES, builtInRoleSchema, userIdSchema } from '../../shared/fields.ts';
 import { resolveHmacSecret } from '../platform/auth/secret.ts';
 import { readSettings, type Settings } from '../platform/config.ts';
 import { exitWithFailure } from './failures.ts';
@@ -45,7 +45,7 @@ function readOptions() {
 function buildToken(options: ReturnType<typeof readOptions>): SignJWT {
   if (options.sub === undefined) usageError('--sub is required');
   if (!userIdSchema.safeParse(options.sub).success) usageError('--sub must be 1 to 128 characters');
-  if (options.role !== undefined && !roleSchema.safeParse(options.role).success) {
+  if (options.role !== undefined && !builtInRoleSchema.safeParse(options.role).success) {
     usageError(`--role must be one of ${ROLES.join(', ')} (got "${options.role}")`);
   }
   const token = new SignJWT(options.role === undefined ? {} : { role: options.role })

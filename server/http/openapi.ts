@@ -15,8 +15,10 @@ import {
 import type { ZodType } from 'zod';
 import packageJson from '../../package.json' with { type: 'json' };
 import { ERROR_CODES } from '../../shared/errors.ts';
+import { PERMISSION_NAME } from '../../shared/roles.ts';
 import { NOT_WHITE_SPACE } from '../../shared/text.ts';
 import type { AppRouter } from '../modules/router.ts';
+import { RoleCatalogue } from '../platform/role-catalogue.ts';
 import { procedureMetas } from '../platform/rpc/init.ts';
 
 type ObjectSchema = { type?: string; properties?: Record<string, object>; required?: string[]; anyOf?: object[] };
@@ -154,11 +156,28 @@ function addApiAliases(document: OpenAPIObject): void {
   }
 }
 
-function completeDocument(generated: OpenAPIObject, router: AppRouter): OpenAPIObject {
+/**
+ * Lists the permissions this deployment knows (the service's and its roles file's) as the `enum`
+ * of every permission name in a request body, so that the document is as strict as the service
+ * (behaviour §5, §11): the names' pattern alone would let through names the service refuses.
+ */
+function listKnownPermissions(document: OpenAPIObject, roles: RoleCatalogue): void {
+  const known = [...roles.permissions.keys()];
+  const visit = (schema: unknown): void => {
+    if (typeof schema !== 'object' || schema === null) return;
+    const named = schema as { pattern?: string; enum?: string[] };
+    if (named.pattern === PERMISSION_NAME.source) named.enum = known;
+    for (const value of Object.values(schema)) visit(value);
+  };
+  for (const [, , operation] of operations(document)) visit(operation.requestBody);
+}
+
+function completeDocument(generated: OpenAPIObject, router: AppRouter, roles: RoleCatalogue): OpenAPIObject {
   const document = structuredClone(generated);
   applySuccessStatuses(document, router);
   documentDeleteBodies(document);
   declareRefinements(document, router);
+  listKnownPermissions(document, roles);
   useOneErrorBody(document);
   addApiAliases(document);
   const bearer = document.components?.securitySchemes?.Authorization;
@@ -166,7 +185,7 @@ function completeDocument(generated: OpenAPIObject, router: AppRouter): OpenAPIO
   return document;
 }
 
-export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
+export function buildOpenApiDocument(router: AppRouter, roles = new RoleCatalogue()): OpenAPIObject {
   const generated = generateOpenApiDocument(router, {
     title: 'Organization and user management service',
     description:
@@ -175,7 +194,7 @@ export function buildOpenApiDocument(router: AppRouter): OpenAPIObject {
     version: packageJson.version,
     baseUrl: '/',
   });
-  return completeDocument(generated, router);
+  return completeDocument(generated, router, roles);
 }
 
 export function openApiPlugin(document: OpenAPIObject) {

@@ -64,6 +64,7 @@ function subscriptionRoutes(router: AppRouter, createContext: CreateContext) {
                 {
                   pollIntervalMs: ctx.settings.EVENTS_POLL_INTERVAL_MS,
                   backlog: ctx.settings.EVENTS_SUBSCRIBER_BACKLOG,
+                  roles: ctx.settings.roles,
                 },
                 app.log,
               );

@@ -1,72 +1,117 @@
 /**
- * Who may do what in an organization (behaviour §3.2), in one place: each operation names one
+ * Who may do what in an organization (behaviour §3.2, §11), in one place. Each operation names one
  * permission where it is declared (rpc/procedures.ts), and that same permission is what its
  * module's queries check against the caller's role, read under the organization's row lock for a
- * change, so that a role changed by a concurrent request cannot slip through. The built-in roles'
- * permissions are the table below; the owner rules that no permission expresses (granting or
- * touching `owner`, the last owner) are the functions at the end.
+ * change, so that a role changed by a concurrent request cannot slip through. What a role lets its
+ * holders do comes from the role catalogue (built-in and instance roles, role-catalogue.ts) or, for
+ * an organization's own role, from its row, read in the same transaction. The owner rules that no
+ * permission expresses (granting or touching `owner`, the last owner) are the functions at the end.
  */
 import type { Role } from '../../shared/fields.ts';
 import type { Sql } from './database/schema.ts';
 import { prepare } from './database/prepared.ts';
 import type { Reader } from './database/transaction.ts';
-import { conflict, forbidden } from './errors.ts';
-
-/** The service's own permissions, `<resource>:<action>`, with what each lets a role do. */
-export const PERMISSIONS = {
-  'organization:read': 'read the organization',
-  'organization:update': 'change it',
-  'organization:delete': 'delete it',
-  'ownership:transfer': 'hand its ownership over',
-  'members:read': 'read its members',
-  'members:add': 'add members',
-  'members:update': "change its members' roles",
-  'members:remove': 'remove its members',
-  'invitations:read': 'read its invitations',
-  'invitations:create': 'invite people to it',
-  'invitations:revoke': 'revoke its invitations',
-  'events:read': 'read its events',
-} as const;
-export type Permission = keyof typeof PERMISSIONS;
+import { badRequest, conflict, forbidden } from './errors.ts';
+import { SERVICE_PERMISSIONS, type RoleCatalogue, type ServicePermission } from './role-catalogue.ts';
 
 /** The caller acting in an organization, with the permission the procedure names. */
 export interface OrganizationActor {
   userId: string;
   organizationId: string;
   /** What the procedure may do: its queries check that the actor's role holds it. */
-  permission: Permission;
+  permission: ServicePermission;
+  /** The deployment's roles and permissions, which the actor's role is looked up in. */
+  roles: RoleCatalogue;
 }
 
-const ALL = Object.keys(PERMISSIONS) as Permission[];
-const OWNERS_ONLY: Permission[] = ['organization:delete', 'ownership:transfer'];
-
-/** The built-in roles' permissions: an owner holds all, an admin all but the owners' own. */
-export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
-  owner: new Set(ALL),
-  admin: new Set(ALL.filter((permission) => !OWNERS_ONLY.includes(permission))),
-  member: new Set(['organization:read', 'members:read']),
-};
-
-export const roleMay = (role: Role | undefined, permission: Permission): boolean =>
-  role !== undefined && ROLE_PERMISSIONS[role].has(permission);
+/** What a role the organization no longer has lets its holders do. */
+export const NONE: ReadonlySet<string> = new Set();
 
 /** Non-members and unknown organizations are told the same thing (behaviour §3.2). */
 export const notInOrganization = () => forbidden('You are not a member of this organization');
 
-/** The roles that hold `permission`, as a person reads them: "an owner or admin". */
-const holders = (permission: Permission) =>
-  (Object.keys(ROLE_PERMISSIONS) as Role[]).filter((role) => roleMay(role, permission)).join(' or ');
+const organizationRole = prepare((sql: Sql, organizationId: string, role: string) =>
+  sql
+    .selectFrom('organization_roles')
+    .select('permissions')
+    .where('organization_id', '=', organizationId)
+    .where('name', '=', role),
+);
 
-/** A member, whatever their role (leaving needs no more). */
-export function assertMember(role: Role | undefined): asserts role is Role {
-  if (role === undefined) throw notInOrganization();
+/**
+ * What `role` lets its holders do in the actor's organization, undefined when the organization has
+ * no such role. Built-in and instance roles are answered from memory; an organization's own role is
+ * read (under the organization's lock, in a change).
+ */
+export async function permissionsOfRole(
+  reader: Reader,
+  actor: OrganizationActor,
+  role: string,
+): Promise<ReadonlySet<string> | undefined> {
+  const fixed = actor.roles.fixedRoles.get(role);
+  if (fixed) return fixed.permissions;
+  const row = await reader.first(organizationRole(reader.sql, actor.organizationId, role));
+  return actor.roles.permissionsOf(role, row?.permissions);
 }
 
-/** `role` holds `permission`: non-members are told they are not members; members who lack it, why not. */
-export function assertMay(role: Role | undefined, permission: Permission): asserts role is Role {
+/** A member, whatever their role (leaving needs no more). */
+export function assertMember(role: Role | null | undefined): asserts role is Role {
+  if (role == null) throw notInOrganization();
+}
+
+/**
+ * The actor, whose role is `role` (undefined: not a member), holds `permission` (by default the
+ * procedure's): non-members are told they are not members, members who lack it, what it is.
+ * Returns everything the actor holds, for the checks that follow.
+ */
+export async function assertMay(
+  reader: Reader,
+  actor: OrganizationActor,
+  role: Role | null | undefined,
+  permission: ServicePermission = actor.permission,
+): Promise<ReadonlySet<string>> {
   assertMember(role);
-  if (!roleMay(role, permission)) {
-    throw forbidden(`Only an ${holders(permission)} of the organization may ${PERMISSIONS[permission]}`);
+  const held = (await permissionsOfRole(reader, actor, role)) ?? NONE;
+  assertHolds(held, permission);
+  return held;
+}
+
+/** `held` includes `permission`, or the member is told which one they lack. */
+export function assertHolds(held: ReadonlySet<string>, permission: ServicePermission): void {
+  if (!held.has(permission)) {
+    throw forbidden(
+      `Your role in this organization does not let you ${SERVICE_PERMISSIONS[permission]} (${permission})`,
+    );
+  }
+}
+
+/** A role the organization does not have, named in a body (behaviour §3). */
+export const unknownRole = (role: string, field = 'role') =>
+  badRequest(`The organization has no role ${role}`, [{ field, problem: `No role ${role} in this organization` }]);
+
+/**
+ * No one grants what they do not hold (behaviour §11): giving `role` (to a member, an invitation, a
+ * team) needs the actor to hold every permission it holds. A role the organization does not have
+ * is a 400. Returns the role's permissions.
+ */
+export async function assertMayGive(
+  reader: Reader,
+  actor: OrganizationActor,
+  held: ReadonlySet<string>,
+  role: Role,
+  field = 'role',
+): Promise<ReadonlySet<string>> {
+  const given = await permissionsOfRole(reader, actor, role);
+  if (!given) throw unknownRole(role, field);
+  assertHoldsAll(held, [...given], `give the role ${role}`);
+  return given;
+}
+
+/** The actor holds every one of `permissions`, or is told which they lack for `doing`. */
+export function assertHoldsAll(held: ReadonlySet<string>, permissions: Iterable<string>, doing: string): void {
+  const lacking = [...permissions].filter((permission) => !held.has(permission)).sort();
+  if (lacking.length > 0) {
+    throw forbidden(`You may not ${doing}: it holds permissions you do not (${lacking.join(', ')})`);
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_DATABASE_URL, locateDatabase, type DatabaseLocation } from './database/engine.ts';
+import { RoleCatalogue, RoleCatalogueError } from './role-catalogue.ts';
 
 const booleanSetting = (fallback: boolean) =>
   z
@@ -86,6 +87,8 @@ const settingsSchema = z.object({
    */
   SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(0),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** The application's permissions, instance roles and grants (behaviour §11), a JSON file read at start. */
+  ROLES_FILE: optionalString,
   /** Where the development secret is kept when JWT_SECRET is unset outside production. */
   DATA_DIR: z.string().min(1).default('./data'),
   /** Port of the Prometheus metrics listener (GET /metrics); unset: no metrics; 0: any free port. */
@@ -94,8 +97,21 @@ const settingsSchema = z.object({
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
 });
 
-/** The settings, and the database DATABASE_URL names, located once (database/engine.ts). */
-export type Settings = z.infer<typeof settingsSchema> & { database: DatabaseLocation };
+/**
+ * The settings, the database DATABASE_URL names, located once (database/engine.ts), and the roles
+ * and permissions of ROLES_FILE (role-catalogue.ts).
+ */
+export type Settings = z.infer<typeof settingsSchema> & { database: DatabaseLocation; roles: RoleCatalogue };
+
+function readRoles(path: string | undefined): RoleCatalogue {
+  if (path === undefined) return new RoleCatalogue();
+  try {
+    return RoleCatalogue.read(path);
+  } catch (error) {
+    if (!(error instanceof RoleCatalogueError)) throw error;
+    throw new SettingsError(`Invalid settings: ROLES_FILE (${path}): ${error.message}`);
+  }
+}
 
 export class SettingsError extends Error {
   override name = 'SettingsError';
@@ -107,7 +123,11 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new SettingsError(`Invalid settings: ${problems.join('; ')}`);
   }
-  const settings = { ...result.data, database: locateDatabase(result.data.DATABASE_URL) };
+  const settings = {
+    ...result.data,
+    database: locateDatabase(result.data.DATABASE_URL),
+    roles: readRoles(result.data.ROLES_FILE),
+  };
   // The stop's deadline counts from the signal: the drain, then requests under way finishing.
   const neededMs = settings.SHUTDOWN_DRAIN_MS + processingLimitMs(settings);
   if (settings.SHUTDOWN_TIMEOUT_MS <= neededMs) {

@@ -1,36 +1,31 @@
 /**
- * Behaviour §3.2, written out as permissions: what each built-in role may do. The unit test of the
- * permission table and the integration test of the permission endpoints both hold the service to it.
+ * Behaviour §3.2 and §11, written out as permissions: what each built-in role may do without a
+ * roles file. The unit test of the permission table and the integration test of the permission
+ * endpoints both hold the service to it.
  */
-import type { Permission } from '../../server/platform/access.ts';
-import type { Role } from '../../shared/fields.ts';
+import type { ServicePermission } from '../../server/platform/role-catalogue.ts';
+import type { BuiltInRole } from '../../shared/fields.ts';
 
-export const EXPECTED: Record<Role, Permission[]> = {
-  owner: [
-    'organization:read',
-    'organization:update',
-    'organization:delete',
-    'ownership:transfer',
-    'members:read',
-    'members:add',
-    'members:update',
-    'members:remove',
-    'invitations:read',
-    'invitations:create',
-    'invitations:revoke',
-    'events:read',
-  ],
-  admin: [
-    'organization:read',
-    'organization:update',
-    'members:read',
-    'members:add',
-    'members:update',
-    'members:remove',
-    'invitations:read',
-    'invitations:create',
-    'invitations:revoke',
-    'events:read',
-  ],
-  member: ['organization:read', 'members:read'],
+const ADMIN: ServicePermission[] = [
+  'organization:read',
+  'organization:update',
+  'members:read',
+  'members:add',
+  'members:update',
+  'members:remove',
+  'invitations:read',
+  'invitations:create',
+  'invitations:revoke',
+  'events:read',
+  'roles:read',
+  'roles:manage',
+  'teams:read',
+  'teams:manage',
+  'webhooks:manage',
+];
+
+export const EXPECTED: Record<BuiltInRole, ServicePermission[]> = {
+  owner: [...ADMIN, 'organization:delete', 'ownership:transfer'],
+  admin: ADMIN,
+  member: ['organization:read', 'members:read', 'roles:read', 'teams:read'],
 };

@@ -24,17 +24,19 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { AuditEvent } from '../../../shared/events.ts';
-import type { Role } from '../../../shared/fields.ts';
 import { unavailable } from '../../platform/errors.ts';
 import type { Sql } from '../../platform/database/schema.ts';
 import { newestEventId, readEvents, revokesAccess, toAuditEvent } from './events.sql.ts';
-import { assertMay, roleMay } from '../../platform/access.ts';
+import { assertHolds, NONE, notInOrganization } from '../../platform/access.ts';
+import type { RoleCatalogue } from '../../platform/role-catalogue.ts';
 
 export interface FeedSettings {
   /** How often the instance looks for new events while it has subscribers. */
   pollIntervalMs: number;
   /** Events at most waiting for one subscriber before it is disconnected. */
   backlog: number;
+  /** The deployment's roles, which the subscribers' roles are looked up in. */
+  roles: RoleCatalogue;
 }
 
 /** Organizations per polling statement: 2 parameters each, far below any driver's limit. */
@@ -147,7 +149,9 @@ export class EventFeed {
     const subscriber = await this.#join(organizationId, userId, options.onLag);
     const expiry = setTimeout(() => subscriber.end('expired'), options.maxDurationMs);
     try {
-      assertMay(await this.#roles(organizationId, [userId]).then((roles) => roles.get(userId)), 'events:read');
+      const held = (await this.#permissions(organizationId, [userId])).get(userId);
+      if (!held) throw notInOrganization();
+      assertHolds(held, 'events:read');
       let delivered = options.lastEventId ?? subscriber.start;
       if (options.lastEventId !== null) {
         // Catch up from the table; whatever commits meanwhile is in the queue too (skipped below).
@@ -156,7 +160,7 @@ export class EventFeed {
           for (const event of page) {
             yield event;
             delivered = event.event_id;
-            if (revokesAccess(event, userId)) return;
+            if (revokesAccess(event, userId, this.#settings.roles)) return;
           }
           if (page.length < CATCH_UP_PAGE) break;
         }
@@ -270,16 +274,17 @@ export class EventFeed {
    */
   async #deliver(channel: Channel, events: AuditEvent[]): Promise<void> {
     const subscribers = [...channel.subscribers];
-    const roles = await this.#roles(channel.organizationId, [...new Set(subscribers.map((s) => s.userId))]);
+    const held = await this.#permissions(channel.organizationId, [...new Set(subscribers.map((s) => s.userId))]);
     for (const subscriber of subscribers) {
       const cut = events.findIndex(
         (event) =>
-          (subscriber.start === null || event.event_id > subscriber.start) && revokesAccess(event, subscriber.userId),
+          (subscriber.start === null || event.event_id > subscriber.start) &&
+          revokesAccess(event, subscriber.userId, this.#settings.roles),
       );
       if (cut >= 0) {
         subscriber.push(events.slice(0, cut + 1));
         subscriber.end('revoked');
-      } else if (!roleMay(roles.get(subscriber.userId), 'events:read')) {
+      } else if (!held.get(subscriber.userId)?.has('events:read')) {
         subscriber.end('revoked');
       } else {
         subscriber.push(events);
@@ -287,13 +292,18 @@ export class EventFeed {
     }
   }
 
-  async #roles(organizationId: string, userIds: string[]): Promise<Map<string, Role>> {
+  /** What each of these users may do in the organization (no entry: not a member). */
+  async #permissions(organizationId: string, userIds: string[]): Promise<Map<string, ReadonlySet<string>>> {
     const rows = await this.#sql
-      .selectFrom('organization_users')
-      .select(['user_id', 'role'])
-      .where('organization_id', '=', organizationId)
-      .where('user_id', 'in', userIds)
+      .selectFrom('organization_users as m')
+      .leftJoin('organization_roles as r', (join) =>
+        join.onRef('r.organization_id', '=', 'm.organization_id').onRef('r.name', '=', 'm.role'),
+      )
+      .select(['m.user_id', 'm.role', 'r.permissions'])
+      .where('m.organization_id', '=', organizationId)
+      .where('m.user_id', 'in', userIds)
       .execute();
-    return new Map(rows.map((row) => [row.user_id, row.role]));
+    const { roles } = this.#settings;
+    return new Map(rows.map((row) => [row.user_id, roles.permissionsOf(row.role, row.permissions) ?? NONE]));
   }
 }

@@ -5,18 +5,21 @@
  */
 import type { AuditEvent, EventType } from '../../../shared/events.ts';
 import type { Sql } from '../../platform/database/schema.ts';
-import { roleMay } from '../../platform/access.ts';
+import type { RoleCatalogue } from '../../platform/role-catalogue.ts';
 import { isoTimestamp } from '../../platform/database/timestamps.ts';
 
 /**
- * Whether `event` takes the right to read the organization's events away from `userId`: the
- * organization is deleted, or the user is removed, leaves, or is made a plain member.
+ * Whether `event` may take the right to read the organization's events away from `userId`: the
+ * organization is deleted, or the user is removed, leaves, expires, or is given a role that is not
+ * known to hold `events:read`. An organization's own role counts as not holding it: its
+ * permissions are not in the event, and a subscriber who is cut off by mistake resumes from the
+ * last event it saw, with its rights checked again.
  */
-export function revokesAccess(event: AuditEvent, userId: string): boolean {
+export function revokesAccess(event: AuditEvent, userId: string, roles: RoleCatalogue): boolean {
   if (event.type === 'organization.deleted') return true;
   if (event.subject_user_id !== userId) return false;
-  if (event.type === 'member.removed' || event.type === 'member.left') return true;
-  return event.type === 'member.role_changed' && !roleMay(event.data.to, 'events:read');
+  if (event.type === 'member.removed' || event.type === 'member.left' || event.type === 'member.expired') return true;
+  return event.type === 'member.role_changed' && !roles.fixedRoles.get(event.data.to)?.permissions.has('events:read');
 }
 
 export interface EventQuery {

@@ -25,7 +25,14 @@ import {
   type OrganizationChange,
 } from '../../platform/organization-changes.ts';
 import { noUserRecord } from '../users/users.sql.ts';
-import { assertCanChange, assertMay, notInOrganization, type OrganizationActor } from '../../platform/access.ts';
+import {
+  assertCanChange,
+  assertMay,
+  assertMayGive,
+  assertMember,
+  notInOrganization,
+  type OrganizationActor,
+} from '../../platform/access.ts';
 import { isoTimestamp, toDate } from '../../platform/database/timestamps.ts';
 import type { Db, Tx } from '../../platform/database/transaction.ts';
 
@@ -112,9 +119,10 @@ export async function createInvitation(
         .select(['o.name', 'a.role as actor_role', 'u.id as invitee_user_id', 'm.role as member_role']),
     );
     if (!row) throw notInOrganization();
-    const actorRole = row.actor_role ?? undefined;
-    assertMay(actorRole, actor.permission);
-    assertCanChange(actorRole, undefined, input.role);
+    assertMember(row.actor_role);
+    const held = await assertMay(tx, actor, row.actor_role);
+    assertCanChange(row.actor_role, undefined, input.role);
+    await assertMayGive(tx, actor, held, input.role);
     if (row.member_role) throw conflict('The user with this e-mail address is a member of this organization already');
     const open = await tx.first(
       tx.sql
@@ -189,7 +197,7 @@ export async function revokeInvitation(
     );
     if (!row) throw notInOrganization();
     const actorRole = row.actor_role ?? undefined;
-    assertMay(actorRole, actor.permission);
+    await assertMay(tx, actor, actorRole);
     const { email, role, status, expires_at } = row;
     if (email === null || role === null || status === null || expires_at === null) throw unknownInvitation();
     if (role === 'owner' && actorRole !== 'owner') throw forbidden('Only an owner may revoke an owner invitation');

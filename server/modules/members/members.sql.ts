@@ -22,6 +22,7 @@ import {
   assertCanChange,
   assertKeepsAnOwner,
   assertMay,
+  assertMayGive,
   assertMember,
   roleInOrganization,
   type OrganizationActor,
@@ -130,8 +131,10 @@ export async function addMember(
   try {
     return await changeOrganization(db, actor, async (tx, change) => {
       const row = await tx.first(actorAndUserByEmail(tx.sql, actor.organizationId, actor.userId, input.email));
-      assertMay(row?.actor_role, actor.permission);
+      assertMember(row?.actor_role);
+      const held = await assertMay(tx, actor, row.actor_role);
       assertCanChange(row.actor_role, undefined, input.role);
+      await assertMayGive(tx, actor, held, input.role);
       if (!row.user_id) throw notFound('No user has this e-mail address');
       if (row.member_role) throw alreadyMember();
       insertMembership(tx, actor.organizationId, row.user_id, input.role);
@@ -154,10 +157,12 @@ export async function addMember(
 export async function changeRole(db: Db, actor: OrganizationActor, input: z.infer<typeof changeRoleInput>) {
   await changeOrganization(db, actor, async (tx, change) => {
     const { actorRole, targetRole } = await actorAndTargetRoles(tx, actor, input.user_id);
-    assertMay(actorRole, actor.permission);
+    assertMember(actorRole);
+    const held = await assertMay(tx, actor, actorRole);
     if (!targetRole) throw notAMember();
     assertCanChange(actorRole, targetRole, input.role);
     if (targetRole === input.role) return;
+    await assertMayGive(tx, actor, held, input.role);
     assertKeepsAnOwner(targetRole, input.role, await ownersLeft(tx, actor.organizationId, targetRole));
     setRole(tx, actor.organizationId, input.user_id, input.role);
     await appendEvent(tx, change, {
@@ -178,8 +183,8 @@ export async function removeMember(db: Db, actor: OrganizationActor, input: z.in
     const { actorRole, targetRole } = await actorAndTargetRoles(tx, actor, input.user_id);
     const leaving = input.user_id === actor.userId;
     // Leaving needs no permission: any member may (behaviour §3.2).
-    if (leaving) assertMember(actorRole);
-    else assertMay(actorRole, actor.permission);
+    assertMember(actorRole);
+    if (!leaving) await assertMay(tx, actor, actorRole);
     if (!targetRole) throw notAMember();
     if (!leaving) assertCanChange(actorRole, targetRole, undefined);
     assertKeepsAnOwner(targetRole, undefined, await ownersLeft(tx, actor.organizationId, targetRole));
@@ -199,7 +204,8 @@ export async function removeMember(db: Db, actor: OrganizationActor, input: z.in
  */
 export async function getMember(db: Db, actor: OrganizationActor, userId: string): Promise<Member> {
   const row = await db.first(memberWithActor(db.sql, actor.organizationId, actor.userId, userId));
-  assertMay(row?.actor_role, actor.permission);
+  assertMember(row?.actor_role);
+  await assertMay(db, actor, row.actor_role);
   if (!row.user_id || !row.role || !row.created_at || !row.updated_at) throw notAMember();
   return {
     organization_id: actor.organizationId,
@@ -238,7 +244,7 @@ export async function listMembers(
   page: PageRequest = {},
 ): Promise<Page<MemberListItem>> {
   const rows = await memberListRows(db, db.dialect, page, actor.organizationId, actor.userId);
-  if (rows.length === 0) assertMay(await roleInOrganization(db, actor.organizationId, actor.userId), actor.permission);
+  if (rows.length === 0) await assertMay(db, actor, await roleInOrganization(db, actor.organizationId, actor.userId));
   return toPage(
     rows,
     page.limit,

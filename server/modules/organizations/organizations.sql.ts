@@ -24,7 +24,13 @@ import {
   organizationWithActor,
 } from '../../platform/organization-changes.ts';
 import { pagedList, toPage, type Page, type PageRequest } from '../../platform/database/pages.ts';
-import { actorMembership, assertMay, notInOrganization, type OrganizationActor } from '../../platform/access.ts';
+import {
+  actorMembership,
+  assertMay,
+  assertMember,
+  notInOrganization,
+  type OrganizationActor,
+} from '../../platform/access.ts';
 import { prepare } from '../../platform/database/prepared.ts';
 import { isoTimestamp } from '../../platform/database/timestamps.ts';
 import { insertMembership, setRole } from '../members/members.sql.ts';
@@ -140,8 +146,9 @@ async function readDetails(reader: Reader, actor: OrganizationActor): Promise<Or
 /** GET /organizations/{organization_id}; a non-member and an unknown id both get 403. */
 export async function getOrganization(db: Db, actor: OrganizationActor): Promise<OrganizationDetails> {
   const details = await readDetails(db, actor);
-  assertMay(details?.role, actor.permission);
-  return details!;
+  assertMember(details?.role);
+  await assertMay(db, actor, details.role);
+  return details;
 }
 
 type FieldChanges = EventData['organization.updated']['changes'];
@@ -158,7 +165,8 @@ export async function updateOrganization(
 ): Promise<OrganizationDetails> {
   return changeOrganization(db, actor, async (tx, change) => {
     const before = await readDetails(tx, actor);
-    assertMay(before?.role, actor.permission);
+    assertMember(before?.role);
+    await assertMay(tx, actor, before.role);
     const changes: FieldChanges = {};
     for (const field of ['organization_name', 'organization_description'] as const) {
       const to = input[field];
@@ -199,7 +207,7 @@ export async function deleteOrganization(db: Db, actor: OrganizationActor): Prom
   return changeOrganization(db, actor, async (tx, change) => {
     const row = await tx.first(organizationWithActor(tx, actor).select(['o.name', 'a.role']));
     if (!row) throw notInOrganization();
-    assertMay(row.role ?? undefined, actor.permission);
+    await assertMay(tx, actor, row.role);
     await appendEvent(tx, change, {
       type: 'organization.deleted',
       actorUserId: actor.userId,
@@ -235,7 +243,7 @@ export async function transferOwnership(
 ): Promise<{ message: string }> {
   return changeOrganization(db, actor, async (tx, change) => {
     const roles = await rolesIn(tx, actor.organizationId, [actor.userId, input.user_id]);
-    assertMay(roles.get(actor.userId), actor.permission);
+    await assertMay(tx, actor, roles.get(actor.userId));
     if (input.user_id === actor.userId) {
       throw badRequest('Ownership cannot be handed to yourself: name another member', [
         { field: 'user_id', problem: 'Must be another member of the organization' },

@@ -11,7 +11,7 @@
  * addresses are stored and looked up in lower case.
  */
 import { defineEntity, p } from '@mikro-orm/core';
-import { ROLES } from '../../../shared/fields.ts';
+import { ROLE_NAME_MAX_LENGTH } from '../../../shared/fields.ts';
 import { INVITATION_STATUSES } from '../../../shared/invitations.ts';
 
 export const User = defineEntity({
@@ -53,13 +53,18 @@ export const Membership = defineEntity({
   properties: {
     organization: () => p.manyToOne(Organization).primary().deleteRule('cascade'),
     user: () => p.manyToOne(User).primary().deleteRule('cascade'),
-    role: p.enum(ROLES).length(16),
+    /** A built-in role, an instance role (ROLES_FILE) or one of the organization's roles. */
+    role: p.string().length(ROLE_NAME_MAX_LENGTH),
     createdAt: p.datetime(3),
     updatedAt: p.datetime(3),
+    /** From this instant the membership counts as none (behaviour §11); null: it does not expire. */
+    expiresAt: p.datetime(3).nullable(),
   },
   indexes: [
     // The member list is ordered by (created_at, user_id) within an organization and pages by it.
     { name: 'organization_users_list_idx', properties: ['organization', 'createdAt', 'user'] },
+    // The sweep looks for the memberships that have expired.
+    { name: 'organization_users_expires_idx', properties: ['expiresAt'] },
   ],
 });
 
@@ -70,18 +75,37 @@ export const Invitation = defineEntity({
     id: p.string().length(36).primary(),
     organization: () => p.manyToOne(Organization).deleteRule('cascade'),
     email: p.string().length(254),
-    role: p.enum(ROLES).length(16),
+    role: p.string().length(ROLE_NAME_MAX_LENGTH),
     status: p.enum(INVITATION_STATUSES).length(16),
     invitedBy: () => p.manyToOne(User).fieldName('invited_by'),
     createdAt: p.datetime(3),
     expiresAt: p.datetime(3),
     updatedAt: p.datetime(3),
+    /** When the membership that accepting makes expires; null: it does not. */
+    membershipExpiresAt: p.datetime(3).nullable(),
   },
   indexes: [
     // An organization's pending invitations, oldest first; an invitee's pending invitations.
     { name: 'invitations_organization_status_idx', properties: ['organization', 'status', 'createdAt'] },
     { name: 'invitations_email_status_idx', properties: ['email', 'status'] },
   ],
+});
+
+/**
+ * An organization's own roles (behaviour §11), beside the built-in and instance ones, which are not
+ * stored. `permissions` is a JSON array of permission names, read whole with the role.
+ */
+export const OrganizationRole = defineEntity({
+  name: 'OrganizationRole',
+  tableName: 'organization_roles',
+  properties: {
+    organization: () => p.manyToOne(Organization).primary().deleteRule('cascade'),
+    name: p.string().length(ROLE_NAME_MAX_LENGTH).primary(),
+    description: p.string().length(500),
+    permissions: p.text(),
+    createdAt: p.datetime(3),
+    updatedAt: p.datetime(3),
+  },
 });
 
 /**
@@ -123,4 +147,12 @@ export const IdempotencyKey = defineEntity({
   indexes: [{ name: 'idempotency_keys_created_idx', properties: ['createdAt'] }],
 });
 
-export const entities = [User, Organization, Membership, Invitation, OrganizationEvent, IdempotencyKey];
+export const entities = [
+  User,
+  Organization,
+  Membership,
+  Invitation,
+  OrganizationRole,
+  OrganizationEvent,
+  IdempotencyKey,
+];

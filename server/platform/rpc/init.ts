@@ -9,7 +9,7 @@
 import { initTRPC } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import type { Permission } from '../access.ts';
+import type { ServicePermission } from '../role-catalogue.ts';
 import { httpStatusOf, publicErrorBody, trpcCarrierCode } from '../errors.ts';
 import type { Context } from './context.ts';
 
@@ -18,7 +18,7 @@ import type { Context } from './context.ts';
  * `access` or `permission`: who may call the procedure, set by the builder it starts from
  * (procedures.ts): any caller, a creator, or an actor holding that permission in an organization.
  */
-export type Meta = OpenApiMeta<{ successStatus?: 201; access?: 'caller' | 'creator'; permission?: Permission }>;
+export type Meta = OpenApiMeta<{ successStatus?: 201; access?: 'caller' | 'creator'; permission?: ServicePermission }>;
 
 /** How often an idle subscription stream gets a ping (http/trpc.ts bounds its socket's idle time by it). */
 export const SSE_PING_INTERVAL_MS = 20_000;

@@ -9,7 +9,8 @@ import type { TRPCError } from '@trpc/server';
 import { organizationPathInput } from '../../../shared/organizations.ts';
 import { organizationIdSchema } from '../../../shared/fields.ts';
 import { badRequest, forbidden, isBadRequest } from '../errors.ts';
-import { assertMay, roleInOrganization, type OrganizationActor, type Permission } from '../access.ts';
+import { assertMay, roleInOrganization, type OrganizationActor } from '../access.ts';
+import type { ServicePermission } from '../role-catalogue.ts';
 import type { Db } from '../database/transaction.ts';
 import { idempotencyHook } from '../idempotency.ts';
 import { idempotentRequest } from './idempotency.ts';
@@ -52,7 +53,7 @@ export interface OrganizationAccess {
   /** Where the organization is named: the `organization_id` header, `{organization_id}` in the path, or the input. */
   from: 'header' | 'path' | 'input';
   /** The one permission the procedure needs. */
-  may: Permission;
+  may: ServicePermission;
   /**
    * The procedure's own query reads the actor's role (a member read, the member list), so the role
    * is not read first: a database round trip saved per request.
@@ -73,7 +74,7 @@ async function checkAccess<Result extends { ok: boolean; error?: TRPCError }>(
 ): Promise<Result> {
   const { actor } = ctx;
   const check = async () =>
-    assertMay(await roleInOrganization(ctx.db, actor.organizationId, actor.userId), actor.permission);
+    assertMay(ctx.db, actor, await roleInOrganization(ctx.db, actor.organizationId, actor.userId));
   if (type !== 'mutation' && !checkedInQuery) {
     await check();
     return next();
@@ -83,12 +84,23 @@ async function checkAccess<Result extends { ok: boolean; error?: TRPCError }>(
   return result;
 }
 
+const actorOf = (
+  ctx: { caller: { userId: string }; settings: { roles: OrganizationActor['roles'] } },
+  organizationId: string,
+  access: OrganizationAccess,
+): OrganizationActor => ({
+  userId: ctx.caller.userId,
+  organizationId,
+  permission: access.may,
+  roles: ctx.settings.roles,
+});
+
 const headerProcedure = (access: OrganizationAccess) =>
   authenticatedProcedure
     .meta({ permission: access.may })
     .use(({ ctx, next }) => {
       const organizationId = organizationIdFromHeader(ctx.organizationIdHeader);
-      return next({ ctx: { actor: { userId: ctx.caller.userId, organizationId, permission: access.may } } });
+      return next({ ctx: { actor: actorOf(ctx, organizationId, access) } });
     })
     .use((options) => checkAccess(options, access));
 
@@ -97,11 +109,7 @@ const pathProcedure = (access: OrganizationAccess) =>
   authenticatedProcedure
     .meta({ permission: access.may })
     .input(organizationPathInput)
-    .use(({ ctx, input, next }) =>
-      next({
-        ctx: { actor: { userId: ctx.caller.userId, organizationId: input.organization_id, permission: access.may } },
-      }),
-    )
+    .use(({ ctx, input, next }) => next({ ctx: { actor: actorOf(ctx, input.organization_id, access) } }))
     .use((options) => checkAccess(options, access));
 
 /**
@@ -130,6 +138,9 @@ const inputProcedure = (access: OrganizationAccess) =>
   authenticatedProcedure.meta({ permission: access.may }).use(async ({ ctx, getRawInput, next }) => {
     const raw = (await getRawInput()) as { organization_id?: unknown } | undefined;
     const named = organizationIdSchema.toLowerCase().safeParse(raw?.organization_id);
-    if (named.success) assertMay(await roleInOrganization(ctx.db, named.data, ctx.caller.userId), access.may);
+    if (named.success) {
+      const actor = actorOf(ctx, named.data, access);
+      await assertMay(ctx.db, actor, await roleInOrganization(ctx.db, actor.organizationId, actor.userId));
+    }
     return next();
   });
