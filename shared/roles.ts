@@ -23,10 +23,16 @@ export const permissionNameSchema = z.string().regex(PERMISSION_NAME, {
   error: 'Must be <resource>:<action>, each part a lower-case letter and up to 39 more of a-z, 0-9, _ and -',
 });
 
-/** 1 to `max` distinct permission names. */
-export const permissionListSchema = (max: number) =>
+/**
+ * A permission name a role may hold: any the service knows but the owners' own, which the service
+ * says (the OpenAPI document lists them; `x-grantable` marks the field for it).
+ */
+const grantablePermissionSchema = permissionNameSchema.meta({ 'x-grantable': true });
+
+/** 1 to `max` distinct permission names: any to ask about, or `grantable` ones, for a role to hold. */
+export const permissionListSchema = (max: number, { grantable = false } = {}) =>
   z
-    .array(permissionNameSchema)
+    .array(grantable ? grantablePermissionSchema : permissionNameSchema)
     .min(1)
     .max(max)
     .refine((names) => repeatedName(names) === undefined, {
@@ -39,14 +45,14 @@ export const roleDescriptionSchema = multilineText().max(MAX_ROLE_DESCRIPTION);
 export const createRoleInput = z.object({
   role: roleSchema,
   description: roleDescriptionSchema.default(''),
-  permissions: permissionListSchema(MAX_ROLE_PERMISSIONS),
+  permissions: permissionListSchema(MAX_ROLE_PERMISSIONS, { grantable: true }),
 });
 
 export const updateRoleInput = z
   .object({
     role: roleSchema,
     description: roleDescriptionSchema.optional(),
-    permissions: permissionListSchema(MAX_ROLE_PERMISSIONS).optional(),
+    permissions: permissionListSchema(MAX_ROLE_PERMISSIONS, { grantable: true }).optional(),
   })
   .refine((input) => input.description !== undefined || input.permissions !== undefined, {
     error: 'Give a description, permissions or both',

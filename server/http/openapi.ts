@@ -18,7 +18,7 @@ import { ERROR_CODES } from '../../shared/errors.ts';
 import { PERMISSION_NAME } from '../../shared/roles.ts';
 import { NOT_WHITE_SPACE } from '../../shared/text.ts';
 import type { AppRouter } from '../modules/router.ts';
-import { RoleCatalogue } from '../platform/role-catalogue.ts';
+import { OWNERS_ONLY, RoleCatalogue } from '../platform/role-catalogue.ts';
 import { procedureMetas } from '../platform/rpc/init.ts';
 
 type ObjectSchema = { type?: string; properties?: Record<string, object>; required?: string[]; anyOf?: object[] };
@@ -159,14 +159,17 @@ function addApiAliases(document: OpenAPIObject): void {
 /**
  * Lists the permissions this deployment knows (the service's and its roles file's) as the `enum`
  * of every permission name in a request body, so that the document is as strict as the service
- * (behaviour §5, §11): the names' pattern alone would let through names the service refuses.
+ * (behaviour §5, §11): the names' pattern alone would let through names the service refuses. A
+ * role's permissions leave out the owners' own, which no role may hold.
  */
 function listKnownPermissions(document: OpenAPIObject, roles: RoleCatalogue): void {
   const known = [...roles.permissions.keys()];
+  const grantable = known.filter((permission) => !(OWNERS_ONLY as readonly string[]).includes(permission));
   const visit = (schema: unknown): void => {
     if (typeof schema !== 'object' || schema === null) return;
-    const named = schema as { pattern?: string; enum?: string[] };
-    if (named.pattern === PERMISSION_NAME.source) named.enum = known;
+    const named = schema as { pattern?: string; enum?: string[]; 'x-grantable'?: boolean };
+    if (named.pattern === PERMISSION_NAME.source) named.enum = named['x-grantable'] ? grantable : known;
+    delete named['x-grantable'];
     for (const value of Object.values(schema)) visit(value);
   };
   for (const [, , operation] of operations(document)) visit(operation.requestBody);

@@ -5,6 +5,7 @@ import { invitationsRouter } from './invitations/index.ts';
 import { membersRouter } from './members/index.ts';
 import { organizationsRouter } from './organizations/index.ts';
 import { permissionsRouter } from './permissions/index.ts';
+import { rolesRouter } from './roles/index.ts';
 import { usersRouter } from './users/index.ts';
 
 export const appRouter = router({
@@ -14,6 +15,7 @@ export const appRouter = router({
   invitations: invitationsRouter,
   events: eventsRouter,
   permissions: permissionsRouter,
+  roles: rolesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -247,6 +247,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/organizations/{organization_id}/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's roles: the built-in ones, the instance ones, then its own by name, each with its permissions, sorted (roles:read: any member) */
+        get: operations["roles-list"];
+        put?: never;
+        /** Create a role of the organization with permissions the caller holds (roles:manage) */
+        post: operations["roles-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/{organization_id}/roles/{role}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change an organization role's description and/or permissions; the caller must hold every permission it will hold (roles:manage) */
+        put: operations["roles-update"];
+        post?: never;
+        /** Delete a role of the organization that no member or pending invitation holds (roles:manage) */
+        delete: operations["roles-remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/users": {
         parameters: {
             query?: never;
@@ -452,6 +488,42 @@ export interface paths {
         /** Whether the caller, or another user, holds each of these permissions (any member) */
         post: operations["permissions-check-api"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/organizations/{organization_id}/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's roles: the built-in ones, the instance ones, then its own by name, each with its permissions, sorted (roles:read: any member) */
+        get: operations["roles-list-api"];
+        put?: never;
+        /** Create a role of the organization with permissions the caller holds (roles:manage) */
+        post: operations["roles-create-api"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/organizations/{organization_id}/roles/{role}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change an organization role's description and/or permissions; the caller must hold every permission it will hold (roles:manage) */
+        put: operations["roles-update-api"];
+        post?: never;
+        /** Delete a role of the organization that no member or pending invitation holds (roles:manage) */
+        delete: operations["roles-remove-api"];
         options?: never;
         head?: never;
         patch?: never;
@@ -988,8 +1060,7 @@ export interface operations {
                     "application/json": {
                         organization_id: string;
                         user_id: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
+                        role: string;
                     };
                 };
             };
@@ -1124,8 +1195,7 @@ export interface operations {
                         organization_id: string;
                         organization_name: string;
                         organization_description: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
+                        role: string;
                         member_count: number;
                         created_at: string;
                         updated_at: string;
@@ -1243,8 +1313,7 @@ export interface operations {
                         organization_id: string;
                         organization_name: string;
                         organization_description: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
+                        role: string;
                         member_count: number;
                         created_at: string;
                         updated_at: string;
@@ -1640,10 +1709,10 @@ export interface operations {
                         user_id: string;
                         first_name: string;
                         last_name: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
+                        role: string;
                         email: string;
                         created_at: string;
+                        expires_at: string | null;
                     }[];
                 };
             };
@@ -1744,8 +1813,8 @@ export interface operations {
             content: {
                 "application/json": {
                     user_id: string;
-                    /** @enum {string} */
-                    role: "owner" | "admin" | "member";
+                    role: string;
+                    expires_at?: string | null;
                 };
             };
         };
@@ -1895,8 +1964,9 @@ export interface operations {
                 "application/json": {
                     /** Format: email */
                     email: string;
-                    /** @enum {string} */
-                    role: "owner" | "admin" | "member";
+                    role: string;
+                    /** Format: date-time */
+                    expires_at?: string;
                 };
             };
         };
@@ -1910,8 +1980,7 @@ export interface operations {
                     "application/json": {
                         organization_id: string;
                         user_id: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
+                        role: string;
                     };
                 };
             };
@@ -2205,13 +2274,13 @@ export interface operations {
                     "application/json": {
                         organization_id: string;
                         user_id: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
+                        role: string;
                         created_at: string;
                         updated_at: string;
                         first_name: string;
                         last_name: string;
                         email: string;
+                        expires_at: string | null;
                     };
                 };
             };
@@ -2329,13 +2398,13 @@ export interface operations {
                         organization_id: string;
                         organization_name: string;
                         email: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
+                        role: string;
                         /** @enum {string} */
                         status: "pending" | "accepted" | "declined" | "revoked";
                         invited_by: string;
                         created_at: string;
                         expires_at: string;
+                        membership_expires_at: string | null;
                     }[];
                 };
             };
@@ -2436,8 +2505,9 @@ export interface operations {
                 "application/json": {
                     /** Format: email */
                     email: string;
-                    /** @enum {string} */
-                    role: "owner" | "admin" | "member";
+                    role: string;
+                    /** Format: date-time */
+                    expires_at?: string;
                 };
             };
         };
@@ -2453,13 +2523,13 @@ export interface operations {
                         organization_id: string;
                         organization_name: string;
                         email: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
+                        role: string;
                         /** @enum {string} */
                         status: "pending" | "accepted" | "declined" | "revoked";
                         invited_by: string;
                         created_at: string;
                         expires_at: string;
+                        membership_expires_at: string | null;
                     };
                 };
             };
@@ -2735,13 +2805,13 @@ export interface operations {
                         organization_id: string;
                         organization_name: string;
                         email: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
+                        role: string;
                         /** @enum {string} */
                         status: "pending" | "accepted" | "declined" | "revoked";
                         invited_by: string;
                         created_at: string;
                         expires_at: string;
+                        membership_expires_at: string | null;
                     }[];
                 };
             };
@@ -2848,8 +2918,7 @@ export interface operations {
                     "application/json": {
                         organization_id: string;
                         user_id: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
+                        role: string;
                     };
                 };
             };
@@ -3127,7 +3196,7 @@ export interface operations {
             query?: {
                 after?: string;
                 limit?: number;
-                type?: "organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined";
+                type?: "organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "member.expired" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined" | "role.created" | "role.updated" | "role.deleted";
             };
             header?: never;
             path: {
@@ -3196,8 +3265,8 @@ export interface operations {
                         actor_user_id: string;
                         subject_user_id: string | null;
                         data: {
-                            /** @enum {string} */
-                            role: "owner" | "admin" | "member";
+                            role: string;
+                            expires_at?: string;
                         };
                         created_at: string;
                     } | {
@@ -3208,10 +3277,12 @@ export interface operations {
                         actor_user_id: string;
                         subject_user_id: string | null;
                         data: {
-                            /** @enum {string} */
-                            from: "owner" | "admin" | "member";
-                            /** @enum {string} */
-                            to: "owner" | "admin" | "member";
+                            from: string;
+                            to: string;
+                            expires_at?: {
+                                from: string | null;
+                                to: string | null;
+                            };
                         };
                         created_at: string;
                     } | {
@@ -3222,8 +3293,7 @@ export interface operations {
                         actor_user_id: string;
                         subject_user_id: string | null;
                         data: {
-                            /** @enum {string} */
-                            role: "owner" | "admin" | "member";
+                            role: string;
                         };
                         created_at: string;
                     } | {
@@ -3234,8 +3304,19 @@ export interface operations {
                         actor_user_id: string;
                         subject_user_id: string | null;
                         data: {
-                            /** @enum {string} */
-                            role: "owner" | "admin" | "member";
+                            role: string;
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "member.expired";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            role: string;
+                            expires_at: string;
                         };
                         created_at: string;
                     } | {
@@ -3247,8 +3328,7 @@ export interface operations {
                         subject_user_id: string | null;
                         data: {
                             previous_owner_user_id: string;
-                            /** @enum {string} */
-                            new_owner_previous_role: "owner" | "admin" | "member";
+                            new_owner_previous_role: string;
                         };
                         created_at: string;
                     } | {
@@ -3261,8 +3341,8 @@ export interface operations {
                         data: {
                             invitation_id: string;
                             email: string;
-                            /** @enum {string} */
-                            role: "owner" | "admin" | "member";
+                            role: string;
+                            membership_expires_at?: string;
                         };
                         created_at: string;
                     } | {
@@ -3275,8 +3355,7 @@ export interface operations {
                         data: {
                             invitation_id: string;
                             email: string;
-                            /** @enum {string} */
-                            role: "owner" | "admin" | "member";
+                            role: string;
                         };
                         created_at: string;
                     } | {
@@ -3288,8 +3367,8 @@ export interface operations {
                         subject_user_id: string | null;
                         data: {
                             invitation_id: string;
-                            /** @enum {string} */
-                            role: "owner" | "admin" | "member";
+                            role: string;
+                            expires_at?: string;
                         };
                         created_at: string;
                     } | {
@@ -3302,8 +3381,52 @@ export interface operations {
                         data: {
                             invitation_id: string;
                             email: string;
-                            /** @enum {string} */
-                            role: "owner" | "admin" | "member";
+                            role: string;
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "role.created";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            role: string;
+                            description: string;
+                            permissions: string[];
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "role.updated";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            role: string;
+                            changes: {
+                                description?: {
+                                    from: string;
+                                    to: string;
+                                };
+                                permissions?: {
+                                    from: string[];
+                                    to: string[];
+                                };
+                            };
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "role.deleted";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            role: string;
                         };
                         created_at: string;
                     })[];
@@ -3411,8 +3534,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         user_id: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
+                        role: string;
                         teams: string[];
                         permissions: string[];
                     };
@@ -3513,7 +3635,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    permissions: ("organization:read" | "organization:update" | "organization:delete" | "ownership:transfer" | "members:read" | "members:add" | "members:update" | "members:remove" | "invitations:read" | "invitations:create" | "invitations:revoke" | "events:read")[];
+                    permissions: ("organization:read" | "organization:update" | "organization:delete" | "ownership:transfer" | "members:read" | "members:add" | "members:update" | "members:remove" | "invitations:read" | "invitations:create" | "invitations:revoke" | "events:read" | "roles:read" | "roles:manage" | "teams:read" | "teams:manage" | "webhooks:manage")[];
                     /** @description Whose permissions (default: the caller); another user needs members:read */
                     user_id?: string;
                 };
@@ -3564,6 +3686,561 @@ export interface operations {
             };
             /** @description The request was not received within the request timeout */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body is not JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "roles-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        role: string;
+                        description: string;
+                        permissions: string[];
+                        /** @enum {string} */
+                        kind: "built_in" | "instance" | "organization";
+                        created_at: string | null;
+                        updated_at: string | null;
+                    }[];
+                };
+            };
+            /** @description Invalid body, query, header, path parameter or URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bearer token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Caller lacks the role this needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "roles-create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    role: string;
+                    /** @default  */
+                    description?: string;
+                    permissions: ("organization:read" | "organization:update" | "members:read" | "members:add" | "members:update" | "members:remove" | "invitations:read" | "invitations:create" | "invitations:revoke" | "events:read" | "roles:read" | "roles:manage" | "teams:read" | "teams:manage" | "webhooks:manage")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        role: string;
+                        description: string;
+                        permissions: string[];
+                        /** @enum {string} */
+                        kind: "built_in" | "instance" | "organization";
+                        created_at: string | null;
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description Invalid body, query, header, path parameter or URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bearer token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Caller lacks the role this needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body is not JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "roles-update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+                role: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string;
+                    permissions?: ("organization:read" | "organization:update" | "members:read" | "members:add" | "members:update" | "members:remove" | "invitations:read" | "invitations:create" | "invitations:revoke" | "events:read" | "roles:read" | "roles:manage" | "teams:read" | "teams:manage" | "webhooks:manage")[];
+                } | unknown | unknown;
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        role: string;
+                        description: string;
+                        permissions: string[];
+                        /** @enum {string} */
+                        kind: "built_in" | "instance" | "organization";
+                        created_at: string | null;
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description Invalid body, query, header, path parameter or URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bearer token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Caller lacks the role this needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body is not JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "roles-remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+                role: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Invalid body, query, header, path parameter or URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bearer token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Caller lacks the role this needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4143,8 +4820,7 @@ export interface operations {
                     "application/json": {
                         organization_id: string;
                         user_id: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
+                        role: string;
                     };
                 };
             };
@@ -4279,8 +4955,7 @@ export interface operations {
                         organization_id: string;
                         organization_name: string;
                         organization_description: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
+                        role: string;
                         member_count: number;
                         created_at: string;
                         updated_at: string;
@@ -4398,8 +5073,7 @@ export interface operations {
                         organization_id: string;
                         organization_name: string;
                         organization_description: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
+                        role: string;
                         member_count: number;
                         created_at: string;
                         updated_at: string;
@@ -4790,13 +5464,13 @@ export interface operations {
                         organization_id: string;
                         organization_name: string;
                         email: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
+                        role: string;
                         /** @enum {string} */
                         status: "pending" | "accepted" | "declined" | "revoked";
                         invited_by: string;
                         created_at: string;
                         expires_at: string;
+                        membership_expires_at: string | null;
                     }[];
                 };
             };
@@ -4897,8 +5571,9 @@ export interface operations {
                 "application/json": {
                     /** Format: email */
                     email: string;
-                    /** @enum {string} */
-                    role: "owner" | "admin" | "member";
+                    role: string;
+                    /** Format: date-time */
+                    expires_at?: string;
                 };
             };
         };
@@ -4914,13 +5589,13 @@ export interface operations {
                         organization_id: string;
                         organization_name: string;
                         email: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
+                        role: string;
                         /** @enum {string} */
                         status: "pending" | "accepted" | "declined" | "revoked";
                         invited_by: string;
                         created_at: string;
                         expires_at: string;
+                        membership_expires_at: string | null;
                     };
                 };
             };
@@ -5196,13 +5871,13 @@ export interface operations {
                         organization_id: string;
                         organization_name: string;
                         email: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
+                        role: string;
                         /** @enum {string} */
                         status: "pending" | "accepted" | "declined" | "revoked";
                         invited_by: string;
                         created_at: string;
                         expires_at: string;
+                        membership_expires_at: string | null;
                     }[];
                 };
             };
@@ -5309,8 +5984,7 @@ export interface operations {
                     "application/json": {
                         organization_id: string;
                         user_id: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
+                        role: string;
                     };
                 };
             };
@@ -5588,7 +6262,7 @@ export interface operations {
             query?: {
                 after?: string;
                 limit?: number;
-                type?: "organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined";
+                type?: "organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "member.expired" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined" | "role.created" | "role.updated" | "role.deleted";
             };
             header?: never;
             path: {
@@ -5657,8 +6331,8 @@ export interface operations {
                         actor_user_id: string;
                         subject_user_id: string | null;
                         data: {
-                            /** @enum {string} */
-                            role: "owner" | "admin" | "member";
+                            role: string;
+                            expires_at?: string;
                         };
                         created_at: string;
                     } | {
@@ -5669,10 +6343,12 @@ export interface operations {
                         actor_user_id: string;
                         subject_user_id: string | null;
                         data: {
-                            /** @enum {string} */
-                            from: "owner" | "admin" | "member";
-                            /** @enum {string} */
-                            to: "owner" | "admin" | "member";
+                            from: string;
+                            to: string;
+                            expires_at?: {
+                                from: string | null;
+                                to: string | null;
+                            };
                         };
                         created_at: string;
                     } | {
@@ -5683,8 +6359,7 @@ export interface operations {
                         actor_user_id: string;
                         subject_user_id: string | null;
                         data: {
-                            /** @enum {string} */
-                            role: "owner" | "admin" | "member";
+                            role: string;
                         };
                         created_at: string;
                     } | {
@@ -5695,8 +6370,19 @@ export interface operations {
                         actor_user_id: string;
                         subject_user_id: string | null;
                         data: {
-                            /** @enum {string} */
-                            role: "owner" | "admin" | "member";
+                            role: string;
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "member.expired";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            role: string;
+                            expires_at: string;
                         };
                         created_at: string;
                     } | {
@@ -5708,8 +6394,7 @@ export interface operations {
                         subject_user_id: string | null;
                         data: {
                             previous_owner_user_id: string;
-                            /** @enum {string} */
-                            new_owner_previous_role: "owner" | "admin" | "member";
+                            new_owner_previous_role: string;
                         };
                         created_at: string;
                     } | {
@@ -5722,8 +6407,8 @@ export interface operations {
                         data: {
                             invitation_id: string;
                             email: string;
-                            /** @enum {string} */
-                            role: "owner" | "admin" | "member";
+                            role: string;
+                            membership_expires_at?: string;
                         };
                         created_at: string;
                     } | {
@@ -5736,8 +6421,7 @@ export interface operations {
                         data: {
                             invitation_id: string;
                             email: string;
-                            /** @enum {string} */
-                            role: "owner" | "admin" | "member";
+                            role: string;
                         };
                         created_at: string;
                     } | {
@@ -5749,8 +6433,8 @@ export interface operations {
                         subject_user_id: string | null;
                         data: {
                             invitation_id: string;
-                            /** @enum {string} */
-                            role: "owner" | "admin" | "member";
+                            role: string;
+                            expires_at?: string;
                         };
                         created_at: string;
                     } | {
@@ -5763,8 +6447,52 @@ export interface operations {
                         data: {
                             invitation_id: string;
                             email: string;
-                            /** @enum {string} */
-                            role: "owner" | "admin" | "member";
+                            role: string;
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "role.created";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            role: string;
+                            description: string;
+                            permissions: string[];
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "role.updated";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            role: string;
+                            changes: {
+                                description?: {
+                                    from: string;
+                                    to: string;
+                                };
+                                permissions?: {
+                                    from: string[];
+                                    to: string[];
+                                };
+                            };
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "role.deleted";
+                        organization_id: string;
+                        actor_user_id: string;
+                        subject_user_id: string | null;
+                        data: {
+                            role: string;
                         };
                         created_at: string;
                     })[];
@@ -5872,8 +6600,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         user_id: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
+                        role: string;
                         teams: string[];
                         permissions: string[];
                     };
@@ -5974,7 +6701,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    permissions: ("organization:read" | "organization:update" | "organization:delete" | "ownership:transfer" | "members:read" | "members:add" | "members:update" | "members:remove" | "invitations:read" | "invitations:create" | "invitations:revoke" | "events:read")[];
+                    permissions: ("organization:read" | "organization:update" | "organization:delete" | "ownership:transfer" | "members:read" | "members:add" | "members:update" | "members:remove" | "invitations:read" | "invitations:create" | "invitations:revoke" | "events:read" | "roles:read" | "roles:manage" | "teams:read" | "teams:manage" | "webhooks:manage")[];
                     /** @description Whose permissions (default: the caller); another user needs members:read */
                     user_id?: string;
                 };
@@ -6025,6 +6752,561 @@ export interface operations {
             };
             /** @description The request was not received within the request timeout */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body is not JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "roles-list-api": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        role: string;
+                        description: string;
+                        permissions: string[];
+                        /** @enum {string} */
+                        kind: "built_in" | "instance" | "organization";
+                        created_at: string | null;
+                        updated_at: string | null;
+                    }[];
+                };
+            };
+            /** @description Invalid body, query, header, path parameter or URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bearer token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Caller lacks the role this needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "roles-create-api": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    role: string;
+                    /** @default  */
+                    description?: string;
+                    permissions: ("organization:read" | "organization:update" | "members:read" | "members:add" | "members:update" | "members:remove" | "invitations:read" | "invitations:create" | "invitations:revoke" | "events:read" | "roles:read" | "roles:manage" | "teams:read" | "teams:manage" | "webhooks:manage")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        role: string;
+                        description: string;
+                        permissions: string[];
+                        /** @enum {string} */
+                        kind: "built_in" | "instance" | "organization";
+                        created_at: string | null;
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description Invalid body, query, header, path parameter or URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bearer token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Caller lacks the role this needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body is not JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "roles-update-api": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+                role: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string;
+                    permissions?: ("organization:read" | "organization:update" | "members:read" | "members:add" | "members:update" | "members:remove" | "invitations:read" | "invitations:create" | "invitations:revoke" | "events:read" | "roles:read" | "roles:manage" | "teams:read" | "teams:manage" | "webhooks:manage")[];
+                } | unknown | unknown;
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        role: string;
+                        description: string;
+                        permissions: string[];
+                        /** @enum {string} */
+                        kind: "built_in" | "instance" | "organization";
+                        created_at: string | null;
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description Invalid body, query, header, path parameter or URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bearer token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Caller lacks the role this needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body is not JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "roles-remove-api": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+                role: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Invalid body, query, header, path parameter or URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bearer token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Caller lacks the role this needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

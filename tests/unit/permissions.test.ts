@@ -44,6 +44,10 @@ const OPERATIONS: Record<string, ServicePermission | 'caller' | 'creator'> = {
   'events.watch': 'events:read',
   'permissions.mine': 'organization:read',
   'permissions.check': 'organization:read',
+  'roles.list': 'roles:read',
+  'roles.create': 'roles:manage',
+  'roles.update': 'roles:manage',
+  'roles.remove': 'roles:manage',
 };
 
 describe('permissions (behaviour §3.2)', () => {
