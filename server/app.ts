@@ -25,6 +25,7 @@ import { registerProcessingLimit } from './http/processing-limit.ts';
 import { registerStopping, StopAwareResponse } from './http/stopping.ts';
 import { trpcPlugin } from './http/trpc.ts';
 import { appRouter } from './modules/router.ts';
+import { sweepExpiredMemberships } from './modules/members/expiry-sweep.ts';
 import { contextFactory } from './http/context.ts';
 
 /** The user, organization and invitation endpoints are served under /api as well as without it. */
@@ -52,6 +53,15 @@ export interface Service {
  * DB_TIMEOUT_MS; the pauses between attempts grow to 200 ms.
  */
 const MAX_TRANSACTION_ATTEMPTS = 20;
+
+/**
+ * EXPIRY_SWEEP_INTERVAL_MS, how often this instance sweeps expired memberships, is for tests only
+ * (they cannot wait 15 s for each sweep): not a setting, and so not in the README's table.
+ */
+function sweepIntervalForTests(): number | undefined {
+  const ms = Number(process.env.EXPIRY_SWEEP_INTERVAL_MS);
+  return ms > 0 ? ms : undefined;
+}
 
 /** Write transactions hold at most this many of the pool's connections; a quarter stays for reads. */
 const writeSlots = (poolSize: number) => Math.max(1, poolSize - Math.max(1, Math.floor(poolSize / 4)));
@@ -166,6 +176,11 @@ export async function startService(settings: Settings): Promise<Service> {
     const stopPurgingKeys = purgeExpiredKeysHourly(db, (error) =>
       logger.warn({ err: error }, 'idempotency keys: deleting expired keys failed; tried again in an hour'),
     );
+    const stopSweeping = sweepExpiredMemberships(db, {
+      intervalMs: sweepIntervalForTests(),
+      onFailure: (error) =>
+        logger.warn({ err: error }, 'memberships: removing expired ones failed; tried again at the next sweep'),
+    });
     return {
       app,
       orm,
@@ -178,6 +193,7 @@ export async function startService(settings: Settings): Promise<Service> {
         logger.info('closing the listener: finishing the requests under way');
         await app.close();
         await stopPurgingKeys();
+        await stopSweeping();
         await metricsListener?.close();
         await orm.close();
       },

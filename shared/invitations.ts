@@ -1,6 +1,6 @@
 /** Invitations (behaviour §8): sent by an organization, answered by the invitee. */
 import { z } from 'zod';
-import { emailSchema, roleSchema } from './fields.ts';
+import { emailSchema, expiresAtSchema, roleSchema } from './fields.ts';
 
 export const INVITATION_STATUSES = ['pending', 'accepted', 'declined', 'revoked'] as const;
 
@@ -8,7 +8,12 @@ export const invitationStatusSchema = z.enum(INVITATION_STATUSES);
 
 export const invitationPathInput = z.object({ invitation_id: z.uuid().toLowerCase() });
 
-export const createInvitationInput = z.object({ email: emailSchema, role: roleSchema });
+/** `expires_at`: when the membership that accepting makes ends (behaviour §11); not for the role owner. */
+export const createInvitationInput = z.object({
+  email: emailSchema,
+  role: roleSchema,
+  expires_at: expiresAtSchema.optional(),
+});
 
 export const invitationOutput = z.object({
   invitation_id: z.string(),
@@ -21,6 +26,9 @@ export const invitationOutput = z.object({
   /** The user id of whoever invited. */
   invited_by: z.string(),
   created_at: z.string(),
+  /** When the invitation itself expires (INVITATION_TTL_HOURS after it was made). */
   expires_at: z.string(),
+  /** When the membership that accepting makes ends, or null when it does not. */
+  membership_expires_at: z.string().nullable(),
 });
 export type InvitationView = z.infer<typeof invitationOutput>;

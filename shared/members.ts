@@ -1,9 +1,19 @@
 /** Members of an organization (behaviour §4.3): /organization-user. */
 import { z } from 'zod';
-import { emailSchema, isoTimestampSchema, roleSchema, userIdSchema } from './fields.ts';
+import { emailSchema, expiresAtSchema, isoTimestampSchema, roleSchema, userIdSchema } from './fields.ts';
 
-export const addMemberInput = z.object({ email: emailSchema, role: roleSchema });
-export const changeRoleInput = z.object({ user_id: userIdSchema, role: roleSchema });
+/** `expires_at`: when the membership ends (behaviour §11); absent, it does not. Not for the role owner. */
+export const addMemberInput = z.object({
+  email: emailSchema,
+  role: roleSchema,
+  expires_at: expiresAtSchema.optional(),
+});
+/** `expires_at`: a new expiry, or null to make the membership last; absent, the expiry stays as it is. */
+export const changeRoleInput = z.object({
+  user_id: userIdSchema,
+  role: roleSchema,
+  expires_at: expiresAtSchema.nullable().optional(),
+});
 export const removeMemberInput = z.object({ user_id: userIdSchema });
 export const getMemberInput = z.object({ user_id: userIdSchema });
 
@@ -16,6 +26,8 @@ export const memberOutput = z.object({
   first_name: z.string(),
   last_name: z.string(),
   email: z.string(),
+  /** When the membership ends (ISO 8601 UTC), or null when it does not. */
+  expires_at: isoTimestampSchema.nullable(),
 });
 export type Member = z.infer<typeof memberOutput>;
 
@@ -27,5 +39,7 @@ export const memberListItemOutput = z.object({
   email: z.string(),
   /** `YYYY-MM-DD hh:mm:ss`, UTC, as legacy clients of the member list expect. */
   created_at: z.string(),
+  /** When the membership ends (ISO 8601 UTC), or null when it does not. */
+  expires_at: z.string().nullable(),
 });
 export type MemberListItem = z.infer<typeof memberListItemOutput>;

@@ -216,4 +216,45 @@ describe.skipIf(!runnable)('one instance per node of a 3-node Galera cluster', (
     },
     RACE_TIMEOUT_MS,
   );
+
+  it(
+    'a permission check answered through another node right after a role change sees the change (behaviour §11)',
+    async () => {
+      const owner = await registerUser(node(0), 'owner');
+      const organizationId = await createOrganization(node(0), owner);
+      const member = await registerUser(node(0), 'member');
+      await addMember(node(0), owner, organizationId, member, 'member');
+      const rolesPath = `/organizations/${organizationId}/roles`;
+      const created = await node(0).call('POST', rolesPath, {
+        token: owner.token,
+        body: { role: 'inviter', permissions: ['organization:read', 'invitations:create'] },
+      });
+      expect(created.status).toBe(201);
+      /** Whether `member` may invite, asked through node 3's instance. */
+      const mayInvite = async () => {
+        const answer = await node(2).call('POST', `/organizations/${organizationId}/permissions/check`, {
+          token: member.token,
+          body: { permissions: ['invitations:create'] },
+        });
+        expect(answer.status).toBe(200);
+        return answer.body.allowed as boolean;
+      };
+      const change = async (method: string, path: string, body: object, headers = {}) =>
+        expect((await node(0).call(method, path, { token: owner.token, body, ...headers })).status).toBe(200);
+      const stale: string[] = [];
+      for (let round = 0; round < ROUNDS / 3; round++) {
+        // The member's role changes, then what the member's role holds changes.
+        await change('PUT', '/organization-user', { user_id: member.id, role: 'inviter' }, { organizationId });
+        if (!(await mayInvite())) stale.push(`${round}: role given`);
+        await change('PUT', `${rolesPath}/inviter`, { permissions: ['organization:read'] });
+        if (await mayInvite()) stale.push(`${round}: permission taken from the role`);
+        await change('PUT', `${rolesPath}/inviter`, { permissions: ['organization:read', 'invitations:create'] });
+        if (!(await mayInvite())) stale.push(`${round}: permission given to the role`);
+        await change('PUT', '/organization-user', { user_id: member.id, role: 'member' }, { organizationId });
+        if (await mayInvite()) stale.push(`${round}: role taken`);
+      }
+      expect(stale).toEqual([]);
+    },
+    RACE_TIMEOUT_MS,
+  );
 });

@@ -63,6 +63,7 @@ describeOnEachDatabase('invitations', (target) => {
         invited_by: owner.id,
         created_at: expect.stringMatching(ISO_MS),
         expires_at: expect.stringMatching(ISO_MS),
+        membership_expires_at: null,
       });
       const lifetime = Date.parse(created.body.expires_at) - Date.parse(created.body.created_at);
       expect(lifetime).toBe(TTL_HOURS * 60 * 60 * 1000);

@@ -52,6 +52,7 @@ describeOnEachDatabase('organization users', (target) => {
       first_name: `First ${member.id}`,
       last_name: `Last ${member.id}`,
       email: member.email,
+      expires_at: null,
     });
     const missing = await server().call('GET', `/organization-user/nobody-here`, {
       token: owner.token,
@@ -89,6 +90,7 @@ describeOnEachDatabase('organization users', (target) => {
       role: 'admin',
       email: admin.email,
       created_at: expect.stringMatching(LIST_TIME),
+      expires_at: null,
     });
     const single = await server().call('GET', `/organization-user/${admin.id}`, {
       token: member.token,

@@ -7,7 +7,11 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { createClient } from '../client/src/index.ts';
-import { SERVICE_PERMISSIONS, type ServicePermission as Permission } from '../server/platform/role-catalogue.ts';
+import {
+  OWNERS_ONLY,
+  SERVICE_PERMISSIONS,
+  type ServicePermission as Permission,
+} from '../server/platform/role-catalogue.ts';
 import { ROLES, type BuiltInRole as Role } from '../shared/fields.ts';
 import { rejection } from './support/api-errors.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
@@ -220,9 +224,9 @@ describeOnEachDatabase('permission endpoints (behaviour §11)', (target) => {
   });
 
   /** Sets `user`'s role in the organization through the owner (none: removed), as any client would. */
-  async function setRole(on: TestServer, owner: TestUser, organizationId: string, user: TestUser, role: Role | null) {
+  async function setRole(on: TestServer, owner: TestUser, organizationId: string, user: TestUser, role: string | null) {
     const members = await on.call('GET', '/organization-user', { token: owner.token, organizationId });
-    const current = (members.body as Array<{ user_id: string; role: Role }>).find((row) => row.user_id === user.id);
+    const current = (members.body as Array<{ user_id: string; role: string }>).find((row) => row.user_id === user.id);
     if (role === null) {
       if (current) {
         const removed = await on.call('DELETE', '/organization-user', {
@@ -322,6 +326,75 @@ describeOnEachDatabase('permission endpoints (behaviour §11)', (target) => {
           else expect(answer.body).toEqual(expectedCheck(subject.id, role, permissions));
         }
       }),
+      { numRuns: 20 },
+    );
+  });
+
+  it("answers from an organization's own roles, as they are at the moment, for any roles and assignment", async () => {
+    const owner = await registerUser(server(), 'property-owner');
+    const organizationId = (
+      await server().call('POST', '/organizations', {
+        token: owner.token,
+        body: { organization_name: 'Custom roles', organization_description: '' },
+      })
+    ).body.organization_id as string;
+    const grantable = ALL.filter((permission) => !OWNERS_ONLY.includes(permission));
+    const customRoles = ['auditor', 'helper', 'gatekeeper'];
+    const held = new Map<string, readonly string[]>();
+    for (const role of customRoles) {
+      const created = await server().call('POST', `/organizations/${organizationId}/roles`, {
+        token: owner.token,
+        body: { role, permissions: ['organization:read'] },
+      });
+      expect(created.status).toBe(201);
+      held.set(role, ['organization:read']);
+    }
+    const subjects = [await registerUser(server(), 'subject'), await registerUser(server(), 'subject')];
+    const roles = new Map<string, string | null>(subjects.map((subject) => [subject.id, null]));
+    const roleSets = fc.tuple(...customRoles.map(() => fc.subarray(grantable, { minLength: 1 })));
+    const assignment = fc.tuple(...subjects.map(() => fc.constantFrom<string | null>(...customRoles, 'member', null)));
+    const question = fc.record({
+      subject: fc.integer({ min: 0, max: subjects.length - 1 }),
+      permissions: fc.shuffledSubarray(ALL, { minLength: 1 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        roleSets,
+        assignment,
+        fc.array(question, { minLength: 1, maxLength: 3 }),
+        async (sets, next, questions) => {
+          for (const [index, role] of customRoles.entries()) {
+            const permissions = sets[index]!;
+            const updated = await server().call('PUT', `/organizations/${organizationId}/roles/${role}`, {
+              token: owner.token,
+              body: { permissions },
+            });
+            expect(updated.status).toBe(200);
+            held.set(role, permissions);
+          }
+          for (const [index, subject] of subjects.entries()) {
+            if (roles.get(subject.id) === next[index]) continue;
+            await setRole(server(), owner, organizationId, subject, next[index]!);
+            roles.set(subject.id, next[index]!);
+          }
+          for (const { subject: index, permissions } of questions) {
+            const subject = subjects[index]!;
+            const role = roles.get(subject.id);
+            const holds = (permission: string) =>
+              role === null || role === undefined
+                ? false
+                : (held.get(role) ?? EXPECTED[role as Role]).includes(permission);
+            const results = Object.fromEntries(permissions.map((permission) => [permission, holds(permission)]));
+            const answer = await check(owner, organizationId, { permissions, user_id: subject.id });
+            expect(answer.status).toBe(200);
+            expect(answer.body).toEqual({
+              user_id: subject.id,
+              allowed: Object.values(results).every(Boolean),
+              results,
+            });
+          }
+        },
+      ),
       { numRuns: 20 },
     );
   });

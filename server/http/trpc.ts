@@ -65,6 +65,7 @@ function subscriptionRoutes(router: AppRouter, createContext: CreateContext) {
                   pollIntervalMs: ctx.settings.EVENTS_POLL_INTERVAL_MS,
                   backlog: ctx.settings.EVENTS_SUBSCRIBER_BACKLOG,
                   roles: ctx.settings.roles,
+                  dialect: ctx.db.dialect,
                 },
                 app.log,
               );

@@ -8,7 +8,8 @@
  * permission expresses (granting or touching `owner`, the last owner) are the functions at the end.
  */
 import type { Role } from '../../shared/fields.ts';
-import type { Sql } from './database/schema.ts';
+import { sql as kyselySql, type SqlBool } from 'kysely';
+import type { DbTimestamp, Sql } from './database/schema.ts';
 import { prepare } from './database/prepared.ts';
 import type { Reader } from './database/transaction.ts';
 import { badRequest, conflict, forbidden } from './errors.ts';
@@ -130,28 +131,56 @@ export function assertKeepsAnOwner(targetRole: Role, newRole: Role | undefined, 
 }
 
 /**
- * The actor's membership (`a`, no row for a non-member): where the reads that decide on the actor's
- * role start, each adding the joins and columns it needs.
+ * A reader that tells the time as the database stores it: a transaction, whose clock is its `now`,
+ * or a request's Db outside one.
  */
-export const actorMembership = (sql: Sql, organizationId: string, actorUserId: string) =>
+export type ClockedReader = Reader & { timestamp(date: Date): DbTimestamp; readonly now?: Date };
+
+/** The moment memberships are judged at by a read (see `unexpired`): its transaction's clock, else now. */
+export const nowFor = (reader: ClockedReader): DbTimestamp => reader.timestamp(reader.now ?? new Date());
+
+/**
+ * The membership row `alias` still counts at `now` (behaviour §11): from its `expires_at` on it is
+ * no membership, whether or not the sweep (members/expiry-sweep.ts) has removed it yet. Every read
+ * of a membership, in a WHERE or a join's ON, says so with this condition and no other.
+ */
+export const unexpired = (alias: string, now: DbTimestamp) => {
+  const expiresAt = kyselySql.ref(`${alias}.expires_at`);
+  return kyselySql<SqlBool>`(${expiresAt} is null or ${expiresAt} > ${now})`;
+};
+
+/**
+ * The opposite of `unexpired`: the membership row `alias` has expired at `now` and awaits removal
+ * (written without its `is null`, so that the sweep's search can use organization_users_expires_idx).
+ */
+export const lapsed = (alias: string, now: DbTimestamp) =>
+  kyselySql<SqlBool>`${kyselySql.ref(`${alias}.expires_at`)} <= ${now}`;
+
+/**
+ * The actor's current membership (`a`, no row for a non-member): where the reads that decide on
+ * the actor's role start, each adding the joins and columns it needs.
+ */
+export const actorMembership = (sql: Sql, organizationId: string, actorUserId: string, now: DbTimestamp) =>
   sql
     .selectFrom('organization_users as a')
     .where('a.organization_id', '=', organizationId)
-    .where('a.user_id', '=', actorUserId);
+    .where('a.user_id', '=', actorUserId)
+    .where(unexpired('a', now));
 
-const roleOfUser = prepare((sql, organizationId: string, userId: string) =>
+const roleOfUser = prepare((sql, organizationId: string, userId: string, now: DbTimestamp) =>
   sql
-    .selectFrom('organization_users')
-    .select('role')
-    .where('organization_id', '=', organizationId)
-    .where('user_id', '=', userId),
+    .selectFrom('organization_users as m')
+    .select('m.role')
+    .where('m.organization_id', '=', organizationId)
+    .where('m.user_id', '=', userId)
+    .where(unexpired('m', now)),
 );
 
 /** The caller's role in an organization, or undefined when not a member (or no such organization). */
 export async function roleInOrganization(
-  reader: Reader,
+  reader: ClockedReader,
   organizationId: string,
   userId: string,
 ): Promise<Role | undefined> {
-  return (await reader.first(roleOfUser(reader.sql, organizationId, userId)))?.role;
+  return (await reader.first(roleOfUser(reader.sql, organizationId, userId, nowFor(reader))))?.role;
 }

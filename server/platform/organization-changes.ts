@@ -17,18 +17,22 @@ import type { EventData, EventType } from '../../shared/events.ts';
 import type { DbTimestamp } from './database/schema.ts';
 import { newId } from './database/ids.ts';
 import { prepare } from './database/prepared.ts';
-import { notInOrganization, type OrganizationActor } from './access.ts';
+import { notInOrganization, unexpired, type OrganizationActor } from './access.ts';
 import type { Db, Tx } from './database/transaction.ts';
 
 /**
- * The actor's organization (`o`) with the actor's membership in it (`a`, absent for a non-member):
- * where a change's first read starts, each adding the joins and columns its decision needs.
+ * The actor's organization (`o`) with the actor's current membership in it (`a`, absent for a
+ * non-member, an expired membership too): where a change's first read starts, each adding the
+ * joins and columns its decision needs.
  */
 export const organizationWithActor = (tx: Tx, actor: OrganizationActor) =>
   tx.sql
     .selectFrom('organizations as o')
     .leftJoin('organization_users as a', (join) =>
-      join.onRef('a.organization_id', '=', 'o.id').on('a.user_id', '=', actor.userId),
+      join
+        .onRef('a.organization_id', '=', 'o.id')
+        .on('a.user_id', '=', actor.userId)
+        .on(unexpired('a', tx.timestamp())),
     )
     .where('o.id', '=', actor.organizationId);
 

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ROLE_NAME, ROLES, type BuiltInRole } from '../../shared/fields.ts';
-import { MAX_ROLE_DESCRIPTION, MAX_ROLE_PERMISSIONS, PERMISSION_NAME, repeatedName } from '../../shared/roles.ts';
+import { MAX_ROLE_PERMISSIONS, PERMISSION_NAME, repeatedName, roleDescriptionSchema } from '../../shared/roles.ts';
 
 /** The service's own permissions, `<resource>:<action>`, with what each lets a role do. */
 export const SERVICE_PERMISSIONS = {
@@ -64,7 +64,8 @@ const BUILT_IN_DESCRIPTIONS: Record<BuiltInRole, string> = {
 
 /** The roles file, as behaviour §11 describes it; every key is optional, no other key is allowed. */
 const permissionName = z.string().regex(PERMISSION_NAME, 'is not <resource>:<action>');
-const description = z.string().max(MAX_ROLE_DESCRIPTION);
+// The file's descriptions are served as an organization's own roles' are: the same text rules (behaviour §4.4).
+const description = roleDescriptionSchema;
 const permissionList = z
   .array(z.string())
   .max(MAX_ROLE_PERMISSIONS)
@@ -98,7 +99,9 @@ export class RoleCatalogue {
     const parsed = rolesFileSchema.safeParse(file);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      throw new RoleCatalogueError(`${issue.path.join('.') || 'the file'}: ${issue.message}`);
+      // A malformed name holds its problem inside: "is not a role name", not zod's "Invalid key in record".
+      const message = issue.code === 'invalid_key' ? issue.issues[0]!.message : issue.message;
+      throw new RoleCatalogueError(`${issue.path.join('.') || 'the file'}: ${message}`);
     }
     const { permissions, roles, grants } = parsed.data;
     const own = Object.keys(permissions);
@@ -150,8 +153,11 @@ export class RoleCatalogue {
     try {
       content = JSON.parse(readFileSync(path, 'utf8'));
     } catch (error) {
+      // V8 quotes the lines around a syntax error: joined, so that the start's failure stays one line.
       const reason =
-        error instanceof SyntaxError ? `not JSON: ${error.message}` : `cannot be read: ${(error as Error).message}`;
+        error instanceof SyntaxError
+          ? `not JSON: ${error.message.replace(/\s*\n\s*/g, ' ')}`
+          : `cannot be read: ${(error as Error).message}`;
       throw new RoleCatalogueError(reason);
     }
     if (typeof content !== 'object' || content === null || Array.isArray(content)) {

@@ -25,9 +25,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AuditEvent } from '../../../shared/events.ts';
 import { unavailable } from '../../platform/errors.ts';
-import type { Sql } from '../../platform/database/schema.ts';
+import { toDbTimestamp, type Dialect, type Sql } from '../../platform/database/schema.ts';
 import { newestEventId, readEvents, revokesAccess, toAuditEvent } from './events.sql.ts';
-import { assertHolds, NONE, notInOrganization } from '../../platform/access.ts';
+import { assertHolds, NONE, notInOrganization, unexpired } from '../../platform/access.ts';
 import type { RoleCatalogue } from '../../platform/role-catalogue.ts';
 
 export interface FeedSettings {
@@ -37,6 +37,8 @@ export interface FeedSettings {
   backlog: number;
   /** The deployment's roles, which the subscribers' roles are looked up in. */
   roles: RoleCatalogue;
+  /** The database's, for the timestamps the subscribers' memberships are compared with. */
+  dialect: Dialect;
 }
 
 /** Organizations per polling statement: 2 parameters each, far below any driver's limit. */
@@ -292,7 +294,7 @@ export class EventFeed {
     }
   }
 
-  /** What each of these users may do in the organization (no entry: not a member). */
+  /** What each of these users may do in the organization (no entry: not a member, or an expired one). */
   async #permissions(organizationId: string, userIds: string[]): Promise<Map<string, ReadonlySet<string>>> {
     const rows = await this.#sql
       .selectFrom('organization_users as m')
@@ -302,6 +304,7 @@ export class EventFeed {
       .select(['m.user_id', 'm.role', 'r.permissions'])
       .where('m.organization_id', '=', organizationId)
       .where('m.user_id', 'in', userIds)
+      .where(unexpired('m', toDbTimestamp(this.#settings.dialect, new Date())))
       .execute();
     const { roles } = this.#settings;
     return new Map(rows.map((row) => [row.user_id, roles.permissionsOf(row.role, row.permissions) ?? NONE]));

@@ -8,6 +8,9 @@
  * Expiry is read, never written: an invitation past `expires_at` keeps the status `pending` in the
  * database (the contract has no `expired` status), is listed nowhere and is answered 410 like one
  * that was accepted, declined or revoked.
+ *
+ * An invitation may offer a membership that expires (`membership_expires_at`, behaviour §11); it
+ * cannot be accepted once that moment has passed (410), since it would make no membership.
  */
 import type { z } from 'zod';
 import type { createInvitationInput, InvitationView } from '../../../shared/invitations.ts';
@@ -16,7 +19,12 @@ import type { Caller } from '../../platform/auth/tokens.ts';
 import { conflict, forbidden, gone, notFound } from '../../platform/errors.ts';
 import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
 import { newId } from '../../platform/database/ids.ts';
-import { insertMembership } from '../members/members.sql.ts';
+import {
+  assertOwnerDoesNotExpire,
+  insertMembership,
+  removeLapsedMembership,
+  type LapsedMembership,
+} from '../members/members.sql.ts';
 import {
   appendEvent,
   changeOrganization,
@@ -30,7 +38,9 @@ import {
   assertMay,
   assertMayGive,
   assertMember,
+  lapsed,
   notInOrganization,
+  unexpired,
   type OrganizationActor,
 } from '../../platform/access.ts';
 import { isoTimestamp, toDate } from '../../platform/database/timestamps.ts';
@@ -54,6 +64,7 @@ interface InvitationRow {
   invited_by: string;
   created_at: DbTimestamp;
   expires_at: DbTimestamp;
+  membership_expires_at: DbTimestamp | null;
 }
 
 const toView = (row: InvitationRow): InvitationView => ({
@@ -66,6 +77,7 @@ const toView = (row: InvitationRow): InvitationView => ({
   invited_by: row.invited_by,
   created_at: isoTimestamp(row.created_at),
   expires_at: isoTimestamp(row.expires_at),
+  membership_expires_at: row.membership_expires_at === null ? null : isoTimestamp(row.membership_expires_at),
 });
 
 /** Pending and not yet expired at `now`, else 410. */
@@ -85,6 +97,7 @@ const INVITATION_COLUMNS = [
   'i.invited_by',
   'i.created_at',
   'i.expires_at',
+  'i.membership_expires_at',
 ] as const;
 
 /** Pending, unexpired invitations with their organization's name, oldest first. */
@@ -114,7 +127,10 @@ export async function createInvitation(
       organizationWithActor(tx, actor)
         .leftJoin('users as u', (join) => join.on('u.email', '=', input.email))
         .leftJoin('organization_users as m', (join) =>
-          join.onRef('m.organization_id', '=', 'o.id').onRef('m.user_id', '=', 'u.id'),
+          join
+            .onRef('m.organization_id', '=', 'o.id')
+            .onRef('m.user_id', '=', 'u.id')
+            .on(unexpired('m', tx.timestamp())),
         )
         .select(['o.name', 'a.role as actor_role', 'u.id as invitee_user_id', 'm.role as member_role']),
     );
@@ -123,6 +139,8 @@ export async function createInvitation(
     const held = await assertMay(tx, actor, row.actor_role);
     assertCanChange(row.actor_role, undefined, input.role);
     await assertMayGive(tx, actor, held, input.role);
+    const membershipExpiresAt = input.expires_at ?? null;
+    assertOwnerDoesNotExpire(input.role, membershipExpiresAt);
     if (row.member_role) throw conflict('The user with this e-mail address is a member of this organization already');
     const open = await tx.first(
       tx.sql
@@ -144,13 +162,19 @@ export async function createInvitation(
       invited_by: actor.userId,
       created_at: tx.timestamp(),
       expires_at: tx.timestamp(new Date(tx.now.getTime() + ttlHours * HOUR_MS)),
+      membership_expires_at: membershipExpiresAt === null ? null : tx.timestamp(new Date(membershipExpiresAt)),
     };
     tx.later(tx.sql.insertInto('invitations').values({ ...invitation, updated_at: tx.timestamp() }));
     await appendEvent(tx, change, {
       type: 'invitation.created',
       actorUserId: actor.userId,
       subjectUserId: row.invitee_user_id,
-      data: { invitation_id: invitation.id, email: invitation.email, role: invitation.role },
+      data: {
+        invitation_id: invitation.id,
+        email: invitation.email,
+        role: invitation.role,
+        ...(membershipExpiresAt !== null && { membership_expires_at: membershipExpiresAt }),
+      },
     });
     return toView({ ...invitation, organization_name: row.name });
   });
@@ -218,6 +242,8 @@ interface AddressedInvitation {
   row: InvitationRow;
   /** The caller's role in the organization, if they are a member already. */
   memberRole: Role | undefined;
+  /** The caller's membership that expired and is still stored, if any. */
+  lapsedMembership: LapsedMembership | undefined;
 }
 
 /**
@@ -243,23 +269,43 @@ async function answerInvitation<T>(
     async (tx) => {
       // Deleted meanwhile, and its invitations with it: unknown.
       const change = takeOrganization(tx, organizationId, unknownInvitation);
+      const now = tx.timestamp();
       const found = await tx.first(
         tx.sql
           .selectFrom('invitations as i')
           .innerJoin('organizations as o', 'o.id', 'i.organization_id')
           .leftJoin('users as u', (join) => join.on('u.id', '=', caller.userId))
           .leftJoin('organization_users as m', (join) =>
-            join.onRef('m.organization_id', '=', 'i.organization_id').on('m.user_id', '=', caller.userId),
+            join
+              .onRef('m.organization_id', '=', 'i.organization_id')
+              .on('m.user_id', '=', caller.userId)
+              .on(unexpired('m', now)),
           )
-          .select([...INVITATION_COLUMNS, 'u.email as caller_email', 'm.role as member_role'])
+          .leftJoin('organization_users as x', (join) =>
+            join
+              .onRef('x.organization_id', '=', 'i.organization_id')
+              .on('x.user_id', '=', caller.userId)
+              .on(lapsed('x', now)),
+          )
+          .select([
+            ...INVITATION_COLUMNS,
+            'u.email as caller_email',
+            'm.role as member_role',
+            'x.role as lapsed_role',
+            'x.expires_at as lapsed_expires_at',
+          ])
           .where('i.id', '=', invitationId),
       );
       if (!found) throw unknownInvitation();
-      const { caller_email, member_role, ...row } = found;
+      const { caller_email, member_role, lapsed_role, lapsed_expires_at, ...row } = found;
       if (caller_email === null) throw noUserRecord();
       if (caller_email !== row.email) throw forbidden('This invitation is addressed to another e-mail address');
       assertOpen(row, tx.now);
-      return work(tx, change, { row, memberRole: member_role ?? undefined });
+      const lapsedMembership =
+        lapsed_role === null || lapsed_expires_at === null
+          ? undefined
+          : { userId: caller.userId, role: lapsed_role, expiresAt: lapsed_expires_at };
+      return work(tx, change, { row, memberRole: member_role ?? undefined, lapsedMembership });
     },
     { organizationId },
   );
@@ -269,7 +315,8 @@ async function answerInvitation<T>(
  * Accepts an open invitation addressed to the caller: the membership is made in the same
  * transaction. The one event is `invitation.accepted` (it names the role and the new member); no
  * separate `member.added` is recorded. 409 when the caller is a member already; the invitation then
- * stays pending.
+ * stays pending. A membership of the caller's that expired and is still stored is removed first,
+ * recorded as `member.expired`.
  */
 export async function acceptInvitation(
   db: Db,
@@ -277,15 +324,21 @@ export async function acceptInvitation(
   invitationId: string,
 ): Promise<z.infer<typeof membershipOutput>> {
   try {
-    return await answerInvitation(db, caller, invitationId, async (tx, change, { row, memberRole }) => {
+    return await answerInvitation(db, caller, invitationId, async (tx, change, invitation) => {
+      const { row, memberRole, lapsedMembership } = invitation;
       if (memberRole) throw alreadyMember();
+      const expiresAt = row.membership_expires_at === null ? null : isoTimestamp(row.membership_expires_at);
+      if (expiresAt !== null && new Date(expiresAt) <= tx.now) {
+        throw gone('The membership this invitation offers has expired');
+      }
+      if (lapsedMembership) await removeLapsedMembership(tx, change, lapsedMembership);
       setStatus(tx, invitationId, 'accepted');
-      insertMembership(tx, row.organization_id, caller.userId, row.role);
+      insertMembership(tx, row.organization_id, caller.userId, row.role, expiresAt);
       await appendEvent(tx, change, {
         type: 'invitation.accepted',
         actorUserId: caller.userId,
         subjectUserId: caller.userId,
-        data: { invitation_id: invitationId, role: row.role },
+        data: { invitation_id: invitationId, role: row.role, ...(expiresAt !== null && { expires_at: expiresAt }) },
       });
       return { organization_id: row.organization_id, user_id: caller.userId, role: row.role };
     });

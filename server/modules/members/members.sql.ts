@@ -2,6 +2,10 @@
  * Memberships of users in organizations (behaviour §4.3, behaviour §3.2 and 4). Every change takes
  * the organization first (organization-changes.ts), reads the roles it depends on under that lock,
  * and records its event in the same transaction.
+ *
+ * A membership may expire (behaviour §11): from its `expires_at` on, every read treats it as none
+ * (access.ts, `unexpired`). Its row stays until the sweep (expiry-sweep.ts) removes it, or until the
+ * user is made a member again, which removes it first: both record `member.expired`.
  */
 import type { z } from 'zod';
 import type { membershipOutput, Role } from '../../../shared/fields.ts';
@@ -12,8 +16,8 @@ import type {
   MemberListItem,
   removeMemberInput,
 } from '../../../shared/members.ts';
-import { conflict, notFound } from '../../platform/errors.ts';
-import { appendEvent, changeOrganization } from '../../platform/organization-changes.ts';
+import { badRequest, conflict, notFound } from '../../platform/errors.ts';
+import { appendEvent, changeOrganization, type OrganizationChange } from '../../platform/organization-changes.ts';
 import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
 import { pagedList, replaceInPlace, toPage, type Page, type PageRequest } from '../../platform/database/pages.ts';
 import { prepare } from '../../platform/database/prepared.ts';
@@ -24,30 +28,44 @@ import {
   assertMay,
   assertMayGive,
   assertMember,
+  lapsed,
+  nowFor,
   roleInOrganization,
+  unexpired,
+  type ClockedReader,
   type OrganizationActor,
 } from '../../platform/access.ts';
-import { isoTimestamp, listTimestamp } from '../../platform/database/timestamps.ts';
-import type { Db, Reader, Tx } from '../../platform/database/transaction.ts';
+import { isoTimestamp, listTimestamp, type StoredTimestamp } from '../../platform/database/timestamps.ts';
+import type { Db, Tx } from '../../platform/database/transaction.ts';
 
 const notAMember = () => notFound('The user is not a member of this organization');
 const alreadyMember = () => conflict('The user is already a member of this organization');
 
-const actorAndTarget = prepare((sql, organizationId: string, actorUserId: string, targetUserId: string) =>
-  actorMembership(sql, organizationId, actorUserId)
-    .leftJoin('organization_users as t', (join) =>
-      join.onRef('t.organization_id', '=', 'a.organization_id').on('t.user_id', '=', targetUserId),
-    )
-    .select(['a.role as actor_role', 't.role as target_role']),
+const actorAndTarget = prepare(
+  (sql, organizationId: string, actorUserId: string, targetUserId: string, now: DbTimestamp) =>
+    actorMembership(sql, organizationId, actorUserId, now)
+      .leftJoin('organization_users as t', (join) =>
+        join
+          .onRef('t.organization_id', '=', 'a.organization_id')
+          .on('t.user_id', '=', targetUserId)
+          .on(unexpired('t', now)),
+      )
+      .select(['a.role as actor_role', 't.role as target_role', 't.expires_at as target_expires_at']),
 );
 
 /**
- * The actor's role and the target's, read together (one row; the same one when the target is the
- * actor): under the organization's lock for a change, outside any transaction for a permission check.
+ * The actor's role and the target's, with when the target's membership expires, read together (one
+ * row; the same one when the target is the actor): under the organization's lock for a change.
  */
-export async function actorAndTargetRoles(reader: Reader, actor: OrganizationActor, targetUserId: string) {
-  const row = await reader.first(actorAndTarget(reader.sql, actor.organizationId, actor.userId, targetUserId));
-  return { actorRole: row?.actor_role, targetRole: row?.target_role ?? undefined };
+export async function actorAndTargetRoles(reader: ClockedReader, actor: OrganizationActor, targetUserId: string) {
+  const row = await reader.first(
+    actorAndTarget(reader.sql, actor.organizationId, actor.userId, targetUserId, nowFor(reader)),
+  );
+  return {
+    actorRole: row?.actor_role,
+    targetRole: row?.target_role ?? undefined,
+    targetExpiresAt: row?.target_expires_at == null ? null : isoTimestamp(row.target_expires_at),
+  };
 }
 
 /** Owners left, counted only where the change could take away the last one. */
@@ -55,37 +73,73 @@ export async function ownersLeft(tx: Tx, organizationId: string, targetRole: Rol
   if (targetRole !== 'owner') return Number.POSITIVE_INFINITY;
   const row = await tx.first(
     tx.sql
-      .selectFrom('organization_users')
+      .selectFrom('organization_users as m')
       .select((eb) => eb.fn.countAll<number | string>().as('owners'))
-      .where('organization_id', '=', organizationId)
-      .where('role', '=', 'owner'),
+      .where('m.organization_id', '=', organizationId)
+      .where('m.role', '=', 'owner')
+      .where(unexpired('m', tx.timestamp())),
   );
   return Number(row?.owners ?? 0);
 }
 
-const membershipInsert = prepare((sql, organizationId: string, userId: string, role: Role, now: DbTimestamp) =>
-  sql.insertInto('organization_users').values({
-    organization_id: organizationId,
-    user_id: userId,
-    role,
-    created_at: now,
-    updated_at: now,
-  }),
+/** An ISO expiry (or none) as the database stores it. */
+const storedExpiry = (tx: Tx, expiresAt: string | null): DbTimestamp | null =>
+  expiresAt === null ? null : tx.timestamp(new Date(expiresAt));
+
+/** A stored expiry (or none) as ISO 8601. */
+const isoExpiry = (expiresAt: StoredTimestamp | null): string | null =>
+  expiresAt === null ? null : isoTimestamp(expiresAt);
+
+const membershipInsert = prepare(
+  (sql, organizationId: string, userId: string, role: Role, now: DbTimestamp, expiresAt: DbTimestamp | null) =>
+    sql.insertInto('organization_users').values({
+      organization_id: organizationId,
+      user_id: userId,
+      role,
+      created_at: now,
+      updated_at: now,
+      expires_at: expiresAt,
+    }),
 );
 
-/** Queues the insert of a membership (the caller holds the organization's lock). */
-export function insertMembership(tx: Tx, organizationId: string, userId: string, role: Role): void {
-  tx.later(membershipInsert(tx.sql, organizationId, userId, role, tx.timestamp()));
+/**
+ * Queues the insert of a membership that expires at `expiresAt` (ISO; null: never), the caller
+ * holding the organization's lock.
+ */
+export function insertMembership(
+  tx: Tx,
+  organizationId: string,
+  userId: string,
+  role: Role,
+  expiresAt: string | null,
+): void {
+  tx.later(membershipInsert(tx.sql, organizationId, userId, role, tx.timestamp(), storedExpiry(tx, expiresAt)));
 }
 
-/** What adding a member decides on: the actor's role, the user with the e-mail, and whether they are in. */
-const actorAndUserByEmail = prepare((sql, organizationId: string, actorUserId: string, email: string) =>
-  actorMembership(sql, organizationId, actorUserId)
-    .leftJoin('users as u', (join) => join.on('u.email', '=', email))
-    .leftJoin('organization_users as m', (join) =>
-      join.onRef('m.organization_id', '=', 'a.organization_id').onRef('m.user_id', '=', 'u.id'),
-    )
-    .select(['a.role as actor_role', 'u.id as user_id', 'm.role as member_role']),
+/**
+ * What adding a member decides on: the actor's role, the user with the e-mail, and their current
+ * membership (`m`) or the expired one still stored (`x`).
+ */
+const actorAndUserByEmail = prepare(
+  (sql, organizationId: string, actorUserId: string, email: string, now: DbTimestamp) =>
+    actorMembership(sql, organizationId, actorUserId, now)
+      .leftJoin('users as u', (join) => join.on('u.email', '=', email))
+      .leftJoin('organization_users as m', (join) =>
+        join
+          .onRef('m.organization_id', '=', 'a.organization_id')
+          .onRef('m.user_id', '=', 'u.id')
+          .on(unexpired('m', now)),
+      )
+      .leftJoin('organization_users as x', (join) =>
+        join.onRef('x.organization_id', '=', 'a.organization_id').onRef('x.user_id', '=', 'u.id').on(lapsed('x', now)),
+      )
+      .select([
+        'a.role as actor_role',
+        'u.id as user_id',
+        'm.role as member_role',
+        'x.role as lapsed_role',
+        'x.expires_at as lapsed_expires_at',
+      ]),
 );
 
 const roleUpdate = prepare((sql, organizationId: string, userId: string, role: Role, now: DbTimestamp) =>
@@ -96,19 +150,80 @@ const roleUpdate = prepare((sql, organizationId: string, userId: string, role: R
     .where('user_id', '=', userId),
 );
 
-/** Queues a change of a member's role (the caller holds the organization's lock). */
+/** Queues a change of a member's role, its expiry left as it is (the caller holds the organization's lock). */
 export function setRole(tx: Tx, organizationId: string, userId: string, role: Role): void {
   tx.later(roleUpdate(tx.sql, organizationId, userId, role, tx.timestamp()));
+}
+
+const roleAndExpiryUpdate = prepare(
+  (sql, organizationId: string, userId: string, role: Role, now: DbTimestamp, expiresAt: DbTimestamp | null) =>
+    sql
+      .updateTable('organization_users')
+      .set({ role, updated_at: now, expires_at: expiresAt })
+      .where('organization_id', '=', organizationId)
+      .where('user_id', '=', userId),
+);
+
+/**
+ * Queues a change of a member's role and expiry (ISO; null: never), the caller holding the
+ * organization's lock.
+ */
+export function setRoleAndExpiry(
+  tx: Tx,
+  organizationId: string,
+  userId: string,
+  role: Role,
+  expiresAt: string | null,
+): void {
+  tx.later(roleAndExpiryUpdate(tx.sql, organizationId, userId, role, tx.timestamp(), storedExpiry(tx, expiresAt)));
 }
 
 const membershipDelete = prepare((sql, organizationId: string, userId: string) =>
   sql.deleteFrom('organization_users').where('organization_id', '=', organizationId).where('user_id', '=', userId),
 );
 
-const memberWithActor = prepare((sql, organizationId: string, actorUserId: string, userId: string) =>
-  actorMembership(sql, organizationId, actorUserId)
+/** A membership that expired and whose row is still stored. */
+export interface LapsedMembership {
+  userId: string;
+  role: Role;
+  expiresAt: StoredTimestamp;
+}
+
+/**
+ * Removes a membership that expired (behaviour §11), in the change that took its organization, and
+ * records `member.expired`. Its actor is the member themselves: nobody removed them, their
+ * membership ended at the time it was given, and the trail names no one else for it.
+ */
+export async function removeLapsedMembership(
+  tx: Tx,
+  change: OrganizationChange,
+  { userId, role, expiresAt }: LapsedMembership,
+): Promise<void> {
+  tx.later(membershipDelete(tx.sql, change.organizationId, userId));
+  await appendEvent(tx, change, {
+    type: 'member.expired',
+    actorUserId: userId,
+    subjectUserId: userId,
+    data: { role, expires_at: isoTimestamp(expiresAt) },
+  });
+}
+
+/**
+ * An owner's membership never expires (behaviour §11), so that no expiry can take an organization's
+ * last owner away: giving `owner` with an expiry is refused.
+ */
+export function assertOwnerDoesNotExpire(role: Role, expiresAt: string | null | undefined): void {
+  if (role === 'owner' && expiresAt != null) {
+    throw badRequest("An owner's membership cannot expire", [
+      { field: 'expires_at', problem: 'Must be absent or null for the role owner' },
+    ]);
+  }
+}
+
+const memberWithActor = prepare((sql, organizationId: string, actorUserId: string, userId: string, now: DbTimestamp) =>
+  actorMembership(sql, organizationId, actorUserId, now)
     .leftJoin('organization_users as m', (join) =>
-      join.onRef('m.organization_id', '=', 'a.organization_id').on('m.user_id', '=', userId),
+      join.onRef('m.organization_id', '=', 'a.organization_id').on('m.user_id', '=', userId).on(unexpired('m', now)),
     )
     .leftJoin('users as u', 'u.id', 'm.user_id')
     .select([
@@ -120,6 +235,7 @@ const memberWithActor = prepare((sql, organizationId: string, actorUserId: strin
       'm.role',
       'm.created_at',
       'm.updated_at',
+      'm.expires_at',
     ]),
 );
 
@@ -128,21 +244,29 @@ export async function addMember(
   actor: OrganizationActor,
   input: z.infer<typeof addMemberInput>,
 ): Promise<z.infer<typeof membershipOutput>> {
+  const expiresAt = input.expires_at ?? null;
   try {
     return await changeOrganization(db, actor, async (tx, change) => {
-      const row = await tx.first(actorAndUserByEmail(tx.sql, actor.organizationId, actor.userId, input.email));
+      const row = await tx.first(
+        actorAndUserByEmail(tx.sql, actor.organizationId, actor.userId, input.email, tx.timestamp()),
+      );
       assertMember(row?.actor_role);
       const held = await assertMay(tx, actor, row.actor_role);
       assertCanChange(row.actor_role, undefined, input.role);
       await assertMayGive(tx, actor, held, input.role);
+      assertOwnerDoesNotExpire(input.role, expiresAt);
       if (!row.user_id) throw notFound('No user has this e-mail address');
       if (row.member_role) throw alreadyMember();
-      insertMembership(tx, actor.organizationId, row.user_id, input.role);
+      if (row.lapsed_role !== null && row.lapsed_expires_at !== null) {
+        const lapsedMembership = { userId: row.user_id, role: row.lapsed_role, expiresAt: row.lapsed_expires_at };
+        await removeLapsedMembership(tx, change, lapsedMembership);
+      }
+      insertMembership(tx, actor.organizationId, row.user_id, input.role, expiresAt);
       await appendEvent(tx, change, {
         type: 'member.added',
         actorUserId: actor.userId,
         subjectUserId: row.user_id,
-        data: { role: input.role },
+        data: { role: input.role, ...(expiresAt !== null && { expires_at: expiresAt }) },
       });
       return { organization_id: actor.organizationId, user_id: row.user_id, role: input.role };
     });
@@ -153,23 +277,40 @@ export async function addMember(
   }
 }
 
-/** Changes a member's role; setting the role a member already has changes nothing and records no event. */
+/**
+ * Changes a member's role and, when `expires_at` is given, their membership's expiry (null: it no
+ * longer expires). Setting what a member has already changes nothing and records no event. Making
+ * a member whose membership expires an owner needs `expires_at: null` (behaviour §11).
+ */
 export async function changeRole(db: Db, actor: OrganizationActor, input: z.infer<typeof changeRoleInput>) {
   await changeOrganization(db, actor, async (tx, change) => {
-    const { actorRole, targetRole } = await actorAndTargetRoles(tx, actor, input.user_id);
+    const { actorRole, targetRole, targetExpiresAt } = await actorAndTargetRoles(tx, actor, input.user_id);
     assertMember(actorRole);
     const held = await assertMay(tx, actor, actorRole);
     if (!targetRole) throw notAMember();
     assertCanChange(actorRole, targetRole, input.role);
-    if (targetRole === input.role) return;
+    assertOwnerDoesNotExpire(input.role, input.expires_at);
+    const expiresAt = input.expires_at === undefined ? targetExpiresAt : input.expires_at;
+    if (input.role === 'owner' && expiresAt !== null) {
+      throw badRequest('The membership expires: send expires_at null to make the member an owner', [
+        { field: 'expires_at', problem: 'Must be null to make a member whose membership expires an owner' },
+      ]);
+    }
+    const expiryChanged = expiresAt !== targetExpiresAt;
+    if (targetRole === input.role && !expiryChanged) return;
+    // Giving a role for longer is giving it too: an expiry's change needs the role's permissions.
     await assertMayGive(tx, actor, held, input.role);
     assertKeepsAnOwner(targetRole, input.role, await ownersLeft(tx, actor.organizationId, targetRole));
-    setRole(tx, actor.organizationId, input.user_id, input.role);
+    setRoleAndExpiry(tx, actor.organizationId, input.user_id, input.role, expiresAt);
     await appendEvent(tx, change, {
       type: 'member.role_changed',
       actorUserId: actor.userId,
       subjectUserId: input.user_id,
-      data: { from: targetRole, to: input.role },
+      data: {
+        from: targetRole,
+        to: input.role,
+        ...(expiryChanged && { expires_at: { from: targetExpiresAt, to: expiresAt } }),
+      },
     });
   });
 }
@@ -203,7 +344,7 @@ export async function removeMember(db: Db, actor: OrganizationActor, input: z.in
  * not a member (403), a row without a member means the target is not one (404).
  */
 export async function getMember(db: Db, actor: OrganizationActor, userId: string): Promise<Member> {
-  const row = await db.first(memberWithActor(db.sql, actor.organizationId, actor.userId, userId));
+  const row = await db.first(memberWithActor(db.sql, actor.organizationId, actor.userId, userId, nowFor(db)));
   assertMember(row?.actor_role);
   await assertMay(db, actor, row.actor_role);
   if (!row.user_id || !row.role || !row.created_at || !row.updated_at) throw notAMember();
@@ -216,20 +357,25 @@ export async function getMember(db: Db, actor: OrganizationActor, userId: string
     first_name: row.first_name ?? '',
     last_name: row.last_name ?? '',
     email: row.email ?? '',
+    expires_at: isoExpiry(row.expires_at),
   };
 }
 
 const memberListRows = pagedList(
-  (sql: Sql, organizationId: string, actorUserId: string) =>
+  (sql: Sql, organizationId: string, actorUserId: string, now: DbTimestamp) =>
     sql
       .selectFrom('organization_users as m')
       .innerJoin('organization_users as a', (join) =>
-        join.onRef('a.organization_id', '=', 'm.organization_id').on('a.user_id', '=', actorUserId),
+        join
+          .onRef('a.organization_id', '=', 'm.organization_id')
+          .on('a.user_id', '=', actorUserId)
+          .on(unexpired('a', now)),
       )
       .innerJoin('users as u', 'u.id', 'm.user_id')
       // The member list item's fields, in its order: each row becomes the item in place.
-      .select(['u.id as user_id', 'u.first_name', 'u.last_name', 'm.role', 'u.email', 'm.created_at'])
-      .where('m.organization_id', '=', organizationId),
+      .select(['u.id as user_id', 'u.first_name', 'u.last_name', 'm.role', 'u.email', 'm.created_at', 'm.expires_at'])
+      .where('m.organization_id', '=', organizationId)
+      .where(unexpired('m', now)),
   { createdAt: 'm.created_at', id: 'm.user_id' },
 );
 
@@ -243,12 +389,17 @@ export async function listMembers(
   actor: OrganizationActor,
   page: PageRequest = {},
 ): Promise<Page<MemberListItem>> {
-  const rows = await memberListRows(db, db.dialect, page, actor.organizationId, actor.userId);
+  const rows = await memberListRows(db, db.dialect, page, actor.organizationId, actor.userId, nowFor(db));
   if (rows.length === 0) await assertMay(db, actor, await roleInOrganization(db, actor.organizationId, actor.userId));
   return toPage(
     rows,
     page.limit,
     (row) => ({ createdAt: row.created_at, id: row.user_id }),
-    (row): MemberListItem => replaceInPlace(row, 'created_at', listTimestamp(row.created_at)),
+    (row): MemberListItem =>
+      replaceInPlace(
+        replaceInPlace(row, 'created_at', listTimestamp(row.created_at)),
+        'expires_at',
+        isoExpiry(row.expires_at),
+      ),
   );
 }

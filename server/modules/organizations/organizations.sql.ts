@@ -29,13 +29,16 @@ import {
   assertMay,
   assertMember,
   notInOrganization,
+  nowFor,
+  unexpired,
+  type ClockedReader,
   type OrganizationActor,
 } from '../../platform/access.ts';
 import { prepare } from '../../platform/database/prepared.ts';
 import { isoTimestamp } from '../../platform/database/timestamps.ts';
-import { insertMembership, setRole } from '../members/members.sql.ts';
+import { insertMembership, setRole, setRoleAndExpiry } from '../members/members.sql.ts';
 import { noUserRecord } from '../users/users.sql.ts';
-import type { Db, Reader, Tx } from '../../platform/database/transaction.ts';
+import type { Db, Tx } from '../../platform/database/transaction.ts';
 
 const organizationInsert = prepare(
   (sql, id: string, name: string, description: string, createdBy: string, now: DbTimestamp) =>
@@ -70,7 +73,7 @@ export async function createOrganization(
           tx.timestamp(),
         ),
       );
-      insertMembership(tx, organizationId, caller.userId, 'owner');
+      insertMembership(tx, organizationId, caller.userId, 'owner', null);
       await appendEvent(tx, newOrganization(organizationId), {
         type: 'organization.created',
         actorUserId: caller.userId,
@@ -86,12 +89,13 @@ export async function createOrganization(
 }
 
 const organizationListRows = pagedList(
-  (sql: Sql, userId: string) =>
+  (sql: Sql, userId: string, now: DbTimestamp) =>
     sql
       .selectFrom('organization_users as m')
       .innerJoin('organizations as o', 'o.id', 'm.organization_id')
       .select(['o.id', 'o.name', 'o.description', 'o.created_by', 'o.created_at'])
-      .where('m.user_id', '=', userId),
+      .where('m.user_id', '=', userId)
+      .where(unexpired('m', now)),
   { createdAt: 'o.created_at', id: 'o.id' },
 );
 
@@ -104,7 +108,7 @@ export async function listOrganizations(
   caller: Caller,
   page: PageRequest = {},
 ): Promise<Page<OrganizationView>> {
-  const rows = await organizationListRows(db, db.dialect, page, caller.userId);
+  const rows = await organizationListRows(db, db.dialect, page, caller.userId, nowFor(db));
   return toPage(
     rows,
     page.limit,
@@ -114,9 +118,10 @@ export async function listOrganizations(
 }
 
 /** The organization as the actor sees it, with their role; undefined when they are not a member. */
-async function readDetails(reader: Reader, actor: OrganizationActor): Promise<OrganizationDetails | undefined> {
+async function readDetails(reader: ClockedReader, actor: OrganizationActor): Promise<OrganizationDetails | undefined> {
+  const now = nowFor(reader);
   const row = await reader.first(
-    actorMembership(reader.sql, actor.organizationId, actor.userId)
+    actorMembership(reader.sql, actor.organizationId, actor.userId, now)
       .innerJoin('organizations as o', 'o.id', 'a.organization_id')
       .select((eb) => [
         'o.name',
@@ -128,6 +133,7 @@ async function readDetails(reader: Reader, actor: OrganizationActor): Promise<Or
           .selectFrom('organization_users as c')
           .select((count) => count.fn.countAll<number | string>().as('members'))
           .whereRef('c.organization_id', '=', 'o.id')
+          .where(unexpired('c', now))
           .as('member_count'),
       ]),
   );
@@ -223,10 +229,11 @@ export async function deleteOrganization(db: Db, actor: OrganizationActor): Prom
 async function rolesIn(tx: Tx, organizationId: string, userIds: string[]): Promise<Map<string, Role>> {
   const rows = await tx.all(
     tx.sql
-      .selectFrom('organization_users')
-      .select(['user_id', 'role'])
-      .where('organization_id', '=', organizationId)
-      .where('user_id', 'in', userIds),
+      .selectFrom('organization_users as m')
+      .select(['m.user_id', 'm.role'])
+      .where('m.organization_id', '=', organizationId)
+      .where('m.user_id', 'in', userIds)
+      .where(unexpired('m', tx.timestamp())),
   );
   return new Map(rows.map((row) => [row.user_id, row.role]));
 }
@@ -234,7 +241,8 @@ async function rolesIn(tx: Tx, organizationId: string, userIds: string[]): Promi
 /**
  * Hands ownership over (owners only): the member named becomes owner and the caller admin, in one
  * transaction, so the organization has an owner before and after. Naming a member who is already
- * an owner is allowed: the caller then steps down to admin, which is the same end state.
+ * an owner is allowed: the caller then steps down to admin, which is the same end state. A new
+ * owner's membership no longer expires, since an owner's never does (behaviour §11).
  */
 export async function transferOwnership(
   db: Db,
@@ -251,7 +259,7 @@ export async function transferOwnership(
     }
     const previousRole = roles.get(input.user_id);
     if (!previousRole) throw notFound('The user is not a member of this organization');
-    if (previousRole !== 'owner') setRole(tx, actor.organizationId, input.user_id, 'owner');
+    if (previousRole !== 'owner') setRoleAndExpiry(tx, actor.organizationId, input.user_id, 'owner', null);
     setRole(tx, actor.organizationId, actor.userId, 'admin');
     await appendEvent(tx, change, {
       type: 'ownership.transferred',

@@ -1,44 +1,58 @@
 /**
  * What a member may do (behaviour §11): answered from the roles in the database at the moment of
  * the request, read by one query outside any transaction and never cached, so that a check answered
- * after a change's answer sees the change, whichever instance answers it.
+ * after a change's answer sees the change, whichever instance answers it. A membership that has
+ * expired counts as none (access.ts, `unexpired`).
  */
 import type { PermissionCheck, PermissionsView } from '../../../shared/permissions.ts';
-import { assertHolds, assertMember, NONE, notInOrganization, type OrganizationActor } from '../../platform/access.ts';
+import {
+  actorMembership,
+  assertHolds,
+  assertMember,
+  NONE,
+  notInOrganization,
+  nowFor,
+  unexpired,
+  type ClockedReader,
+  type OrganizationActor,
+} from '../../platform/access.ts';
 import { badRequest } from '../../platform/errors.ts';
-import type { Sql } from '../../platform/database/schema.ts';
+import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
 import { prepare } from '../../platform/database/prepared.ts';
-import type { Reader } from '../../platform/database/transaction.ts';
 
-/** A membership (`alias`) and, when its role is one of the organization's own, that role's permissions. */
-const withRolePermissions = (sql: Sql, organizationId: string, userId: string) =>
-  sql
-    .selectFrom('organization_users as a')
-    .leftJoin('organization_roles as ar', (join) =>
-      join.onRef('ar.organization_id', '=', 'a.organization_id').onRef('ar.name', '=', 'a.role'),
-    )
-    .where('a.organization_id', '=', organizationId)
-    .where('a.user_id', '=', userId);
+/**
+ * The caller's current membership (`a`) and, when its role is one of the organization's own, that
+ * role's permissions.
+ */
+const withRolePermissions = (sql: Sql, organizationId: string, userId: string, now: DbTimestamp) =>
+  actorMembership(sql, organizationId, userId, now).leftJoin('organization_roles as ar', (join) =>
+    join.onRef('ar.organization_id', '=', 'a.organization_id').onRef('ar.name', '=', 'a.role'),
+  );
 
-const callerGrants = prepare((sql, organizationId: string, userId: string) =>
-  withRolePermissions(sql, organizationId, userId).select(['a.role', 'ar.permissions']),
+const callerGrants = prepare((sql, organizationId: string, userId: string, now: DbTimestamp) =>
+  withRolePermissions(sql, organizationId, userId, now).select(['a.role', 'ar.permissions']),
 );
 
-/** The caller's and the user's memberships and their roles' permissions, in one row (none for a non-member caller). */
-const callerAndUserGrants = prepare((sql, organizationId: string, callerId: string, userId: string) =>
-  withRolePermissions(sql, organizationId, callerId)
-    .leftJoin('organization_users as t', (join) =>
-      join.onRef('t.organization_id', '=', 'a.organization_id').on('t.user_id', '=', userId),
+/**
+ * The current memberships of the caller and of the user (the same row when they are one), each
+ * with its role's permissions when the role is one of the organization's own: no row for a
+ * non-member. Two rows by primary key, without joining the membership table to itself.
+ */
+const callerAndUserGrants = prepare((sql, organizationId: string, callerId: string, userId: string, now: DbTimestamp) =>
+  sql
+    .selectFrom('organization_users as m')
+    .leftJoin('organization_roles as r', (join) =>
+      join.onRef('r.organization_id', '=', 'm.organization_id').onRef('r.name', '=', 'm.role'),
     )
-    .leftJoin('organization_roles as tr', (join) =>
-      join.onRef('tr.organization_id', '=', 't.organization_id').onRef('tr.name', '=', 't.role'),
-    )
-    .select(['a.role', 'ar.permissions', 't.role as user_role', 'tr.permissions as user_permissions']),
+    .select(['m.user_id', 'm.role', 'r.permissions'])
+    .where('m.organization_id', '=', organizationId)
+    .where('m.user_id', 'in', [callerId, userId])
+    .where(unexpired('m', now)),
 );
 
 /** The caller's role and its permissions, sorted; a non-member gets 403. */
-export async function permissionsOf(reader: Reader, actor: OrganizationActor): Promise<PermissionsView> {
-  const row = await reader.first(callerGrants(reader.sql, actor.organizationId, actor.userId));
+export async function permissionsOf(reader: ClockedReader, actor: OrganizationActor): Promise<PermissionsView> {
+  const row = await reader.first(callerGrants(reader.sql, actor.organizationId, actor.userId, nowFor(reader)));
   assertMember(row?.role);
   const held = actor.roles.permissionsOf(row.role, row.permissions) ?? NONE;
   assertHolds(held, actor.permission);
@@ -60,18 +74,24 @@ function assertKnown(actor: OrganizationActor, permissions: readonly string[]): 
  * `members:read`; a user who is not a member holds none.
  */
 export async function checkPermissions(
-  reader: Reader,
+  reader: ClockedReader,
   actor: OrganizationActor,
   permissions: readonly string[],
   userId = actor.userId,
 ): Promise<PermissionCheck> {
   assertKnown(actor, permissions);
-  const row = await reader.first(callerAndUserGrants(reader.sql, actor.organizationId, actor.userId, userId));
-  if (!row) throw notInOrganization();
-  const callerHolds = actor.roles.permissionsOf(row.role, row.permissions) ?? NONE;
+  const rows = await reader.all(
+    callerAndUserGrants(reader.sql, actor.organizationId, actor.userId, userId, nowFor(reader)),
+  );
+  const holds = (user: string) => {
+    const row = rows.find((candidate) => candidate.user_id === user);
+    return row && (actor.roles.permissionsOf(row.role, row.permissions) ?? NONE);
+  };
+  const callerHolds = holds(actor.userId);
+  if (!callerHolds) throw notInOrganization();
   assertHolds(callerHolds, actor.permission);
   if (userId !== actor.userId) assertHolds(callerHolds, 'members:read');
-  const held = row.user_role === null ? NONE : (actor.roles.permissionsOf(row.user_role, row.user_permissions) ?? NONE);
+  const held = holds(userId) ?? NONE;
   const results: Record<string, boolean> = {};
   for (const permission of permissions) results[permission] = held.has(permission);
   return { user_id: userId, allowed: permissions.every((permission) => results[permission]), results };
