@@ -1,7 +1,7 @@
 /**
  * The README and the docs kept true. The README's tour and the shell examples of docs/api.md that
  * go on from it run, in that order, with bash against the service started as `npm start` starts
- * it, and print what their `# →` lines say. The tables name every setting (README, with its
+ * it, with the roles file the README's first block writes, and print what their `# →` lines say. The tables name every setting (README, with its
  * default), REST endpoint, error code, audit event type (docs/api.md, with an example `data` the
  * event schema accepts) and metric (docs/operations.md) the code has, and nothing else.
  * In README.md, client/README.md and docs/*.md every relative link resolves to a file of the
@@ -18,7 +18,15 @@ import { appRouter } from '../server/modules/router.ts';
 import { procedureMetas } from '../server/platform/rpc/init.ts';
 import { ERROR_STATUS } from '../shared/errors.ts';
 import { EVENT_TYPES, eventDataSchemas } from '../shared/events.ts';
-import { codeOf, parseMarkdown, readmeSettingRows, section, tableRows, type Markdown } from './support/markdown.ts';
+import {
+  codeBlock,
+  codeOf,
+  parseMarkdown,
+  readmeSettingRows,
+  section,
+  tableRows,
+  type Markdown,
+} from './support/markdown.ts';
 import { projectRoot, spawnService, type ServiceProcess } from './support/process.ts';
 
 const read = (path: string) => readFileSync(join(projectRoot, path), 'utf8');
@@ -60,9 +68,12 @@ const PRINTS = '# → ';
 const printedPattern = (expected: string) =>
   new RegExp(`^${expected.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/…/g, '.+?')}$`);
 
-function runBash(script: string, env: Record<string, string>) {
+/** The last line of the README's `sh roles-file` block: the start the tour runs against. */
+const ROLES_FILE_START = 'ROLES_FILE=data/roles.json npm start';
+
+function runBash(script: string, env: Record<string, string>, cwd = projectRoot) {
   const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {
-    cwd: projectRoot,
+    cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
   });
   let stdout = '';
@@ -82,18 +93,29 @@ describe('the README tour', () => {
   });
 
   describe('run with bash against the service', () => {
-    let dataDir: string;
+    // A folder of its own stands for the repository's: the tour's `./data` is its `data`.
+    const folder = mkdtempSync(join(tmpdir(), 'orgs-readme-'));
+    const dataDir = join(folder, 'data');
     let service: ServiceProcess | undefined;
 
     beforeAll(async () => {
+      // The README's first block writes the roles file, then starts the service with it: the
+      // writing runs as it is, the start as its last line says.
+      const lines = codeBlock(readme, 'sh roles-file').split('\n');
+      expect(lines.at(-1)).toBe(ROLES_FILE_START);
+      const written = await runBash(lines.slice(0, -1).join('\n'), {}, folder);
+      expect(written.status, written.stderr).toBe(0);
       // As on a fresh clone: no JWT_SECRET, so the service and `npm run token` share the
       // development secret in DATA_DIR.
-      dataDir = mkdtempSync(join(tmpdir(), 'orgs-readme-'));
-      service = await spawnService({ DATABASE_URL: `file:${join(dataDir, 'orgs.db')}`, DATA_DIR: dataDir });
+      service = await spawnService({
+        DATABASE_URL: `file:${join(dataDir, 'orgs.db')}`,
+        DATA_DIR: dataDir,
+        ROLES_FILE: join(dataDir, 'roles.json'),
+      });
     });
     afterAll(() => {
       service?.kill();
-      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(folder, { recursive: true, force: true });
     });
 
     it('prints, line by line, what its # → lines say, and exits 0', { timeout: 120_000 }, async () => {

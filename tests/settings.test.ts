@@ -7,7 +7,8 @@
  * Four processes show most of them, several settings each, every one on a database of its own and
  * on loopback only; a few are shown by the tests of other files that start the bundle.
  */
-import { readFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -95,6 +96,10 @@ const PROOFS: Record<string, string[]> = {
   ],
   METRICS_HOST: ['serves metrics at METRICS_HOST:METRICS_PORT, showing a pool of DB_POOL_SIZE connections'],
   LOG_LEVEL: ['logged only what is at LOG_LEVEL or above'],
+  ROLES_FILE: [
+    "answers the check of ROLES_FILE's application permissions as its grants and instance roles say",
+    'tests/startup.test.ts › a file that does not exist: one line naming ROLES_FILE and the path',
+  ],
   DATA_DIR: [
     'keeps its data in the DATABASE_URL file, and verifies tokens with the development secret it made in DATA_DIR',
     'tests/startup.test.ts › for the development secret (DATA_DIR)',
@@ -567,6 +572,13 @@ describe('the bundle on an in-memory database, with token keys of both kinds', (
   }
   let firstKey: Awaited<ReturnType<typeof ecKey>>;
   let secondKey: Awaited<ReturnType<typeof ecKey>>;
+  /** The ROLES_FILE: two permissions of the application, one granted to members, and an instance role. */
+  const ROLES = {
+    permissions: { 'reports:read': 'Read the reports', 'reports:export': 'Export the reports' },
+    roles: { auditor: { description: 'Reads the reports', permissions: ['organization:read', 'reports:read'] } },
+    grants: { admin: ['reports:read', 'reports:export'], member: ['reports:export'] },
+  };
+  const rolesDir = mkdtempSync(join(tmpdir(), 'orgs-settings-roles-'));
 
   beforeAll(async () => {
     firstKey = await ecKey('first');
@@ -580,8 +592,11 @@ describe('the bundle on an in-memory database, with token keys of both kinds', (
     jwksServer.listen(0, '127.0.0.1');
     await once(jwksServer, 'listening');
     const { port } = jwksServer.address() as { port: number };
+    const rolesFile = join(rolesDir, 'roles.json');
+    writeFileSync(rolesFile, JSON.stringify(ROLES));
     service = await startBundle({
       DATABASE_URL: ':memory:',
+      ROLES_FILE: rolesFile,
       JWT_SECRET: TEST_SECRET,
       JWT_JWKS_URL: `http://127.0.0.1:${port}/jwks.json`,
       JWT_JWKS_COOLDOWN_MS: String(COOLDOWN_MS),
@@ -593,6 +608,7 @@ describe('the bundle on an in-memory database, with token keys of both kinds', (
   afterAll(() => {
     service?.kill();
     jwksServer?.close();
+    rmSync(rolesDir, { recursive: true, force: true });
   });
 
   /** An HS256 token signed with JWT_SECRET, from the issuer for the audience. */
@@ -606,6 +622,55 @@ describe('the bundle on an in-memory database, with token keys of both kinds', (
     expect(me.body).toMatchObject({ email: 'remembered@example.com' });
     // Not a file of that name, as a file: URL would make.
     expect(existsSync(join(projectRoot, ':memory:'))).toBe(false);
+  });
+
+  it("answers the check of ROLES_FILE's application permissions as its grants and instance roles say", async () => {
+    const ownerToken = await secretToken('reports-owner');
+    const organizationId = await createUserAndOrganization(service.baseUrl, 'reports-owner', ownerToken);
+    for (const [id, role] of [
+      ['reports-member', 'member'],
+      ['reports-auditor', 'auditor'],
+    ] as const) {
+      const user = await restCall(service.baseUrl, 'POST', '/users', await secretToken(id), {
+        first_name: 'Report',
+        last_name: 'Reader',
+        email: `${id}@example.com`,
+      });
+      expect(user.status).toBe(201);
+      const added = await restCall(
+        service.baseUrl,
+        'POST',
+        '/organization-user',
+        ownerToken,
+        { email: `${id}@example.com`, role },
+        organizationId,
+      );
+      expect(added.status, JSON.stringify(added.body)).toBe(201);
+    }
+    const check = (permissions: string[], userId?: string) =>
+      restCall(service.baseUrl, 'POST', `/organizations/${organizationId}/permissions/check`, ownerToken, {
+        permissions,
+        user_id: userId,
+      });
+    const reports = ['reports:read', 'reports:export'];
+    // Without the file both names would be unknown, and each check a 400.
+    expect((await check(reports)).body).toEqual({
+      user_id: 'reports-owner',
+      allowed: true,
+      results: { 'reports:read': true, 'reports:export': true },
+    });
+    expect((await check(reports, 'reports-member')).body.results).toEqual({
+      'reports:read': false,
+      'reports:export': true,
+    });
+    expect((await check(reports, 'reports-auditor')).body.results).toEqual({
+      'reports:read': true,
+      'reports:export': false,
+    });
+    // A name the file does not declare is still unknown: a 400 that names it.
+    const unknown = await check(['reports:delete']);
+    expect(unknown.status).toBe(400);
+    expect(JSON.stringify(unknown.body)).toContain('reports:delete');
   });
 
   it('verifies HS256 tokens with JWT_SECRET and ES256 ones from JWT_JWKS_URL, with JWT_ISSUER and JWT_AUDIENCE', async () => {

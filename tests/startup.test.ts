@@ -6,7 +6,7 @@
  */
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -99,6 +99,49 @@ describe('start-up settings', () => {
     expectOneLineFailure(
       result,
       new RegExp(`SHUTDOWN_TIMEOUT_MS must be longer than SHUTDOWN_DRAIN_MS plus .* ${neededMs} ms`),
+    );
+  });
+});
+
+// Behaviour §1 and §11: the roles file is read at start, and one it cannot use stops it.
+describe('a ROLES_FILE the start cannot use', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'orgs-roles-file-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const startWith = (path: string) =>
+    runToExit(SERVICE_ENTRY, { JWT_SECRET: TEST_SECRET, DATABASE_URL: ':memory:', ROLES_FILE: path });
+  const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+  it.each([
+    // V8 quotes the lines around the mistake: the start still prints one.
+    [
+      'not JSON',
+      '{\n  "permissions": {\n    "reports:read": Read the reports\n  }\n}\n',
+      "not JSON: Unexpected token 'R'",
+    ],
+    [
+      'a grant to owner',
+      '{"permissions": {"reports:read": ""}, "grants": {"owner": ["reports:read"]}}',
+      'grants: Unrecognized key: "owner"',
+    ],
+    [
+      'a role with an undeclared permission',
+      '{"roles": {"auditor": {"permissions": ["reports:read"]}}}',
+      'roles.auditor.permissions: Unknown permission: reports:read',
+    ],
+  ])('%s: one line naming ROLES_FILE, its path and the problem', (name, content, problem) => {
+    const path = join(dir, `${name.replaceAll(' ', '-')}.json`);
+    writeFileSync(path, content);
+    expectOneLineFailure(
+      startWith(path),
+      new RegExp(`^Invalid settings: ROLES_FILE \\(${escaped(path)}\\): ${escaped(problem)}`),
+    );
+  });
+
+  it('a file that does not exist: one line naming ROLES_FILE and the path', () => {
+    const path = join(dir, 'missing.json');
+    expectOneLineFailure(
+      startWith(path),
+      new RegExp(`^Invalid settings: ROLES_FILE \\(${escaped(path)}\\): cannot be read: ENOENT`),
     );
   });
 });
