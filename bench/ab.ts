@@ -10,9 +10,10 @@
  * from run to run.
  *
  * Settings: AB_SCENARIOS (letters, default `abcegh`; `d`, the list of 10,000 members, seeds 10,000
- * users more), AB_ROUNDS (default 4), AB_SECONDS (measured seconds per scenario and round, default
- * 5, after 2 of warm-up), AB_PROFILE_DIR (a CPU profile of each server run written there, `node
- * --cpu-prof`). The first entry must be the service: it creates the schema.
+ * users more; `i` and `j` are the permission checks, for which every server starts with the bench's
+ * ROLES_FILE, bench/permissions.ts), AB_ROUNDS (default 4), AB_SECONDS (measured seconds per
+ * scenario and round, default 5, after 2 of warm-up), AB_PROFILE_DIR (a CPU profile of each server
+ * run written there, `node --cpu-prof`). The first entry must be the service: it creates the schema.
  */
 import { execFileSync } from 'node:child_process';
 import { basename, resolve } from 'node:path';
@@ -20,6 +21,7 @@ import autocannon from 'autocannon';
 import { SERVICE_ARGUMENTS, SERVICE_ENTRY, spawnService, type ServiceProcess } from '../tests/support/process.ts';
 import { TEST_SECRET } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
+import { writeRolesFile } from './permissions.ts';
 import { cpuMicroseconds } from './process-usage.ts';
 import { autocannonOptions, scenariosOf, title } from './scenarios.ts';
 import { seed } from './seed.ts';
@@ -70,7 +72,14 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 async function main() {
   const database = await createDatabase('ab');
-  const env = { DATABASE_URL: database.url, JWT_SECRET: TEST_SECRET, NODE_ENV: 'production', RATE_LIMIT_MAX: '0' };
+  // ROLES_FILE: the application permissions that (j) checks.
+  const env = {
+    DATABASE_URL: database.url,
+    JWT_SECRET: TEST_SECRET,
+    NODE_ENV: 'production',
+    RATE_LIMIT_MAX: '0',
+    ROLES_FILE: await writeRolesFile(),
+  };
   const samples = new Map<string, Sample[]>();
   const servers: ServiceProcess[] = [];
   try {

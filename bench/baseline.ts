@@ -1,9 +1,10 @@
 /**
  * The hand-written baseline of `npm run bench`: node:http, mysql2 and an HS256 check on
  * node:crypto, serving the endpoints the scenarios call with the contract's rules (permissions,
- * last owner, validation, audit events, retries on a multi-primary cluster). It is the bar the
- * service is measured against, so it is written to be as fast as a careful hand-written server can
- * be while staying correct. Not part of the product.
+ * last owner, validation, audit events, retries on a multi-primary cluster, the permission check
+ * with the application permissions of ROLES_FILE). It is the bar the service is measured against,
+ * so it is written to be as fast as a careful hand-written server can be while staying correct.
+ * Not part of the product.
  *
  * How a membership change runs (POST, PUT, DELETE /organization-user), in two round trips:
  *   1. `START TRANSACTION; UPDATE organizations SET version = version + 1 WHERE id = ?; SELECT ...`
@@ -41,9 +42,11 @@
  * change made by an admin after the event that demoted them.
  */
 import { createHmac, createSecretKey, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { PoolConnection as CorePoolConnection, QueryOptions } from 'mysql2';
 import mysql, { type PoolConnection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
+import { SERVICE_PERMISSIONS } from './permissions.ts';
 
 // A key object made once: createHmac given the raw bytes makes one on every call (~10 µs a token).
 const secret = createSecretKey(Buffer.from(process.env.JWT_SECRET ?? ''));
@@ -70,13 +73,21 @@ pool.on('connection', (connection) => {
   );
 });
 
+/** A field of the request and what is wrong with it, as the service lists them in a 400's `issues`. */
+interface Issue {
+  field: string;
+  problem: string;
+}
+
 class HttpError extends Error {
   readonly status: number;
   readonly code: string;
-  constructor(status: number, code: string, message: string) {
+  readonly issues: Issue[] | undefined;
+  constructor(status: number, code: string, message: string, issues?: Issue[]) {
     super(message);
     this.status = status;
     this.code = code;
+    this.issues = issues;
   }
 }
 /** A response body already written as JSON. */
@@ -88,6 +99,8 @@ class JsonText {
 }
 
 const badRequest = (message: string) => new HttpError(400, 'BAD_REQUEST', message);
+const invalid = (field: string, problem: string) =>
+  new HttpError(400, 'BAD_REQUEST', `${field}: ${problem}`, [{ field, problem }]);
 const unauthorized = () => new HttpError(401, 'UNAUTHORIZED', 'Missing or invalid bearer token');
 const forbidden = (message: string) => new HttpError(403, 'FORBIDDEN', message);
 const notFound = (message: string) => new HttpError(404, 'NOT_FOUND', message);
@@ -219,6 +232,12 @@ function organizationIdOf(request: IncomingMessage): string {
   const value = request.headers['organization_id'];
   if (typeof value !== 'string' || !UUID.test(value)) throw badRequest('organization_id: expected a UUID');
   return value;
+}
+
+/** An organization id in a path: any case, lower-cased as the service does. */
+function organizationIdIn(value: string): string {
+  if (!UUID.test(value)) throw badRequest('organization_id: expected a UUID');
+  return value.toLowerCase();
 }
 
 // ---- time and event ids ----------------------------------------------------------------------
@@ -748,12 +767,13 @@ async function getMember(
   scope: Scope,
 ): Promise<[number, unknown]> {
   const rows = await read<RowDataPacket[]>(scope, {
-    sql: `select m.user_id, m.role, m.created_at, m.updated_at, u.first_name, u.last_name, u.email
+    sql: `select m.user_id, m.role, m.created_at, m.updated_at, u.first_name, u.last_name, u.email, m.expires_at
      from organization_users actor
      left join organization_users m on m.organization_id = actor.organization_id and m.user_id = ?
+       and (m.expires_at is null or m.expires_at > ?)
      left join users u on u.id = m.user_id
-     where actor.organization_id = ? and actor.user_id = ?`,
-    values: [userId, organizationId, caller.userId],
+     where actor.organization_id = ? and actor.user_id = ? and (actor.expires_at is null or actor.expires_at > ?)`,
+    values: [userId, storedNow(), organizationId, caller.userId, storedNow()],
   });
   const row = rows[0];
   if (!row) throw notInOrganization();
@@ -769,6 +789,7 @@ async function getMember(
       first_name: row.first_name,
       last_name: row.last_name,
       email: row.email,
+      expires_at: row.expires_at === null ? null : iso(row.expires_at),
     },
   ];
 }
@@ -783,27 +804,170 @@ async function getMember(
 async function listMembers(caller: Caller, organizationId: string, scope: Scope): Promise<[number, unknown]> {
   const rows = await read<RowDataPacket[][]>(scope, {
     sql: `select m.user_id, u.first_name, u.last_name, m.role, u.email,
-         date_format(m.created_at, '%Y-%m-%d %H:%i:%s')
+         date_format(m.created_at, '%Y-%m-%d %H:%i:%s'), m.expires_at
        from organization_users actor
        join organization_users m on m.organization_id = actor.organization_id
+         and (m.expires_at is null or m.expires_at > ?)
        join users u on u.id = m.user_id
-       where actor.organization_id = ? and actor.user_id = ?
+       where actor.organization_id = ? and actor.user_id = ? and (actor.expires_at is null or actor.expires_at > ?)
        order by m.created_at, m.user_id`,
     rowsAsArray: true,
-    values: [organizationId, caller.userId],
+    values: [storedNow(), organizationId, caller.userId, storedNow()],
   });
   if (rows.length === 0) throw notInOrganization();
   let text = '';
-  for (const [userId, firstName, lastName, role, email, createdAt] of rows) {
-    // The role is one of three words and the timestamp digits: neither needs escaping.
-    text += `,{"user_id":${JSON.stringify(userId)},"first_name":${JSON.stringify(firstName)},"last_name":${JSON.stringify(lastName)},"role":"${role}","email":${JSON.stringify(email)},"created_at":"${createdAt}"}`;
+  for (const [userId, firstName, lastName, role, email, createdAt, expiresAt] of rows) {
+    // A role is of a-z, 0-9, `_` and `-`, and the timestamps digits: neither needs escaping.
+    const expiry = expiresAt === null ? 'null' : `"${iso(expiresAt as unknown as string)}"`;
+    text += `,{"user_id":${JSON.stringify(userId)},"first_name":${JSON.stringify(firstName)},"last_name":${JSON.stringify(lastName)},"role":"${role}","email":${JSON.stringify(email)},"created_at":"${createdAt}","expires_at":${expiry}}`;
   }
   return [200, new JsonText(`[${text.slice(1)}]`)];
+}
+
+// ---- permissions -----------------------------------------------------------------------------
+
+const PERMISSION_NAME = /^[a-z][a-z0-9_-]{0,39}:[a-z][a-z0-9_-]{0,39}$/;
+const MAX_PERMISSIONS_CHECKED = 100;
+const OWNERS_ONLY = new Set(['organization:delete', 'ownership:transfer']);
+const MEMBERS_OWN = ['organization:read', 'members:read', 'roles:read', 'teams:read'];
+
+/**
+ * The application's permissions and their grants to `admin` and `member`, from the file ROLES_FILE
+ * names ({"permissions": {name: description}, "roles": ..., "grants": {"admin": [...], "member":
+ * [...]}}), none without it. The file is the bench's own, taken as valid.
+ */
+function readRolesFile(): {
+  permissions: string[];
+  admin: string[];
+  member: string[];
+  roles: Array<[string, string[]]>;
+} {
+  if (!process.env.ROLES_FILE) return { permissions: [], admin: [], member: [], roles: [] };
+  const file = JSON.parse(readFileSync(process.env.ROLES_FILE, 'utf8'));
+  return {
+    permissions: Object.keys(file.permissions ?? {}),
+    admin: file.grants?.admin ?? [],
+    member: file.grants?.member ?? [],
+    roles: Object.entries(file.roles ?? {}).map(([name, role]) => [
+      name,
+      (role as { permissions: string[] }).permissions,
+    ]),
+  };
+}
+
+const rolesFile = readRolesFile();
+/** Every permission a check may name: the service's own and the application's. */
+const KNOWN_PERMISSIONS: ReadonlySet<string> = new Set([...SERVICE_PERMISSIONS, ...rolesFile.permissions]);
+/** The built-in roles: an owner holds every permission, an admin all but the owners' own, plus the grants. */
+const ROLE_PERMISSIONS = new Map<string, ReadonlySet<string>>([
+  ['owner', KNOWN_PERMISSIONS],
+  ['admin', new Set([...SERVICE_PERMISSIONS.filter((name) => !OWNERS_ONLY.has(name)), ...rolesFile.admin])],
+  ['member', new Set([...MEMBERS_OWN, ...rolesFile.member])],
+  ...rolesFile.roles.map(([name, permissions]): [string, ReadonlySet<string>] => [name, new Set(permissions)]),
+]);
+const NONE: ReadonlySet<string> = new Set();
+/** An organization's own roles' permissions by their stored JSON, parsed once each. */
+const parsedRoles = new Map<string, ReadonlySet<string>>();
+
+function permissionsOfRole(role: string, stored: string | null): ReadonlySet<string> {
+  const fixed = ROLE_PERMISSIONS.get(role);
+  if (fixed) return fixed;
+  if (stored === null) return NONE;
+  let parsed = parsedRoles.get(stored);
+  if (!parsed) parsedRoles.set(stored, (parsed = new Set(JSON.parse(stored) as string[])));
+  return parsed;
+}
+
+interface CheckInput {
+  permissions: string[];
+  userId: string;
+}
+
+/** The body of a check: 1 to 100 distinct known names, and whose (default: the caller's). */
+function checkInput(body: Record<string, unknown>, caller: Caller): CheckInput {
+  const permissions = body.permissions;
+  if (!Array.isArray(permissions)) throw invalid('permissions', 'expected an array');
+  if (permissions.length < 1 || permissions.length > MAX_PERMISSIONS_CHECKED)
+    throw invalid('permissions', `1 to ${MAX_PERMISSIONS_CHECKED} names`);
+  for (let index = 0; index < permissions.length; index++) {
+    const name = permissions[index];
+    if (typeof name !== 'string' || !PERMISSION_NAME.test(name))
+      throw invalid(`permissions.${index}`, 'Must be <resource>:<action>');
+    if (!KNOWN_PERMISSIONS.has(name)) throw invalid(`permissions.${index}`, `Unknown permission: ${name}`);
+    if (permissions.indexOf(name) !== index) throw invalid('permissions', `Names ${name} more than once`);
+  }
+  const userId = body.user_id === undefined ? caller.userId : text(body.user_id, 'user_id', 1, 128);
+  return { permissions, userId };
+}
+
+/**
+ * What the caller and `userId` (the caller again when they ask about themselves) hold in the
+ * organization, by user id; no entry for a non-member, or for a membership that has expired. One
+ * statement: a built-in or instance role's permissions are in ROLE_PERMISSIONS, an organization's
+ * own role's come with the membership from organization_roles.
+ */
+async function membersPermissions(
+  scope: Scope,
+  organizationId: string,
+  callerId: string,
+  userId: string,
+): Promise<Map<string, ReadonlySet<string>>> {
+  const rows = await read<RowDataPacket[][]>(scope, {
+    sql: `select m.user_id, m.role, r.permissions from organization_users m
+      left join organization_roles r on r.organization_id = m.organization_id and r.name = m.role
+      where m.organization_id = ? and m.user_id in (?, ?) and (m.expires_at is null or m.expires_at > ?)`,
+    rowsAsArray: true,
+    values: [organizationId, callerId, userId, storedNow()],
+  });
+  const held = new Map<string, ReadonlySet<string>>();
+  for (const [user, role, stored] of rows as unknown as [string, string, string | null][]) {
+    held.set(user, permissionsOfRole(role, stored));
+  }
+  return held;
+}
+
+/** Whether the user (default: the caller) holds each permission named; a non-member holds none. */
+async function checkPermissions(
+  caller: Caller,
+  organizationId: string,
+  body: Record<string, unknown>,
+  scope: Scope,
+): Promise<[number, unknown]> {
+  let input: CheckInput;
+  try {
+    input = checkInput(body, caller);
+  } catch (error) {
+    // A caller who may not act is told 403, whatever the body holds (behaviour §3.2).
+    const held = await membersPermissions(scope, organizationId, caller.userId, caller.userId);
+    throw held.has(caller.userId) ? error : notInOrganization();
+  }
+  const held = await membersPermissions(scope, organizationId, caller.userId, input.userId);
+  const callers = held.get(caller.userId);
+  if (!callers) throw notInOrganization();
+  // Every built-in role holds both; an organization's own role need not.
+  if (!callers.has('organization:read')) throw forbidden('You may not read this organization');
+  if (input.userId !== caller.userId && !callers.has('members:read'))
+    throw forbidden("Only a member who may read its members may check another member's permissions");
+  const users = held.get(input.userId);
+  let allowed = true;
+  let results = '';
+  for (const name of input.permissions) {
+    const holds = users?.has(name) === true;
+    allowed &&= holds;
+    // A permission's name is of a-z, 0-9, `_`, `-` and one `:`: nothing to escape.
+    results += `,"${name}":${holds}`;
+  }
+  return [
+    200,
+    new JsonText(`{"user_id":${JSON.stringify(input.userId)},"allowed":${allowed},"results":{${results.slice(1)}}}`),
+  ];
 }
 
 // ---- routing ---------------------------------------------------------------------------------
 
 const MEMBER_PATH = '/organization-user/';
+/** `POST /organizations/{organization_id}/permissions/check`, also under /api. */
+const CHECK_PATH = /^(?:\/api)?\/organizations\/([^/]*)\/permissions\/check$/;
 
 async function handle(request: IncomingMessage, scope: Scope): Promise<[number, unknown]> {
   const path = (request.url ?? '/').split('?')[0]!;
@@ -828,6 +992,9 @@ async function handle(request: IncomingMessage, scope: Scope): Promise<[number, 
       throw badRequest('user_id: malformed percent-encoding');
     }
     return getMember(caller, organizationIdOf(request), text(userId, 'user_id', 1, 128), scope);
+  } else if (method === 'POST') {
+    const check = CHECK_PATH.exec(path);
+    if (check) return checkPermissions(caller, organizationIdIn(check[1]!), await readBody(request), scope);
   }
   throw notFound('No such route');
 }
@@ -847,8 +1014,13 @@ function answerError(response: ServerResponse, error: unknown) {
     console.error(error);
     error = new HttpError(500, 'INTERNAL_SERVER_ERROR', 'Internal error');
   }
-  const { status, code, message } = error as HttpError;
-  answer(response, status, { code, message }, status === 503 ? { 'retry-after': '1' } : {});
+  const { status, code, message, issues } = error as HttpError;
+  answer(
+    response,
+    status,
+    issues ? { code, message, issues } : { code, message },
+    status === 503 ? { 'retry-after': '1' } : {},
+  );
 }
 
 const server = createServer((request: IncomingMessage, response: ServerResponse) => {

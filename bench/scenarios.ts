@@ -1,5 +1,5 @@
 /**
- * The scenarios (a) to (h), written once for `npm run bench` (bench/run.ts) and `npm run bench:ab`
+ * The scenarios (a) to (j), written once for `npm run bench` (bench/run.ts) and `npm run bench:ab`
  * (bench/ab.ts), which measure them each its own way: each scenario's letter, name, connections,
  * the load it drives (autocannon options) built from the seeded data (bench/seed.ts) for a run,
  * whether it is a fixed amount of requests, and how what it changes is put back.
@@ -8,6 +8,7 @@ import type autocannon from 'autocannon';
 import type mysql from 'mysql2/promise';
 import { pooled } from '../tests/support/pooled.ts';
 import { addsAndRemoves, newUsers, organizationCreations, roleFlips } from './loads.ts';
+import { CHECKED_PERMISSIONS } from './permissions.ts';
 import { callAs, email, ownerToken, SMALL, SPARES, userId, type Seeded } from './seed.ts';
 
 /** autocannon's options for a run; `path`, that of a run of one request, goes into the URL. */
@@ -51,6 +52,19 @@ const CREATED_ORGANIZATION_NAME = 'bench created';
 const MOST_CREATIONS_PER_SECOND = 6_000;
 /** (f)'s spare users handed out so far: each connection of each run takes the next (see SPARES). */
 let sparesTaken = 0;
+
+/** A member (role `member`) of the organization of 100 whom no scenario changes: (e) flips the first 32. */
+const CHECKING_MEMBER = SMALL.owner + SMALL.members - 1;
+
+/** `POST /organizations/{id}/permissions/check` of `permissions`, by CHECKING_MEMBER of their own. */
+async function permissionChecks(seeded: Seeded, permissions: string[]): Promise<Load> {
+  return {
+    method: 'POST',
+    path: `/organizations/${seeded.small}/permissions/check`,
+    headers: { authorization: `Bearer ${await ownerToken(CHECKING_MEMBER)}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ permissions }),
+  };
+}
 
 /** The owner of the organization of 100, reading it. */
 async function smallOwnerReads(seeded: Seeded, path: string): Promise<Load> {
@@ -152,12 +166,27 @@ export const SCENARIOS: Scenario[] = [
       await database.query('delete from organizations where name = ?', [CREATED_ORGANIZATION_NAME]);
     },
   },
+  {
+    letter: 'i',
+    name: 'POST .../permissions/check, 1 permission',
+    connections: CONNECTIONS,
+    load: (seeded) => permissionChecks(seeded, ['members:read']),
+  },
+  {
+    letter: 'j',
+    name: 'POST .../permissions/check, 20 permissions',
+    connections: CONNECTIONS,
+    load: (seeded) => permissionChecks(seeded, CHECKED_PERMISSIONS),
+  },
 ];
 
 /** The scenarios named by their letters (`abe`), in their order; an unknown letter throws. */
 export function scenariosOf(letters: string): Scenario[] {
   const unknown = [...letters].filter((letter) => !SCENARIOS.some((scenario) => scenario.letter === letter));
-  if (unknown.length) throw new Error(`No scenario ${unknown.join(', ')}: the scenarios are a to h`);
+  if (unknown.length) {
+    const known = SCENARIOS.map((scenario) => scenario.letter).join('');
+    throw new Error(`No scenario ${unknown.join(', ')}: the scenarios are ${known}`);
+  }
   return SCENARIOS.filter((scenario) => letters.includes(scenario.letter));
 }
 
