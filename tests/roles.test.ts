@@ -20,7 +20,7 @@ import { addMember, registerUser, type TestUser } from './support/fixtures.ts';
 import { expireInvitation, invite, organizationWithRoles, storedState } from './support/lifecycle.ts';
 import { EXPECTED } from './support/permissions.ts';
 import { createRole, giveRole, listRoles, rolePath, rolesPath } from './support/roles.ts';
-import { useServer } from './support/server.ts';
+import { startTestServer, useServer } from './support/server.ts';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -584,6 +584,27 @@ describeOnEachDatabase('organization roles (behaviour §11)', (target) => {
         expect(answer.body.message).toContain('reporter');
       }
       expect(await listRoles(withFile(), member, organizationId)).toEqual(listed);
+    });
+
+    it("lets an instance role declared later count instead of an organization's own role of that name", async () => {
+      const { owner, member, organizationId } = await organizationWithRoles(server());
+      await createRole(server(), owner, organizationId, 'reporter', ['members:read']);
+      await giveRole(server(), owner, organizationId, member, 'reporter');
+      // The same database, served by an instance whose roles file has an instance role `reporter`.
+      const later = await startTestServer(server().databaseUrl, { ROLES_FILE, MIGRATE_ON_START: 'false' });
+      try {
+        const listed = await listRoles(later, owner, organizationId);
+        expect(listed.filter((role) => role.role === 'reporter')).toEqual([
+          expect.objectContaining({ kind: 'instance', permissions: ['organization:read', 'reports:export'] }),
+        ]);
+        const check = await later.call('POST', `/organizations/${organizationId}/permissions/check`, {
+          token: member.token,
+          body: { permissions: ['reports:export', 'members:read'] },
+        });
+        expect(check.body.results).toEqual({ 'reports:export': true, 'members:read': false });
+      } finally {
+        await later.service.close();
+      }
     });
   });
 });

@@ -99,7 +99,9 @@ export async function listRoles(reader: ClockedReader, actor: OrganizationActor)
   const own = rows.filter((row): row is typeof row & StoredRole => row.name !== null);
   const actorRoleRow = own.find((row) => row.name === actorRole);
   assertHolds(actor.roles.permissionsOf(actorRole, actorRoleRow?.permissions) ?? NONE, actor.permission);
-  return [...[...actor.roles.fixedRoles.values()].map(fixedRoleView), ...own.map(storedRoleView)];
+  // A role of its own that a roles file declared later as an instance role no longer counts.
+  const counted = own.filter((row) => !actor.roles.fixedRoles.has(row.name));
+  return [...[...actor.roles.fixedRoles.values()].map(fixedRoleView), ...counted.map(storedRoleView)];
 }
 
 /**
