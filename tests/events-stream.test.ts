@@ -5,12 +5,12 @@
  * and delivery within one second of a change made through another instance of the service.
  */
 import { connect } from 'node:net';
-import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { createClient, type Client } from '../client/src/index.ts';
-import { toDbTimestamp, type Database } from '../server/platform/database/schema.ts';
+import type { Database } from '../server/platform/database/schema.ts';
 import type { AuditEvent } from '../shared/events.ts';
 import { databaseTargets } from './support/databases.ts';
+import { writeEvents } from './support/events.ts';
 import { addMember, createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import { spawnService, type ServiceProcess } from './support/process.ts';
 import { useServer, type TestServer } from './support/server.ts';
@@ -223,27 +223,9 @@ describe.skipIf(!mariadb.available)('audit event subscriptions on mariadb', () =
 
     // Far more than the socket buffers and the subscriber's backlog hold: 10,000 events of ~1 KB,
     // written straight to the table as if as many changes had committed.
-    const db = server().service.orm.em.getKysely<Database>();
-    const description = 'x'.repeat(1000);
     const count = 10_000;
-    const ids = Array.from({ length: count }, () => uuidv7()).sort();
+    const ids = await writeEvents(server().service.orm.em.getKysely<Database>(), busy, owner.id, count);
     expect(ids[0]! > start).toBe(true);
-    for (let first = 0; first < count; first += 500) {
-      await db
-        .insertInto('organization_events')
-        .values(
-          ids.slice(first, first + 500).map((event_id) => ({
-            event_id,
-            organization_id: busy,
-            type: 'organization.created',
-            actor_user_id: owner.id,
-            subject_user_id: owner.id,
-            data: JSON.stringify({ organization_name: 'Busy', organization_description: description }),
-            created_at: toDbTimestamp('mysql', new Date()),
-          })),
-        )
-        .execute();
-    }
 
     await reader.received(count);
     reader.stop();

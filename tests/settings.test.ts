@@ -16,13 +16,13 @@ import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
 import mysql from 'mysql2/promise';
-import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it, type RunnerTask } from 'vitest';
 import { createClient } from '../client/src/index.ts';
-import { toDbTimestamp, type Database } from '../server/platform/database/schema.ts';
+import type { Database } from '../server/platform/database/schema.ts';
 import { migrate, openDatabase, type Orm } from '../server/platform/database/orm.ts';
 import { spawnQuietService, statusOf, type QuietService } from './support/bundle-processes.ts';
 import { databaseTargets, type DatabaseTarget, type TestDatabase } from './support/databases.ts';
+import { writeEvents } from './support/events.ts';
 import { uniqueId } from './support/fixtures.ts';
 import { readmeSettingRows } from './support/markdown.ts';
 import { freePorts } from './support/ports.ts';
@@ -507,25 +507,7 @@ describe.skipIf(!mariadb.available)('the bundle on MariaDB', () => {
       // Far more than the socket buffers hold, and ten times the default backlog: 10,000 events
       // of ~1 KB, written straight to the table as if as many changes had committed.
       const count = 10_000;
-      const ids = Array.from({ length: count }, () => uuidv7()).sort();
-      const db = orm!.em.getKysely<Database>();
-      const data = JSON.stringify({ organization_name: 'Busy', organization_description: 'x'.repeat(1000) });
-      for (let first = 0; first < count; first += 500) {
-        await db
-          .insertInto('organization_events')
-          .values(
-            ids.slice(first, first + 500).map((event_id) => ({
-              event_id,
-              organization_id: organizationId,
-              type: 'organization.created',
-              actor_user_id: id,
-              subject_user_id: id,
-              data,
-              created_at: toDbTimestamp('mysql', new Date()),
-            })),
-          )
-          .execute();
-      }
+      const ids = await writeEvents(orm!.em.getKysely<Database>(), organizationId, id, count);
       expect(await eventually(() => read === count, 30_000)).toBe(true);
 
       // The stuck client reads at last: every event, on a stream still open.
