@@ -43,7 +43,7 @@ import {
   unexpired,
   type OrganizationActor,
 } from '../../platform/access.ts';
-import { isoTimestamp, toDate } from '../../platform/database/timestamps.ts';
+import { isoTimestamp, isoTimestampOrNull, toDate } from '../../platform/database/timestamps.ts';
 import type { Db, Tx } from '../../platform/database/transaction.ts';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -77,7 +77,7 @@ const toView = (row: InvitationRow): InvitationView => ({
   invited_by: row.invited_by,
   created_at: isoTimestamp(row.created_at),
   expires_at: isoTimestamp(row.expires_at),
-  membership_expires_at: row.membership_expires_at === null ? null : isoTimestamp(row.membership_expires_at),
+  membership_expires_at: isoTimestampOrNull(row.membership_expires_at),
 });
 
 /** Pending and not yet expired at `now`, else 410. */
@@ -327,7 +327,7 @@ export async function acceptInvitation(
     return await answerInvitation(db, caller, invitationId, async (tx, change, invitation) => {
       const { row, memberRole, lapsedMembership } = invitation;
       if (memberRole) throw alreadyMember();
-      const expiresAt = row.membership_expires_at === null ? null : isoTimestamp(row.membership_expires_at);
+      const expiresAt = isoTimestampOrNull(row.membership_expires_at);
       if (expiresAt !== null && new Date(expiresAt) <= tx.now) {
         throw gone('The membership this invitation offers has expired');
       }

@@ -35,7 +35,12 @@ import {
   type ClockedReader,
   type OrganizationActor,
 } from '../../platform/access.ts';
-import { isoTimestamp, listTimestamp, type StoredTimestamp } from '../../platform/database/timestamps.ts';
+import {
+  isoTimestamp,
+  isoTimestampOrNull,
+  listTimestamp,
+  type StoredTimestamp,
+} from '../../platform/database/timestamps.ts';
 import type { Db, Tx } from '../../platform/database/transaction.ts';
 
 const notAMember = () => notFound('The user is not a member of this organization');
@@ -57,14 +62,14 @@ const actorAndTarget = prepare(
  * The actor's role and the target's, with when the target's membership expires, read together (one
  * row; the same one when the target is the actor): under the organization's lock for a change.
  */
-export async function actorAndTargetRoles(reader: ClockedReader, actor: OrganizationActor, targetUserId: string) {
+async function actorAndTargetRoles(reader: ClockedReader, actor: OrganizationActor, targetUserId: string) {
   const row = await reader.first(
     actorAndTarget(reader.sql, actor.organizationId, actor.userId, targetUserId, nowFor(reader)),
   );
   return {
     actorRole: row?.actor_role,
     targetRole: row?.target_role ?? undefined,
-    targetExpiresAt: row?.target_expires_at == null ? null : isoTimestamp(row.target_expires_at),
+    targetExpiresAt: isoTimestampOrNull(row?.target_expires_at),
   };
 }
 
@@ -85,10 +90,6 @@ export async function ownersLeft(tx: Tx, organizationId: string, targetRole: Rol
 /** An ISO expiry (or none) as the database stores it. */
 const storedExpiry = (tx: Tx, expiresAt: string | null): DbTimestamp | null =>
   expiresAt === null ? null : tx.timestamp(new Date(expiresAt));
-
-/** A stored expiry (or none) as ISO 8601. */
-const isoExpiry = (expiresAt: StoredTimestamp | null): string | null =>
-  expiresAt === null ? null : isoTimestamp(expiresAt);
 
 const membershipInsert = prepare(
   (sql, organizationId: string, userId: string, role: Role, now: DbTimestamp, expiresAt: DbTimestamp | null) =>
@@ -357,7 +358,7 @@ export async function getMember(db: Db, actor: OrganizationActor, userId: string
     first_name: row.first_name ?? '',
     last_name: row.last_name ?? '',
     email: row.email ?? '',
-    expires_at: isoExpiry(row.expires_at),
+    expires_at: isoTimestampOrNull(row.expires_at),
   };
 }
 
@@ -399,7 +400,7 @@ export async function listMembers(
       replaceInPlace(
         replaceInPlace(row, 'created_at', listTimestamp(row.created_at)),
         'expires_at',
-        isoExpiry(row.expires_at),
+        isoTimestampOrNull(row.expires_at),
       ),
   );
 }

@@ -24,6 +24,10 @@ export const isoTimestamp = (value: StoredTimestamp): string =>
     ? `${value.slice(0, 10)}T${value.slice(11)}Z`
     : toDate(value).toISOString();
 
+/** A timestamp that may be absent (an expiry), as `isoTimestamp` writes it, or null. */
+export const isoTimestampOrNull = (value: StoredTimestamp | null | undefined): string | null =>
+  value == null ? null : isoTimestamp(value);
+
 /** `2026-11-22 12:34:56`, the member list's legacy form. */
 export const listTimestamp = (value: StoredTimestamp): string =>
   // MySQL already returns this form (with milliseconds): cut it rather than parse it, since the
