@@ -7,6 +7,7 @@ const LIFECYCLE = 'Migration20261123170000_lifecycle_events_idempotency';
 /** MySQL and MariaDB only: SQLite compares text byte for byte already. */
 const EXACT_IDENTITY = 'Migration20261124230000_exact_identity';
 const ROLES_AND_EXPIRY = 'Migration20261125120000_roles_and_expiry';
+const TEAMS = 'Migration20261126090000_teams';
 
 /**
  * The service's tables (not the migrator's own) and text columns whose collation is not MariaDB's
@@ -21,11 +22,30 @@ const notBinaryNoPad = (orm: Orm) =>
        where table_schema = database() and table_name <> 'mikro_orm_migrations' and table_collation <> 'utf8mb4_nopad_bin'`,
   );
 
+/**
+ * The schema diff, less one rebuild MikroORM always asks for on the embedded database: it reads a
+ * composite foreign key there as one key per column (its SQLite schema helper names each row of
+ * `pragma foreign_key_list` by its column, not by the key's id), so it never finds team_members'
+ * key to its membership (organization_id, user_id) and rebuilds the table with that same key.
+ */
+async function schemaDiff(orm: Orm, engine: string): Promise<string> {
+  const diff = (await orm.schema.getUpdateSchemaSQL()).trim();
+  if (engine !== 'embedded') return diff;
+  const statements = diff.split('\n').filter((line) => line.trim() !== '');
+  const rebuild = statements.filter((line) => /team_members|^pragma foreign_keys/.test(line));
+  if (rebuild.length > 0) {
+    expect(rebuild.join('\n')).toContain(
+      'foreign key (`organization_id`, `user_id`) references `organization_users` (`organization_id`, `user_id`) on update cascade on delete cascade',
+    );
+  }
+  return statements.filter((line) => !rebuild.includes(line)).join('\n');
+}
+
 describeOnEachDatabase('migrations', (target) => {
   const all =
     target.name === 'embedded'
-      ? [INITIAL, LIFECYCLE, ROLES_AND_EXPIRY]
-      : [INITIAL, LIFECYCLE, EXACT_IDENTITY, ROLES_AND_EXPIRY];
+      ? [INITIAL, LIFECYCLE, ROLES_AND_EXPIRY, TEAMS]
+      : [INITIAL, LIFECYCLE, EXACT_IDENTITY, ROLES_AND_EXPIRY, TEAMS];
 
   it('build exactly the schema the entities describe, and apply once', async () => {
     const database = await target.create();
@@ -34,7 +54,7 @@ describeOnEachDatabase('migrations', (target) => {
       expect(await migrate(orm)).toEqual(all);
       expect(await migrate(orm)).toEqual([]);
       // Empty diff: the hand-kept migrations and the entity definitions agree.
-      expect((await orm.schema.getUpdateSchemaSQL()).trim()).toBe('');
+      expect(await schemaDiff(orm, target.name)).toBe('');
       // The diff does not see a table's collation, which every column inherits.
       if (target.name === 'mariadb') expect(await notBinaryNoPad(orm)).toEqual([]);
     } finally {
@@ -72,7 +92,7 @@ describeOnEachDatabase('migrations', (target) => {
         .getConnection()
         .execute('select organization_id, user_id, role, expires_at from organization_users');
       expect(members).toEqual([{ organization_id: 'o1', user_id: 'u1', role: 'owner', expires_at: null }]);
-      expect((await orm.schema.getUpdateSchemaSQL()).trim()).toBe('');
+      expect(await schemaDiff(orm, target.name)).toBe('');
     } finally {
       await orm.close();
       await database.drop();
@@ -125,7 +145,7 @@ describeOnEachDatabase('migrations', (target) => {
         ]);
         await run('insert into idempotency_keys values (?, ?, ?, ?, ?)', ['alice', 'Key-1', 'f1', '{}', at]);
 
-        expect(await migrate(orm)).toEqual([EXACT_IDENTITY, ROLES_AND_EXPIRY]);
+        expect(await migrate(orm)).toEqual([EXACT_IDENTITY, ROLES_AND_EXPIRY, TEAMS]);
 
         // Every row kept; a reference now names the row it referenced exactly. The audit trail keeps
         // the actor as it was written (it references no row).
@@ -178,7 +198,7 @@ describeOnEachDatabase('migrations', (target) => {
           ),
         ).rejects.toThrow(/foreign key/i);
         expect(await notBinaryNoPad(orm)).toEqual([]);
-        expect((await orm.schema.getUpdateSchemaSQL()).trim()).toBe('');
+        expect(await schemaDiff(orm, target.name)).toBe('');
       } finally {
         await orm.close();
         await database.drop();

@@ -13,6 +13,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { ROLE_NAME_MAX_LENGTH } from '../../../shared/fields.ts';
 import { INVITATION_STATUSES } from '../../../shared/invitations.ts';
+import { MAX_TEAM_DESCRIPTION, MAX_TEAM_NAME, MAX_TEAM_NAME_KEY } from '../../../shared/teams.ts';
 
 export const User = defineEntity({
   name: 'User',
@@ -109,6 +110,55 @@ export const OrganizationRole = defineEntity({
 });
 
 /**
+ * An organization's teams (behaviour §12). `name_key` is the name with its letter case folded
+ * (shared/teams.ts, `teamNameKey`): the tables compare text byte for byte, so the key, unique in the
+ * organization, is what makes names unique ignoring case. Listed oldest first, by (created_at, id).
+ */
+export const Team = defineEntity({
+  name: 'Team',
+  tableName: 'teams',
+  properties: {
+    id: p.string().length(36).primary(),
+    organization: () => p.manyToOne(Organization).deleteRule('cascade'),
+    name: p.string().length(MAX_TEAM_NAME),
+    nameKey: p.string().length(MAX_TEAM_NAME_KEY),
+    description: p.string().length(MAX_TEAM_DESCRIPTION),
+    createdAt: p.datetime(3),
+    updatedAt: p.datetime(3),
+  },
+  uniques: [{ name: 'teams_name_key_unique', properties: ['organization', 'nameKey'] }],
+  indexes: [{ name: 'teams_list_idx', properties: ['organization', 'createdAt', 'id'] }],
+});
+
+/** The roles a team gives its members: names, as a membership's role is. */
+export const TeamRole = defineEntity({
+  name: 'TeamRole',
+  tableName: 'team_roles',
+  properties: {
+    team: () => p.manyToOne(Team).primary().deleteRule('cascade'),
+    role: p.string().length(ROLE_NAME_MAX_LENGTH).primary(),
+  },
+});
+
+/**
+ * The members of a team. Each row references the membership it rests on (organization_id,
+ * user_id): the database itself removes a user from an organization's teams when their membership
+ * goes, and refuses a team member who is not a member of the organization.
+ */
+export const TeamMember = defineEntity({
+  name: 'TeamMember',
+  tableName: 'team_members',
+  properties: {
+    team: () => p.manyToOne(Team).primary().deleteRule('cascade'),
+    membership: () =>
+      p.manyToOne(Membership).primary().fieldNames('organization_id', 'user_id').deleteRule('cascade'),
+    addedAt: p.datetime(3),
+  },
+  // A team's members, oldest first, paged by (added_at, user_id) (organization_id is the team's).
+  indexes: [{ name: 'team_members_list_idx', properties: ['team', 'addedAt', 'membership'] }],
+});
+
+/**
  * The audit trail (behaviour §9). No foreign key to the organization: the events of a deleted
  * organization stay. `event_id` is a UUID v7 that sorts in commit order within an organization.
  */
@@ -153,6 +203,9 @@ export const entities = [
   Membership,
   Invitation,
   OrganizationRole,
+  Team,
+  TeamRole,
+  TeamMember,
   OrganizationEvent,
   IdempotencyKey,
 ];
