@@ -206,7 +206,7 @@ describeOnEachDatabase('organization users', (target) => {
     it('answers 403 before looking at the body of a change, saying why', async () => {
       const { owner, member, outsider, organizationId } = setup;
       const reasons = [
-        [member, /does not let you/],
+        [member, /Neither your role nor your teams .* let you/],
         [outsider, /not a member/],
       ] as const;
       for (const [actor, reason] of reasons) {

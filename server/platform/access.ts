@@ -61,19 +61,87 @@ export function assertMember(role: Role | null | undefined): asserts role is Rol
 }
 
 /**
+ * What the roles of the teams `userId` is in give them in the organization, one set per role: the
+ * team_members rows exist only beside a membership (their foreign key), so only a member has any.
+ * Whether the membership has expired is for the caller's own read of it to say.
+ */
+const teamRoleRows = prepare((sql: Sql, organizationId: string, userId: string) =>
+  sql
+    .selectFrom('team_members as tm')
+    .innerJoin('team_roles as tr', 'tr.team_id', 'tm.team_id')
+    .leftJoin('organization_roles as r', (join) =>
+      join.onRef('r.organization_id', '=', 'tm.organization_id').onRef('r.name', '=', 'tr.role'),
+    )
+    .select(['tr.role', 'r.permissions'])
+    .where('tm.organization_id', '=', organizationId)
+    .where('tm.user_id', '=', userId),
+);
+
+/**
+ * What a role given by a team lets its members do: as for a membership, but never the owner's,
+ * which no team gives (behaviour §12; refused on input, ignored here should a row say otherwise).
+ */
+export function teamRolePermissions(
+  catalogue: RoleCatalogue,
+  role: string,
+  organizationRolePermissions: string | null | undefined,
+): ReadonlySet<string> {
+  return role === 'owner' ? NONE : (catalogue.permissionsOf(role, organizationRolePermissions) ?? NONE);
+}
+
+/** Everything in any of `sets`: the first itself when the others add nothing to it. */
+export function unionOf(first: ReadonlySet<string>, others: Iterable<ReadonlySet<string>>): ReadonlySet<string> {
+  let union: Set<string> | undefined;
+  for (const set of others) {
+    for (const permission of set) {
+      if (first.has(permission) || union?.has(permission)) continue;
+      union ??= new Set(first);
+      union.add(permission);
+    }
+  }
+  return union ?? first;
+}
+
+/** What the actor holds in the organization, their role's permissions (`own`) and their teams' together. */
+async function withTeams(reader: Reader, actor: OrganizationActor, own: ReadonlySet<string>) {
+  const rows = await reader.all(teamRoleRows(reader.sql, actor.organizationId, actor.userId));
+  return unionOf(
+    own,
+    rows.map((row) => teamRolePermissions(actor.roles, row.role, row.permissions)),
+  );
+}
+
+/**
  * The actor, whose role is `role` (undefined: not a member), holds `permission` (by default the
- * procedure's): non-members are told they are not members, members who lack it, what it is.
- * Returns everything the actor holds, for the checks that follow.
+ * procedure's), through their role or one of their teams (behaviour §11): non-members are told
+ * they are not members, members who lack it, what it is. The teams are read only when the role
+ * alone does not hold it.
  */
 export async function assertMay(
   reader: Reader,
   actor: OrganizationActor,
   role: Role | null | undefined,
   permission: ServicePermission = actor.permission,
+): Promise<void> {
+  assertMember(role);
+  const own = (await permissionsOfRole(reader, actor, role)) ?? NONE;
+  if (!own.has(permission)) assertHolds(await withTeams(reader, actor, own), permission);
+}
+
+/**
+ * As assertMay, and returns everything the actor holds, their role's and their teams', for the
+ * no-escalation checks that follow (assertMayGive, assertHoldsAll).
+ */
+export async function assertMayAndGetHeld(
+  reader: Reader,
+  actor: OrganizationActor,
+  role: Role | null | undefined,
 ): Promise<ReadonlySet<string>> {
   assertMember(role);
-  const held = (await permissionsOfRole(reader, actor, role)) ?? NONE;
-  assertHolds(held, permission);
+  const own = (await permissionsOfRole(reader, actor, role)) ?? NONE;
+  // An owner holds every permission already.
+  const held = role === 'owner' ? own : await withTeams(reader, actor, own);
+  assertHolds(held, actor.permission);
   return held;
 }
 
@@ -81,7 +149,7 @@ export async function assertMay(
 export function assertHolds(held: ReadonlySet<string>, permission: ServicePermission): void {
   if (!held.has(permission)) {
     throw forbidden(
-      `Your role in this organization does not let you ${SERVICE_PERMISSIONS[permission]} (${permission})`,
+      `Neither your role nor your teams in this organization let you ${SERVICE_PERMISSIONS[permission]} (${permission})`,
     );
   }
 }

@@ -27,7 +27,8 @@ import type { AuditEvent } from '../../../shared/events.ts';
 import { unavailable } from '../../platform/errors.ts';
 import { toDbTimestamp, type Dialect, type Sql } from '../../platform/database/schema.ts';
 import { newestEventId, readEvents, revokesAccess, toAuditEvent } from './events.sql.ts';
-import { assertHolds, NONE, notInOrganization, unexpired } from '../../platform/access.ts';
+import { assertHolds, notInOrganization } from '../../platform/access.ts';
+import { foldGrants, grantRows } from '../../platform/grants.ts';
 import type { RoleCatalogue } from '../../platform/role-catalogue.ts';
 
 export interface FeedSettings {
@@ -296,17 +297,9 @@ export class EventFeed {
 
   /** What each of these users may do in the organization (no entry: not a member, or an expired one). */
   async #permissions(organizationId: string, userIds: string[]): Promise<Map<string, ReadonlySet<string>>> {
-    const rows = await this.#sql
-      .selectFrom('organization_users as m')
-      .leftJoin('organization_roles as r', (join) =>
-        join.onRef('r.organization_id', '=', 'm.organization_id').onRef('r.name', '=', 'm.role'),
-      )
-      .select(['m.user_id', 'm.role', 'r.permissions'])
-      .where('m.organization_id', '=', organizationId)
-      .where('m.user_id', 'in', userIds)
-      .where(unexpired('m', toDbTimestamp(this.#settings.dialect, new Date())))
-      .execute();
-    const { roles } = this.#settings;
-    return new Map(rows.map((row) => [row.user_id, roles.permissionsOf(row.role, row.permissions) ?? NONE]));
+    const now = toDbTimestamp(this.#settings.dialect, new Date());
+    const rows = await grantRows(this.#sql, organizationId, userIds, now).execute();
+    const grants = foldGrants(this.#settings.roles, rows);
+    return new Map([...grants].map(([userId, { permissions }]) => [userId, permissions]));
   }
 }

@@ -36,6 +36,7 @@ import { noUserRecord } from '../users/users.sql.ts';
 import {
   assertCanChange,
   assertMay,
+  assertMayAndGetHeld,
   assertMayGive,
   assertMember,
   lapsed,
@@ -136,7 +137,7 @@ export async function createInvitation(
     );
     if (!row) throw notInOrganization();
     assertMember(row.actor_role);
-    const held = await assertMay(tx, actor, row.actor_role);
+    const held = await assertMayAndGetHeld(tx, actor, row.actor_role);
     assertCanChange(row.actor_role, undefined, input.role);
     await assertMayGive(tx, actor, held, input.role);
     const membershipExpiresAt = input.expires_at ?? null;

@@ -26,6 +26,7 @@ import {
   assertCanChange,
   assertKeepsAnOwner,
   assertMay,
+  assertMayAndGetHeld,
   assertMayGive,
   assertMember,
   lapsed,
@@ -252,7 +253,7 @@ export async function addMember(
         actorAndUserByEmail(tx.sql, actor.organizationId, actor.userId, input.email, tx.timestamp()),
       );
       assertMember(row?.actor_role);
-      const held = await assertMay(tx, actor, row.actor_role);
+      const held = await assertMayAndGetHeld(tx, actor, row.actor_role);
       assertCanChange(row.actor_role, undefined, input.role);
       await assertMayGive(tx, actor, held, input.role);
       assertOwnerDoesNotExpire(input.role, expiresAt);
@@ -287,7 +288,7 @@ export async function changeRole(db: Db, actor: OrganizationActor, input: z.infe
   await changeOrganization(db, actor, async (tx, change) => {
     const { actorRole, targetRole, targetExpiresAt } = await actorAndTargetRoles(tx, actor, input.user_id);
     assertMember(actorRole);
-    const held = await assertMay(tx, actor, actorRole);
+    const held = await assertMayAndGetHeld(tx, actor, actorRole);
     if (!targetRole) throw notAMember();
     assertCanChange(actorRole, targetRole, input.role);
     assertOwnerDoesNotExpire(input.role, input.expires_at);

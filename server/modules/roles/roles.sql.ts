@@ -16,9 +16,9 @@ import {
 } from '../../../shared/roles.ts';
 import {
   actorMembership,
-  assertHolds,
   assertHoldsAll,
   assertMay,
+  assertMayAndGetHeld,
   assertMember,
   NONE,
   notInOrganization,
@@ -98,7 +98,9 @@ export async function listRoles(reader: ClockedReader, actor: OrganizationActor)
   assertMember(actorRole);
   const own = rows.filter((row): row is typeof row & StoredRole => row.name !== null);
   const actorRoleRow = own.find((row) => row.name === actorRole);
-  assertHolds(actor.roles.permissionsOf(actorRole, actorRoleRow?.permissions) ?? NONE, actor.permission);
+  const roleHolds = actor.roles.permissionsOf(actorRole, actorRoleRow?.permissions) ?? NONE;
+  // The role's permissions first; the actor's teams are read only when it lacks roles:read.
+  if (!roleHolds.has(actor.permission)) await assertMay(reader, actor, actorRole);
   // A role of its own that a roles file declared later as an instance role no longer counts.
   const counted = own.filter((row) => !actor.roles.fixedRoles.has(row.name));
   return [...[...actor.roles.fixedRoles.values()].map(fixedRoleView), ...counted.map(storedRoleView)];
@@ -132,7 +134,7 @@ export async function createRole(
           ]),
       );
       if (!row) throw notInOrganization();
-      const held = await assertMay(tx, actor, row.actor_role);
+      const held = await assertMayAndGetHeld(tx, actor, row.actor_role);
       assertGrantable(actor, input.permissions);
       assertHoldsAll(held, input.permissions, `create the role ${input.role}`);
       if (actor.roles.fixedRoles.has(input.role) || row.existing !== null) throw nameInUse(input.role);
@@ -190,7 +192,7 @@ async function readForChange(tx: Tx, actor: OrganizationActor, role: Role) {
       .select(['a.role as actor_role', 'r.name', 'r.description', 'r.permissions', 'r.created_at', 'r.updated_at']),
   );
   if (!row) throw notInOrganization();
-  const held = await assertMay(tx, actor, row.actor_role);
+  const held = await assertMayAndGetHeld(tx, actor, row.actor_role);
   return { held, row };
 }
 

@@ -26,8 +26,22 @@ type WithDbTimestamps<Row> = {
       : Row[Column];
 };
 
+/**
+ * team_members' columns as they are: MikroORM's inferred type names the two columns of its composite
+ * foreign key to the membership after the relation (`membership_organization`, as arrays), not
+ * after the columns the entity names (entities.ts, TeamMember).
+ */
+interface TeamMembersTable {
+  team_id: string;
+  organization_id: string;
+  user_id: string;
+  added_at: DbTimestamp;
+}
+
 /** Every table with its columns and their types, as the queries see them. */
-export type Database = { [Table in keyof Tables]: WithDbTimestamps<Tables[Table]> };
+export type Database = Omit<{ [Table in keyof Tables]: WithDbTimestamps<Tables[Table]> }, 'team_members'> & {
+  team_members: TeamMembersTable;
+};
 export type Sql = Kysely<Database>;
 
 /** The database engine: the SQL is the same but for a few statements (see organization-changes.ts). */
