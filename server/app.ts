@@ -27,9 +27,7 @@ import { trpcPlugin } from './http/trpc.ts';
 import { appRouter } from './modules/router.ts';
 import { sweepExpiredMemberships } from './modules/members/expiry-sweep.ts';
 import { contextFactory } from './http/context.ts';
-
-/** The user, organization and invitation endpoints are served under /api as well as without it. */
-const API_ALIAS = /^\/api(?=\/(?:users|organizations|invitations)(?:[/?#]|$))/i;
+import { withoutApiPrefix } from './http/api-alias.ts';
 
 export interface Service {
   app: FastifyInstance;
@@ -136,7 +134,7 @@ export async function startService(settings: Settings): Promise<Service> {
       // Longer than the processing limit below: a request is answered before its socket is closed.
       connectionTimeout: Math.max(settings.REQUEST_TIMEOUT_MS * 2, processingLimitMs(settings) + 5_000),
       keepAliveTimeout: 5_000,
-      rewriteUrl: (request) => (request.url ?? '/').replace(API_ALIAS, ''),
+      rewriteUrl: (request) => withoutApiPrefix(request.url ?? '/'),
       // Refused while closing: the contract's body and Retry-After instead (http/stopping.ts).
       return503OnClosing: false,
     });

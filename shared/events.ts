@@ -34,6 +34,21 @@ export interface EventData {
     changes: { description?: { from: string; to: string }; permissions?: { from: string[]; to: string[] } };
   };
   'role.deleted': { role: Role };
+  'team.created': { team_id: string; name: string; description: string; roles: Role[] };
+  /** Only the fields that changed, each with its value before and after. */
+  'team.updated': {
+    team_id: string;
+    changes: {
+      name?: { from: string; to: string };
+      description?: { from: string; to: string };
+      roles?: { from: Role[]; to: Role[] };
+    };
+  };
+  'team.deleted': { team_id: string; name: string };
+  /** `subject_user_id` is the member added. */
+  'team.member_added': { team_id: string; name: string };
+  /** `subject_user_id` is the member; also recorded for each team when they leave the organization. */
+  'team.member_removed': { team_id: string; name: string };
 }
 
 export type EventType = keyof EventData;
@@ -55,6 +70,11 @@ export const EVENT_TYPES = [
   'role.created',
   'role.updated',
   'role.deleted',
+  'team.created',
+  'team.updated',
+  'team.deleted',
+  'team.member_added',
+  'team.member_removed',
 ] as const satisfies readonly EventType[];
 
 // ---- schemas of events as the API returns them -----------------------------------------------
@@ -62,6 +82,7 @@ export const EVENT_TYPES = [
 const role = roleSchema;
 const fieldChange = z.object({ from: z.string(), to: z.string() });
 const invitation = z.object({ invitation_id: z.string(), email: z.string(), role });
+const team = z.object({ team_id: z.string(), name: z.string() });
 const permissionsChange = z.object({ from: z.array(z.string()), to: z.array(z.string()) });
 
 /** Checks, at compile time, that a schema's input and output are both exactly `T`. */
@@ -98,6 +119,18 @@ export const eventDataSchemas = {
     changes: z.object({ description: fieldChange.optional(), permissions: permissionsChange.optional() }),
   }),
   'role.deleted': z.object({ role }),
+  'team.created': z.object({ team_id: z.string(), name: z.string(), description: z.string(), roles: z.array(role) }),
+  'team.updated': z.object({
+    team_id: z.string(),
+    changes: z.object({
+      name: fieldChange.optional(),
+      description: fieldChange.optional(),
+      roles: z.object({ from: z.array(role), to: z.array(role) }).optional(),
+    }),
+  }),
+  'team.deleted': team,
+  'team.member_added': team,
+  'team.member_removed': team,
 } satisfies { [Type in EventType]: z.ZodType };
 
 type DataSchemas = typeof eventDataSchemas;
@@ -139,6 +172,11 @@ export const auditEventOutput = z.discriminatedUnion('type', [
   eventOf('role.created'),
   eventOf('role.updated'),
   eventOf('role.deleted'),
+  eventOf('team.created'),
+  eventOf('team.updated'),
+  eventOf('team.deleted'),
+  eventOf('team.member_added'),
+  eventOf('team.member_removed'),
 ]);
 export type AuditEvent = z.infer<typeof auditEventOutput>;
 

@@ -87,3 +87,10 @@ export const teamMemberOutput = z.object({
   added_at: z.string(),
 });
 export type TeamMemberView = z.infer<typeof teamMemberOutput>;
+
+/** What adding a member to a team answers. */
+export const teamMembershipOutput = z.object({
+  team_id: z.string(),
+  user_id: z.string(),
+  added_at: z.string(),
+});

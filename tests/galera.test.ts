@@ -9,6 +9,7 @@
  * one of them fails to start ("Table … already exists").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../server/platform/database/schema.ts';
 import { addMember, createOrganization, registerUser, type TestUser } from './support/fixtures.ts';
 import { canRunGalera, GaleraCluster } from './support/galera.ts';
 import { pooled } from './support/pooled.ts';
@@ -22,6 +23,8 @@ if (!runnable) {
   );
 }
 
+/** Members removed from the organization through one node while added to a team through another. */
+const RACING_MEMBERS = 30;
 /** Rounds per race, as in the issue that found the cross-node failures. */
 const ROUNDS = 60;
 /** Set-up requests in flight at once (all through one instance, so they never conflict). */
@@ -254,6 +257,63 @@ describe.skipIf(!runnable)('one instance per node of a 3-node Galera cluster', (
         if (await mayInvite()) stale.push(`${round}: role taken`);
       }
       expect(stale).toEqual([]);
+    },
+    RACE_TIMEOUT_MS,
+  );
+
+  it(
+    'removals from the organization through one node racing adds to a team through another leave no team member who is not a member (behaviour §12)',
+    async () => {
+      const owner = await registerUser(node(0), 'owner');
+      const organizationId = await createOrganization(node(0), owner);
+      const team = await node(0).call('POST', `/organizations/${organizationId}/teams`, {
+        token: owner.token,
+        body: { name: 'Racers' },
+      });
+      expect(team.status, JSON.stringify(team.body)).toBe(201);
+      const teamMembersPath = `/organizations/${organizationId}/teams/${team.body.team_id}/members`;
+      const members = await pooled(RACING_MEMBERS, SETUP_CONCURRENCY, async () => {
+        const member = await registerUser(node(0), 'racer');
+        await addMember(node(0), owner, organizationId, member, 'member');
+        return member;
+      });
+      const answers = await Promise.all(
+        members.map(async (member, index) => {
+          const remove = () =>
+            node(0).call('DELETE', '/organization-user', {
+              token: owner.token,
+              organizationId,
+              body: { user_id: member.id },
+            });
+          const add = () => node(1).call('POST', teamMembersPath, { token: owner.token, body: { user_id: member.id } });
+          // Half the pairs are sent add first, so that the race is won both ways.
+          const [removal, addition] =
+            index % 2 === 0
+              ? await Promise.all([remove(), add()])
+              : await Promise.all([add(), remove()]).then(([added, removed]) => [removed, added] as const);
+          return { removal: removal.status, add: addition.status };
+        }),
+      );
+      console.info('GALERA-RACE', JSON.stringify(answers.map((a) => `${a.removal}/${a.add}`).sort()));
+      // The add is refused (404) or commits first and the removal takes it with the membership.
+      expect(answers.filter((answer) => answer.removal !== 200 || ![201, 404].includes(answer.add))).toEqual([]);
+      for (const [index, instance] of instances.entries()) {
+        // Read straight from this node's database (the instance's sessions wait for the cluster's
+        // writes), then through its instance.
+        const orphans = await instance.service.orm.em
+          .getKysely<Database>()
+          .selectFrom('team_members as t')
+          .leftJoin('organization_users as m', (join) =>
+            join.onRef('m.organization_id', '=', 't.organization_id').onRef('m.user_id', '=', 't.user_id'),
+          )
+          .where('m.user_id', 'is', null)
+          .select(['t.team_id', 't.user_id'])
+          .execute();
+        expect(orphans, `node${index + 1}`).toEqual([]);
+        const teamMembers = await instance.call('GET', teamMembersPath, { token: owner.token });
+        expect(teamMembers.status, `node${index + 1}`).toBe(200);
+        expect(teamMembers.body, `node${index + 1}`).toEqual([]);
+      }
     },
     RACE_TIMEOUT_MS,
   );

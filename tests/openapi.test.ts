@@ -270,6 +270,71 @@ describe('OpenAPI document', () => {
     const builtIn = await owner.DELETE('/api/organizations/{organization_id}/roles/{role}', rolePath('admin'));
     expect(builtIn.error?.code).toBe('CONFLICT');
 
+    // The organization's teams, each path with and without /api.
+    const team = await owner.POST('/organizations/{organization_id}/teams', {
+      params: { path },
+      body: { name: 'Support', roles: ['helper'] },
+    });
+    expect(team.response.status).toBe(201);
+    expect(team.data).toMatchObject({ name: 'Support', roles: ['helper'], member_count: 0 });
+    const sameName = await owner.POST('/api/organizations/{organization_id}/teams', {
+      params: { path },
+      body: { name: 'SUPPORT' },
+    });
+    expect(sameName.error?.code).toBe('CONFLICT');
+    const team_id = team.data!.team_id;
+    const teamPath = { params: { path: { ...path, team_id } } };
+    const teamsPage = await owner.GET('/organizations/{organization_id}/teams', {
+      params: { path, query: { limit: 1 } },
+    });
+    expect(teamsPage.data?.map((item) => item.team_id)).toEqual([team_id]);
+    expect((await owner.GET('/api/organizations/{organization_id}/teams', { params: { path } })).data).toHaveLength(1);
+    const joined = await owner.POST('/organizations/{organization_id}/teams/{team_id}/members', {
+      ...teamPath,
+      body: { user_id: ownerId },
+    });
+    expect(joined.response.status).toBe(201);
+    const joinedAgain = await owner.POST('/api/organizations/{organization_id}/teams/{team_id}/members', {
+      ...teamPath,
+      body: { user_id: ownerId },
+    });
+    expect(joinedAgain.error?.code).toBe('CONFLICT');
+    const teamMembers = await owner.GET('/organizations/{organization_id}/teams/{team_id}/members', teamPath);
+    expect(teamMembers.data?.map((item) => item.user_id)).toEqual([ownerId]);
+    const teamMembersPage = await owner.GET('/api/organizations/{organization_id}/teams/{team_id}/members', {
+      params: { path: { ...path, team_id }, query: { limit: 1 } },
+    });
+    expect(teamMembersPage.data).toHaveLength(1);
+    expect((await owner.GET('/organizations/{organization_id}/teams/{team_id}', teamPath)).data?.member_count).toBe(1);
+    expect((await owner.GET('/api/organizations/{organization_id}/teams/{team_id}', teamPath)).data?.roles).toEqual([
+      'helper',
+    ]);
+    expect((await owner.GET('/teams')).data?.map((item) => item.team_id)).toEqual([team_id]);
+    expect((await owner.GET('/api/teams')).data).toHaveLength(1);
+    const renamedTeam = await owner.PUT('/organizations/{organization_id}/teams/{team_id}', {
+      ...teamPath,
+      body: { name: 'Helpdesk' },
+    });
+    expect(renamedTeam.data?.name).toBe('Helpdesk');
+    const withoutRoles = await owner.PUT('/api/organizations/{organization_id}/teams/{team_id}', {
+      ...teamPath,
+      body: { roles: [] },
+    });
+    expect(withoutRoles.data?.roles).toEqual([]);
+    const ownerInTeam = { params: { path: { ...path, team_id, user_id: ownerId } } };
+    const left = await owner.DELETE('/organizations/{organization_id}/teams/{team_id}/members/{user_id}', ownerInTeam);
+    expect(left.response.status).toBe(200);
+    const leftAgain = await owner.DELETE(
+      '/api/organizations/{organization_id}/teams/{team_id}/members/{user_id}',
+      ownerInTeam,
+    );
+    expect(leftAgain.error?.code).toBe('NOT_FOUND');
+    expect((await owner.DELETE('/organizations/{organization_id}/teams/{team_id}', teamPath)).response.status).toBe(
+      200,
+    );
+    const deletedAgain = await owner.DELETE('/api/organizations/{organization_id}/teams/{team_id}', teamPath);
+    expect(deletedAgain.error?.code).toBe('NOT_FOUND');
+
     const memberEmail = `${memberId}@example.com`;
     const inviteMember = () =>
       owner.POST('/organizations/{organization_id}/invitations', {

@@ -20,6 +20,7 @@ import { NOT_WHITE_SPACE } from '../../shared/text.ts';
 import type { AppRouter } from '../modules/router.ts';
 import { OWNERS_ONLY, RoleCatalogue } from '../platform/role-catalogue.ts';
 import { procedureMetas } from '../platform/rpc/init.ts';
+import { isAliased } from './api-alias.ts';
 
 type ObjectSchema = { type?: string; properties?: Record<string, object>; required?: string[]; anyOf?: object[] };
 type Operation = {
@@ -48,14 +49,6 @@ const ERROR_BODY_SCHEMA = {
   },
   required: ['code', 'message'],
 };
-
-/**
- * These paths and every path under them are also served under /api (behaviour §4, behaviour §8), as
- * API_ALIAS in app.ts rewrites them.
- */
-const API_ALIASED = ['/users', '/organizations', '/invitations'];
-
-const isAliased = (path: string) => API_ALIASED.some((root) => path === root || path.startsWith(`${root}/`));
 
 function operations(document: OpenAPIObject): Array<[string, string, Operation]> {
   return Object.entries(document.paths ?? {}).flatMap(([path, item]) =>

@@ -6,6 +6,7 @@ import { membersRouter } from './members/index.ts';
 import { organizationsRouter } from './organizations/index.ts';
 import { permissionsRouter } from './permissions/index.ts';
 import { rolesRouter } from './roles/index.ts';
+import { teamsRouter } from './teams/index.ts';
 import { usersRouter } from './users/index.ts';
 
 export const appRouter = router({
@@ -16,6 +17,7 @@ export const appRouter = router({
   events: eventsRouter,
   permissions: permissionsRouter,
   roles: rolesRouter,
+  teams: teamsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -48,6 +48,18 @@ const OPERATIONS: Record<string, ServicePermission | 'caller' | 'creator'> = {
   'roles.create': 'roles:manage',
   'roles.update': 'roles:manage',
   'roles.remove': 'roles:manage',
+  'teams.list': 'teams:read',
+  'teams.page': 'teams:read',
+  'teams.create': 'teams:manage',
+  'teams.get': 'teams:read',
+  'teams.update': 'teams:manage',
+  'teams.remove': 'teams:manage',
+  'teams.members': 'teams:read',
+  'teams.membersPage': 'teams:read',
+  'teams.addMember': 'teams:manage',
+  // Or the member themselves (behaviour §12).
+  'teams.removeMember': 'teams:manage',
+  'teams.mine': 'caller',
 };
 
 describe('permissions (behaviour §3.2)', () => {

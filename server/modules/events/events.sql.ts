@@ -10,15 +10,18 @@ import { isoTimestamp } from '../../platform/database/timestamps.ts';
 
 /**
  * Whether `event` may take the right to read the organization's events away from `userId`: the
- * organization is deleted, or the user is removed, leaves, expires, or is given a role that is not
- * known to hold `events:read`. An organization's own role counts as not holding it: its
- * permissions are not in the event, and a subscriber who is cut off by mistake resumes from the
- * last event it saw, with its rights checked again.
+ * organization is deleted, or the user is removed, leaves, expires, leaves a team, or is given a
+ * role that is not known to hold `events:read`. An organization's own role counts as not holding
+ * it: its permissions are not in the event, and a subscriber who is cut off by mistake resumes from
+ * the last event it saw, with its rights checked again. A change to a team's roles reaches live
+ * subscribers through the feed's check of what each holds before every batch (event-feed.ts).
  */
 export function revokesAccess(event: AuditEvent, userId: string, roles: RoleCatalogue): boolean {
   if (event.type === 'organization.deleted') return true;
   if (event.subject_user_id !== userId) return false;
   if (event.type === 'member.removed' || event.type === 'member.left' || event.type === 'member.expired') return true;
+  // A team may have given it; whether it did is not in the event.
+  if (event.type === 'team.member_removed') return true;
   return event.type === 'member.role_changed' && !roles.fixedRoles.get(event.data.to)?.permissions.has('events:read');
 }
 

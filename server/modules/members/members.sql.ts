@@ -43,6 +43,7 @@ import {
   type StoredTimestamp,
 } from '../../platform/database/timestamps.ts';
 import type { Db, Tx } from '../../platform/database/transaction.ts';
+import { recordLeavingTeams } from '../teams/teams.sql.ts';
 
 const notAMember = () => notFound('The user is not a member of this organization');
 const alreadyMember = () => conflict('The user is already a member of this organization');
@@ -201,6 +202,7 @@ export async function removeLapsedMembership(
   change: OrganizationChange,
   { userId, role, expiresAt }: LapsedMembership,
 ): Promise<void> {
+  await recordLeavingTeams(tx, change, userId, userId);
   tx.later(membershipDelete(tx.sql, change.organizationId, userId));
   await appendEvent(tx, change, {
     type: 'member.expired',
@@ -331,6 +333,7 @@ export async function removeMember(db: Db, actor: OrganizationActor, input: z.in
     if (!targetRole) throw notAMember();
     if (!leaving) assertCanChange(actorRole, targetRole, undefined);
     assertKeepsAnOwner(targetRole, undefined, await ownersLeft(tx, actor.organizationId, targetRole));
+    await recordLeavingTeams(tx, change, actor.userId, input.user_id);
     tx.later(membershipDelete(tx.sql, actor.organizationId, input.user_id));
     await appendEvent(tx, change, {
       type: leaving ? 'member.left' : 'member.removed',

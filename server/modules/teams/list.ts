@@ -1,0 +1,38 @@
+/** GET /organizations/{organization_id}/teams (also under /api): the teams, whole or a page at a time (tRPC: `page`). */
+import { teamOutput } from '../../../shared/teams.ts';
+import {
+  listOutput,
+  pageInput,
+  pageOutput,
+  restListQuery,
+  restPageRequest,
+  withNextLink,
+} from '../../platform/rpc/lists.ts';
+import { organizationProcedure } from '../../platform/rpc/procedures.ts';
+import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
+import { listTeams } from './teams.sql.ts';
+import { path, tags } from './rest.ts';
+
+export const listTeamsProcedure = organizationProcedure({ from: 'path', may: 'teams:read' })
+  .meta(
+    restEndpoint({
+      method: 'GET',
+      path,
+      tags,
+      summary: "List the organization's teams, oldest first (teams:read: any member)",
+      errors: [400, 403],
+      pagedList: true,
+    }),
+  )
+  .input(restListQuery().unwrap())
+  .output(listOutput(teamOutput))
+  .query(async ({ ctx, input }) => {
+    const request = restPageRequest(input);
+    return withNextLink(ctx, request, await listTeams(ctx.db, ctx.actor, request));
+  });
+
+/** tRPC only: the teams a page at a time. */
+export const teamsPageProcedure = organizationProcedure({ from: 'path', may: 'teams:read' })
+  .input(pageInput)
+  .output(pageOutput(teamOutput))
+  .query(({ ctx, input }) => listTeams(ctx.db, ctx.actor, input));
