@@ -259,8 +259,8 @@ const plural = (count: number, one: string) => `${count} ${one}${count === 1 ? '
  * What still holds `role` in the organization, in words, or undefined when nothing does: its
  * memberships and its pending invitations, in either case only those that have not expired (an
  * expired membership counts as none, and an expired invitation can no longer be accepted, so
- * neither can bring the role back). Read under the organization's lock, which every assignment of
- * a role takes too. Teams that hold a role will be counted here as well.
+ * neither can bring the role back), and the teams that give it. Read under the organization's
+ * lock, which every assignment of a role takes too.
  */
 async function roleInUse(tx: Tx, organizationId: string, role: Role): Promise<string | undefined> {
   const row = await tx.first(
@@ -283,15 +283,24 @@ async function roleInUse(tx: Tx, organizationId: string, role: Role): Promise<st
           .where('i.status', '=', 'pending')
           .where('i.expires_at', '>', tx.timestamp())
           .as('invitations'),
+        eb
+          .selectFrom('teams as t')
+          .innerJoin('team_roles as tr', 'tr.team_id', 't.id')
+          .select((count) => count.fn.countAll<number | string>().as('teams'))
+          .whereRef('t.organization_id', '=', 'o.id')
+          .where('tr.role', '=', role)
+          .as('teams'),
       ]),
   );
   const members = Number(row?.members ?? 0);
   const invitations = Number(row?.invitations ?? 0);
+  const teams = Number(row?.teams ?? 0);
   const holders = [
     ...(members > 0 ? [plural(members, 'member')] : []),
     ...(invitations > 0 ? [plural(invitations, 'pending invitation')] : []),
+    ...(teams > 0 ? [plural(teams, 'team')] : []),
   ];
-  return holders.length > 0 ? holders.join(' and ') : undefined;
+  return holders.length > 0 ? holders.join(', ') : undefined;
 }
 
 /**
