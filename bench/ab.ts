@@ -10,8 +10,10 @@
  * from run to run.
  *
  * Settings: AB_SCENARIOS (letters, default `abcegh`; `d`, the list of 10,000 members, seeds 10,000
- * users more; `i` and `j` are the permission checks, for which every server starts with the bench's
- * ROLES_FILE, bench/permissions.ts), AB_ROUNDS (default 4), AB_SECONDS (measured seconds per
+ * users more; `i`, `j` and `k` are the permission checks, for which every server starts with the
+ * bench's ROLES_FILE, bench/permissions.ts; `k` seeds 20 teams, through the first entry, which must
+ * then know teams; a scenario that says what its answers must be, as (i) and (k) do, is asked once
+ * on each server before it is measured, and stops the bench when answered otherwise), AB_ROUNDS (default 4), AB_SECONDS (measured seconds per
  * scenario and round, default 5, after 2 of warm-up), AB_PROFILE_DIR (a CPU profile of each server
  * run written there, `node --cpu-prof`). The first entry must be the service: it creates the schema.
  */
@@ -85,7 +87,10 @@ async function main() {
   try {
     const seeder = await spawnService({ ...env, SCRIPT: entries[0]! }, { discardLogsAfterStart: true });
     servers.push(seeder);
-    const seeded = await seed(seeder.baseUrl, { big: SCENARIOS.some((scenario) => scenario.letter === 'd') });
+    const seeded = await seed(seeder.baseUrl, {
+      big: SCENARIOS.some((scenario) => scenario.letter === 'd'),
+      teams: SCENARIOS.some((scenario) => scenario.letter === 'k'),
+    });
     seeder.kill();
     for (let round = 0; round < ROUNDS; round++) {
       const order = entries.map((_, index) => index);
@@ -101,6 +106,7 @@ async function main() {
         );
         servers.push(server);
         for (const scenario of SCENARIOS) {
+          await scenario.verify?.(server.baseUrl, seeded);
           // One load for the warm-up and the measured run that follows it.
           const size = { duration: WARMUP_SECONDS + SECONDS };
           const load = await scenario.load(seeded, { id: String(++runs), size });

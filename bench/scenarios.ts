@@ -1,15 +1,17 @@
 /**
- * The scenarios (a) to (j), written once for `npm run bench` (bench/run.ts) and `npm run bench:ab`
+ * The scenarios (a) to (k), written once for `npm run bench` (bench/run.ts) and `npm run bench:ab`
  * (bench/ab.ts), which measure them each its own way: each scenario's letter, name, connections,
  * the load it drives (autocannon options) built from the seeded data (bench/seed.ts) for a run,
- * whether it is a fixed amount of requests, and how what it changes is put back.
+ * whether it is a fixed amount of requests, how what it changes is put back, and for some what
+ * their answer must be before they are measured.
  */
 import type autocannon from 'autocannon';
 import type mysql from 'mysql2/promise';
 import { pooled } from '../tests/support/pooled.ts';
+import { restCall } from '../tests/support/rest-call.ts';
 import { addsAndRemoves, newUsers, organizationCreations, roleFlips } from './loads.ts';
 import { CHECKED_PERMISSIONS } from './permissions.ts';
-import { callAs, email, ownerToken, SMALL, SPARES, userId, type Seeded } from './seed.ts';
+import { callAs, email, ownerToken, SMALL, SPARES, TEAM_MEMBER, TEAMS, userId, type Seeded } from './seed.ts';
 
 /** autocannon's options for a run; `path`, that of a run of one request, goes into the URL. */
 export type Load = Partial<autocannon.Options> & { path?: string };
@@ -44,6 +46,11 @@ export interface Scenario {
   load: (seeded: Seeded, run: Run) => Promise<Load>;
   /** Puts back what the scenario changes, so that the next run starts from the seeded data. */
   reset?: (target: ResetTarget) => Promise<void>;
+  /**
+   * Throws unless the server at `baseUrl` answers as the scenario means it to, before it is
+   * measured: a rate of wrong answers measures nothing.
+   */
+  verify?: (baseUrl: string, seeded: Seeded) => Promise<void>;
 }
 
 const CONNECTIONS = 32;
@@ -56,14 +63,36 @@ let sparesTaken = 0;
 /** A member (role `member`) of the organization of 100 whom no scenario changes: (e) flips the first 32. */
 const CHECKING_MEMBER = SMALL.owner + SMALL.members - 1;
 
-/** `POST /organizations/{id}/permissions/check` of `permissions`, by CHECKING_MEMBER of their own. */
-async function permissionChecks(seeded: Seeded, permissions: string[]): Promise<Load> {
+/** `POST /organizations/{id}/permissions/check` of `permissions`, by `member` of their own. */
+async function permissionChecks(seeded: Seeded, member: number, permissions: string[]): Promise<Load> {
   return {
     method: 'POST',
     path: `/organizations/${seeded.small}/permissions/check`,
-    headers: { authorization: `Bearer ${await ownerToken(CHECKING_MEMBER)}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${await ownerToken(member)}`, 'content-type': 'application/json' },
     body: JSON.stringify({ permissions }),
   };
+}
+
+/** Throws unless `member`'s check of `permissions` at `baseUrl` is a 200 whose `allowed` is `allowed`. */
+async function assertCheck(
+  baseUrl: string,
+  seeded: Seeded,
+  member: number,
+  permissions: string[],
+  allowed: boolean,
+): Promise<void> {
+  const path = `/organizations/${seeded.small}/permissions/check`;
+  const answer = await restCall(baseUrl, 'POST', path, await ownerToken(member), { permissions });
+  if (answer.status !== 200 || answer.body.allowed !== allowed) {
+    throw new Error(
+      `${baseUrl}: ${userId(member)}'s check of ${permissions.join(', ')} should be allowed: ${allowed}, was ${answer.status} ${JSON.stringify(answer.body)}`,
+    );
+  }
+}
+
+/** (k) checks through TEAMS, which are seeded only when asked for. */
+function assertTeamsSeeded(seeded: Seeded): void {
+  if (!seeded.teams) throw new Error('(k) checks a member of teams: seed them (seed(…, { teams: true }))');
 }
 
 /** The owner of the organization of 100, reading it. */
@@ -170,13 +199,31 @@ export const SCENARIOS: Scenario[] = [
     letter: 'i',
     name: 'POST .../permissions/check, 1 permission',
     connections: CONNECTIONS,
-    load: (seeded) => permissionChecks(seeded, ['members:read']),
+    load: (seeded) => permissionChecks(seeded, CHECKING_MEMBER, ['members:read']),
+    // Through the member's own role: what (k), through a team, is measured against.
+    verify: (baseUrl, seeded) => assertCheck(baseUrl, seeded, CHECKING_MEMBER, ['members:read'], true),
   },
   {
     letter: 'j',
     name: 'POST .../permissions/check, 20 permissions',
     connections: CONNECTIONS,
-    load: (seeded) => permissionChecks(seeded, CHECKED_PERMISSIONS),
+    load: (seeded) => permissionChecks(seeded, CHECKING_MEMBER, CHECKED_PERMISSIONS),
+  },
+  {
+    letter: 'k',
+    name: `POST .../permissions/check, 1 permission from 1 of ${TEAMS.count} teams`,
+    connections: CONNECTIONS,
+    load: (seeded) => {
+      assertTeamsSeeded(seeded);
+      return permissionChecks(seeded, TEAM_MEMBER, [TEAMS.permission]);
+    },
+    // Allowed to the member of the teams, and not to CHECKING_MEMBER, of the same role and in no
+    // team: the permission comes from a team.
+    verify: async (baseUrl, seeded) => {
+      assertTeamsSeeded(seeded);
+      await assertCheck(baseUrl, seeded, TEAM_MEMBER, [TEAMS.permission], true);
+      await assertCheck(baseUrl, seeded, CHECKING_MEMBER, [TEAMS.permission], false);
+    },
   },
 ];
 

@@ -2,7 +2,9 @@
  * The data `npm run bench` and `npm run bench:ab` seed through the service's REST API, laid out
  * alike for both, so that the scenarios (bench/scenarios.ts) are built from one shape of it:
  * users `bench-user-0` on; the organization of 10,000 owned by user 0, of users 0 to 9,999; the
- * organization of 100 owned by user 10,000, of users 10,000 to 10,099; spare users in neither.
+ * organization of 100 owned by user 10,000, of users 10,000 to 10,099; spare users in neither; and
+ * when asked, TEAMS.count teams of the organization of 100, each giving a role of that organization's
+ * own, with TEAM_MEMBER in all of them.
  */
 import { pooled } from '../tests/support/pooled.ts';
 import { restCall } from '../tests/support/rest-call.ts';
@@ -16,6 +18,34 @@ export const SMALL = { owner: 10_000, members: 100 };
  * cannot meet the next one.
  */
 export const SPARES = { from: SMALL.owner + SMALL.members, count: 4 * 32 };
+
+/**
+ * The teams (k) checks through (behaviour §12): each gives an organization role of its own, and only
+ * the last one's holds `permission`, which the built-in role `member` does not. The other roles each
+ * hold one permission that is not it (`member`'s own or not: what they hold is not asked about).
+ */
+export const TEAMS = {
+  count: 20,
+  permission: 'members:add',
+  others: [
+    'organization:update',
+    'members:update',
+    'members:remove',
+    'invitations:read',
+    'invitations:create',
+    'invitations:revoke',
+    'events:read',
+    'roles:manage',
+    'teams:manage',
+    'webhooks:manage',
+    'reports:export',
+    'reports:read',
+    'billing:read',
+  ],
+};
+
+/** A member (role `member`) of the organization of 100 in every one of TEAMS: no other scenario changes them. */
+export const TEAM_MEMBER = SMALL.owner + SMALL.members - 2;
 
 export const userId = (index: number) => `bench-user-${index}`;
 export const email = (index: number) => `${userId(index)}@example.com`;
@@ -32,6 +62,8 @@ export interface Seeded {
   small: string;
   /** Seeded only when asked for: the scenario that reads it, (d), needs 10,000 users more. */
   big?: string;
+  /** The ids of TEAMS, seeded only when asked for (by (k)): a service before teams has no such API. */
+  teams?: string[];
 }
 
 /** A REST call as seeded user `as`; statuses in `tolerated` count as done too. Its JSON body. */
@@ -77,11 +109,38 @@ async function seedOrganization(baseUrl: string, { owner, members }: typeof SMAL
   return organization_id;
 }
 
-/** Seeds the users and the organization of 100, and with `big` the organization of 10,000. */
-export async function seed(baseUrl: string, { big }: { big: boolean }): Promise<Seeded> {
+/** The role team `index` of TEAMS gives, and the one permission it holds. */
+function teamRole(index: number) {
+  const permission = index === TEAMS.count - 1 ? TEAMS.permission : TEAMS.others[index % TEAMS.others.length]!;
+  return { role: `bench-team-role-${index}`, permissions: [permission] };
+}
+
+/** TEAMS in the organization `organizationId` (of 100), each with its role, TEAM_MEMBER in each: their ids. */
+async function seedTeams(baseUrl: string, organizationId: string): Promise<string[]> {
+  const asOwner = (path: string, body: object) =>
+    callAs(baseUrl, { method: 'POST', path: `/organizations/${organizationId}${path}`, as: SMALL.owner, body });
+  return pooled(TEAMS.count, 4, async (index) => {
+    const role = teamRole(index);
+    await asOwner('/roles', role);
+    const { team_id } = await asOwner('/teams', { name: `bench team ${index}`, roles: [role.role] });
+    await asOwner(`/teams/${team_id}/members`, { user_id: userId(TEAM_MEMBER) });
+    return team_id as string;
+  });
+}
+
+/**
+ * Seeds the users and the organization of 100, with `big` the organization of 10,000, and with
+ * `teams` TEAMS.
+ */
+export async function seed(baseUrl: string, { big, teams }: { big: boolean; teams?: boolean }): Promise<Seeded> {
   await seedUsers(baseUrl, SMALL.owner, SMALL.members + SPARES.count);
   if (big) await seedUsers(baseUrl, BIG.owner, BIG.members);
-  return { small: await seedOrganization(baseUrl, SMALL), big: big ? await seedOrganization(baseUrl, BIG) : undefined };
+  const small = await seedOrganization(baseUrl, SMALL);
+  return {
+    small,
+    big: big ? await seedOrganization(baseUrl, BIG) : undefined,
+    teams: teams ? await seedTeams(baseUrl, small) : undefined,
+  };
 }
 
 /** How many users `seed` creates. */

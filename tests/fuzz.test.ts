@@ -166,6 +166,7 @@ describeOnEachDatabase('requests generated from /openapi.json', (target) => {
   let owner: TestUser;
   let member: TestUser;
   let organizationId: string;
+  let teamId: string;
 
   beforeAll(async () => {
     document = (await server().call('GET', '/openapi.json')).body;
@@ -178,15 +179,30 @@ describeOnEachDatabase('requests generated from /openapi.json', (target) => {
     member = await registerUser(server(), 'fuzz-member');
     organizationId = await createOrganization(server(), owner);
     await addMember(server(), owner, organizationId, member, 'admin');
+    const team = await server().call('POST', `/organizations/${organizationId}/teams`, {
+      token: owner.token,
+      body: { name: 'Fuzzed', roles: ['member'] },
+    });
+    expect(team.status).toBe(201);
+    teamId = team.body.team_id;
   });
 
   /** Every row of every table, as one comparable value. */
   async function databaseState(): Promise<string> {
     const connection = server().service.orm.em.getConnection();
     const tables = await Promise.all(
-      ['users', 'organizations', 'organization_users', 'invitations', 'organization_events', 'idempotency_keys'].map(
-        (table) => connection.execute(`select * from ${table} order by 1, 2`),
-      ),
+      [
+        'users',
+        'organizations',
+        'organization_users',
+        'invitations',
+        'organization_roles',
+        'teams',
+        'team_roles',
+        'team_members',
+        'organization_events',
+        'idempotency_keys',
+      ].map((table) => connection.execute(`select * from ${table} order by 1, 2`)),
     );
     return JSON.stringify(tables);
   }
@@ -197,6 +213,7 @@ describeOnEachDatabase('requests generated from /openapi.json', (target) => {
       user_id: [owner.id, member.id],
       email: [owner.email, member.email],
       organization_id: [organizationId],
+      team_id: [teamId],
     };
     const generated = arbitraryFor(schema);
     return known[name] ? fc.oneof(fc.constantFrom(...known[name]), generated) : generated;

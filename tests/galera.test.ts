@@ -294,7 +294,6 @@ describe.skipIf(!runnable)('one instance per node of a 3-node Galera cluster', (
             : await Promise.all([add(), remove()]).then(([added, removed]) => [removed, added] as const);
         answers.push({ removal: removal.status, add: addition.status });
       }
-      console.info('GALERA-RACE', JSON.stringify(answers.map((a) => `${a.removal}/${a.add}`).sort()));
       // The add is refused (404) or commits first and the removal takes it with the membership.
       expect(answers.filter((answer) => answer.removal !== 200 || ![201, 404].includes(answer.add))).toEqual([]);
       for (const [index, instance] of instances.entries()) {
