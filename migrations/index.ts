@@ -12,10 +12,12 @@ import { Migration20261123170000_lifecycle_events_idempotency as MysqlLifecycle 
 import { Migration20261124230000_exact_identity as MysqlExactIdentity } from './mysql/Migration20261124230000_exact_identity.ts';
 import { Migration20261125120000_roles_and_expiry as MysqlRolesAndExpiry } from './mysql/Migration20261125120000_roles_and_expiry.ts';
 import { Migration20261126090000_teams as MysqlTeams } from './mysql/Migration20261126090000_teams.ts';
+import { Migration20261126120000_webhooks as MysqlWebhooks } from './mysql/Migration20261126120000_webhooks.ts';
 import { Migration20261122212048_initial as SqliteInitial } from './sqlite/Migration20261122212048_initial.ts';
 import { Migration20261123170000_lifecycle_events_idempotency as SqliteLifecycle } from './sqlite/Migration20261123170000_lifecycle_events_idempotency.ts';
 import { Migration20261125120000_roles_and_expiry as SqliteRolesAndExpiry } from './sqlite/Migration20261125120000_roles_and_expiry.ts';
 import { Migration20261126090000_teams as SqliteTeams } from './sqlite/Migration20261126090000_teams.ts';
+import { Migration20261126120000_webhooks as SqliteWebhooks } from './sqlite/Migration20261126120000_webhooks.ts';
 
 export const mysqlMigrations: MigrationObject[] = [
   { name: 'Migration20261122212048_initial', class: MysqlInitial },
@@ -23,10 +25,12 @@ export const mysqlMigrations: MigrationObject[] = [
   { name: 'Migration20261124230000_exact_identity', class: MysqlExactIdentity },
   { name: 'Migration20261125120000_roles_and_expiry', class: MysqlRolesAndExpiry },
   { name: 'Migration20261126090000_teams', class: MysqlTeams },
+  { name: 'Migration20261126120000_webhooks', class: MysqlWebhooks },
 ];
 export const sqliteMigrations: MigrationObject[] = [
   { name: 'Migration20261122212048_initial', class: SqliteInitial },
   { name: 'Migration20261123170000_lifecycle_events_idempotency', class: SqliteLifecycle },
   { name: 'Migration20261125120000_roles_and_expiry', class: SqliteRolesAndExpiry },
   { name: 'Migration20261126090000_teams', class: SqliteTeams },
+  { name: 'Migration20261126120000_webhooks', class: SqliteWebhooks },
 ];

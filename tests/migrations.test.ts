@@ -8,6 +8,7 @@ const LIFECYCLE = 'Migration20261123170000_lifecycle_events_idempotency';
 const EXACT_IDENTITY = 'Migration20261124230000_exact_identity';
 const ROLES_AND_EXPIRY = 'Migration20261125120000_roles_and_expiry';
 const TEAMS = 'Migration20261126090000_teams';
+const WEBHOOKS = 'Migration20261126120000_webhooks';
 
 /**
  * The service's tables (not the migrator's own) and text columns whose collation is not MariaDB's
@@ -44,8 +45,8 @@ async function schemaDiff(orm: Orm, engine: string): Promise<string> {
 describeOnEachDatabase('migrations', (target) => {
   const all =
     target.name === 'embedded'
-      ? [INITIAL, LIFECYCLE, ROLES_AND_EXPIRY, TEAMS]
-      : [INITIAL, LIFECYCLE, EXACT_IDENTITY, ROLES_AND_EXPIRY, TEAMS];
+      ? [INITIAL, LIFECYCLE, ROLES_AND_EXPIRY, TEAMS, WEBHOOKS]
+      : [INITIAL, LIFECYCLE, EXACT_IDENTITY, ROLES_AND_EXPIRY, TEAMS, WEBHOOKS];
 
   it('build exactly the schema the entities describe, and apply once', async () => {
     const database = await target.create();
@@ -145,7 +146,7 @@ describeOnEachDatabase('migrations', (target) => {
         ]);
         await run('insert into idempotency_keys values (?, ?, ?, ?, ?)', ['alice', 'Key-1', 'f1', '{}', at]);
 
-        expect(await migrate(orm)).toEqual([EXACT_IDENTITY, ROLES_AND_EXPIRY, TEAMS]);
+        expect(await migrate(orm)).toEqual([EXACT_IDENTITY, ROLES_AND_EXPIRY, TEAMS, WEBHOOKS]);
 
         // Every row kept; a reference now names the row it referenced exactly. The audit trail keeps
         // the actor as it was written (it references no row).

@@ -13,6 +13,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { ROLE_NAME_MAX_LENGTH } from '../../../shared/fields.ts';
 import { INVITATION_STATUSES } from '../../../shared/invitations.ts';
+import { DELIVERY_STATUSES, MAX_WEBHOOK_DESCRIPTION, MAX_WEBHOOK_URL } from '../../../shared/webhooks.ts';
 import { MAX_TEAM_DESCRIPTION, MAX_TEAM_NAME, MAX_TEAM_NAME_KEY } from '../../../shared/teams.ts';
 
 export const User = defineEntity({
@@ -159,6 +160,79 @@ export const TeamMember = defineEntity({
 });
 
 /**
+ * An organization's webhook endpoints (behaviour §13). `event_types` is a JSON array (`["*"]`: all).
+ * The previous secret signs beside the current one until `previous_secret_expires_at`. Events are
+ * delivered to an endpoint from `created_event_id` (its own webhook.created) on. `failing_since`:
+ * the first failed attempt since the last success, from which the endpoint is disabled in time.
+ */
+export const Webhook = defineEntity({
+  name: 'Webhook',
+  tableName: 'webhooks',
+  properties: {
+    id: p.string().length(36).primary(),
+    organization: () => p.manyToOne(Organization).deleteRule('cascade'),
+    url: p.string().length(MAX_WEBHOOK_URL),
+    eventTypes: p.text(),
+    description: p.string().length(MAX_WEBHOOK_DESCRIPTION),
+    secret: p.string().length(64),
+    previousSecret: p.string().length(64).nullable(),
+    previousSecretExpiresAt: p.datetime(3).nullable(),
+    enabled: p.boolean(),
+    disabledReason: p.string().length(200).nullable(),
+    failingSince: p.datetime(3).nullable(),
+    createdEventId: p.string().length(36),
+    createdAt: p.datetime(3),
+    updatedAt: p.datetime(3),
+  },
+  indexes: [{ name: 'webhooks_list_idx', properties: ['organization', 'createdAt', 'id'] }],
+});
+
+/**
+ * One event's delivery to one endpoint, and its attempts so far (behaviour §13). While an attempt
+ * is under way, `claim_token` names it and `next_attempt_at` is when the claim lapses: an instance
+ * that dies mid-attempt leaves a row that falls due again then, for another to take over.
+ */
+export const WebhookDelivery = defineEntity({
+  name: 'WebhookDelivery',
+  tableName: 'webhook_deliveries',
+  properties: {
+    id: p.string().length(36).primary(),
+    webhook: () => p.manyToOne(Webhook).deleteRule('cascade'),
+    organizationId: p.string().length(36),
+    eventId: p.string().length(36),
+    eventType: p.string().length(32),
+    status: p.enum(DELIVERY_STATUSES).length(16),
+    attempts: p.integer(),
+    lastStatusCode: p.integer().nullable(),
+    lastError: p.string().length(1200).nullable(),
+    nextAttemptAt: p.datetime(3).nullable(),
+    claimToken: p.string().length(36).nullable(),
+    createdAt: p.datetime(3),
+    updatedAt: p.datetime(3),
+  },
+  uniques: [{ name: 'webhook_deliveries_event_unique', properties: ['webhook', 'eventId'] }],
+  indexes: [
+    // What is due: pending rows by when.
+    { name: 'webhook_deliveries_due_idx', properties: ['status', 'nextAttemptAt'] },
+    // An endpoint's log, newest first.
+    { name: 'webhook_deliveries_list_idx', properties: ['webhook', 'createdAt', 'id'] },
+  ],
+});
+
+/**
+ * How far each organization's events have been handed out to its endpoints: the event log is the
+ * outbox, and this is its read position, moved by a conditional update (one instance wins).
+ */
+export const WebhookCursor = defineEntity({
+  name: 'WebhookCursor',
+  tableName: 'webhook_cursors',
+  properties: {
+    organization: () => p.manyToOne(Organization).primary().deleteRule('cascade'),
+    lastEventId: p.string().length(36),
+  },
+});
+
+/**
  * The audit trail (behaviour §9). No foreign key to the organization: the events of a deleted
  * organization stay. `event_id` is a UUID v7 that sorts in commit order within an organization.
  */
@@ -206,6 +280,9 @@ export const entities = [
   Team,
   TeamRole,
   TeamMember,
+  Webhook,
+  WebhookDelivery,
+  WebhookCursor,
   OrganizationEvent,
   IdempotencyKey,
 ];
