@@ -14,6 +14,7 @@ import { addMember, createOrganization, registerUser, type TestUser } from './su
 import { canRunGalera, GaleraCluster } from './support/galera.ts';
 import { pooled } from './support/pooled.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
+import { teamMembersWithoutMembership } from './support/teams.ts';
 
 const runnable = canRunGalera();
 if (!runnable) {
@@ -299,15 +300,7 @@ describe.skipIf(!runnable)('one instance per node of a 3-node Galera cluster', (
       for (const [index, instance] of instances.entries()) {
         // Read straight from this node's database (the instance's sessions wait for the cluster's
         // writes), then through its instance.
-        const orphans = await instance.service.orm.em
-          .getKysely<Database>()
-          .selectFrom('team_members as t')
-          .leftJoin('organization_users as m', (join) =>
-            join.onRef('m.organization_id', '=', 't.organization_id').onRef('m.user_id', '=', 't.user_id'),
-          )
-          .where('m.user_id', 'is', null)
-          .select(['t.team_id', 't.user_id'])
-          .execute();
+        const orphans = await teamMembersWithoutMembership(instance.service.orm.em.getKysely<Database>());
         expect(orphans, `node${index + 1}`).toEqual([]);
         const teamMembers = await instance.call('GET', teamMembersPath, { token: owner.token });
         expect(teamMembers.status, `node${index + 1}`).toBe(200);

@@ -59,6 +59,7 @@ const operations = parseMarkdown(read('docs/operations.md'));
 const RUNNABLE = [
   { document: readme, info: 'sh tour' },
   { document: apiReference, info: 'sh invitations' },
+  { document: apiReference, info: 'sh teams' },
   { document: apiReference, info: 'sh events' },
   { document: apiReference, info: 'sh retry' },
 ];

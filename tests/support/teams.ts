@@ -1,6 +1,6 @@
 /** Short ways to make an organization's teams (behaviour §12) and put members in them through the public REST API. */
 import { expect } from 'vitest';
-import type { Database } from '../../server/platform/database/schema.ts';
+import type { Database, Sql } from '../../server/platform/database/schema.ts';
 import type { TeamMemberView, TeamView } from '../../shared/teams.ts';
 import type { TestUser } from './fixtures.ts';
 import type { TestServer } from './server.ts';
@@ -99,4 +99,16 @@ export async function teamRowsPointingAt(server: TestServer, organizationId: str
     ),
   );
   return Number(teams!.rows) + Number(members!.rows);
+}
+
+/** Team members, in any organization, whose membership of the team's organization is gone: none, ever. */
+export function teamMembersWithoutMembership(sql: Sql) {
+  return sql
+    .selectFrom('team_members as t')
+    .leftJoin('organization_users as m', (join) =>
+      join.onRef('m.organization_id', '=', 't.organization_id').onRef('m.user_id', '=', 't.user_id'),
+    )
+    .where('m.user_id', 'is', null)
+    .select(['t.organization_id', 't.team_id', 't.user_id'])
+    .execute();
 }

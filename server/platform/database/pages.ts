@@ -69,7 +69,8 @@ type SortColumns<DB, TB extends keyof DB> = {
 
 /**
  * A list query paged by keyset (see toPage): all its rows, or `limit + 1` of them after the
- * cursor's row (from the first when there is none), in the list's order. Each of these three
+ * cursor's row (from the first when there is none), in the list's order: oldest first, or newest
+ * first when `newestFirst`. Each of these three
  * shapes is built and compiled once (prepared.ts), with the cursor and the limit as bound values,
  * so a request only fills in its values; the rows come back over the text protocol
  * (`serverSide: false`, see mysql-pool.ts).
@@ -77,11 +78,18 @@ type SortColumns<DB, TB extends keyof DB> = {
 export function pagedList<Values extends unknown[], DB, TB extends keyof DB, Row>(
   build: (sql: Sql, ...values: Values) => SelectQueryBuilder<DB, TB, Row>,
   key: SortColumns<DB, TB>,
+  { newestFirst = false } = {},
 ) {
-  const ordered = (query: SelectQueryBuilder<DB, TB, Row>) => query.orderBy(key.createdAt).orderBy(key.id);
+  const direction = newestFirst ? 'desc' : 'asc';
+  const beyond = newestFirst ? '<' : '>';
+  const ordered = (query: SelectQueryBuilder<DB, TB, Row>) =>
+    query.orderBy(key.createdAt, direction).orderBy(key.id, direction);
   const afterRow = (query: SelectQueryBuilder<DB, TB, Row>, createdAt: DbTimestamp, id: string) =>
     query.where((eb) =>
-      eb.or([eb(key.createdAt, '>', createdAt), eb.and([eb(key.createdAt, '=', createdAt), eb(key.id, '>', id)])]),
+      eb.or([
+        eb(key.createdAt, beyond, createdAt),
+        eb.and([eb(key.createdAt, '=', createdAt), eb(key.id, beyond, id)]),
+      ]),
     );
   const text = { serverSide: false };
   const whole = prepare((sql, ...values: Values) => ordered(build(sql, ...values)), text);
