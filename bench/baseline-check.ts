@@ -5,10 +5,10 @@
  * equal to the service's, then changes racing through both baseline processes, after which the
  * organization's events, replayed in `event_id` order, must each be allowed by the roles the replay
  * holds at that point and must end in the memberships the table holds. The permission check
- * (behaviour §11) must answer as the service's, both started with the bench's ROLES_FILE. Under an
- * organization locked past DB_TIMEOUT_MS and a database frozen (a MariaDB server of its own), every
- * answer must come within DB_TIMEOUT_MS + 250 ms, as the service's, and nothing given up may
- * commit. Exits 1 on any failure.
+ * (behaviour §11) must answer as the service's, both started with the bench's ROLES_FILE, for a
+ * member of teams too (behaviour §12). Under an organization locked past DB_TIMEOUT_MS and a
+ * database frozen (a MariaDB server of its own), every answer must come within DB_TIMEOUT_MS +
+ * 250 ms, as the service's, and nothing given up may commit. Exits 1 on any failure.
  */
 import mysql, { type RowDataPacket } from 'mysql2/promise';
 import { buildServer } from '../server/build.ts';
@@ -249,6 +249,8 @@ try {
   }
   // Here as(3) is an owner, as(0) an admin, as(5) a member, as(39) a user in no organization.
   await comparePermissionChecks(service, baseline!, organizationId, as);
+  // In the other organization, whose events the replay below does not read: as(8) its owner, as(9) a member.
+  await compareTeamChecks(service, baseline!, other.body.organization_id, as);
 
   // Racing: role changes (owners among them), removals and adds, through both baseline processes.
   // Each round's changes race each other; rounds follow one another, so that no change waits past
@@ -348,6 +350,49 @@ async function comparePermissionChecks(
     [fromService.status, fromBaseline.status],
     [403, 403],
   );
+}
+
+/**
+ * The permission check of a member of teams (behaviour §12) on the baseline and on the service: the
+ * same body, about the member's own check and asked by the owner, as `member` joins a team giving an
+ * organization role of its own, then one giving `admin`. The teams are made through the service.
+ */
+async function compareTeamChecks(
+  service: ServiceProcess,
+  baseline: ServiceProcess,
+  organizationId: string,
+  as: (index: number) => string,
+) {
+  const [owner, member] = [8, 9];
+  const asOwner = async (path: string, body: object) => {
+    const answer = await call(service, {
+      method: 'POST',
+      path: `/organizations/${organizationId}${path}`,
+      as: as(owner),
+      body,
+    });
+    expectEqual(`teams: POST ${path.replace(/[0-9a-f-]{36}/, '{team_id}')}`, answer.status, 201);
+    return answer.body;
+  };
+  const compare = async (what: string) => {
+    const path = `/organizations/${organizationId}/permissions/check`;
+    for (const [asker, body] of [
+      [member, { permissions: CHECKED_PERMISSIONS }],
+      [owner, { permissions: CHECKED_PERMISSIONS, user_id: as(member) }],
+    ] as const) {
+      const check = (server: ServiceProcess) => call(server, { method: 'POST', path, as: as(asker), body });
+      const [fromBaseline, fromService] = [await check(baseline), await check(service)];
+      expectEqual(`check, ${what}, asked by ${as(asker)}: body as the service's`, fromBaseline.body, fromService.body);
+    }
+  };
+  await asOwner('/roles', { role: 'checked-team-role', permissions: ['members:add', 'reports:export'] });
+  const withRole = await asOwner('/teams', { name: 'Checked role', roles: ['checked-team-role'] });
+  const withAdmin = await asOwner('/teams', { name: 'Checked admins', roles: ['admin'] });
+  await compare('a member in no team');
+  await asOwner(`/teams/${withRole.team_id}/members`, { user_id: as(member) });
+  await compare("a member in a team giving an organization's role");
+  await asOwner(`/teams/${withAdmin.team_id}/members`, { user_id: as(member) });
+  await compare('a member in that team and one giving admin');
 }
 
 /**

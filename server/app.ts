@@ -26,6 +26,8 @@ import { registerStopping, StopAwareResponse } from './http/stopping.ts';
 import { trpcPlugin } from './http/trpc.ts';
 import { appRouter } from './modules/router.ts';
 import { sweepExpiredMemberships } from './modules/members/expiry-sweep.ts';
+import { Dispatcher } from './modules/webhooks/dispatcher.ts';
+import { guardOptions } from './modules/webhooks/guard.ts';
 import { contextFactory } from './http/context.ts';
 import { withoutApiPrefix } from './http/api-alias.ts';
 
@@ -174,6 +176,18 @@ export async function startService(settings: Settings): Promise<Service> {
     const stopPurgingKeys = purgeExpiredKeysHourly(db, (error) =>
       logger.warn({ err: error }, 'idempotency keys: deleting expired keys failed; tried again in an hour'),
     );
+    const webhooks = new Dispatcher(db, {
+      guard: guardOptions(settings),
+      timeoutMs: settings.WEBHOOK_TIMEOUT_MS,
+      retrySchedule: settings.webhookRetrySchedule,
+      disableAfterMs: settings.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
+      leaseMs: settings.WEBHOOK_LEASE_MS,
+      concurrency: settings.WEBHOOK_CONCURRENCY,
+      observer: metrics?.webhooks,
+      onFailure: (error) =>
+        logger.warn({ err: error }, 'webhooks: a delivery pass failed; tried again at the next one'),
+    });
+    webhooks.start();
     const stopSweeping = sweepExpiredMemberships(db, {
       intervalMs: sweepIntervalForTests(),
       onFailure: (error) =>
@@ -192,6 +206,7 @@ export async function startService(settings: Settings): Promise<Service> {
         await app.close();
         await stopPurgingKeys();
         await stopSweeping();
+        await webhooks.stop();
         await metricsListener?.close();
         await orm.close();
       },

@@ -49,6 +49,24 @@ export interface EventData {
   'team.member_added': { team_id: string; name: string };
   /** `subject_user_id` is the member; also recorded for each team when they leave the organization. */
   'team.member_removed': { team_id: string; name: string };
+  'webhook.created': { webhook_id: string; url: string; event_types: string[]; description: string };
+  /**
+   * Only the fields that changed, each with its value before and after; `secret_rotated` when the
+   * signing secret was replaced (the secret itself is never in an event).
+   */
+  'webhook.updated': {
+    webhook_id: string;
+    changes: {
+      url?: { from: string; to: string };
+      event_types?: { from: string[]; to: string[] };
+      description?: { from: string; to: string };
+      enabled?: { from: boolean; to: boolean };
+    };
+    secret_rotated?: true;
+  };
+  'webhook.deleted': { webhook_id: string; url: string };
+  /** The service disabled the endpoint: every delivery to it failed for WEBHOOK_DISABLE_AFTER_HOURS. */
+  'webhook.disabled': { webhook_id: string; url: string; reason: string };
 }
 
 export type EventType = keyof EventData;
@@ -75,6 +93,10 @@ export const EVENT_TYPES = [
   'team.deleted',
   'team.member_added',
   'team.member_removed',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.disabled',
 ] as const satisfies readonly EventType[];
 
 // ---- schemas of events as the API returns them -----------------------------------------------
@@ -131,6 +153,24 @@ export const eventDataSchemas = {
   'team.deleted': team,
   'team.member_added': team,
   'team.member_removed': team,
+  'webhook.created': z.object({
+    webhook_id: z.string(),
+    url: z.string(),
+    event_types: z.array(z.string()),
+    description: z.string(),
+  }),
+  'webhook.updated': z.object({
+    webhook_id: z.string(),
+    changes: z.object({
+      url: fieldChange.optional(),
+      event_types: z.object({ from: z.array(z.string()), to: z.array(z.string()) }).optional(),
+      description: fieldChange.optional(),
+      enabled: z.object({ from: z.boolean(), to: z.boolean() }).optional(),
+    }),
+    secret_rotated: z.literal(true).optional(),
+  }),
+  'webhook.deleted': z.object({ webhook_id: z.string(), url: z.string() }),
+  'webhook.disabled': z.object({ webhook_id: z.string(), url: z.string(), reason: z.string() }),
 } satisfies { [Type in EventType]: z.ZodType };
 
 type DataSchemas = typeof eventDataSchemas;
@@ -177,6 +217,10 @@ export const auditEventOutput = z.discriminatedUnion('type', [
   eventOf('team.deleted'),
   eventOf('team.member_added'),
   eventOf('team.member_removed'),
+  eventOf('webhook.created'),
+  eventOf('webhook.updated'),
+  eventOf('webhook.deleted'),
+  eventOf('webhook.disabled'),
 ]);
 export type AuditEvent = z.infer<typeof auditEventOutput>;
 

@@ -70,7 +70,8 @@ const patternSamples = fc.oneof(
 );
 
 describe('OpenAPI document', () => {
-  const server = useServer(embedded);
+  // Webhooks to a loopback port nobody listens on: each attempt fails at once, and no traffic leaves the machine.
+  const server = useServer(embedded, { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' });
   let document: Document;
 
   beforeAll(async () => {
@@ -334,6 +335,78 @@ describe('OpenAPI document', () => {
     );
     const deletedAgain = await owner.DELETE('/api/organizations/{organization_id}/teams/{team_id}', teamPath);
     expect(deletedAgain.error?.code).toBe('NOT_FOUND');
+
+    // The organization's webhooks, each path with and without /api.
+    const hook = await owner.POST('/organizations/{organization_id}/webhooks', {
+      params: { path },
+      body: { url: 'http://127.0.0.1:9/hook', event_types: ['organization.updated'] },
+    });
+    expect(hook.response.status).toBe(201);
+    expect(hook.data?.secret).toMatch(/^whsec_/);
+    const webhook_id = hook.data!.webhook_id;
+    const hookPath = { params: { path: { ...path, webhook_id } } };
+    const ftpUrl = await owner.POST('/api/organizations/{organization_id}/webhooks', {
+      params: { path },
+      body: { url: 'ftp://127.0.0.1/hook', event_types: ['*'] },
+    });
+    expect(ftpUrl.error?.issues?.[0]?.field).toBe('url');
+    const hooks = await owner.GET('/organizations/{organization_id}/webhooks', {
+      params: { path, query: { limit: 1 } },
+    });
+    expect(hooks.data?.map((item) => item.webhook_id)).toEqual([webhook_id]);
+    expect((await owner.GET('/api/organizations/{organization_id}/webhooks', { params: { path } })).data).toHaveLength(
+      1,
+    );
+    expect((await owner.GET('/organizations/{organization_id}/webhooks/{webhook_id}', hookPath)).data?.enabled).toBe(
+      true,
+    );
+    const redescribedHook = await owner.PUT('/organizations/{organization_id}/webhooks/{webhook_id}', {
+      ...hookPath,
+      body: { description: 'Documented' },
+    });
+    expect(redescribedHook.data?.description).toBe('Documented');
+    // A change the endpoint asks for, so that it has a delivery (its attempts fail: nobody listens).
+    await owner.PUT('/api/organizations/{organization_id}/webhooks/{webhook_id}', {
+      ...hookPath,
+      body: { event_types: ['*'] },
+    });
+    let deliveryId = '';
+    await expect
+      .poll(async () => {
+        const log = await owner.GET('/organizations/{organization_id}/webhooks/{webhook_id}/deliveries', hookPath);
+        deliveryId = log.data?.[0]?.delivery_id ?? '';
+        return log.data?.[0]?.attempts ?? 0;
+      })
+      .toBeGreaterThan(0);
+    const deliveryPath = { params: { path: { ...path, webhook_id, delivery_id: deliveryId } } };
+    const page = await owner.GET('/api/organizations/{organization_id}/webhooks/{webhook_id}/deliveries', {
+      params: { path: { ...path, webhook_id }, query: { limit: 1 } },
+    });
+    expect(page.data).toHaveLength(1);
+    const retried = await owner.POST(
+      '/organizations/{organization_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/retry',
+      deliveryPath,
+    );
+    expect([202, 409]).toContain(retried.response.status);
+    await owner.POST('/api/organizations/{organization_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/retry', {
+      params: { path: { ...path, webhook_id, delivery_id: '00000000-0000-7000-8000-000000000000' } },
+    });
+    const rotated = await owner.POST('/organizations/{organization_id}/webhooks/{webhook_id}/rotate-secret', hookPath);
+    expect(rotated.data?.secret).toMatch(/^whsec_/);
+    expect(rotated.data?.secret).not.toBe(hook.data?.secret);
+    const rotatedAgain = await owner.POST(
+      '/api/organizations/{organization_id}/webhooks/{webhook_id}/rotate-secret',
+      hookPath,
+    );
+    expect(rotatedAgain.response.status).toBe(200);
+    expect(
+      (await owner.DELETE('/organizations/{organization_id}/webhooks/{webhook_id}', hookPath)).response.status,
+    ).toBe(200);
+    const hookGone = await owner.DELETE('/api/organizations/{organization_id}/webhooks/{webhook_id}', hookPath);
+    expect(hookGone.error?.code).toBe('NOT_FOUND');
+    expect((await owner.GET('/api/organizations/{organization_id}/webhooks/{webhook_id}', hookPath)).error?.code).toBe(
+      'NOT_FOUND',
+    );
 
     const memberEmail = `${memberId}@example.com`;
     const inviteMember = () =>

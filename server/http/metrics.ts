@@ -24,6 +24,7 @@ import type { AddressInfo } from 'node:net';
 import type { Options } from '@mikro-orm/core';
 import type { MySqlConnection } from '@mikro-orm/mysql';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from '@prometheus-io/client';
+import type { DeliveryObserver } from '../modules/webhooks/dispatcher.ts';
 import type { ResponseMetaFn } from '@trpc/server/http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Engine } from '../platform/database/engine.ts';
@@ -164,8 +165,33 @@ export function createMetrics() {
     };
   }
 
+  const webhookAttempts = new Counter({
+    name: 'webhook_attempts_total',
+    help: 'Webhook delivery attempts by outcome: succeeded, retrying (failed, another attempt scheduled), failed (for good)',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const webhookLag = new Histogram({
+    name: 'webhook_delivery_lag_seconds',
+    help: "From an event's commit to the 2xx of its delivery to an endpoint",
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200],
+    registers,
+  });
+  const webhookQueue = new Gauge({
+    name: 'webhook_queue_depth',
+    help: 'Webhook deliveries pending (due, scheduled for a retry, or under way), as last counted',
+    registers,
+  });
+
   return {
     registry,
+
+    /** For the webhook dispatcher (modules/webhooks/dispatcher.ts). */
+    webhooks: {
+      attempted: (outcome) => webhookAttempts.inc({ outcome }),
+      delivered: (lagSeconds) => webhookLag.observe(lagSeconds),
+      queueDepth: (pending) => webhookQueue.set(pending),
+    } satisfies DeliveryObserver,
 
     /** For the transaction helper: counts each lost conflict, retried or given up. */
     countConflict(outcome: 'retried' | 'exhausted'): void {

@@ -58,7 +58,7 @@ function operations(document: OpenAPIObject): Array<[string, string, Operation]>
   );
 }
 
-/** The interface's 201s live in each procedure's `successStatus`; the generator only knows 200. */
+/** The interface's 201s and 202s live in each procedure's `successStatus`; the generator only knows 200. */
 function applySuccessStatuses(document: OpenAPIObject, router: AppRouter): void {
   for (const [, meta] of procedureMetas(router)) {
     const openapi = meta?.openapi;
@@ -66,7 +66,8 @@ function applySuccessStatuses(document: OpenAPIObject, router: AppRouter): void 
     if (!openapi || !status) continue;
     const operation = (document.paths?.[openapi.path] as PathItem | undefined)?.[openapi.method.toLowerCase()];
     if (operation?.responses['200']) {
-      operation.responses[String(status)] = { ...operation.responses['200'], description: 'Created' };
+      const description = status === 201 ? 'Created' : 'Accepted';
+      operation.responses[String(status)] = { ...operation.responses['200'], description };
       delete operation.responses['200'];
     }
   }

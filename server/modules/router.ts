@@ -8,6 +8,7 @@ import { permissionsRouter } from './permissions/index.ts';
 import { rolesRouter } from './roles/index.ts';
 import { teamsRouter } from './teams/index.ts';
 import { usersRouter } from './users/index.ts';
+import { webhooksRouter } from './webhooks/index.ts';
 
 export const appRouter = router({
   users: usersRouter,
@@ -18,6 +19,7 @@ export const appRouter = router({
   permissions: permissionsRouter,
   roles: rolesRouter,
   teams: teamsRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

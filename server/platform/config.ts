@@ -12,6 +12,20 @@ const booleanSetting = (fallback: boolean) =>
     .optional()
     .transform((value) => (value === undefined ? fallback : value === 'true' || value === '1'));
 
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `500ms`, `5s`, `5m`, `2h`, `1d` in milliseconds; undefined for anything else. */
+function durationMs(text: string): number | undefined {
+  const match = /^(\d{1,6})(ms|s|m|h|d)$/.exec(text.trim());
+  return match ? Number(match[1]) * DURATION_UNITS_MS[match[2]!]! : undefined;
+}
+
+/** WEBHOOK_RETRY_SCHEDULE's waits in milliseconds: 1 to 20 durations; undefined if it is not that. */
+function retryScheduleMs(text: string): number[] | undefined {
+  const waits = text.split(',').map(durationMs);
+  return waits.length <= 20 && waits.every((wait) => wait !== undefined) ? (waits as number[]) : undefined;
+}
+
 const optionalString = z
   .string()
   .optional()
@@ -89,6 +103,25 @@ const settingsSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** The application's permissions, instance roles and grants (behaviour §11), a JSON file read at start. */
   ROLES_FILE: optionalString,
+  /** Webhooks (behaviour §13): how long a receiver has to answer an attempt with a 2xx. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
+  /** The waits before each retry of a failed attempt, e.g. `5s,5m,30m`; after the last, the delivery has failed. */
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default('5s,5m,30m,2h,5h,10h,10h')
+    .refine((text) => retryScheduleMs(text) !== undefined, {
+      error: 'must be 1 to 20 durations like 500ms, 5s, 5m, 2h or 1d, comma-separated',
+    }),
+  /** An endpoint whose every attempt has failed for this long is disabled; fractions allowed. */
+  WEBHOOK_DISABLE_AFTER_HOURS: z.coerce.number().positive().max(87_600).default(120),
+  /** How long an instance's claim on an attempt holds; a dead instance's claims are taken over after it. */
+  WEBHOOK_LEASE_MS: z.coerce.number().int().min(1000).default(30_000),
+  /** Attempts one instance makes at once, over all endpoints (each endpoint gets a few of them at most). */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(16),
+  /** Allow http:// endpoint URLs (local development); https only otherwise. */
+  WEBHOOK_ALLOW_HTTP: booleanSetting(false),
+  /** Allow endpoints on loopback, private, link-local and other non-public addresses (local development). */
+  WEBHOOK_ALLOW_PRIVATE: booleanSetting(false),
   /** Where the development secret is kept when JWT_SECRET is unset outside production. */
   DATA_DIR: z.string().min(1).default('./data'),
   /** Port of the Prometheus metrics listener (GET /metrics); unset: no metrics; 0: any free port. */
@@ -98,10 +131,15 @@ const settingsSchema = z.object({
 });
 
 /**
- * The settings, the database DATABASE_URL names, located once (database/engine.ts), and the roles
- * and permissions of ROLES_FILE (role-catalogue.ts).
+ * The settings, the database DATABASE_URL names, located once (database/engine.ts), the roles
+ * and permissions of ROLES_FILE (role-catalogue.ts), and the webhooks' retry schedule.
  */
-export type Settings = z.infer<typeof settingsSchema> & { database: DatabaseLocation; roles: RoleCatalogue };
+export type Settings = z.infer<typeof settingsSchema> & {
+  database: DatabaseLocation;
+  roles: RoleCatalogue;
+  /** WEBHOOK_RETRY_SCHEDULE in milliseconds. */
+  webhookRetrySchedule: number[];
+};
 
 function readRoles(path: string | undefined): RoleCatalogue {
   if (path === undefined) return new RoleCatalogue();
@@ -127,6 +165,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     ...result.data,
     database: locateDatabase(result.data.DATABASE_URL),
     roles: readRoles(result.data.ROLES_FILE),
+    webhookRetrySchedule: retryScheduleMs(result.data.WEBHOOK_RETRY_SCHEDULE)!,
   };
   // The stop's deadline counts from the signal: the drain, then requests under way finishing.
   const neededMs = settings.SHUTDOWN_DRAIN_MS + processingLimitMs(settings);

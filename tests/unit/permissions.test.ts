@@ -60,6 +60,16 @@ const OPERATIONS: Record<string, ServicePermission | 'caller' | 'creator'> = {
   // Or the member themselves (behaviour §12).
   'teams.removeMember': 'teams:manage',
   'teams.mine': 'caller',
+  'webhooks.list': 'webhooks:manage',
+  'webhooks.page': 'webhooks:manage',
+  'webhooks.create': 'webhooks:manage',
+  'webhooks.get': 'webhooks:manage',
+  'webhooks.update': 'webhooks:manage',
+  'webhooks.remove': 'webhooks:manage',
+  'webhooks.rotateSecret': 'webhooks:manage',
+  'webhooks.deliveries': 'webhooks:manage',
+  'webhooks.deliveriesPage': 'webhooks:manage',
+  'webhooks.retryDelivery': 'webhooks:manage',
 };
 
 describe('permissions (behaviour §3.2)', () => {

@@ -25,7 +25,7 @@ import { unavailable } from '../errors.ts';
  * runs went through its generator-based awaiter and a `withTimeout` wrapper made per call, 3.5 %
  * of the CPU of an organization's creation in `npm run bench:ab` profiles, on every transaction.
  */
-class Gate {
+export class Gate {
   #free: number;
   readonly #size: number;
   readonly #waiting: Array<() => void> = [];

@@ -151,8 +151,7 @@ export const TeamMember = defineEntity({
   tableName: 'team_members',
   properties: {
     team: () => p.manyToOne(Team).primary().deleteRule('cascade'),
-    membership: () =>
-      p.manyToOne(Membership).primary().fieldNames('organization_id', 'user_id').deleteRule('cascade'),
+    membership: () => p.manyToOne(Membership).primary().fieldNames('organization_id', 'user_id').deleteRule('cascade'),
     addedAt: p.datetime(3),
   },
   // A team's members, oldest first, paged by (added_at, user_id) (organization_id is the team's).
@@ -177,7 +176,8 @@ export const Webhook = defineEntity({
     secret: p.string().length(64),
     previousSecret: p.string().length(64).nullable(),
     previousSecretExpiresAt: p.datetime(3).nullable(),
-    enabled: p.boolean(),
+    /** 1 or 0: the embedded driver cannot bind booleans. */
+    enabled: p.integer(),
     disabledReason: p.string().length(200).nullable(),
     failingSince: p.datetime(3).nullable(),
     createdEventId: p.string().length(36),

@@ -16,7 +16,7 @@
  */
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Compilable } from 'kysely';
+import type { Compilable, QueryResult } from 'kysely';
 import { DomainError, unavailable } from '../errors.ts';
 import { toDbTimestamp, type Database, type DbTimestamp, type Dialect, type Sql } from './schema.ts';
 import { Admission, type Turn } from './admission.ts';
@@ -132,12 +132,25 @@ export class Db implements Reader {
     return (await this.sql.executeQuery(query.compile())).rows;
   }
 
+  /**
+   * One statement on its own, committed by itself: for a write that needs neither the
+   * organization's lock nor an event, such as a webhook delivery's conditional claim.
+   */
+  async run<Row>(query: Compilable<Row>): Promise<QueryResult<Row>> {
+    return this.sql.executeQuery(query.compile());
+  }
+
   /** A unique index refused a write (a duplicate e-mail, membership, key…). */
   isUniqueViolation(error: unknown): boolean {
     return isUniqueViolation(this.#shared.em, error);
   }
 
   /** A foreign key refused a write (a row pointing at a user or organization that is not there). */
+  /** A deadlock, a lock wait given up, or a write that lost certification on a cluster: trying again may succeed. */
+  isConflict(error: unknown): boolean {
+    return isLostConflict(this.#shared.em, error);
+  }
+
   isForeignKeyViolation(error: unknown): boolean {
     return isForeignKeyViolation(this.#shared.em, error);
   }

@@ -18,7 +18,11 @@ import type { Context } from './context.ts';
  * `access` or `permission`: who may call the procedure, set by the builder it starts from
  * (procedures.ts): any caller, a creator, or an actor holding that permission in an organization.
  */
-export type Meta = OpenApiMeta<{ successStatus?: 201; access?: 'caller' | 'creator'; permission?: ServicePermission }>;
+export type Meta = OpenApiMeta<{
+  successStatus?: 201 | 202;
+  access?: 'caller' | 'creator';
+  permission?: ServicePermission;
+}>;
 
 /** How often an idle subscription stream gets a ping (http/trpc.ts bounds its socket's idle time by it). */
 export const SSE_PING_INTERVAL_MS = 20_000;

@@ -48,7 +48,7 @@ interface RestEndpoint {
   summary: string;
   tags: string[];
   errors: number[];
-  successStatus?: 201;
+  successStatus?: 201 | 202;
   /** Reads the `organization_id` header (the membership endpoints). */
   organizationScoped?: boolean;
   /** A list that pages with ?limit and announces the next page in `Link`. */

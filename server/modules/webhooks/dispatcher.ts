@@ -1,0 +1,390 @@
+/**
+ * Makes the attempts of webhook deliveries (behaviour §13), on every instance.
+ *
+ * - An attempt is claimed in the database before it is made: one conditional UPDATE of the
+ *   delivery (`where attempts = <what was read> and next_attempt_at <= now`) that counts the
+ *   attempt, writes a claim token and moves `next_attempt_at` to when the claim lapses. Of two
+ *   instances, one changes the row; on a multi-primary cluster the other's write fails
+ *   certification. So no attempt is made twice, and the claim of an instance that dies falls due
+ *   again after WEBHOOK_LEASE_MS, for another to take over.
+ * - Only the claim's holder records the result (`where claim_token = <its token>`): a 2xx ends
+ *   the delivery; a failure schedules the next attempt by WEBHOOK_RETRY_SCHEDULE, or ends it as
+ *   failed after the last. An endpoint whose attempts have all failed for
+ *   WEBHOOK_DISABLE_AFTER_HOURS is disabled, with a `webhook.disabled` event.
+ * - Delivery never slows the API: its statements share a budget of DELIVERY_CONNECTIONS
+ *   connections, at most WEBHOOK_CONCURRENCY attempts run at once, and one endpoint gets at most
+ *   PER_ENDPOINT of them, so a slow or dead receiver holds up only its own deliveries.
+ */
+import { randomUUID } from 'node:crypto';
+import { toAuditEvent } from '../events/events.sql.ts';
+import { appendEvent, takeOrganization } from '../../platform/organization-changes.ts';
+import { Gate } from '../../platform/database/admission.ts';
+import { prepare } from '../../platform/database/prepared.ts';
+import type { DbTimestamp } from '../../platform/database/schema.ts';
+import { toDate } from '../../platform/database/timestamps.ts';
+import type { Db } from '../../platform/database/transaction.ts';
+import { fanOut } from './fan-out.ts';
+import { Sender, type AttemptResult } from './sender.ts';
+import { signatureHeader } from './signing.ts';
+import type { UrlGuardOptions } from './url-guard.ts';
+
+/** Connections the delivery machinery uses at most, of the pool the API shares. */
+const DELIVERY_CONNECTIONS = 2;
+/** Attempts to one endpoint under way at once, per instance. */
+const PER_ENDPOINT = 4;
+/** How often the log is looked at for events to hand out and attempts that are due. */
+const POLL_MS = 200;
+/** How often the queue's depth is counted, for the metrics. */
+const DEPTH_EVERY_MS = 5_000;
+/** How long a stop waits for attempts under way before it abandons them to their claims' lapse. */
+const STOP_WAIT_MS = 2_000;
+
+export interface DeliveryObserver {
+  /** An attempt ended: succeeded, failed and retried later, or failed for good. */
+  attempted(outcome: 'succeeded' | 'retrying' | 'failed'): void;
+  /** From the event's commit to the 2xx of its delivery. */
+  delivered(lagSeconds: number): void;
+  /** Deliveries pending (due, scheduled or under way). */
+  queueDepth(pending: number): void;
+}
+
+export interface DispatcherSettings {
+  guard: UrlGuardOptions;
+  timeoutMs: number;
+  retrySchedule: readonly number[];
+  disableAfterMs: number;
+  leaseMs: number;
+  concurrency: number;
+  observer?: DeliveryObserver;
+  /** Told when a pass fails; the next one tries again. */
+  onFailure: (error: unknown) => void;
+}
+
+const dueDeliveries = prepare((sql, now: DbTimestamp, limit: number) =>
+  sql
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'webhook_id', 'attempts'])
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .orderBy('next_attempt_at')
+    .limit(limit),
+);
+
+const claim = prepare((sql, id: string, seenAttempts: number, token: string, now: DbTimestamp, lapsesAt: DbTimestamp) =>
+  sql
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({
+      attempts: eb('attempts', '+', 1),
+      claim_token: token,
+      next_attempt_at: lapsesAt,
+      updated_at: now,
+    }))
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('attempts', '=', seenAttempts)
+    .where('next_attempt_at', '<=', now),
+);
+
+/** What an attempt sends, read with its claim's token: nothing when the endpoint is gone or the claim lost. */
+const attemptMaterial = prepare((sql, id: string, token: string) =>
+  sql
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+    .innerJoin('organization_events as e', 'e.event_id', 'd.event_id')
+    .select([
+      'd.attempts',
+      'w.url',
+      'w.enabled',
+      'w.secret',
+      'w.previous_secret',
+      'w.previous_secret_expires_at',
+      'e.event_id',
+      'e.organization_id',
+      'e.type',
+      'e.actor_user_id',
+      'e.subject_user_id',
+      'e.data',
+      'e.created_at',
+    ])
+    .where('d.id', '=', id)
+    .where('d.claim_token', '=', token),
+);
+
+const pendingCount = prepare((sql) =>
+  sql
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number | string>().as('pending'))
+    .where('status', '=', 'pending'),
+);
+
+interface Claim {
+  id: string;
+  webhookId: string;
+  token: string;
+}
+
+export class Dispatcher {
+  readonly #db: Db;
+  readonly #settings: DispatcherSettings;
+  readonly #sender: Sender;
+  readonly #budget = new Gate(DELIVERY_CONNECTIONS);
+  readonly #inFlight = new Map<string, { claim: Claim; done: Promise<void> }>();
+  readonly #perEndpoint = new Map<string, number>();
+  readonly #stopping = new AbortController();
+  #timer: NodeJS.Timeout | undefined;
+  #pass: Promise<void> = Promise.resolve();
+  #passQueued = false;
+  #depthCountedAt = 0;
+
+  constructor(db: Db, settings: DispatcherSettings) {
+    this.#db = db;
+    this.#settings = settings;
+    this.#sender = new Sender(settings.guard, settings.timeoutMs);
+  }
+
+  start(): void {
+    this.#schedule(POLL_MS);
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#stopping.signal.aborted) return;
+    this.#timer = setTimeout(() => this.#runPass(true), delayMs).unref();
+  }
+
+  /** One pass at a time; a pass asked for while one runs runs after it. */
+  #runPass(fromTimer: boolean): void {
+    if (this.#passQueued || this.#stopping.signal.aborted) return;
+    this.#passQueued = true;
+    this.#pass = this.#pass.then(async () => {
+      this.#passQueued = false;
+      try {
+        await this.#inBudget(() => fanOut(this.#db));
+        await this.#dispatch();
+        await this.#countDepth();
+      } catch (error) {
+        this.#settings.onFailure(error);
+      }
+      if (fromTimer) this.#schedule(POLL_MS);
+    });
+  }
+
+  #inBudget<T>(work: () => Promise<T>): Promise<T> {
+    return this.#budget.run(Date.now() + this.#settings.leaseMs, work);
+  }
+
+  /** Claims the due deliveries there is room for and starts their attempts. */
+  async #dispatch(): Promise<void> {
+    const room = this.#settings.concurrency - this.#inFlight.size;
+    if (room <= 0) return;
+    const due = await this.#inBudget(() =>
+      this.#db.all(dueDeliveries(this.#db.sql, this.#db.timestamp(new Date()), room * PER_ENDPOINT)),
+    );
+    let started = 0;
+    for (const delivery of due) {
+      if (started >= room || this.#stopping.signal.aborted) break;
+      if ((this.#perEndpoint.get(delivery.webhook_id) ?? 0) >= PER_ENDPOINT) continue;
+      const token = randomUUID();
+      if (!(await this.#claim(delivery.id, Number(delivery.attempts), token))) continue;
+      this.#begin({ id: delivery.id, webhookId: delivery.webhook_id, token });
+      started++;
+    }
+  }
+
+  async #claim(id: string, seenAttempts: number, token: string): Promise<boolean> {
+    const now = new Date();
+    const lapsesAt = new Date(now.getTime() + this.#settings.leaseMs);
+    try {
+      const result = await this.#inBudget(() =>
+        this.#db.run(
+          claim(this.#db.sql, id, seenAttempts, token, this.#db.timestamp(now), this.#db.timestamp(lapsesAt)),
+        ),
+      );
+      return Number(result.numAffectedRows ?? 0) === 1;
+    } catch (error) {
+      // Another node claimed it at the same moment: certification failed ours.
+      if (this.#db.isConflict(error)) return false;
+      throw error;
+    }
+  }
+
+  #begin(claimed: Claim): void {
+    this.#perEndpoint.set(claimed.webhookId, (this.#perEndpoint.get(claimed.webhookId) ?? 0) + 1);
+    const done = this.#attempt(claimed)
+      .catch((error: unknown) => this.#settings.onFailure(error))
+      .finally(() => {
+        this.#inFlight.delete(claimed.id);
+        const left = (this.#perEndpoint.get(claimed.webhookId) ?? 1) - 1;
+        if (left > 0) this.#perEndpoint.set(claimed.webhookId, left);
+        else this.#perEndpoint.delete(claimed.webhookId);
+        // Room again: more may be due now, without waiting for the next poll.
+        this.#runPass(false);
+      });
+    this.#inFlight.set(claimed.id, { claim: claimed, done });
+  }
+
+  async #attempt(claimed: Claim): Promise<void> {
+    const material = await this.#inBudget(() =>
+      this.#db.first(attemptMaterial(this.#db.sql, claimed.id, claimed.token)),
+    );
+    // The endpoint was deleted meanwhile (its deliveries with it).
+    if (!material) return;
+    const event = toAuditEvent(material);
+    // Disabled since the attempt was claimed: no attempt is sent, and none follows.
+    if (!material.enabled) {
+      const disabled = { succeeded: false, statusCode: null, error: 'The endpoint is disabled' };
+      await this.#record(claimed, Number(material.attempts), disabled, event.created_at, { final: true });
+      return;
+    }
+    const body = JSON.stringify({ type: event.type, timestamp: event.created_at, data: event });
+    const timestamp = Math.floor(Date.now() / 1000);
+    const secrets = [material.secret];
+    const previousUntil = material.previous_secret_expires_at;
+    if (material.previous_secret && previousUntil && toDate(previousUntil).getTime() > Date.now()) {
+      secrets.push(material.previous_secret);
+    }
+    const headers = {
+      'webhook-id': event.event_id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signatureHeader(secrets, event.event_id, timestamp, body),
+      'user-agent': 'org-user-service-webhooks',
+    };
+    const result = await this.#sender.post(material.url, headers, body, this.#stopping.signal);
+    // Stopped mid-attempt: the claim lapses and another instance makes the next attempt.
+    if (this.#stopping.signal.aborted && !result.succeeded) return;
+    await this.#record(claimed, Number(material.attempts), result, event.created_at);
+  }
+
+  /** Records an attempt's result, if the claim is still this instance's. */
+  async #record(
+    claimed: Claim,
+    attempts: number,
+    result: AttemptResult,
+    committedAt: string,
+    { final = false } = {},
+  ): Promise<void> {
+    const now = new Date();
+    const retryIn = result.succeeded || final ? undefined : this.#settings.retrySchedule[attempts - 1];
+    const status = result.succeeded ? 'succeeded' : retryIn !== undefined ? 'pending' : 'failed';
+    const db = this.#db;
+    const recorded = await this.#inBudget(() =>
+      db.run(
+        db.sql
+          .updateTable('webhook_deliveries')
+          .set({
+            status,
+            last_status_code: result.statusCode,
+            last_error: result.error?.slice(0, 1200) ?? null,
+            next_attempt_at: retryIn === undefined ? null : db.timestamp(new Date(now.getTime() + retryIn)),
+            claim_token: null,
+            updated_at: db.timestamp(now),
+          })
+          .where('id', '=', claimed.id)
+          .where('claim_token', '=', claimed.token),
+      ),
+    );
+    if (Number(recorded.numAffectedRows ?? 0) === 0) return;
+    const observer = this.#settings.observer;
+    observer?.attempted(status === 'succeeded' ? 'succeeded' : status === 'pending' ? 'retrying' : 'failed');
+    if (result.succeeded) {
+      observer?.delivered((now.getTime() - Date.parse(committedAt)) / 1000);
+      await this.#inBudget(() =>
+        db.run(
+          db.sql
+            .updateTable('webhooks')
+            .set({ failing_since: null })
+            .where('id', '=', claimed.webhookId)
+            .where('failing_since', 'is not', null),
+        ),
+      );
+    } else if (!final) {
+      await this.#noteFailure(claimed.webhookId, now);
+    }
+  }
+
+  /** Marks when the endpoint started failing, and disables it once it has failed for long enough. */
+  async #noteFailure(webhookId: string, now: Date): Promise<void> {
+    const db = this.#db;
+    await this.#inBudget(() =>
+      db.run(
+        db.sql
+          .updateTable('webhooks')
+          .set({ failing_since: db.timestamp(now) })
+          .where('id', '=', webhookId)
+          .where('failing_since', 'is', null),
+      ),
+    );
+    const row = await this.#inBudget(() =>
+      db.first(
+        db.sql
+          .selectFrom('webhooks')
+          .select(['organization_id', 'failing_since', 'enabled'])
+          .where('id', '=', webhookId),
+      ),
+    );
+    if (!row?.enabled || !row.failing_since) return;
+    if (toDate(row.failing_since).getTime() > now.getTime() - this.#settings.disableAfterMs) return;
+    await this.#inBudget(() => this.#disable(row.organization_id, webhookId));
+  }
+
+  /**
+   * Disables an endpoint that has failed for WEBHOOK_DISABLE_AFTER_HOURS, as a change of its
+   * organization (its lock, then the endpoint read again) with a `webhook.disabled` event, whose
+   * actor is who created the endpoint: the trail names no one else for it.
+   */
+  async #disable(organizationId: string, webhookId: string): Promise<void> {
+    const hours = this.#settings.disableAfterMs / 3_600_000;
+    const reason = `Every delivery attempt failed for ${Number(hours.toFixed(3))} hours`;
+    await this.#db.transaction(
+      async (tx) => {
+        const change = takeOrganization(tx, organizationId, () => new Error('The organization is gone'));
+        const row = await tx.first(
+          tx.sql
+            .selectFrom('webhooks as w')
+            .innerJoin('organization_events as e', 'e.event_id', 'w.created_event_id')
+            .select(['w.url', 'w.enabled', 'w.failing_since', 'e.actor_user_id'])
+            .where('w.id', '=', webhookId),
+        );
+        if (!row?.enabled || !row.failing_since) return;
+        if (toDate(row.failing_since).getTime() > tx.now.getTime() - this.#settings.disableAfterMs) return;
+        tx.later(
+          tx.sql
+            .updateTable('webhooks')
+            .set({ enabled: 0, disabled_reason: reason, updated_at: tx.timestamp() })
+            .where('id', '=', webhookId),
+        );
+        await appendEvent(tx, change, {
+          type: 'webhook.disabled',
+          actorUserId: row.actor_user_id,
+          subjectUserId: null,
+          data: { webhook_id: webhookId, url: row.url, reason },
+        });
+      },
+      { organizationId },
+    );
+  }
+
+  async #countDepth(): Promise<void> {
+    const observer = this.#settings.observer;
+    if (!observer || Date.now() - this.#depthCountedAt < DEPTH_EVERY_MS) return;
+    this.#depthCountedAt = Date.now();
+    const row = await this.#inBudget(() => this.#db.first(pendingCount(this.#db.sql)));
+    observer.queueDepth(Number(row?.pending ?? 0));
+  }
+
+  /**
+   * Stops: no new pass or attempt; attempts under way get STOP_WAIT_MS to end, then are abandoned
+   * (their claims lapse and another instance makes the next attempt).
+   */
+  async stop(): Promise<void> {
+    clearTimeout(this.#timer);
+    const running = Promise.all([...this.#inFlight.values()].map((flight) => flight.done));
+    const waited = await Promise.race([
+      running.then(() => true),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), STOP_WAIT_MS).unref()),
+    ]);
+    this.#stopping.abort();
+    if (!waited) await running;
+    await this.#pass;
+    this.#sender.close();
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * One attempt of a delivery (behaviour §13): a POST to the endpoint's URL, a success if it is
+ * answered 2xx within the timeout. Redirects are not followed (a 3xx is a failure). The URL is
+ * vetted again first (DNS can change since the endpoint was saved), and the connection is made
+ * only to addresses the guard has vetted (its `lookup`), so a name that resolves differently
+ * between the check and the connection cannot lead anywhere private. At most 1 KiB of the answer
+ * is read, for the delivery log.
+ *
+ * Why node:http rather than fetch: fetch's resolver cannot be replaced per request, and the guard
+ * must decide which address the connection goes to.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { guardedLookup, vetUrl, type UrlGuardOptions } from './url-guard.ts';
+
+/** The most of an answer's body read, and kept in the log. */
+const MAX_ANSWER_BYTES = 1024;
+
+export interface AttemptResult {
+  succeeded: boolean;
+  statusCode: number | null;
+  /** What went wrong, for the delivery log; null on success. */
+  error: string | null;
+}
+
+/** Connections kept open between attempts, per scheme; their lookups answer vetted addresses only. */
+export class Sender {
+  readonly #guard: UrlGuardOptions;
+  readonly #timeoutMs: number;
+  readonly #agents: { 'http:': http.Agent; 'https:': https.Agent };
+
+  constructor(guard: UrlGuardOptions, timeoutMs: number) {
+    this.#guard = guard;
+    this.#timeoutMs = timeoutMs;
+    const lookup = guardedLookup(guard);
+    this.#agents = {
+      'http:': new http.Agent({ keepAlive: true, lookup }),
+      'https:': new https.Agent({ keepAlive: true, lookup }),
+    };
+  }
+
+  /** One attempt; `stop` abandons it (the service is stopping). */
+  async post(url: string, headers: Record<string, string>, body: string, stop: AbortSignal): Promise<AttemptResult> {
+    const vetting = await vetUrl(url, this.#guard);
+    if (vetting.problem !== undefined) return { succeeded: false, statusCode: null, error: vetting.problem };
+    try {
+      return await this.#request(new URL(url), headers, body, stop);
+    } catch (error) {
+      return { succeeded: false, statusCode: null, error: describe(error, this.#timeoutMs) };
+    }
+  }
+
+  #request(url: URL, headers: Record<string, string>, body: string, stop: AbortSignal): Promise<AttemptResult> {
+    const secure = url.protocol === 'https:';
+    const request = (secure ? https : http).request(url, {
+      method: 'POST',
+      agent: this.#agents[secure ? 'https:' : 'http:'],
+      headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      signal: AbortSignal.any([AbortSignal.timeout(this.#timeoutMs), stop]),
+    });
+    return new Promise((resolve, reject) => {
+      request.on('error', reject);
+      request.on('response', (response) => {
+        const statusCode = response.statusCode ?? 0;
+        const chunks: Buffer[] = [];
+        let length = 0;
+        const finish = () => {
+          const answer = Buffer.concat(chunks).subarray(0, MAX_ANSWER_BYTES).toString('utf8');
+          const succeeded = statusCode >= 200 && statusCode < 300;
+          const error = succeeded ? null : failure(statusCode, answer);
+          resolve({ succeeded, statusCode, error });
+        };
+        response.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          length += chunk.length;
+          // Enough for the log: the rest is not read, and the connection is not kept.
+          if (length >= MAX_ANSWER_BYTES) {
+            response.destroy();
+            finish();
+          }
+        });
+        response.on('end', finish);
+        response.on('error', reject);
+      });
+      request.end(body);
+    });
+  }
+
+  close(): void {
+    this.#agents['http:'].destroy();
+    this.#agents['https:'].destroy();
+  }
+}
+
+function failure(statusCode: number, answer: string): string {
+  const what = statusCode >= 300 && statusCode < 400 ? `Redirect ${statusCode} (not followed)` : `HTTP ${statusCode}`;
+  return answer.trim() === '' ? what : `${what}: ${answer}`;
+}
+
+function describe(error: unknown, timeoutMs: number): string {
+  const { name, code, message } = error as { name?: string; code?: string; message?: string };
+  if (name === 'TimeoutError' || name === 'AbortError') return `No answer within ${timeoutMs} ms`;
+  return code ? `${code}: ${message ?? ''}`.trim() : (message ?? String(error));
+}
