@@ -183,6 +183,7 @@ export async function startService(settings: Settings): Promise<Service> {
       disableAfterMs: settings.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
       leaseMs: settings.WEBHOOK_LEASE_MS,
       concurrency: settings.WEBHOOK_CONCURRENCY,
+      pollMs: settings.WEBHOOK_POLL_INTERVAL_MS,
       observer: metrics?.webhooks,
       onFailure: (error) =>
         logger.warn({ err: error }, 'webhooks: a delivery pass failed; tried again at the next one'),

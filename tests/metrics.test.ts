@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { databaseTargets, describeOnEachDatabase } from './support/databases.ts';
 import mysql from 'mysql2/promise';
 import { createOrganization, registerUser, uniqueId } from './support/fixtures.ts';
-import { useServer, type TestServer } from './support/server.ts';
+import { QUIET_WEBHOOKS, useServer, type TestServer } from './support/server.ts';
 import { tokenFor } from './support/tokens.ts';
 
 /** A metric family as parse-prometheus-text-format returns it (the package ships no types). */
@@ -64,7 +64,11 @@ function total(from: Sample[], name: string, labels: Record<string, string> = {}
 }
 
 describeOnEachDatabase('metrics', (target) => {
-  const server = useServer(target, { METRICS_PORT: '0', RATE_LIMIT_MAX: String(RATE_LIMIT_MAX) });
+  const server = useServer(target, {
+    METRICS_PORT: '0',
+    RATE_LIMIT_MAX: String(RATE_LIMIT_MAX),
+    WEBHOOK_POLL_INTERVAL_MS: QUIET_WEBHOOKS,
+  });
 
   it('serves a scrape in the Prometheus text format on its own loopback listener, not on the service port', async () => {
     expect(server().service.metrics!.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);

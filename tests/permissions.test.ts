@@ -18,7 +18,7 @@ import { describeOnEachDatabase } from './support/databases.ts';
 import { addMember, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import { organizationWithRoles } from './support/lifecycle.ts';
 import { EXPECTED } from './support/permissions.ts';
-import { startTestServer, useServer, type TestServer } from './support/server.ts';
+import { QUIET_WEBHOOKS, startTestServer, useServer, type TestServer } from './support/server.ts';
 
 const ALL = Object.keys(SERVICE_PERMISSIONS) as Permission[];
 const UNKNOWN_ORGANIZATION = '01900000-0000-7000-8000-000000000000';
@@ -36,7 +36,7 @@ const badRequest = (...fields: string[]) => ({
 });
 
 describeOnEachDatabase('permission endpoints (behaviour §11)', (target) => {
-  const server = useServer(target, { METRICS_PORT: '0' });
+  const server = useServer(target, { METRICS_PORT: '0', WEBHOOK_POLL_INTERVAL_MS: QUIET_WEBHOOKS });
 
   const permissionsPath = (organizationId: string, prefix = '') =>
     `${prefix}/organizations/${organizationId}/permissions`;

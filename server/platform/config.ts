@@ -116,6 +116,8 @@ const settingsSchema = z.object({
   WEBHOOK_DISABLE_AFTER_HOURS: z.coerce.number().positive().max(87_600).default(120),
   /** How long an instance's claim on an attempt holds; a dead instance's claims are taken over after it. */
   WEBHOOK_LEASE_MS: z.coerce.number().int().min(1000).default(30_000),
+  /** How often each instance looks for committed events to hand out and attempts that are due. */
+  WEBHOOK_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(200),
   /** Attempts one instance makes at once, over all endpoints (each endpoint gets a few of them at most). */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(16),
   /** Allow http:// endpoint URLs (local development); https only otherwise. */

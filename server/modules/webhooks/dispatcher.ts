@@ -32,8 +32,6 @@ import type { UrlGuardOptions } from './url-guard.ts';
 const DELIVERY_CONNECTIONS = 2;
 /** Attempts to one endpoint under way at once, per instance. */
 const PER_ENDPOINT = 4;
-/** How often the log is looked at for events to hand out and attempts that are due. */
-const POLL_MS = 200;
 /** How often the queue's depth is counted, for the metrics. */
 const DEPTH_EVERY_MS = 5_000;
 /** How long a stop waits for attempts under way before it abandons them to their claims' lapse. */
@@ -55,6 +53,8 @@ export interface DispatcherSettings {
   disableAfterMs: number;
   leaseMs: number;
   concurrency: number;
+  /** How often the log is looked at for events to hand out and attempts that are due. */
+  pollMs: number;
   observer?: DeliveryObserver;
   /** Told when a pass fails; the next one tries again. */
   onFailure: (error: unknown) => void;
@@ -135,6 +135,7 @@ export class Dispatcher {
   #pass: Promise<void> = Promise.resolve();
   #passQueued = false;
   #depthCountedAt = 0;
+  #stopped = false;
 
   constructor(db: Db, settings: DispatcherSettings) {
     this.#db = db;
@@ -143,17 +144,17 @@ export class Dispatcher {
   }
 
   start(): void {
-    this.#schedule(POLL_MS);
+    this.#schedule(this.#settings.pollMs);
   }
 
   #schedule(delayMs: number): void {
-    if (this.#stopping.signal.aborted) return;
+    if (this.#stopped) return;
     this.#timer = setTimeout(() => this.#runPass(true), delayMs).unref();
   }
 
   /** One pass at a time; a pass asked for while one runs runs after it. */
   #runPass(fromTimer: boolean): void {
-    if (this.#passQueued || this.#stopping.signal.aborted) return;
+    if (this.#passQueued || this.#stopped) return;
     this.#passQueued = true;
     this.#pass = this.#pass.then(async () => {
       this.#passQueued = false;
@@ -164,7 +165,7 @@ export class Dispatcher {
       } catch (error) {
         this.#settings.onFailure(error);
       }
-      if (fromTimer) this.#schedule(POLL_MS);
+      if (fromTimer) this.#schedule(this.#settings.pollMs);
     });
   }
 
@@ -181,7 +182,7 @@ export class Dispatcher {
     );
     let started = 0;
     for (const delivery of due) {
-      if (started >= room || this.#stopping.signal.aborted) break;
+      if (started >= room || this.#stopped) break;
       if ((this.#perEndpoint.get(delivery.webhook_id) ?? 0) >= PER_ENDPOINT) continue;
       const token = randomUUID();
       if (!(await this.#claim(delivery.id, Number(delivery.attempts), token))) continue;
@@ -372,19 +373,16 @@ export class Dispatcher {
   }
 
   /**
-   * Stops: no new pass or attempt; attempts under way get STOP_WAIT_MS to end, then are abandoned
-   * (their claims lapse and another instance makes the next attempt).
+   * Stops: no new pass or attempt; the pass and the attempts under way get STOP_WAIT_MS to end,
+   * then are abandoned (their claims lapse and another instance makes the next attempt). It never
+   * waits longer, even on a database that does not answer.
    */
   async stop(): Promise<void> {
+    this.#stopped = true;
     clearTimeout(this.#timer);
-    const running = Promise.all([...this.#inFlight.values()].map((flight) => flight.done));
-    const waited = await Promise.race([
-      running.then(() => true),
-      new Promise<false>((resolve) => setTimeout(() => resolve(false), STOP_WAIT_MS).unref()),
-    ]);
+    const running = Promise.all([this.#pass, ...[...this.#inFlight.values()].map((flight) => flight.done)]);
+    await Promise.race([running, new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())]);
     this.#stopping.abort();
-    if (!waited) await running;
-    await this.#pass;
     this.#sender.close();
   }
 }
