@@ -101,6 +101,16 @@ describe('start-up settings', () => {
       new RegExp(`SHUTDOWN_TIMEOUT_MS must be longer than SHUTDOWN_DRAIN_MS plus .* ${neededMs} ms`),
     );
   });
+
+  it('refuses a webhook claim that would lapse before its attempt ends (behaviour §13)', () => {
+    const result = runToExit(SERVICE_ENTRY, {
+      JWT_SECRET: TEST_SECRET,
+      DATABASE_URL: ':memory:',
+      WEBHOOK_TIMEOUT_MS: '5000',
+      WEBHOOK_LEASE_MS: '5999',
+    });
+    expectOneLineFailure(result, /WEBHOOK_LEASE_MS must be at least WEBHOOK_TIMEOUT_MS \+ 1000 ms \(here 6000 ms\)/);
+  });
 });
 
 // Behaviour §1 and §11: the roles file is read at start, and one it cannot use stops it.

@@ -153,6 +153,9 @@ function readRoles(path: string | undefined): RoleCatalogue {
   }
 }
 
+/** Time a claim covers beyond WEBHOOK_TIMEOUT_MS: recording the attempt's result. */
+const WEBHOOK_RECORD_MARGIN_MS = 1000;
+
 export class SettingsError extends Error {
   override name = 'SettingsError';
 }
@@ -169,6 +172,13 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     roles: readRoles(result.data.ROLES_FILE),
     webhookRetrySchedule: retryScheduleMs(result.data.WEBHOOK_RETRY_SCHEDULE)!,
   };
+  // A claim must outlast the attempt it covers, or a second attempt starts beside a slow first one.
+  if (settings.WEBHOOK_LEASE_MS < settings.WEBHOOK_TIMEOUT_MS + WEBHOOK_RECORD_MARGIN_MS) {
+    throw new SettingsError(
+      `Invalid settings: WEBHOOK_LEASE_MS must be at least WEBHOOK_TIMEOUT_MS + ${WEBHOOK_RECORD_MARGIN_MS} ms ` +
+        `(here ${settings.WEBHOOK_TIMEOUT_MS + WEBHOOK_RECORD_MARGIN_MS} ms), so that a claim outlasts its attempt`,
+    );
+  }
   // The stop's deadline counts from the signal: the drain, then requests under way finishing.
   const neededMs = settings.SHUTDOWN_DRAIN_MS + processingLimitMs(settings);
   if (settings.SHUTDOWN_TIMEOUT_MS <= neededMs) {

@@ -20,7 +20,7 @@ import { toAuditEvent } from '../events/events.sql.ts';
 import { appendEvent, takeOrganization } from '../../platform/organization-changes.ts';
 import { Gate } from '../../platform/database/admission.ts';
 import { prepare } from '../../platform/database/prepared.ts';
-import type { DbTimestamp } from '../../platform/database/schema.ts';
+import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
 import { toDate } from '../../platform/database/timestamps.ts';
 import type { Db } from '../../platform/database/transaction.ts';
 import { fanOut } from './fan-out.ts';
@@ -60,15 +60,16 @@ export interface DispatcherSettings {
   onFailure: (error: unknown) => void;
 }
 
-const dueDeliveries = prepare((sql, now: DbTimestamp, limit: number) =>
+const dueQuery = (sql: Sql, now: DbTimestamp, limit: number) =>
   sql
     .selectFrom('webhook_deliveries')
     .select(['id', 'webhook_id', 'attempts'])
     .where('status', '=', 'pending')
     .where('next_attempt_at', '<=', now)
     .orderBy('next_attempt_at')
-    .limit(limit),
-);
+    .limit(limit);
+
+const dueDeliveries = prepare(dueQuery);
 
 const claim = prepare((sql, id: string, seenAttempts: number, token: string, now: DbTimestamp, lapsesAt: DbTimestamp) =>
   sql
@@ -177,9 +178,15 @@ export class Dispatcher {
   async #dispatch(): Promise<void> {
     const room = this.#settings.concurrency - this.#inFlight.size;
     if (room <= 0) return;
-    const due = await this.#inBudget(() =>
-      this.#db.all(dueDeliveries(this.#db.sql, this.#db.timestamp(new Date()), room * PER_ENDPOINT)),
-    );
+    const now = this.#db.timestamp(new Date());
+    // Endpoints with all the attempts they may have under way are left out, so that the backlog of a
+    // slow or dead receiver does not fill the rows read and hold up the other endpoints.
+    const full = [...this.#perEndpoint].filter(([, count]) => count >= PER_ENDPOINT).map(([webhookId]) => webhookId);
+    const query =
+      full.length === 0
+        ? dueDeliveries(this.#db.sql, now, room * PER_ENDPOINT)
+        : dueQuery(this.#db.sql, now, room * PER_ENDPOINT).where('webhook_id', 'not in', full);
+    const due = await this.#inBudget(() => this.#db.all(query));
     let started = 0;
     for (const delivery of due) {
       if (started >= room || this.#stopped) break;

@@ -39,24 +39,28 @@ export class Sender {
     };
   }
 
-  /** One attempt; `stop` abandons it (the service is stopping). */
+  /**
+   * One attempt; `stop` abandons it (the service is stopping). WEBHOOK_TIMEOUT_MS bounds all of it,
+   * the resolution of the URL's host included.
+   */
   async post(url: string, headers: Record<string, string>, body: string, stop: AbortSignal): Promise<AttemptResult> {
-    const vetting = await vetUrl(url, this.#guard);
-    if (vetting.problem !== undefined) return { succeeded: false, statusCode: null, error: vetting.problem };
+    const signal = AbortSignal.any([AbortSignal.timeout(this.#timeoutMs), stop]);
     try {
-      return await this.#request(new URL(url), headers, body, stop);
+      const vetting = await untilAborted(vetUrl(url, this.#guard), signal);
+      if (vetting.problem !== undefined) return { succeeded: false, statusCode: null, error: vetting.problem };
+      return await this.#request(new URL(url), headers, body, signal);
     } catch (error) {
       return { succeeded: false, statusCode: null, error: describe(error, this.#timeoutMs) };
     }
   }
 
-  #request(url: URL, headers: Record<string, string>, body: string, stop: AbortSignal): Promise<AttemptResult> {
+  #request(url: URL, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<AttemptResult> {
     const secure = url.protocol === 'https:';
     const request = (secure ? https : http).request(url, {
       method: 'POST',
       agent: this.#agents[secure ? 'https:' : 'http:'],
       headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      signal: AbortSignal.any([AbortSignal.timeout(this.#timeoutMs), stop]),
+      signal,
     });
     return new Promise((resolve, reject) => {
       request.on('error', reject);
@@ -90,6 +94,16 @@ export class Sender {
     this.#agents['http:'].destroy();
     this.#agents['https:'].destroy();
   }
+}
+
+/** `work`, or the signal's reason once it aborts (a resolution that hangs is not waited for). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason as Error);
+    const abort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', abort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
 }
 
 function failure(statusCode: number, answer: string): string {

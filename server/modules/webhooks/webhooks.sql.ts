@@ -15,7 +15,7 @@ import {
   type updateWebhookInput,
   type WebhookView,
 } from '../../../shared/webhooks.ts';
-import { assertMay, nowFor, type ClockedReader, type OrganizationActor } from '../../platform/access.ts';
+import { assertMay, type ClockedReader, type OrganizationActor } from '../../platform/access.ts';
 import { badRequest, conflict, notFound } from '../../platform/errors.ts';
 import { appendEvent, changeOrganization, organizationWithActor } from '../../platform/organization-changes.ts';
 import { newId } from '../../platform/database/ids.ts';
@@ -371,19 +371,11 @@ export async function listDeliveries(
   return toPage(rows, page.limit, (row) => ({ createdAt: row.created_at, id: row.id }), deliveryView);
 }
 
-const oneDelivery = prepare((sql, organizationId: string, webhookId: string, deliveryId: string) =>
-  sql
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
-    .select([...DELIVERY_COLUMNS, 'd.claim_token'])
-    .where('w.organization_id', '=', organizationId)
-    .where('d.webhook_id', '=', webhookId)
-    .where('d.id', '=', deliveryId),
-);
-
 /**
  * Asks for one more attempt of a delivery, now: whatever its status, unless an attempt is under way
- * (409). A delivery that had failed for good gets this one attempt; a pending one is brought forward.
+ * (409). A delivery that had failed for good gets this one attempt; a pending one is brought
+ * forward. A change of the organization's like any other (its lock, its Idempotency-Key), though
+ * it records no event.
  */
 export async function retryDelivery(
   db: Db,
@@ -391,16 +383,38 @@ export async function retryDelivery(
   webhookId: string,
   deliveryId: string,
 ): Promise<DeliveryView> {
-  const row = await db.first(oneDelivery(db.sql, actor.organizationId, webhookId, deliveryId));
-  if (!row) throw notFound('The webhook has no such delivery');
-  const now = nowFor(db);
-  const updated = await db.run(
-    db.sql
-      .updateTable('webhook_deliveries')
-      .set({ status: 'pending', next_attempt_at: now, updated_at: now })
-      .where('id', '=', deliveryId)
-      .where('claim_token', 'is', null),
-  );
-  if (Number(updated.numAffectedRows ?? 0) === 0) throw conflict('An attempt of this delivery is under way');
-  return deliveryView({ ...row, status: 'pending', next_attempt_at: now, updated_at: now });
+  return changeOrganization(db, actor, async (tx) => {
+    const row = await tx.first(
+      organizationWithActor(tx, actor)
+        .leftJoin('webhook_deliveries as d', (join) =>
+          join.on('d.id', '=', deliveryId).on('d.webhook_id', '=', webhookId),
+        )
+        .leftJoin('webhooks as w', (join) =>
+          join.onRef('w.id', '=', 'd.webhook_id').onRef('w.organization_id', '=', 'o.id'),
+        )
+        .select(['a.role as actor_role', 'w.id as webhook_id', ...DELIVERY_COLUMNS, 'd.claim_token']),
+    );
+    if (!row) throw notFound('No such organization');
+    await assertMay(tx, actor, row.actor_role);
+    if (row.webhook_id === null || row.id === null) throw notFound('The webhook has no such delivery');
+    if (row.claim_token !== null) throw conflict('An attempt of this delivery is under way');
+    const now = tx.timestamp();
+    tx.later(
+      tx.sql
+        .updateTable('webhook_deliveries')
+        .set({ status: 'pending', next_attempt_at: now, updated_at: now })
+        .where('id', '=', deliveryId)
+        .where('claim_token', 'is', null),
+      (result) => {
+        // Claimed by an instance since it was read: the attempt is under way.
+        if (Number(result.numAffectedRows ?? 0) === 0) throw conflict('An attempt of this delivery is under way');
+      },
+    );
+    return deliveryView({
+      ...(row as typeof row & DeliveryRow),
+      status: 'pending',
+      next_attempt_at: now,
+      updated_at: now,
+    });
+  });
 }
