@@ -340,8 +340,7 @@ export class Dispatcher {
    * actor is who created the endpoint: the trail names no one else for it.
    */
   async #disable(organizationId: string, webhookId: string): Promise<void> {
-    const hours = this.#settings.disableAfterMs / 3_600_000;
-    const reason = `Every delivery attempt failed for ${Number(hours.toFixed(3))} hours`;
+    const reason = `Every delivery attempt failed for ${this.#settings.disableAfterMs / 3_600_000} hours`;
     await this.#db.transaction(
       async (tx) => {
         const change = takeOrganization(tx, organizationId, () => new Error('The organization is gone'));

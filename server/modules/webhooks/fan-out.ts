@@ -14,7 +14,7 @@
  * An organization's event ids sort in commit order (organization-changes.ts), so "after the
  * position" never skips an event that commits later.
  */
-import { newId } from '../../platform/database/ids.ts';
+import { nextEventId } from '../../platform/organization-changes.ts';
 import { prepare } from '../../platform/database/prepared.ts';
 import type { Db, Tx } from '../../platform/database/transaction.ts';
 
@@ -90,12 +90,15 @@ async function handOut(db: Db, organizationId: string, lastEventId: string): Pro
           },
         );
         const now = tx.timestamp();
+        // Ids that follow one another in the events' order, so that the log lists them as they happened.
+        let lastId: string | null = null;
+        const nextId = () => (lastId = nextEventId(lastId, tx.now));
         const deliveries = events.flatMap((event) =>
           endpoints
             // An endpoint receives what commits after its own creation.
             .filter((endpoint) => event.event_id > endpoint.created_event_id && wants(endpoint.eventTypes, event.type))
             .map((endpoint) => ({
-              id: newId(tx.now.getTime()),
+              id: nextId(),
               webhook_id: endpoint.id,
               organization_id: organizationId,
               event_id: event.event_id,

@@ -1,0 +1,145 @@
+/**
+ * For the webhook tests (behaviour §13): the REST paths of an organization's webhooks, a way to
+ * create one, and a receiver — an HTTP server on 127.0.0.1 that records every request it gets,
+ * headers and raw body, and answers each as the test says.
+ */
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'vitest';
+import type { DeliveryView, WebhookView } from '../../shared/webhooks.ts';
+import type { TestUser } from './fixtures.ts';
+import type { TestServer } from './server.ts';
+
+export const webhooksPath = (organizationId: string, prefix = '') =>
+  `${prefix}/organizations/${organizationId}/webhooks`;
+export const webhookPath = (organizationId: string, webhookId: string, prefix = '') =>
+  `${webhooksPath(organizationId, prefix)}/${webhookId}`;
+export const rotateSecretPath = (organizationId: string, webhookId: string, prefix = '') =>
+  `${webhookPath(organizationId, webhookId, prefix)}/rotate-secret`;
+export const deliveriesPath = (organizationId: string, webhookId: string, prefix = '') =>
+  `${webhookPath(organizationId, webhookId, prefix)}/deliveries`;
+export const retryPath = (organizationId: string, webhookId: string, deliveryId: string, prefix = '') =>
+  `${deliveriesPath(organizationId, webhookId, prefix)}/${deliveryId}/retry`;
+
+export type CreatedWebhook = WebhookView & { secret: string };
+
+/** Creates an endpoint as `actor`; fails the test unless it is created. */
+export async function createWebhook(
+  server: TestServer,
+  actor: TestUser,
+  organizationId: string,
+  fields: { url: string; event_types: string[]; description?: string },
+): Promise<CreatedWebhook> {
+  const created = await server.call('POST', webhooksPath(organizationId), { token: actor.token, body: fields });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body;
+}
+
+/** An endpoint's deliveries, newest first, as `viewer` (who holds webhooks:manage) lists them. */
+export async function deliveriesOf(
+  server: TestServer,
+  viewer: TestUser,
+  organizationId: string,
+  webhookId: string,
+): Promise<DeliveryView[]> {
+  const listed = await server.call('GET', deliveriesPath(organizationId, webhookId), { token: viewer.token });
+  expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+  return listed.body;
+}
+
+export interface ReceivedRequest {
+  method: string;
+  /** The request's path and query, as sent. */
+  path: string;
+  /** Names in lower case; a repeated header's values joined by ", ". */
+  headers: Record<string, string>;
+  /** The body exactly as it arrived (signatures are over these bytes). */
+  body: string;
+  /** Date.now() when the request's headers had arrived. */
+  arrivedAt: number;
+  /** The status answered, once the answer is sent. */
+  answered?: number;
+}
+
+export interface Answer {
+  status: number;
+  body?: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * How requests are answered: a function of the request (it may take its time), or a queue whose
+ * answers are used one a request, in order, then 200.
+ */
+export type Responder =
+  ((request: ReceivedRequest) => Answer | number | Promise<Answer | number>) | (Answer | number)[];
+
+export interface Receiver {
+  /** The URL of `path` on the receiver. */
+  url(path?: string): string;
+  /** Every request received so far, in order of arrival. */
+  readonly requests: ReceivedRequest[];
+  /** TCP connections accepted so far, requests or not (a TLS handshake counts too). */
+  connections(): number;
+  /** The requests received at `path`. */
+  at(path: string): ReceivedRequest[];
+  /** Answers the requests from now on as `responder` says. */
+  respond(responder: Responder): void;
+  close(): Promise<void>;
+}
+
+const flatHeaders = (headers: IncomingHttpHeaders): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : (value ?? '')]),
+  );
+
+function nextAnswer(responder: Responder, request: ReceivedRequest): Answer | number | Promise<Answer | number> {
+  if (Array.isArray(responder)) return responder.shift() ?? 200;
+  return responder(request);
+}
+
+/** Starts a receiver on 127.0.0.1 and a free port; it answers 200 until told otherwise. */
+export async function startReceiver(responder: Responder = []): Promise<Receiver> {
+  const requests: ReceivedRequest[] = [];
+  let current = responder;
+  const server = createServer((request, response) => {
+    const received: ReceivedRequest = {
+      method: request.method ?? '',
+      path: request.url ?? '',
+      headers: flatHeaders(request.headers),
+      body: '',
+      arrivedAt: Date.now(),
+    };
+    requests.push(received);
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', async () => {
+      received.body = Buffer.concat(chunks).toString('utf8');
+      const given = await nextAnswer(current, received);
+      const answer = typeof given === 'number' ? { status: given } : given;
+      // The service may have given up on the request (its timeout) while the answer was coming.
+      if (response.destroyed) return;
+      received.answered = answer.status;
+      response.writeHead(answer.status, answer.headers).end(answer.body);
+    });
+  });
+  let connections = 0;
+  server.on('connection', () => connections++);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path = '/hook') => `http://127.0.0.1:${port}${path}`,
+    requests,
+    connections: () => connections,
+    at: (path) => requests.filter((request) => request.path === path),
+    respond(responder) {
+      current = responder;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // The service keeps connections open between attempts.
+        server.closeAllConnections();
+      }),
+  };
+}

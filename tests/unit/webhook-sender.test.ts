@@ -1,0 +1,82 @@
+/**
+ * server/modules/webhooks/sender.ts and signing.ts (behaviour §13): an attempt goes only where the
+ * URL guard allows, to the address it vetted; the signature header is what the Standard Webhooks
+ * library computes, one per secret. Names are answered by a stub resolver; the only server is a
+ * receiver on 127.0.0.1.
+ */
+import { randomBytes } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Sender } from '../../server/modules/webhooks/sender.ts';
+import { signatureHeader } from '../../server/modules/webhooks/signing.ts';
+import type { UrlGuardOptions } from '../../server/modules/webhooks/url-guard.ts';
+import { startReceiver, type Receiver } from '../support/webhooks.ts';
+
+/** A name no real resolver knows: only the stub answers it, with the receiver's address. */
+const HOST = 'hooks.example.test';
+const resolveToLoopback = async (host: string) => {
+  if (host !== HOST) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+  return ['127.0.0.1'];
+};
+
+const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+describe('Sender.post', () => {
+  let receiver: Receiver;
+  let url: string;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    url = `http://${HOST}:${new URL(receiver.url()).port}/hook`;
+  });
+  afterAll(() => receiver.close());
+
+  async function attempt(guard: UrlGuardOptions) {
+    const sender = new Sender(guard, 2_000);
+    try {
+      return await sender.post(url, { 'webhook-id': 'msg_1' }, '{"ok":true}', new AbortController().signal);
+    } finally {
+      sender.close();
+    }
+  }
+
+  it('refuses a name that resolves to a loopback address without private addresses allowed, connecting nowhere', async () => {
+    const result = await attempt({ allowHttp: true, allowPrivate: false, resolve: resolveToLoopback });
+    expect(result).toEqual({
+      succeeded: false,
+      statusCode: null,
+      error: `Host ${HOST} resolves to 127.0.0.1, which is not a public address (loopback; WEBHOOK_ALLOW_PRIVATE is off)`,
+    });
+    expect(receiver.connections()).toBe(0);
+  });
+
+  it('with private addresses allowed, connects to the address the guard vetted', async () => {
+    const result = await attempt({ allowHttp: true, allowPrivate: true, resolve: resolveToLoopback });
+    expect(result).toEqual({ succeeded: true, statusCode: 200, error: null });
+    expect(receiver.requests).toMatchObject([
+      { method: 'POST', path: '/hook', body: '{"ok":true}', headers: { host: `${HOST}:${new URL(url).port}` } },
+    ]);
+  });
+});
+
+describe('signatureHeader', () => {
+  const id = 'msg_2mQ8xTzbRh4cLp0v';
+  const body = JSON.stringify({ type: 'member.added', data: { role: 'member' } });
+
+  it('is what standardwebhooks signs, for one secret', () => {
+    const secret = newSecret();
+    const at = new Date(1_790_000_000_000);
+    expect(signatureHeader([secret], id, at.getTime() / 1000, body)).toBe(new Webhook(secret).sign(id, at, body));
+  });
+
+  it('holds one signature per secret, space-separated, each of which verifies', () => {
+    const secrets = [newSecret(), newSecret()];
+    const timestamp = Math.floor(Date.now() / 1000);
+    const header = signatureHeader(secrets, id, timestamp, body);
+    expect(header.split(' ')).toEqual(
+      secrets.map((secret) => new Webhook(secret).sign(id, new Date(timestamp * 1000), body)),
+    );
+    const headers = { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': header };
+    for (const secret of secrets) expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
+    expect(() => new Webhook(newSecret()).verify(body, headers)).toThrow('No matching signature found');
+  });
+});
