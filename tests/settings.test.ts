@@ -104,6 +104,30 @@ const PROOFS: Record<string, string[]> = {
     'keeps its data in the DATABASE_URL file, and verifies tokens with the development secret it made in DATA_DIR',
     'tests/startup.test.ts › for the development secret (DATA_DIR)',
   ],
+  WEBHOOK_TIMEOUT_MS: [
+    'tests/webhooks-instances.test.ts › gives up an attempt the receiver does not answer within WEBHOOK_TIMEOUT_MS',
+  ],
+  WEBHOOK_RETRY_SCHEDULE: [
+    'tests/webhooks-instances.test.ts › spaces the attempts of a failing delivery by WEBHOOK_RETRY_SCHEDULE, and fails it after the last',
+  ],
+  WEBHOOK_DISABLE_AFTER_HOURS: [
+    'tests/webhooks-instances.test.ts › disables an endpoint whose every attempt has failed for WEBHOOK_DISABLE_AFTER_HOURS',
+  ],
+  WEBHOOK_LEASE_MS: [
+    'tests/webhooks-instances.test.ts › takes over the attempts of an instance killed with SIGKILL once their WEBHOOK_LEASE_MS claims lapse',
+  ],
+  WEBHOOK_CONCURRENCY: [
+    'tests/webhooks-instances.test.ts › makes at most WEBHOOK_CONCURRENCY attempts at once over all endpoints: one with 1, several with 4',
+  ],
+  WEBHOOK_POLL_INTERVAL_MS: [
+    'tests/webhooks-instances.test.ts › looks for committed events to deliver every WEBHOOK_POLL_INTERVAL_MS',
+  ],
+  WEBHOOK_ALLOW_HTTP: [
+    'tests/webhooks-instances.test.ts › refuses http:// endpoint URLs unless WEBHOOK_ALLOW_HTTP=true, and loopback ones unless WEBHOOK_ALLOW_PRIVATE=true',
+  ],
+  WEBHOOK_ALLOW_PRIVATE: [
+    'tests/webhooks-instances.test.ts › refuses http:// endpoint URLs unless WEBHOOK_ALLOW_HTTP=true, and loopback ones unless WEBHOOK_ALLOW_PRIVATE=true',
+  ],
 };
 
 const [embedded, mariadb] = databaseTargets() as [DatabaseTarget, DatabaseTarget];

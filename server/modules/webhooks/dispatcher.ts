@@ -148,14 +148,20 @@ export class Dispatcher {
     this.#schedule(this.#settings.pollMs);
   }
 
+  /** The next timed pass: `delayMs` after the end of the last one, for as long as the dispatcher runs. */
   #schedule(delayMs: number): void {
     if (this.#stopped) return;
-    this.#timer = setTimeout(() => this.#runPass(true), delayMs).unref();
+    this.#timer = setTimeout(() => {
+      void this.#requestPass().then(() => this.#schedule(this.#settings.pollMs));
+    }, delayMs).unref();
   }
 
-  /** One pass at a time; a pass asked for while one runs runs after it. */
-  #runPass(fromTimer: boolean): void {
-    if (this.#passQueued || this.#stopped) return;
+  /**
+   * One pass at a time: a pass asked for while one is queued joins it. Resolves when the pass that
+   * serves the request has ended; it never rejects (a failed pass is reported and tried again).
+   */
+  #requestPass(): Promise<void> {
+    if (this.#passQueued || this.#stopped) return this.#pass;
     this.#passQueued = true;
     this.#pass = this.#pass.then(async () => {
       this.#passQueued = false;
@@ -166,8 +172,8 @@ export class Dispatcher {
       } catch (error) {
         this.#settings.onFailure(error);
       }
-      if (fromTimer) this.#schedule(this.#settings.pollMs);
     });
+    return this.#pass;
   }
 
   #inBudget<T>(work: () => Promise<T>): Promise<T> {
@@ -225,7 +231,7 @@ export class Dispatcher {
         if (left > 0) this.#perEndpoint.set(claimed.webhookId, left);
         else this.#perEndpoint.delete(claimed.webhookId);
         // Room again: more may be due now, without waiting for the next poll.
-        this.#runPass(false);
+        void this.#requestPass();
       });
     this.#inFlight.set(claimed.id, { claim: claimed, done });
   }
