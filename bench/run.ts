@@ -6,9 +6,11 @@
  * run half the duration after its warm-up, so that the machine's drift falls on both alike: see
  * inTurns; whatever a scenario changes is put back before the next run; a scenario that says what
  * its answers must be, as (i) and (k) do, is first asked once on each server and stops the bench
- * when answered otherwise), and prints per scenario:
- * req/s and the service/baseline ratio, p50/p99, non-2xx, peak RSS and CPU per request of each
- * server; then the latency of the 1-permission check at a fixed rate (bench/fixed-rate.ts); then
+ * when answered otherwise), and prints per scenario: req/s and the service/baseline ratio,
+ * p50/p99, non-2xx, peak RSS and CPU per request of each server; then the scenarios measured against
+ * another one (RELATIVE_TARGETS: (j) and (k) against (i), when both are selected), each pair in
+ * turns on one server, the service and then the baseline (see relativeRuns); then the latency of
+ * the 1-permission check at a fixed rate (bench/fixed-rate.ts); then
  * what added things cost the service (below); then the start to first answer; then PASS/FAIL
  * against the issue's targets; then all of it as JSON. Every server starts with the bench's
  * ROLES_FILE (bench/permissions.ts), whose application permissions (j) checks.
@@ -219,25 +221,64 @@ function compared(
 
 const failures = (figures: Figures) => figures.non2xx + figures.errors;
 
-/** RELATIVE_TARGETS of the scenarios that ran with the one they are measured against. */
-function relativeChecks(rows: Row[]): Check[] {
-  return rows.flatMap((row) => {
-    const relative = RELATIVE_TARGETS[row.letter];
-    const of = rows.find((candidate) => candidate.letter === relative?.of);
-    if (!relative || !of) return [];
-    const ratioOf = (server: 'service' | 'baseline') =>
-      Math.round((row[server].requestsPerSecond / of[server].requestsPerSecond) * 100) / 100;
-    const ratio = ratioOf('service');
-    // The CPU per request, steadier than the rate, and the baseline's own ratio, for reference.
-    const cpu = `CPU µs/req ${row.service.cpuMicrosPerRequest}/${of.service.cpuMicrosPerRequest}`;
-    return [
-      {
-        target: `${row.scenario}: service req/s ≥ ${relative.least} of ${of.scenario}'s`,
-        value: `${ratio} (${row.service.requestsPerSecond}/${of.service.requestsPerSecond}; ${cpu}; the baseline's ${ratioOf('baseline')})`,
-        pass: ratio >= relative.least,
-      },
-    ];
-  });
+/** One server's figures of a scenario and of the one RELATIVE_TARGETS measures it against, and their ratio of req/s. */
+interface Paired {
+  scenario: Figures;
+  of: Figures;
+  ratio: number;
+}
+
+/** A scenario against the one RELATIVE_TARGETS names, on each server (see relativeRuns). */
+interface RelativeRow {
+  scenario: string;
+  of: string;
+  least: number;
+  service: Paired;
+  baseline: Paired;
+}
+
+/**
+ * Each selected scenario that RELATIVE_TARGETS measures against another selected one, against it on
+ * a server started afresh, in turns (the other, it, it, the other: see inTurns): in the main table
+ * the two are measured minutes apart, on servers of their own, and on this machine the ratio of
+ * (k) to (i) read 0.53 to 1.10 that way over four runs of the same code. On the service, whose
+ * target it is, and on the baseline, for reference.
+ */
+async function relativeRuns(env: Record<string, string>, selected: Scenario[], setting: Setting) {
+  const rows: RelativeRow[] = [];
+  for (const scenario of selected) {
+    const relative = RELATIVE_TARGETS[scenario.letter];
+    const of = selected.find((candidate) => candidate.letter === relative?.of);
+    if (!relative || !of) continue;
+    const measure = async (serverEnv: Record<string, string>): Promise<Paired> => {
+      const server = await serve(serverEnv);
+      try {
+        for (const each of [of, scenario]) await each.verify?.(server.baseUrl, setting.seeded);
+        const [ofFigures, figures] = await inTurns(
+          (share) => drive(server, of, setting, share),
+          (share) => drive(server, scenario, setting, share),
+        );
+        const ratio = Math.round((figures.requestsPerSecond / ofFigures.requestsPerSecond) * 100) / 100;
+        return { scenario: figures, of: ofFigures, ratio };
+      } finally {
+        await stop([server]);
+      }
+    };
+    const service = await measure(env);
+    const baseline = await measure({ ...env, SCRIPT: BASELINE_ENTRY });
+    rows.push({ scenario: title(scenario), of: title(of), least: relative.least, service, baseline });
+    console.error(`${title(scenario)} against ${title(of)}: done`);
+  }
+  return rows;
+}
+
+/** The targets of relativeRuns: the service's ratio, with its CPU per request (steadier) and the baseline's ratio. */
+function relativeChecks(relatives: RelativeRow[]): Check[] {
+  return relatives.map(({ scenario, of, least, service, baseline }) => ({
+    target: `${scenario}: service req/s ≥ ${least} of ${of}'s, in turns on one service`,
+    value: `${service.ratio} (${service.scenario.requestsPerSecond}/${service.of.requestsPerSecond}; CPU µs/req ${service.scenario.cpuMicrosPerRequest}/${service.of.cpuMicrosPerRequest}; the baseline's ${baseline.ratio})`,
+    pass: service.ratio >= least && failures(service.scenario) + failures(service.of) === 0,
+  }));
 }
 
 /** The fixed-rate run (bench/fixed-rate.ts) on each server; the target is the service's. */
@@ -249,6 +290,7 @@ interface FixedRateRow {
 
 function checks(
   rows: Row[],
+  relatives: RelativeRow[],
   fixedRate: FixedRateRow | undefined,
   comparisons: Comparison[],
   addedChecks: Check[],
@@ -272,7 +314,7 @@ function checks(
       pass: row.rssRatio <= TARGETS.rssRatio,
     });
   }
-  result.push(...relativeChecks(rows));
+  result.push(...relativeChecks(relatives));
   if (fixedRate) result.push(fixedRateCheck(fixedRate.scenario, fixedRate.service));
   for (const entry of comparisons) {
     result.push({
@@ -418,6 +460,7 @@ async function fixedRateRun(env: Record<string, string>, scenario: Scenario, set
 
 function report(
   rows: Row[],
+  relatives: RelativeRow[],
   fixedRate: FixedRateRow | undefined,
   comparisons: Comparison[],
   addedChecks: Check[],
@@ -445,6 +488,24 @@ function report(
     );
   }
   for (const note of notes) console.log(`Note: ${note}`);
+  if (relatives.length) {
+    console.log(
+      '\nScenarios against each other, in turns on one server started afresh (the other, it, it, the other; means)',
+    );
+    console.table(
+      relatives.flatMap((relative) =>
+        (['service', 'baseline'] as const).map((server) => ({
+          scenario: relative.scenario,
+          against: relative.of,
+          server,
+          'req/s': `${relative[server].scenario.requestsPerSecond}/${relative[server].of.requestsPerSecond}`,
+          ratio: relative[server].ratio,
+          'CPU µs/req': `${relative[server].scenario.cpuMicrosPerRequest}/${relative[server].of.cpuMicrosPerRequest}`,
+          'p50/p99 ms': `${relative[server].scenario.p50Ms}/${relative[server].scenario.p99Ms}, ${relative[server].of.p50Ms}/${relative[server].of.p99Ms}`,
+        })),
+      ),
+    );
+  }
   if (fixedRate) {
     const { requestsPerSecond, streams } = FIXED_RATE;
     console.log(`\n${fixedRate.scenario} at a fixed ${requestsPerSecond} req/s, ${streams} staggered connections`);
@@ -477,7 +538,7 @@ function report(
     );
   }
 
-  const results = checks(rows, fixedRate, comparisons, addedChecks, startup);
+  const results = checks(rows, relatives, fixedRate, comparisons, addedChecks, startup);
   console.log('\nTargets:');
   for (const check of results) console.log(`${check.pass ? 'PASS' : 'FAIL'}  ${check.target}: ${check.value}`);
   console.log(`${results.filter((check) => check.pass).length} of ${results.length} targets met\n`);
@@ -487,6 +548,7 @@ function report(
         durationSeconds: DURATION,
         warmupSeconds: WARMUP,
         scenarios: rows,
+        relative: relatives,
         fixedRate: fixedRate && { ...FIXED_RATE, ...fixedRate },
         notes,
         comparisons,
@@ -576,6 +638,8 @@ async function main(): Promise<void> {
       console.error(`${title(scenario)}: done`);
     }
 
+    const relatives = await relativeRuns(env, selected, setting);
+
     const fixedRateScenario = selected.find((scenario) => scenario.letter === FIXED_RATE.letter);
     const fixedRate = fixedRateScenario && (await fixedRateRun(env, fixedRateScenario, setting));
 
@@ -595,6 +659,7 @@ async function main(): Promise<void> {
 
     report(
       rows,
+      relatives,
       fixedRate,
       [...held.comparisons, ...metrics.comparisons],
       [...held.checks, ...metrics.checks],
