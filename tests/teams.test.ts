@@ -745,6 +745,28 @@ describeOnEachDatabase('teams (behaviour §12)', (target) => {
       expect((await readEvents()).status).toBe(403);
     });
 
+    it("answers from an organization role's permissions as they are now, after the role given by a team changes", async () => {
+      const { owner, member, organizationId } = await organizationWithRoles(server());
+      await createRole(server(), owner, organizationId, 'exporter', ['reports:export']);
+      const exporters = await createTeam(server(), owner, organizationId, 'Exporters', { roles: ['exporter'] });
+      await addToTeam(server(), owner, organizationId, exporters.team_id, member);
+      const asked = ['reports:export', 'events:read'];
+      expect((await check(member, organizationId, asked)).results).toEqual({
+        'reports:export': true,
+        'events:read': false,
+      });
+
+      const changed = await send(owner, 'PUT', rolePath(organizationId, 'exporter'), { permissions: ['events:read'] });
+      expect(changed.status).toBe(200);
+      expect((await check(member, organizationId, asked)).results).toEqual({
+        'reports:export': false,
+        'events:read': true,
+      });
+      expect((await permissionsOf(member, organizationId)).permissions).toContain('events:read');
+      // What an operation's permission is checked against follows too.
+      expect((await send(member, 'GET', `/organizations/${organizationId}/events`)).status).toBe(200);
+    });
+
     it('lets a member of a team giving admin add members, until the team no longer gives it', async () => {
       const { owner, member, organizationId } = await organizationWithRoles(server());
       const admins = await createTeam(server(), owner, organizationId, 'Admins', { roles: ['admin'] });

@@ -23,7 +23,7 @@ export class Migration20261126090000_teams extends Migration {
     this.addSql(`alter table \`teams\` add unique \`teams_name_key_unique\` (\`organization_id\`, \`name_key\`);`);
 
     this.addSql(
-      `create table \`team_roles\` (\`team_id\` varchar(36) not null, \`role\` varchar(64) not null, primary key (\`team_id\`, \`role\`)) ${table};`,
+      `create table \`team_roles\` (\`team_id\` varchar(36) not null, \`role\` varchar(64) not null, \`permissions\` text null, primary key (\`team_id\`, \`role\`)) ${table};`,
     );
     this.addSql(`alter table \`team_roles\` add index \`team_roles_team_id_index\` (\`team_id\`);`);
 

@@ -15,7 +15,7 @@ export class Migration20261126120000_webhooks extends Migration {
     );
     const table = `default character set utf8mb4 collate ${String(row!.name)} engine = InnoDB`;
     this.addSql(
-      `create table \`webhooks\` (\`id\` varchar(36) not null, \`organization_id\` varchar(36) not null, \`url\` varchar(2048) not null, \`event_types\` text not null, \`description\` varchar(500) not null, \`secret\` varchar(64) not null, \`previous_secret\` varchar(64) null, \`previous_secret_expires_at\` datetime(3) null, \`enabled\` tinyint(1) not null, \`disabled_reason\` varchar(200) null, \`failing_since\` datetime(3) null, \`created_event_id\` varchar(36) not null, \`created_at\` datetime(3) not null, \`updated_at\` datetime(3) not null, primary key (\`id\`)) ${table};`,
+      `create table \`webhooks\` (\`id\` varchar(36) not null, \`organization_id\` varchar(36) not null, \`url\` varchar(2048) not null, \`event_types\` text not null, \`description\` varchar(500) not null, \`secret\` varchar(64) not null, \`previous_secret\` varchar(64) null, \`previous_secret_expires_at\` datetime(3) null, \`enabled\` int not null, \`disabled_reason\` varchar(200) null, \`failing_since\` datetime(3) null, \`created_event_id\` varchar(36) not null, \`created_at\` datetime(3) not null, \`updated_at\` datetime(3) not null, primary key (\`id\`)) ${table};`,
     );
     this.addSql(`alter table \`webhooks\` add index \`webhooks_organization_id_index\` (\`organization_id\`);`);
     this.addSql(

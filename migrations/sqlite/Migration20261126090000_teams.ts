@@ -19,7 +19,7 @@ export class Migration20261126090000_teams extends Migration {
     this.addSql(`create unique index \`teams_name_key_unique\` on \`teams\` (\`organization_id\`, \`name_key\`);`);
 
     this.addSql(
-      `create table \`team_roles\` (\`team_id\` text not null, \`role\` text not null, primary key (\`team_id\`, \`role\`), constraint \`team_roles_team_id_foreign\` foreign key (\`team_id\`) references \`teams\` (\`id\`) on delete cascade);`,
+      `create table \`team_roles\` (\`team_id\` text not null, \`role\` text not null, \`permissions\` text null, primary key (\`team_id\`, \`role\`), constraint \`team_roles_team_id_foreign\` foreign key (\`team_id\`) references \`teams\` (\`id\`) on delete cascade);`,
     );
     this.addSql(`create index \`team_roles_team_id_index\` on \`team_roles\` (\`team_id\`);`);
 

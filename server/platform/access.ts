@@ -69,10 +69,7 @@ const teamRoleRows = prepare((sql: Sql, organizationId: string, userId: string) 
   sql
     .selectFrom('team_members as tm')
     .innerJoin('team_roles as tr', 'tr.team_id', 'tm.team_id')
-    .leftJoin('organization_roles as r', (join) =>
-      join.onRef('r.organization_id', '=', 'tm.organization_id').onRef('r.name', '=', 'tr.role'),
-    )
-    .select(['tr.role', 'r.permissions'])
+    .select(['tr.role', 'tr.permissions'])
     .where('tm.organization_id', '=', organizationId)
     .where('tm.user_id', '=', userId),
 );
@@ -145,8 +142,11 @@ export async function assertMayAndGetHeld(
   return held;
 }
 
+/** What answers whether a member holds a permission: a set of them, or a view over several. */
+export type Holds = Pick<ReadonlySet<string>, 'has'>;
+
 /** `held` includes `permission`, or the member is told which one they lack. */
-export function assertHolds(held: ReadonlySet<string>, permission: ServicePermission): void {
+export function assertHolds(held: Holds, permission: ServicePermission): void {
   if (!held.has(permission)) {
     throw forbidden(
       `Neither your role nor your teams in this organization let you ${SERVICE_PERMISSIONS[permission]} (${permission})`,

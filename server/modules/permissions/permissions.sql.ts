@@ -14,7 +14,7 @@ import {
   type OrganizationActor,
 } from '../../platform/access.ts';
 import { badRequest } from '../../platform/errors.ts';
-import { foldGrants, grantRowsOfTwo } from '../../platform/grants.ts';
+import { checkRowsOfTwo, foldGrants, grantRowsOfTwo, heldByEach } from '../../platform/grants.ts';
 
 /** The caller's role, the teams they are in and all they hold (sorted); a non-member gets 403. */
 export async function permissionsOf(reader: ClockedReader, actor: OrganizationActor): Promise<PermissionsView> {
@@ -48,14 +48,14 @@ export async function checkPermissions(
   userId = actor.userId,
 ): Promise<PermissionCheck> {
   assertKnown(actor, permissions);
-  const rows = await reader.all(grantRowsOfTwo(reader.sql, actor.organizationId, actor.userId, userId, nowFor(reader)));
-  const grants = foldGrants(actor.roles, rows);
-  const callerHolds = grants.get(actor.userId)?.permissions;
+  const rows = await reader.all(checkRowsOfTwo(reader.sql, actor.organizationId, actor.userId, userId, nowFor(reader)));
+  const held = heldByEach(actor.roles, rows);
+  const callerHolds = held.get(actor.userId);
   if (!callerHolds) throw notInOrganization();
   assertHolds(callerHolds, actor.permission);
   if (userId !== actor.userId) assertHolds(callerHolds, 'members:read');
-  const held = grants.get(userId)?.permissions ?? NONE;
+  const userHolds = held.get(userId) ?? NONE;
   const results: Record<string, boolean> = {};
-  for (const permission of permissions) results[permission] = held.has(permission);
+  for (const permission of permissions) results[permission] = userHolds.has(permission);
   return { user_id: userId, allowed: permissions.every((permission) => results[permission]), results };
 }

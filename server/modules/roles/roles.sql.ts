@@ -67,6 +67,23 @@ const sameList = (a: readonly string[], b: readonly string[]) =>
 
 const nameInUse = (role: string) => conflict(`The organization has a role named ${role} already`);
 
+/**
+ * Queues the copy of a role's permissions into the rows of the organization's teams that give it
+ * (entities.ts, TeamRole), in the change that sets them: a team may name a role that was an
+ * instance role when it was given and is the organization's own now.
+ */
+function copyToTeams(tx: Tx, organizationId: string, role: Role, permissions: string): void {
+  tx.later(
+    tx.sql
+      .updateTable('team_roles')
+      .set({ permissions })
+      .where('role', '=', role)
+      .where('team_id', 'in', (eb) =>
+        eb.selectFrom('teams').select('id').where('organization_id', '=', organizationId),
+      ),
+  );
+}
+
 /** Built-in and instance roles belong to the deployment: no organization changes or deletes them. */
 function assertOrganizationsOwn(actor: OrganizationActor, role: string): void {
   const fixed = actor.roles.fixedRoles.get(role);
@@ -155,6 +172,7 @@ export async function createRole(
           updated_at: now,
         }),
       );
+      copyToTeams(tx, actor.organizationId, input.role, JSON.stringify(permissions));
       await appendEvent(tx, change, {
         type: 'role.created',
         actorUserId: actor.userId,
@@ -238,6 +256,7 @@ export async function updateRole(
         .where('organization_id', '=', actor.organizationId)
         .where('name', '=', input.role),
     );
+    if (changes.permissions) copyToTeams(tx, actor.organizationId, input.role, JSON.stringify(permissions));
     await appendEvent(tx, change, {
       type: 'role.updated',
       actorUserId: actor.userId,

@@ -219,9 +219,25 @@ async function assertMayGiveAll(tx: Tx, actor: OrganizationActor, held: Readonly
   for (const [index, role] of roles.entries()) await assertMayGive(tx, actor, held, role, `roles.${index}`);
 }
 
-function insertRoles(tx: Tx, teamId: string, roles: readonly Role[]): void {
+/**
+ * Queues the rows of the roles a team gives, each of the organization's own with a copy of its
+ * permissions (entities.ts, TeamRole), read under the lock that every change of a role takes too.
+ */
+async function insertRoles(tx: Tx, organizationId: string, teamId: string, roles: readonly Role[]): Promise<void> {
   if (roles.length === 0) return;
-  tx.later(tx.sql.insertInto('team_roles').values(roles.map((role) => ({ team_id: teamId, role }))));
+  const own = await tx.all(
+    tx.sql
+      .selectFrom('organization_roles')
+      .select(['name', 'permissions'])
+      .where('organization_id', '=', organizationId)
+      .where('name', 'in', roles),
+  );
+  const permissionsOf = new Map(own.map((row) => [row.name, row.permissions]));
+  tx.later(
+    tx.sql
+      .insertInto('team_roles')
+      .values(roles.map((role) => ({ team_id: teamId, role, permissions: permissionsOf.get(role) ?? null }))),
+  );
 }
 
 /**
@@ -271,7 +287,7 @@ export async function createTeam(
           updated_at: now,
         }),
       );
-      insertRoles(tx, teamId, input.roles);
+      await insertRoles(tx, actor.organizationId, teamId, input.roles);
       const roles = [...input.roles].sort();
       await appendEvent(tx, change, {
         type: 'team.created',
@@ -358,7 +374,7 @@ export async function updateTeam(
       );
       if (changes.roles) {
         tx.later(tx.sql.deleteFrom('team_roles').where('team_id', '=', before.team_id));
-        insertRoles(tx, before.team_id, roles);
+        await insertRoles(tx, actor.organizationId, before.team_id, roles);
       }
       await appendEvent(tx, change, {
         type: 'team.updated',

@@ -131,13 +131,20 @@ export const Team = defineEntity({
   indexes: [{ name: 'teams_list_idx', properties: ['organization', 'createdAt', 'id'] }],
 });
 
-/** The roles a team gives its members: names, as a membership's role is. */
+/**
+ * The roles a team gives its members: names, as a membership's role is. `permissions` is a copy of
+ * an organization role's own (JSON, as organization_roles holds it), kept in step by every change
+ * of that role under the organization's lock (roles.sql.ts), so that the permission check reads
+ * no organization_roles row per team; null for a built-in or instance role, which the role
+ * catalogue answers.
+ */
 export const TeamRole = defineEntity({
   name: 'TeamRole',
   tableName: 'team_roles',
   properties: {
     team: () => p.manyToOne(Team).primary().deleteRule('cascade'),
     role: p.string().length(ROLE_NAME_MAX_LENGTH).primary(),
+    permissions: p.text().nullable(),
   },
 });
 
