@@ -23,7 +23,10 @@ export interface Schema {
   maximum?: number;
   properties?: Record<string, Schema>;
   required?: string[];
-  items?: Schema;
+  /** `false`: no items beyond `prefixItems`. */
+  items?: Schema | false;
+  /** A tuple's items, one schema each (zod writes `["*"]`-like tuples so). */
+  prefixItems?: Schema[];
   minItems?: number;
   maxItems?: number;
   uniqueItems?: boolean;
@@ -77,7 +80,8 @@ export function baseArbitrary(schema: Schema): fc.Arbitrary<unknown> {
     case 'null':
       return fc.constant(null);
     case 'array': {
-      const item = arbitraryFor(schema.items ?? {});
+      if (schema.prefixItems && schema.items === false) return fc.tuple(...schema.prefixItems.map(arbitraryFor));
+      const item = arbitraryFor(schema.items || {});
       const minLength = schema.minItems ?? 0;
       const maxLength = Math.max(minLength, Math.min(schema.maxItems ?? FEW_ITEMS, FEW_ITEMS));
       return schema.uniqueItems

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { emailText } from '../../shared/text.ts';
+import { webhookEventTypesSchema } from '../../shared/webhooks.ts';
 import { ajv, arbitraryFor, baseArbitrary, type Schema } from '../support/schema-arbitrary.ts';
 
 const SAMPLES = 50;
@@ -28,6 +29,8 @@ const cases: Array<[string, Schema]> = [
   ["zod's nullable ISO timestamp", asDocumented(z.iso.datetime().nullable())],
   ['a nullable date-time as a list of types', { type: ['string', 'null'], format: 'date-time' }],
   ['an e-mail address', asDocumented(emailText())],
+  // A webhook's event types: `["*"]` (a one-item tuple) or distinct types.
+  ["a webhook's event types", asDocumented(webhookEventTypesSchema)],
 ];
 
 describe('values generated from a JSON Schema', () => {
