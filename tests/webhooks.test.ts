@@ -498,12 +498,13 @@ describeOnEachDatabase('webhooks (behaviour §13)', (target) => {
         }
         const api = trpc(caller);
         const ids = { organization_id: organizationId, webhook_id: webhookId };
+        // One at a time: a call made before the one before it is awaited would reject unhandled.
         for (const call of [
-          api.webhooks.list.query({ organization_id: organizationId }),
-          api.webhooks.deliveriesPage.query(ids),
-          api.webhooks.retryDelivery.mutate({ ...ids, delivery_id: delivery.delivery_id }),
+          () => api.webhooks.list.query({ organization_id: organizationId }),
+          () => api.webhooks.deliveriesPage.query(ids),
+          () => api.webhooks.retryDelivery.mutate({ ...ids, delivery_id: delivery.delivery_id }),
         ]) {
-          expect((await rejection(call)).status).toBe(403);
+          expect((await rejection(call())).status).toBe(403);
         }
       }
       expect((await send(owner, 'GET', webhooksPath(organizationId))).body).toEqual([endpoint]);

@@ -31,7 +31,7 @@ type WithDbTimestamps<Row> = {
  * foreign key to the membership after the relation (`membership_organization`, as arrays), not
  * after the columns the entity names (entities.ts, TeamMember).
  */
-interface TeamMembersTable {
+export interface TeamMembersTable {
   team_id: string;
   organization_id: string;
   user_id: string;
