@@ -35,7 +35,7 @@ export interface FixedRateFigures {
 }
 
 /** The `share` percentile (nearest rank) of sorted `values`, to 0.01. */
-const percentile = (values: number[], share: number) =>
+export const percentile = (values: number[], share: number) =>
   Math.round(values[Math.max(0, Math.ceil(share * values.length) - 1)]! * 100) / 100;
 
 /** One autocannon of one connection at `rate` a second: its result, and its 2xx latencies pushed into `latencies`. */

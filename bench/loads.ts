@@ -94,3 +94,26 @@ export async function newUsers(prefix: string, count: number): Promise<Partial<a
     ],
   };
 }
+
+/**
+ * `PUT /organizations/{id}` by the organizations' owner: connection k renames organization k modulo
+ * their number between two names of its own, and again, so that every rename changes the name (one
+ * to the name it has records no event).
+ */
+export function organizationRenames(ownerToken: string, organizationIds: string[]): Partial<autocannon.Options> {
+  let nextConnection = 0;
+  return {
+    headers: { authorization: `Bearer ${ownerToken}`, ...json },
+    setupClient: (client) => {
+      const connection = nextConnection++;
+      const organizationId = organizationIds[connection % organizationIds.length];
+      client.setRequests(
+        ['a', 'b'].map((side) => ({
+          method: 'PUT',
+          path: `/organizations/${organizationId}`,
+          body: JSON.stringify({ organization_name: `renamed ${connection} ${side}` }),
+        })),
+      );
+    },
+  };
+}

@@ -11,8 +11,9 @@
  * another one (RELATIVE_TARGETS: (j) and (k) against (i), when both are selected), each pair in
  * turns on one server, the service and then the baseline (see relativeRuns); then the latency of
  * the 1-permission check at a fixed rate (bench/fixed-rate.ts); then
- * what added things cost the service (below); then the start to first answer; then PASS/FAIL
- * against the issue's targets; then all of it as JSON. Every server starts with the bench's
+ * what added things cost the service (below); then the webhook run (bench/webhooks.ts: delivery lag,
+ * what delivery costs the API's writes, a receiver outage); then the start to first answer; then
+ * PASS/FAIL against the issue's targets; then all of it as JSON. Every server starts with the bench's
  * ROLES_FILE (bench/permissions.ts), whose application permissions (j) checks.
  *
  * What added things cost: each selected scenario runs on the service without and with the thing,
@@ -26,7 +27,8 @@
  * one, default 3, so that both servers are measured with their code optimised by V8; the
  * fixed-amount scenario warms up with a tenth of its amount, the fixed-rate run as its scenario
  * does); BENCH_SCENARIOS (letters of the scenarios to run, default all; the fixed-rate run comes
- * with (i)); BENCH_SUBSCRIPTIONS (subscriptions held, default 1000);
+ * with (i); `w` is the webhook run, on the service alone, about 3.5 minutes: `BENCH_SCENARIOS=w
+ * BENCH_EXTRAS=0` runs it alone, with the organization of 10,000 not seeded); BENCH_SUBSCRIPTIONS (subscriptions held, default 1000);
  * BENCH_EXTRAS=0 skips the comparisons (held subscriptions and metrics), which double the run time;
  * BENCH_PROFILE_DIR writes CPU profiles of the measured servers there, one per server and scenario
  * (service-a.cpuprofile, baseline-a.cpuprofile…; node --cpu-prof).
@@ -53,14 +55,17 @@ import {
   type Scenario,
 } from './scenarios.ts';
 import { ownerToken, seed, SMALL, usersSeeded } from './seed.ts';
+import { printWebhookRun, webhookRun, type WebhookRun } from './webhooks.ts';
 
 /** The scenario that checks a member of teams, for which the teams are seeded. */
 const checksTeams = (scenario: Scenario) => scenario.letter === 'k';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
-/** The scenarios to run, by letter: `BENCH_SCENARIOS=ab` runs (a) and (b). */
-const ONLY = process.env.BENCH_SCENARIOS ?? SCENARIOS.map((scenario) => scenario.letter).join('');
+/** The letter of the webhook run (bench/webhooks.ts) in BENCH_SCENARIOS: not a scenario of both servers. */
+const WEBHOOKS = 'w';
+/** The scenarios to run, by letter: `BENCH_SCENARIOS=ab` runs (a) and (b); `w` the webhook run. */
+const ONLY = process.env.BENCH_SCENARIOS ?? SCENARIOS.map((scenario) => scenario.letter).join('') + WEBHOOKS;
 const SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1000);
 /** `BENCH_EXTRAS=0`: no comparisons with held loads and metrics. */
 const EXTRAS = process.env.BENCH_EXTRAS !== '0';
@@ -458,16 +463,8 @@ async function fixedRateRun(env: Record<string, string>, scenario: Scenario, set
   return { scenario: title(scenario), service, baseline };
 }
 
-function report(
-  rows: Row[],
-  relatives: RelativeRow[],
-  fixedRate: FixedRateRow | undefined,
-  comparisons: Comparison[],
-  addedChecks: Check[],
-  startup: Record<string, number>,
-  notes: string[],
-): void {
-  console.log(`\nService vs baseline on MariaDB, ${DURATION} s per timed scenario after ${WARMUP} s of warm-up\n`);
+/** The main table: each scenario on the service and the baseline. */
+function printMainTable(rows: Row[]): void {
   console.table(
     rows.map((row) => ({
       scenario: row.scenario,
@@ -482,6 +479,22 @@ function report(
       'CPU µs/req svc/base': `${row.service.cpuMicrosPerRequest}/${row.baseline.cpuMicrosPerRequest}`,
     })),
   );
+}
+
+function report(
+  rows: Row[],
+  relatives: RelativeRow[],
+  fixedRate: FixedRateRow | undefined,
+  comparisons: Comparison[],
+  addedChecks: Check[],
+  webhooks: WebhookRun | undefined,
+  startup: Record<string, number>,
+  notes: string[],
+): void {
+  if (rows.length) {
+    console.log(`\nService vs baseline on MariaDB, ${DURATION} s per timed scenario after ${WARMUP} s of warm-up\n`);
+    printMainTable(rows);
+  }
   for (const row of rows.filter((candidate) => candidate.amount)) {
     console.log(
       `${row.scenario}, ${row.amount!.toLocaleString('en')} requests: service ${row.service.seconds} s, baseline ${row.baseline.seconds} s in all`,
@@ -520,6 +533,7 @@ function report(
       })),
     );
   }
+  if (webhooks) printWebhookRun(webhooks);
   for (const [what, ms] of Object.entries(startup))
     console.log(`start to first answer, ${what} (median of 3): ${ms} ms`);
   if (comparisons.length) {
@@ -552,6 +566,7 @@ function report(
         fixedRate: fixedRate && { ...FIXED_RATE, ...fixedRate },
         notes,
         comparisons,
+        webhooks,
         startupMs: startup,
         targets: results,
       },
@@ -594,11 +609,13 @@ async function main(): Promise<void> {
   try {
     const seeder = await serve(env);
     servers.push(seeder);
-    const selected = scenariosOf(ONLY);
+    const selected = scenariosOf(ONLY.replaceAll(WEBHOOKS, ''));
     const seedStart = performance.now();
-    const seeded = await seed(seeder.baseUrl, { big: true, teams: selected.some(checksTeams) });
+    // The webhook run makes organizations of its own: alone, it needs no organization of 10,000.
+    const big = selected.length > 0;
+    const seeded = await seed(seeder.baseUrl, { big, teams: selected.some(checksTeams) });
     console.error(
-      `seeded ${usersSeeded({ big: true })} users and organizations of 100 and 10,000 members in ${Math.round(performance.now() - seedStart)} ms`,
+      `seeded ${usersSeeded({ big })} users and organizations of 100${big ? ' and 10,000' : ''} members in ${Math.round(performance.now() - seedStart)} ms`,
     );
     const notes = selected.some((scenario) => scenario.letter === 'j') ? await unknownToService(seeder, seeded) : [];
     for (const note of notes) console.error(note);
@@ -645,6 +662,9 @@ async function main(): Promise<void> {
 
     const held = EXTRAS ? await underHeldLoads(env, selected, setting) : { comparisons: [], checks: [] };
     const metrics = EXTRAS ? await metricsOverhead(env, selected, setting) : { comparisons: [], checks: [] };
+    const webhooks = ONLY.includes(WEBHOOKS)
+      ? await webhookRun(env, database.connection, { durationSeconds: DURATION, warmupSeconds: WARMUP })
+      : undefined;
 
     const firstAnswerToken = await ownerToken(SMALL.owner);
     const startup = {
@@ -662,7 +682,8 @@ async function main(): Promise<void> {
       relatives,
       fixedRate,
       [...held.comparisons, ...metrics.comparisons],
-      [...held.checks, ...metrics.checks],
+      [...held.checks, ...metrics.checks, ...(webhooks?.checks ?? [])],
+      webhooks?.figures,
       startup,
       notes,
     );
