@@ -135,6 +135,7 @@ export class Dispatcher {
   #timer: NodeJS.Timeout | undefined;
   #pass: Promise<void> = Promise.resolve();
   #passQueued = false;
+  #handOutWanted = false;
   #depthCountedAt = 0;
   #stopped = false;
 
@@ -152,21 +153,27 @@ export class Dispatcher {
   #schedule(delayMs: number): void {
     if (this.#stopped) return;
     this.#timer = setTimeout(() => {
-      void this.#requestPass().then(() => this.#schedule(this.#settings.pollMs));
+      void this.#requestPass({ handOut: true }).then(() => this.#schedule(this.#settings.pollMs));
     }, delayMs).unref();
   }
 
   /**
-   * One pass at a time: a pass asked for while one is queued joins it. Resolves when the pass that
-   * serves the request has ended; it never rejects (a failed pass is reported and tried again).
+   * One pass at a time: a pass asked for while one is queued joins it. A timed pass hands out new
+   * events first (`handOut`); a pass asked for by a finished attempt only claims what is due, so
+   * a busy dispatcher does not read every organization's log after each attempt. Resolves when
+   * the pass that serves the request has ended; it never rejects (a failed pass is reported and
+   * tried again).
    */
-  #requestPass(): Promise<void> {
+  #requestPass({ handOut }: { handOut: boolean }): Promise<void> {
+    if (handOut) this.#handOutWanted = true;
     if (this.#passQueued || this.#stopped) return this.#pass;
     this.#passQueued = true;
     this.#pass = this.#pass.then(async () => {
       this.#passQueued = false;
+      const handingOut = this.#handOutWanted;
+      this.#handOutWanted = false;
       try {
-        await this.#inBudget(() => fanOut(this.#db));
+        if (handingOut) await this.#inBudget(() => fanOut(this.#db));
         await this.#dispatch();
         await this.#countDepth();
       } catch (error) {
@@ -231,7 +238,7 @@ export class Dispatcher {
         if (left > 0) this.#perEndpoint.set(claimed.webhookId, left);
         else this.#perEndpoint.delete(claimed.webhookId);
         // Room again: more may be due now, without waiting for the next poll.
-        void this.#requestPass();
+        void this.#requestPass({ handOut: false });
       });
     this.#inFlight.set(claimed.id, { claim: claimed, done });
   }

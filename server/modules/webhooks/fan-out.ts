@@ -119,7 +119,8 @@ async function handOut(db: Db, organizationId: string, lastEventId: string): Pro
         }
         return deliveries.length;
       },
-      { organizationId },
+      // No organization's turn (admission.ts): the hand-out takes no organization's lock, and
+      // waiting behind the API's changes of a busy organization only held deliveries up.
     );
   } catch (error) {
     if (error instanceof PositionMoved) return 0;
