@@ -15,7 +15,7 @@ import {
   type updateWebhookInput,
   type WebhookView,
 } from '../../../shared/webhooks.ts';
-import { assertMay, type ClockedReader, type OrganizationActor } from '../../platform/access.ts';
+import { assertMay, notInOrganization, type ClockedReader, type OrganizationActor } from '../../platform/access.ts';
 import { badRequest, conflict, notFound } from '../../platform/errors.ts';
 import { appendEvent, changeOrganization, organizationWithActor } from '../../platform/organization-changes.ts';
 import { newId } from '../../platform/database/ids.ts';
@@ -133,7 +133,7 @@ export async function createWebhook(
             .as('webhook_count'),
         ]),
     );
-    if (!row) throw notFound('No such organization');
+    if (!row) throw notInOrganization();
     await assertMay(tx, actor, row.actor_role);
     if (Number(row.webhook_count) >= MAX_WEBHOOKS) {
       throw conflict(`The organization has ${MAX_WEBHOOKS} webhooks, the most it may have: delete one first`);
@@ -195,7 +195,7 @@ async function webhookForChange(tx: Tx, actor: OrganizationActor, webhookId: str
       .leftJoin('webhooks as w', (join) => join.onRef('w.organization_id', '=', 'o.id').on('w.id', '=', webhookId))
       .select(['a.role as actor_role', ...WEBHOOK_COLUMNS]),
   );
-  if (!row) throw notFound('No such organization');
+  if (!row) throw notInOrganization();
   await assertMay(tx, actor, row.actor_role);
   if (row.id === null) throw noSuchWebhook();
   return webhookView(row as typeof row & WebhookRow);
@@ -394,7 +394,7 @@ export async function retryDelivery(
         )
         .select(['a.role as actor_role', 'w.id as webhook_id', ...DELIVERY_COLUMNS, 'd.claim_token']),
     );
-    if (!row) throw notFound('No such organization');
+    if (!row) throw notInOrganization();
     await assertMay(tx, actor, row.actor_role);
     if (row.webhook_id === null || row.id === null) throw notFound('The webhook has no such delivery');
     if (row.claim_token !== null) throw conflict('An attempt of this delivery is under way');
