@@ -28,6 +28,7 @@ import {
   type OrganizationActor,
 } from '../../platform/access.ts';
 import { badRequest, conflict, notFound } from '../../platform/errors.ts';
+import { sameList } from '../../platform/same-list.ts';
 import { appendEvent, changeOrganization, organizationWithActor } from '../../platform/organization-changes.ts';
 import type { RoleDefinition } from '../../platform/role-catalogue.ts';
 import type { DbTimestamp } from '../../platform/database/schema.ts';
@@ -61,9 +62,6 @@ const storedRoleView = (row: StoredRole): RoleView => ({
   created_at: isoTimestamp(row.created_at),
   updated_at: isoTimestamp(row.updated_at),
 });
-
-const sameList = (a: readonly string[], b: readonly string[]) =>
-  a.length === b.length && a.every((name, index) => name === b[index]);
 
 const nameInUse = (role: string) => conflict(`The organization has a role named ${role} already`);
 

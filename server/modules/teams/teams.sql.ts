@@ -34,6 +34,7 @@ import {
   type OrganizationActor,
 } from '../../platform/access.ts';
 import { conflict, notFound } from '../../platform/errors.ts';
+import { sameList } from '../../platform/same-list.ts';
 import {
   appendEvent,
   changeOrganization,
@@ -325,9 +326,6 @@ async function teamForChange(tx: Tx, actor: OrganizationActor, teamId: string) {
   return row;
 }
 
-const sameRoles = (a: readonly Role[], b: readonly Role[]) =>
-  a.length === b.length && a.every((role, index) => role === b[index]);
-
 type TeamChanges = EventData['team.updated']['changes'];
 
 /**
@@ -359,7 +357,7 @@ export async function updateTeam(
         changes.description = { from: before.description, to: input.description };
       }
       const roles = input.roles ? [...input.roles].sort() : before.roles;
-      if (!sameRoles(roles, before.roles)) changes.roles = { from: before.roles, to: roles };
+      if (!sameList(roles, before.roles)) changes.roles = { from: before.roles, to: roles };
       if (!changes.name && !changes.description && !changes.roles) return before;
       tx.later(
         tx.sql

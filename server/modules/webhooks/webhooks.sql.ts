@@ -17,6 +17,7 @@ import {
 } from '../../../shared/webhooks.ts';
 import { assertMay, notInOrganization, type ClockedReader, type OrganizationActor } from '../../platform/access.ts';
 import { badRequest, conflict, notFound } from '../../platform/errors.ts';
+import { sameList } from '../../platform/same-list.ts';
 import { appendEvent, changeOrganization, organizationWithActor } from '../../platform/organization-changes.ts';
 import { newId } from '../../platform/database/ids.ts';
 import { pagedList, toPage, type Page, type PageRequest } from '../../platform/database/pages.ts';
@@ -200,9 +201,6 @@ async function webhookForChange(tx: Tx, actor: OrganizationActor, webhookId: str
   if (row.id === null) throw noSuchWebhook();
   return webhookView(row as typeof row & WebhookRow);
 }
-
-const sameList = (a: readonly string[], b: readonly string[]) =>
-  a.length === b.length && a.every((item, index) => item === b[index]);
 
 type WebhookChanges = EventData['webhook.updated']['changes'];
 
