@@ -1,13 +1,6 @@
 /** GET /organization-user: the header's organization's members, whole or a page at a time (tRPC: `page`). */
 import { memberListItemOutput } from '../../../shared/members.ts';
-import {
-  listOutput,
-  pageInput,
-  pageOutput,
-  restListQuery,
-  restPageRequest,
-  withNextLink,
-} from '../../platform/rpc/lists.ts';
+import { listOutput, pageInput, pageOutput, restListQuery, restList } from '../../platform/rpc/lists.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { listMembers } from './members.sql.ts';
@@ -27,10 +20,7 @@ export const listMembersProcedure = organizationProcedure({ from: 'header', may:
   )
   .input(restListQuery())
   .output(listOutput(memberListItemOutput))
-  .query(async ({ ctx, input }) => {
-    const request = restPageRequest(input);
-    return withNextLink(ctx, request, await listMembers(ctx.db, ctx.actor, request));
-  });
+  .query(({ ctx, input }) => restList(ctx, input, (page) => listMembers(ctx.db, ctx.actor, page)));
 
 /** tRPC only: the member list a page at a time. */
 export const membersPageProcedure = organizationProcedure({ from: 'header', may: 'members:read', checkedInQuery: true })

@@ -2,14 +2,7 @@
 import { organizationOutput } from '../../../shared/organizations.ts';
 import { listOrganizations } from './organizations.sql.ts';
 import { callerProcedure } from '../../platform/rpc/procedures.ts';
-import {
-  listOutput,
-  pageInput,
-  pageOutput,
-  restListQuery,
-  restPageRequest,
-  withNextLink,
-} from '../../platform/rpc/lists.ts';
+import { listOutput, pageInput, pageOutput, restListQuery, restList } from '../../platform/rpc/lists.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 
 export const listOrganizationsProcedure = callerProcedure
@@ -25,10 +18,7 @@ export const listOrganizationsProcedure = callerProcedure
   )
   .input(restListQuery())
   .output(listOutput(organizationOutput))
-  .query(async ({ ctx, input }) => {
-    const request = restPageRequest(input);
-    return withNextLink(ctx, request, await listOrganizations(ctx.db, ctx.caller, request));
-  });
+  .query(({ ctx, input }) => restList(ctx, input, (page) => listOrganizations(ctx.db, ctx.caller, page)));
 
 /** tRPC only: the caller's organizations a page at a time. */
 export const organizationsPageProcedure = callerProcedure

@@ -1,13 +1,6 @@
 /** GET /organizations/{organization_id}/teams (also under /api): the teams, whole or a page at a time (tRPC: `page`). */
 import { teamOutput } from '../../../shared/teams.ts';
-import {
-  listOutput,
-  pageInput,
-  pageOutput,
-  restListQuery,
-  restPageRequest,
-  withNextLink,
-} from '../../platform/rpc/lists.ts';
+import { listOutput, pageInput, pageOutput, restListQuery, restList } from '../../platform/rpc/lists.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { listTeams } from './teams.sql.ts';
@@ -26,10 +19,7 @@ export const listTeamsProcedure = organizationProcedure({ from: 'path', may: 'te
   )
   .input(restListQuery().unwrap())
   .output(listOutput(teamOutput))
-  .query(async ({ ctx, input }) => {
-    const request = restPageRequest(input);
-    return withNextLink(ctx, request, await listTeams(ctx.db, ctx.actor, request));
-  });
+  .query(({ ctx, input }) => restList(ctx, input, (page) => listTeams(ctx.db, ctx.actor, page)));
 
 /** tRPC only: the teams a page at a time. */
 export const teamsPageProcedure = organizationProcedure({ from: 'path', may: 'teams:read' })

@@ -1,13 +1,6 @@
 /** GET /organizations/{organization_id}/teams/{team_id}/members (also under /api): whole or a page at a time (tRPC: `membersPage`). */
 import { teamIdSchema, teamMemberOutput } from '../../../shared/teams.ts';
-import {
-  listOutput,
-  pageInput,
-  pageOutput,
-  restListQuery,
-  restPageRequest,
-  withNextLink,
-} from '../../platform/rpc/lists.ts';
+import { listOutput, pageInput, pageOutput, restListQuery, restList } from '../../platform/rpc/lists.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { listTeamMembers } from './teams.sql.ts';
@@ -26,10 +19,7 @@ export const listTeamMembersProcedure = organizationProcedure({ from: 'path', ma
   )
   .input(restListQuery().unwrap().extend({ team_id: teamIdSchema }))
   .output(listOutput(teamMemberOutput))
-  .query(async ({ ctx, input }) => {
-    const request = restPageRequest(input);
-    return withNextLink(ctx, request, await listTeamMembers(ctx.db, ctx.actor, input.team_id, request));
-  });
+  .query(({ ctx, input }) => restList(ctx, input, (page) => listTeamMembers(ctx.db, ctx.actor, input.team_id, page)));
 
 /** tRPC only: a team's members a page at a time. */
 export const teamMembersPageProcedure = organizationProcedure({ from: 'path', may: 'teams:read' })

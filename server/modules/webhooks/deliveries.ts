@@ -1,13 +1,6 @@
 /** GET /organizations/{organization_id}/webhooks/{webhook_id}/deliveries (also under /api): the log, newest first (tRPC: `deliveriesPage`). */
 import { deliveryOutput, webhookIdSchema } from '../../../shared/webhooks.ts';
-import {
-  listOutput,
-  pageInput,
-  pageOutput,
-  restListQuery,
-  restPageRequest,
-  withNextLink,
-} from '../../platform/rpc/lists.ts';
+import { listOutput, pageInput, pageOutput, restListQuery, restList } from '../../platform/rpc/lists.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { listDeliveries } from './webhooks.sql.ts';
@@ -26,10 +19,7 @@ export const listDeliveriesProcedure = organizationProcedure({ from: 'path', may
   )
   .input(restListQuery().unwrap().extend({ webhook_id: webhookIdSchema }))
   .output(listOutput(deliveryOutput))
-  .query(async ({ ctx, input }) => {
-    const request = restPageRequest(input);
-    return withNextLink(ctx, request, await listDeliveries(ctx.db, ctx.actor, input.webhook_id, request));
-  });
+  .query(({ ctx, input }) => restList(ctx, input, (page) => listDeliveries(ctx.db, ctx.actor, input.webhook_id, page)));
 
 /** tRPC only: the deliveries a page at a time. */
 export const deliveriesPageProcedure = organizationProcedure({ from: 'path', may: 'webhooks:manage' })

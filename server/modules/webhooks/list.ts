@@ -1,13 +1,6 @@
 /** GET /organizations/{organization_id}/webhooks (also under /api): the endpoints, whole or a page at a time (tRPC: `page`). */
 import { webhookOutput } from '../../../shared/webhooks.ts';
-import {
-  listOutput,
-  pageInput,
-  pageOutput,
-  restListQuery,
-  restPageRequest,
-  withNextLink,
-} from '../../platform/rpc/lists.ts';
+import { listOutput, pageInput, pageOutput, restListQuery, restList } from '../../platform/rpc/lists.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { listWebhooks } from './webhooks.sql.ts';
@@ -26,10 +19,7 @@ export const listWebhooksProcedure = organizationProcedure({ from: 'path', may: 
   )
   .input(restListQuery().unwrap())
   .output(listOutput(webhookOutput))
-  .query(async ({ ctx, input }) => {
-    const request = restPageRequest(input);
-    return withNextLink(ctx, request, await listWebhooks(ctx.db, ctx.actor, request));
-  });
+  .query(({ ctx, input }) => restList(ctx, input, (page) => listWebhooks(ctx.db, ctx.actor, page)));
 
 /** tRPC only: the endpoints a page at a time. */
 export const webhooksPageProcedure = organizationProcedure({ from: 'path', may: 'webhooks:manage' })

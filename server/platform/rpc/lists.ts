@@ -36,7 +36,7 @@ export const pageInput = z.object({
   cursor: z.string().max(512).nullish(),
 });
 
-/** A list's output, as REST answers it: the items (or a page of them, see withNextLink). */
+/** A list's output, as REST answers it: the items (or a page of them, see restList). */
 export const listOutput = <Item extends z.ZodObject>(item: Item) => checkedInPlace(z.array(item));
 
 /** A page of a list, as the tRPC `*.page` procedures answer it. */
@@ -44,15 +44,28 @@ export const pageOutput = <Item extends z.ZodObject>(item: Item) =>
   checkedInPlace(z.object({ items: z.array(item), nextCursor: z.string().nullable() }));
 
 /** A REST list request: whole list without parameters, else a page (a lone cursor gets the default size). */
-export function restPageRequest(query: z.infer<ReturnType<typeof restListQuery>> = {}): PageRequest {
+function restPageRequest(query: z.infer<ReturnType<typeof restListQuery>> = {}): PageRequest {
   if (query.limit === undefined && query.cursor === undefined) return {};
   return { limit: query.limit ?? DEFAULT_PAGE_SIZE, cursor: query.cursor };
 }
 
 /** The page's items, with `Link: <path?limit=N&cursor=…>; rel="next"` when more follow. */
-export function withNextLink<Item>(ctx: Context, request: PageRequest, page: Page<Item>): Item[] {
+function withNextLink<Item>(ctx: Context, request: PageRequest, page: Page<Item>): Item[] {
   if (page.nextCursor !== null && request.limit !== undefined) {
     linkToNextPage(ctx, new URLSearchParams({ limit: String(request.limit), cursor: page.nextCursor }));
   }
   return page.items;
+}
+
+/**
+ * A REST list's answer from the query that reads it (`list`): the whole list without parameters,
+ * else the page asked for, announcing the next one in a `Link` header.
+ */
+export async function restList<Item>(
+  ctx: Context,
+  query: z.infer<ReturnType<typeof restListQuery>>,
+  list: (page: PageRequest) => Promise<Page<Item>>,
+): Promise<Item[]> {
+  const request = restPageRequest(query);
+  return withNextLink(ctx, request, await list(request));
 }
