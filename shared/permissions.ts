@@ -35,3 +35,14 @@ export const permissionCheckOutput = z.object({
   results: z.record(z.string(), z.boolean()),
 });
 export type PermissionCheck = z.infer<typeof permissionCheckOutput>;
+
+/** GET /permissions: every permission the service knows, the service's then the application's. */
+export const permissionCatalogueOutput = z.array(
+  z.object({
+    permission: z.string(),
+    description: z.string(),
+    /** An owners' own power (`organization:delete`, `ownership:transfer`): no role may hold it. */
+    owners_only: z.boolean(),
+  }),
+);
+export type PermissionCatalogue = z.infer<typeof permissionCatalogueOutput>;

@@ -215,6 +215,9 @@ describe('OpenAPI document', () => {
     expect(described.data?.organization_description).toBe('Described');
 
     // The caller's permissions and the check of them (the member was removed above: holds nothing).
+    const catalogue = await member.GET('/permissions');
+    expect(catalogue.data?.map((entry) => entry.permission)).toContain('members:read');
+    expect((await member.GET('/api/permissions')).data).toEqual(catalogue.data);
     const mine = await owner.GET('/organizations/{organization_id}/permissions', { params: { path } });
     expect(mine.data).toMatchObject({ user_id: ownerId, role: 'owner', teams: [] });
     expect((await owner.GET('/api/organizations/{organization_id}/permissions', { params: { path } })).data?.role).toBe(

@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { createClient } from '../client/src/index.ts';
 import type { AuditEvent } from '../shared/events.ts';
 import { ROLES } from '../shared/fields.ts';
+import { SERVICE_PERMISSIONS } from '../server/platform/role-catalogue.ts';
 import { MAX_ORGANIZATION_ROLES, type RoleView } from '../shared/roles.ts';
 import { rejection } from './support/api-errors.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
@@ -539,6 +540,30 @@ describeOnEachDatabase('organization roles (behaviour §11)', (target) => {
 
   describe('with instance roles (ROLES_FILE)', () => {
     const withFile = useServer(target, { ROLES_FILE });
+
+    it("answers the permission catalogue, the service's then the file's, to any caller (GET /permissions)", async () => {
+      const stranger = await registerUser(withFile(), 'catalogue-reader');
+      const catalogue = await withFile().call('GET', '/permissions', { token: stranger.token });
+      expect(catalogue.status).toBe(200);
+      expect(catalogue.body).toEqual([
+        ...Object.entries(SERVICE_PERMISSIONS).map(([permission, description]) => ({
+          permission,
+          description,
+          owners_only: permission === 'organization:delete' || permission === 'ownership:transfer',
+        })),
+        { permission: 'reports:export', description: 'export reports', owners_only: false },
+      ]);
+      expect((await withFile().call('GET', '/api/permissions', { token: stranger.token })).body).toEqual(
+        catalogue.body,
+      );
+      const typed = createClient({ url: withFile().baseUrl, token: stranger.token });
+      expect(await typed.permissions.catalogue.query()).toEqual(catalogue.body);
+      expect((await withFile().call('GET', '/permissions')).status).toBe(401);
+      // Without the file, the service's own only.
+      expect((await server().call('GET', '/permissions', { token: stranger.token })).body).toEqual(
+        catalogue.body.slice(0, -1),
+      );
+    });
 
     it('lists them after the built-in roles and before its own, and refuses to take, change or delete them', async () => {
       const { owner, admin, member, organizationId } = await organizationWithRoles(withFile());

@@ -3,7 +3,7 @@
  * The server rewrites `/api/<root>…` to `/<root>…` before routing (app.ts), and the OpenAPI
  * document lists each such operation twice (openapi.ts).
  */
-const API_ALIASED = ['users', 'organizations', 'invitations', 'teams'];
+const API_ALIASED = ['users', 'organizations', 'invitations', 'teams', 'permissions'];
 
 const API_PREFIX = new RegExp(`^/api(?=/(?:${API_ALIASED.join('|')})(?:[/?#]|$))`, 'i');
 

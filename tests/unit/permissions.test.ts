@@ -19,6 +19,7 @@ const codeOf = (action: () => void): string | undefined => {
 const OPERATIONS: Record<string, ServicePermission | 'caller' | 'creator'> = {
   'users.create': 'creator',
   'users.me': 'caller',
+  'permissions.catalogue': 'caller',
   'users.update': 'caller',
   'organizations.list': 'caller',
   'organizations.page': 'caller',
