@@ -254,6 +254,32 @@ describeOnEachDatabase('audit events', (target) => {
       expect(roleChanges.items.every((event) => event.type === 'member.role_changed')).toBe(true);
     });
 
+    it('pages newest first with newest_first, each page older than the one before', async () => {
+      const api = createClient({ url: server().baseUrl, token: await tokenFor(admin.id) });
+      const all = await events(server(), owner, organizationId, '?limit=1000');
+      const pages: AuditEvent[][] = [];
+      let cursor: string | null = null;
+      do {
+        const page: RouterOutputs['events']['page'] = await api.events.page.query({
+          organization_id: organizationId,
+          limit: 3,
+          cursor,
+          newest_first: true,
+        });
+        pages.push(page.items);
+        cursor = page.nextCursor;
+      } while (cursor);
+      expect(pages.length).toBeGreaterThan(1);
+      expect(pages.flat()).toEqual([...all].reverse());
+      const newestRoleChange = await api.events.page.query({
+        organization_id: organizationId,
+        type: 'member.role_changed',
+        newest_first: true,
+        limit: 1,
+      });
+      expect(newestRoleChange.items).toEqual(all.filter((event) => event.type === 'member.role_changed').slice(-1));
+    });
+
     it('refuses members with FORBIDDEN', async () => {
       const api = createClient({ url: server().baseUrl, token: await tokenFor(member.id) });
       await expect(api.events.page.query({ organization_id: organizationId })).rejects.toMatchObject({

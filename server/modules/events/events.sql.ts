@@ -26,10 +26,12 @@ export function revokesAccess(event: AuditEvent, userId: string, roles: RoleCata
 }
 
 export interface EventQuery {
-  /** Only events after this event id. */
+  /** Only events after this event id (oldest first), or before it with `newestFirst`. */
   after?: string | null;
   limit: number;
   type?: EventType;
+  /** The newest first: the events before `after`, or the newest of all without it. */
+  newestFirst?: boolean;
 }
 
 type EventRow = {
@@ -57,9 +59,12 @@ export const toAuditEvent = (row: EventRow): AuditEvent =>
 /** The organization's events after `query.after`, oldest first, at most `query.limit`. */
 export async function readEvents(sql: Sql, organizationId: string, query: EventQuery): Promise<AuditEvent[]> {
   let select = sql.selectFrom('organization_events').selectAll().where('organization_id', '=', organizationId);
-  if (query.after) select = select.where('event_id', '>', query.after);
+  if (query.after) select = select.where('event_id', query.newestFirst ? '<' : '>', query.after);
   if (query.type) select = select.where('type', '=', query.type);
-  const rows = await select.orderBy('event_id').limit(query.limit).execute();
+  const rows = await select
+    .orderBy('event_id', query.newestFirst ? 'desc' : 'asc')
+    .limit(query.limit)
+    .execute();
   return rows.map(toAuditEvent);
 }
 

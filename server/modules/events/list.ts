@@ -21,10 +21,12 @@ const listInput = z.object({
 
 const pageInput = z.object({
   organization_id: organizationId,
-  /** The `nextCursor` of the page before (an event_id); null or absent for the oldest events. */
+  /** The `nextCursor` of the page before (an event_id); null or absent for the oldest (or newest) events. */
   cursor: eventIdSchema.nullish(),
   limit: pageSize().default(DEFAULT_PAGE_SIZE),
   type: eventTypeSchema.optional(),
+  /** Newest first, each page older than the one before: what a log shows, its latest events first. */
+  newest_first: z.boolean().default(false),
 });
 
 const linkHeader = nextLinkHeader('When the page is full: `<path?after=<last event_id>&limit=N>; rel="next"`');
@@ -58,7 +60,11 @@ export const eventsPageProcedure = organizationProcedure({ from: 'input', may: '
   .input(pageInput)
   .output(z.object({ items: z.array(auditEventOutput), nextCursor: z.string().nullable() }))
   .query(async ({ ctx, input }) => {
-    const items = await readEvents(ctx.db.sql, input.organization_id, { ...input, after: input.cursor });
+    const items = await readEvents(ctx.db.sql, input.organization_id, {
+      ...input,
+      after: input.cursor,
+      newestFirst: input.newest_first,
+    });
     const last = items.at(-1);
     return { items, nextCursor: last && items.length === input.limit ? last.event_id : null };
   });

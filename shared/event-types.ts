@@ -1,0 +1,100 @@
+/**
+ * The audit events' types and the `data` each carries (behaviour §9), without their schemas: what
+ * a browser bundle imports (the console's webhook form lists the types) without zod.
+ */
+import type { Role } from './fields.ts';
+
+/** What each event type records in `data`. */
+export interface EventData {
+  'organization.created': { organization_name: string; organization_description: string };
+  /** Only the fields that changed, each with its value before and after. */
+  'organization.updated': {
+    changes: Partial<Record<'organization_name' | 'organization_description', { from: string; to: string }>>;
+  };
+  'organization.deleted': { organization_name: string };
+  /** `expires_at` only for a membership that expires. */
+  'member.added': { role: Role; expires_at?: string };
+  /** A change of the expiry alone is recorded as well, `from` then being `to`; `expires_at` only when it changed. */
+  'member.role_changed': { from: Role; to: Role; expires_at?: { from: string | null; to: string | null } };
+  'member.removed': { role: Role };
+  'member.left': { role: Role };
+  /** The membership ended at `expires_at`; the sweep removed it. */
+  'member.expired': { role: Role; expires_at: string };
+  /** `subject_user_id` is the new owner; the previous owner (the actor) becomes admin. */
+  'ownership.transferred': { previous_owner_user_id: string; new_owner_previous_role: Role };
+  /** `membership_expires_at` only for an invitation to a membership that expires. */
+  'invitation.created': { invitation_id: string; email: string; role: Role; membership_expires_at?: string };
+  'invitation.revoked': { invitation_id: string; email: string; role: Role };
+  'invitation.accepted': { invitation_id: string; role: Role; expires_at?: string };
+  'invitation.declined': { invitation_id: string; email: string; role: Role };
+  'role.created': { role: Role; description: string; permissions: string[] };
+  /** Only the fields that changed, each with its value before and after. */
+  'role.updated': {
+    role: Role;
+    changes: { description?: { from: string; to: string }; permissions?: { from: string[]; to: string[] } };
+  };
+  'role.deleted': { role: Role };
+  'team.created': { team_id: string; name: string; description: string; roles: Role[] };
+  /** Only the fields that changed, each with its value before and after. */
+  'team.updated': {
+    team_id: string;
+    changes: {
+      name?: { from: string; to: string };
+      description?: { from: string; to: string };
+      roles?: { from: Role[]; to: Role[] };
+    };
+  };
+  'team.deleted': { team_id: string; name: string };
+  /** `subject_user_id` is the member added. */
+  'team.member_added': { team_id: string; name: string };
+  /** `subject_user_id` is the member; also recorded for each team when they leave the organization. */
+  'team.member_removed': { team_id: string; name: string };
+  'webhook.created': { webhook_id: string; url: string; event_types: string[]; description: string };
+  /**
+   * Only the fields that changed, each with its value before and after; `secret_rotated` when the
+   * signing secret was replaced (the secret itself is never in an event).
+   */
+  'webhook.updated': {
+    webhook_id: string;
+    changes: {
+      url?: { from: string; to: string };
+      event_types?: { from: string[]; to: string[] };
+      description?: { from: string; to: string };
+      enabled?: { from: boolean; to: boolean };
+    };
+    secret_rotated?: true;
+  };
+  'webhook.deleted': { webhook_id: string; url: string };
+  /** The service disabled the endpoint: every delivery to it failed for WEBHOOK_DISABLE_AFTER_HOURS. */
+  'webhook.disabled': { webhook_id: string; url: string; reason: string };
+}
+
+export type EventType = keyof EventData;
+
+export const EVENT_TYPES = [
+  'organization.created',
+  'organization.updated',
+  'organization.deleted',
+  'member.added',
+  'member.role_changed',
+  'member.removed',
+  'member.left',
+  'member.expired',
+  'ownership.transferred',
+  'invitation.created',
+  'invitation.revoked',
+  'invitation.accepted',
+  'invitation.declined',
+  'role.created',
+  'role.updated',
+  'role.deleted',
+  'team.created',
+  'team.updated',
+  'team.deleted',
+  'team.member_added',
+  'team.member_removed',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.disabled',
+] as const satisfies readonly EventType[];
