@@ -1,13 +1,19 @@
 /**
- * Builds the package into client/dist: `index.js`, one ES module bundled by esbuild from the
- * client's sources and the shared files they import (limits, error codes), its dependencies left
- * as imports; and `index.d.ts`, its declarations bundled by dts-bundle-generator into one file
- * that imports only the packages the client declares (tRPC and eventsource). No server code and
- * no server type reaches either: src/router.ts gives the router's type without them.
+ * Builds the package into client/dist: `index.js` (the client) and `react.js` (the console's React
+ * components, the `react` entry), ES modules bundled by esbuild from the client's sources and the
+ * shared files they import (limits, error codes), with what both use in one shared chunk and their
+ * dependencies left as imports; `react.css`, the components' styles; and `index.d.ts` and
+ * `react.d.ts`, their declarations bundled by dts-bundle-generator, each one file that imports only
+ * the packages the client declares. No server code and no server type reaches any of them:
+ * src/router.ts gives the router's type without them.
+ *
+ * `@trpc/tanstack-react-query` is bundled into `react.js` (and its types into `react.d.ts`) rather
+ * than declared: its releases name one exact version of `@trpc/client` as their peer (11.22.1 for
+ * the latest), which a host on any later 11.x could only install with an npm `overrides` entry.
  *
  *   npm run build:client            (or `node client/build.ts [outdir]`)
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateDtsBundle } from 'dts-bundle-generator';
 import { build } from 'esbuild';
@@ -20,44 +26,52 @@ const manifest = JSON.parse(readFileSync(join(here, 'package.json'), 'utf8')) as
 /** What the package may import: its dependencies and peer dependencies, nothing else. */
 export const externalPackages = [...Object.keys(manifest.dependencies), ...Object.keys(manifest.peerDependencies)];
 
-const entry = join(here, 'src/index.ts');
+/** The package's entry points by their file name in dist. */
+const entries = { index: join(here, 'src/index.ts'), react: join(here, 'src/react/index.ts') };
 
-/** The JavaScript, in `outdir/index.js` (with its source map). */
+/** The JavaScript, in `outdir/index.js` and `outdir/react.js` (with their chunk and source maps), and the styles. */
 export async function buildJavaScript(outdir: string): Promise<void> {
   await build({
-    entryPoints: [entry],
-    outfile: join(outdir, 'index.js'),
+    entryPoints: entries,
+    outdir,
     bundle: true,
+    splitting: true,
+    chunkNames: '[name]-[hash]',
     format: 'esm',
     // Runs in browsers and in Node: no built-in module of either is imported.
     platform: 'neutral',
     target: 'es2022',
-    // '@trpc/server/observable' and the like: subpaths of the declared packages.
+    jsx: 'automatic',
+    // 'react/jsx-runtime', '@trpc/server/observable' and the like: subpaths of the declared packages.
     external: externalPackages.flatMap((name) => [name, `${name}/*`]),
     sourcemap: true,
     logLevel: 'warning',
   });
+  copyFileSync(join(here, 'src/react/styles.css'), join(outdir, 'react.css'));
 }
 
-/** The declarations, in `outdir/index.d.ts`. */
+/** The declarations, in `outdir/index.d.ts` and `outdir/react.d.ts`. */
 export function buildDeclarations(outdir: string): void {
-  const [declarations] = generateDtsBundle(
-    [
-      {
-        filePath: entry,
-        libraries: { importedLibraries: externalPackages, allowedTypesLibraries: [] },
-        output: { noBanner: true, exportReferencedTypes: false },
-      },
-    ],
+  const declarations = generateDtsBundle(
+    Object.values(entries).map((filePath) => ({
+      filePath,
+      // What is not imported is written out: @trpc/tanstack-react-query's types included.
+      libraries: { importedLibraries: externalPackages, allowedTypesLibraries: [] },
+      output: { noBanner: true, exportReferencedTypes: false },
+    })),
     { preferredConfigPath: join(here, 'tsconfig.json') },
   );
-  // @trpc/server's declarations use Disposable and AsyncDisposable, which a project on an older
-  // `lib` (ES2022, as Vite's templates set) lacks: this brings their declarations along.
-  writeFileSync(join(outdir, 'index.d.ts'), `/// <reference lib="esnext.disposable" />\n${declarations}`);
+  Object.keys(entries).forEach((name, index) => {
+    // @trpc/server's declarations use Disposable and AsyncDisposable, which a project on an older
+    // `lib` (ES2022, as Vite's templates set) lacks: this brings their declarations along.
+    writeFileSync(join(outdir, `${name}.d.ts`), `/// <reference lib="esnext.disposable" />\n${declarations[index]}`);
+  });
 }
 
 if (import.meta.main) {
   const outdir = process.argv[2] ?? join(here, 'dist');
+  // The shared chunk's name changes with its content: no earlier one may be packed with it.
+  rmSync(outdir, { recursive: true, force: true });
   mkdirSync(outdir, { recursive: true });
   await buildJavaScript(outdir);
   buildDeclarations(outdir);

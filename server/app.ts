@@ -28,6 +28,7 @@ import { appRouter } from './modules/router.ts';
 import { sweepExpiredMemberships } from './modules/members/expiry-sweep.ts';
 import { Dispatcher } from './modules/webhooks/dispatcher.ts';
 import { guardOptions } from './modules/webhooks/guard.ts';
+import { consolePlugin } from './http/console.ts';
 import { contextFactory } from './http/context.ts';
 import { withoutApiPrefix } from './http/api-alias.ts';
 
@@ -154,6 +155,7 @@ export async function startService(settings: Settings): Promise<Service> {
     const openApiDocument = buildOpenApiDocument(appRouter, settings.roles);
     await app.register(openApiPlugin(openApiDocument));
     await app.register(referencePagePlugin(openApiDocument));
+    if (settings.CONSOLE) await app.register(consolePlugin());
     // Sibling scopes: the tRPC plugin replaces the JSON parser inside its own scope.
     await app.register(trpcPlugin(appRouter, createContext, metrics?.countProcedureCalls));
     await app.register(restPlugin(appRouter, createContext));

@@ -37,7 +37,31 @@ const readmeProject = {
   compilerOptions: () => (JSON.parse(readmeProject.tsconfig()) as { compilerOptions: object }).compilerOptions,
   app: () => codeBlock(readme, 'ts app.ts'),
   prints: () => codeBlock(readme, 'text app.ts prints'),
+  /** The React host of the README's "React components". */
+  host: () => codeBlock(readme, 'tsx host.tsx'),
 };
+
+/** The versions the repository itself installs, so that npm finds them in its cache. */
+const installedVersion = (name: string) =>
+  JSON.parse(readFileSync(join(projectRoot, 'node_modules', name, 'package.json'), 'utf8')).version as string;
+
+/** Renders two of the components on the server, as a host's tests or server rendering would. */
+const renderSource = `
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { MembersTable, OrganizationSwitcher, OrgServiceProvider } from '@org-service/client/react';
+import { renderToString } from 'react-dom/server';
+
+console.log(
+  renderToString(
+    <QueryClientProvider client={new QueryClient()}>
+      <OrgServiceProvider url="http://127.0.0.1:9" token="not used: nothing is fetched while rendering">
+        <OrganizationSwitcher value={undefined} onChange={(id) => console.log(id)} />
+        <MembersTable organizationId="0190a0c4-0000-7000-8000-000000000000" />
+      </OrgServiceProvider>
+    </QueryClientProvider>,
+  ),
+);
+`;
 /** What the README's app.ts calls and authenticates with, for the reader to replace. */
 const README_URL = "'http://127.0.0.1:3000'";
 const README_TOKEN = "'PASTE-TOKEN-HERE'";
@@ -149,21 +173,31 @@ describe('client package', () => {
   afterAll(() => rmSync(project, { recursive: true, force: true }));
 
   it('holds the bundled client, its declarations and README, and no server code', () => {
-    expect(packed.files.map((file) => file.path).sort()).toEqual([
+    const files = packed.files.map((file) => file.path).sort();
+    const chunks = files.filter((path) => /^dist\/chunk-\w+\.js(\.map)?$/.test(path));
+    expect(chunks).toHaveLength(2);
+    expect(files.filter((path) => !chunks.includes(path))).toEqual([
       'README.md',
       'dist/index.d.ts',
       'dist/index.js',
       'dist/index.js.map',
+      'dist/react.css',
+      'dist/react.d.ts',
+      'dist/react.js',
+      'dist/react.js.map',
       'package.json',
     ]);
     const installed = join(project, 'node_modules/@org-service/client');
-    const javascript = readFileSync(join(installed, 'dist/index.js'), 'utf8');
-    const declarations = readFileSync(join(installed, 'dist/index.d.ts'), 'utf8');
+    const read = (paths: string[]) => paths.map((path) => readFileSync(join(installed, path), 'utf8')).join('\n');
+    const javascript = read(files.filter((path) => path.endsWith('.js')));
+    const declarations = read(files.filter((path) => path.endsWith('.d.ts')));
     // It imports only the packages it declares, in its code and in its types.
     const declared = [...Object.keys(manifest.dependencies), ...Object.keys(manifest.peerDependencies)];
     const imported = (text: string) =>
       [...text.matchAll(/(?:from\s+|import\(\s*)["']([^"']+)["']/g)].map((match) => match[1]!);
     for (const specifier of [...imported(javascript), ...imported(declarations)]) {
+      // The entries' shared chunk is the one file of its own that the package imports.
+      if (/^\.\/chunk-\w+\.js$/.test(specifier)) continue;
       expect(
         declared.some((name) => specifier === name || specifier.startsWith(`${name}/`)),
         specifier,
@@ -172,14 +206,30 @@ describe('client package', () => {
     expect(manifest.peerDependencies).toEqual({
       '@trpc/client': expect.any(String),
       '@trpc/server': expect.any(String),
+      '@tanstack/react-query': expect.any(String),
+      react: expect.any(String),
     });
+    // The React peers only for the `react` entry: a project without React installs neither.
+    expect(manifest.peerDependenciesMeta).toEqual({
+      '@tanstack/react-query': { optional: true },
+      react: { optional: true },
+    });
+    expect(existsSync(join(project, 'node_modules/react'))).toBe(false);
     // None of the server's own code or dependencies came along.
     for (const serverOnly of ['fastify', 'zod', '@mikro-orm/core', 'kysely', 'trpc-to-openapi', 'pino']) {
       expect(existsSync(join(project, 'node_modules', serverOnly)), serverOnly).toBe(false);
     }
-    const { sources } = JSON.parse(readFileSync(join(installed, 'dist/index.js.map'), 'utf8')) as { sources: string[] };
-    expect(sources.length).toBeGreaterThan(3);
-    for (const source of sources) expect(source).toMatch(/^\.\.\/(src\/[\w-]+|\.\.\/shared\/(errors|limits))\.ts$/);
+    // Bundled: the client's sources, three zod-free shared files, and @trpc/tanstack-react-query
+    // (client/build.ts says why), nothing else.
+    const sources = files
+      .filter((path) => path.endsWith('.js.map'))
+      .flatMap((path) => (JSON.parse(readFileSync(join(installed, path), 'utf8')) as { sources: string[] }).sources);
+    expect(sources.length).toBeGreaterThan(20);
+    for (const source of sources) {
+      expect(source).toMatch(
+        /^\.\.\/(src\/(react\/)?[\w-]+\.tsx?|\.\.\/shared\/(errors|limits|event-types)\.ts|\.\.\/node_modules\/@trpc\/tanstack-react-query\/src\/[\w/-]+\.tsx?)$/,
+      );
+    }
   });
 
   it.each([
@@ -233,6 +283,48 @@ describe('client package', () => {
       // Node runs a .ts file as it is: it strips the types.
       const ran = await run(process.execPath, ['app.ts'], { cwd: dir, env, timeout: 20_000 });
       expect(ran.stdout.trim()).toBe(readmeProject.prints().trim());
+    },
+  );
+
+  it(
+    "type-checks the README's React host with the tarball and its React peers, and renders two components",
+    { timeout: 180_000 },
+    async () => {
+      const host = join(project, 'react-host');
+      mkdirSync(host);
+      await run('bash', ['-euo', 'pipefail', '-c', readmeProject.commands()], { cwd: host, env });
+      await run(
+        'npm',
+        [
+          'install',
+          '--prefer-offline',
+          '--no-audit',
+          '--no-fund',
+          '--ignore-scripts',
+          join(project, packed.filename),
+          ...['react', 'react-dom', '@tanstack/react-query', '@types/react', '@types/react-dom', 'typescript'].map(
+            (name) => `${name}@${installedVersion(name)}`,
+          ),
+        ],
+        { cwd: host, env },
+      );
+      writeFileSync(join(host, 'host.tsx'), readmeProject.host());
+      writeFileSync(join(host, 'render.tsx'), renderSource);
+      writeFileSync(
+        join(host, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: { ...readmeProject.compilerOptions(), jsx: 'react-jsx', noEmit: false, outDir: 'out' },
+          files: ['host.tsx', 'render.tsx'],
+        }),
+      );
+      const compile = await run(process.execPath, [join(host, 'node_modules/typescript/bin/tsc'), '-p', host], {
+        cwd: host,
+      }).catch((error: { stdout: string; stderr: string }) => error);
+      expect(compile.stdout + compile.stderr).toBe('');
+      const rendered = await run(process.execPath, [join(host, 'out/render.js')], { cwd: host, env, timeout: 20_000 });
+      // Each component in its loading state, announced, until the service answers.
+      expect(rendered.stdout).toContain('Loading organizations');
+      expect(rendered.stdout.match(/class="osc-busy" role="status"/g)).toHaveLength(2);
     },
   );
 

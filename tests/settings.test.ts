@@ -65,6 +65,10 @@ const PROOFS: Record<string, string[]> = {
   ],
   REQUIRE_CREATOR_ROLE: ['lets a caller without a token role create a user and an organization'],
   CORS_ORIGINS: ['answers CORS preflights from the CORS_ORIGINS only'],
+  CONSOLE: [
+    'serves no console with CONSOLE=false: /console is a 404 like any unknown path',
+    'tests/console.test.ts › serves the console from the bundle by default, under its Content-Security-Policy',
+  ],
   RATE_LIMIT_MAX: ['answers 429 past RATE_LIMIT_MAX requests of a caller, until RATE_LIMIT_WINDOW_MS have passed'],
   RATE_LIMIT_WINDOW_MS: [
     'answers 429 past RATE_LIMIT_MAX requests of a caller, until RATE_LIMIT_WINDOW_MS have passed',
@@ -209,6 +213,7 @@ describe('the bundle on an embedded database file, with the development secret',
       RATE_LIMIT_MAX: '4',
       RATE_LIMIT_WINDOW_MS: '2000',
       REQUEST_TIMEOUT_MS: '1000',
+      CONSOLE: 'false',
     });
   });
   afterAll(async () => {
@@ -242,6 +247,13 @@ describe('the bundle on an embedded database file, with the development secret',
     expect(invitation.status).toBe(201);
     const lifetimeMs = Date.parse(invitation.body.expires_at) - Date.parse(invitation.body.created_at);
     expect(lifetimeMs).toBe(0.5 * 60 * 60 * 1000);
+  });
+
+  it('serves no console with CONSOLE=false: /console is a 404 like any unknown path', async () => {
+    const page = await fetch(`${service.baseUrl}/console`);
+    expect(page.status).toBe(404);
+    expect(await page.json()).toMatchObject({ code: 'NOT_FOUND' });
+    expect((await fetch(`${service.baseUrl}/console/members`)).status).toBe(404);
   });
 
   it('answers CORS preflights from the CORS_ORIGINS only', async () => {

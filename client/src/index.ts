@@ -15,9 +15,9 @@ import { toApiError } from './errors.ts';
 import { links } from './links.ts';
 import type { AppRouter } from './router.ts';
 
-export { ApiError, type ErrorCode, type ErrorIssue } from './errors.ts';
+export { ApiError, toApiError, type ErrorCode, type ErrorIssue } from './errors.ts';
 export { LONE_INPUT_LENGTH, MAX_URL_LENGTH } from './links.ts';
-export type { AppRouter, CallOptions, MutationOptions };
+export type { AppRouter, CallContext, CallOptions, MutationOptions };
 export type RouterInputs = inferRouterInputs<AppRouter>;
 export type RouterOutputs = inferRouterOutputs<AppRouter>;
 
@@ -100,7 +100,13 @@ function withCallOptions<T extends object>(target: T, method?: string): T {
   });
 }
 
-export function createClient(options: ClientOptions): Client {
+/**
+ * tRPC's own client over the same links, headers and batching as `createClient`, for tRPC's tools
+ * that ask for one (`@trpc/tanstack-react-query`, which the `react` entry uses). Its calls take
+ * tRPC's options, `{ signal, context: { organizationId, idempotencyKey } }`, and reject with a
+ * TRPCClientError: `toApiError` turns one into an ApiError.
+ */
+export function createTrpcClient(options: ClientOptions): TRPCClient<AppRouter> {
   const token = options.token;
   const headers = async (call: CallContext) => {
     const bearer = typeof token === 'function' ? await token() : token;
@@ -111,7 +117,7 @@ export function createClient(options: ClientOptions): Client {
       ...(call.idempotencyKey !== undefined && { 'idempotency-key': call.idempotencyKey }),
     };
   };
-  const client = createTRPCClient<AppRouter>({
+  return createTRPCClient<AppRouter>({
     links: links({
       url: `${options.url.replace(/\/+$/, '')}/trpc`,
       headers,
@@ -119,5 +125,8 @@ export function createClient(options: ClientOptions): Client {
       fetch: options.fetch,
     }),
   });
-  return withCallOptions(client) as unknown as Client;
+}
+
+export function createClient(options: ClientOptions): Client {
+  return withCallOptions(createTrpcClient(options)) as unknown as Client;
 }

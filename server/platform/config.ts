@@ -124,6 +124,8 @@ const settingsSchema = z.object({
   WEBHOOK_ALLOW_HTTP: booleanSetting(false),
   /** Allow endpoints on loopback, private, link-local and other non-public addresses (local development). */
   WEBHOOK_ALLOW_PRIVATE: booleanSetting(false),
+  /** Serve the console at /console (behaviour §14). */
+  CONSOLE: booleanSetting(true),
   /** Where the development secret is kept when JWT_SECRET is unset outside production. */
   DATA_DIR: z.string().min(1).default('./data'),
   /** Port of the Prometheus metrics listener (GET /metrics); unset: no metrics; 0: any free port. */

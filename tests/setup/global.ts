@@ -1,6 +1,6 @@
 /**
  * Runs once before the suite: builds the server's bundle (server/build.ts), which the tests that
- * start the service as a process run, and finds out whether the MariaDB the tests use is reachable,
+ * start the service as a process run, and the console it serves (console/build.ts), and finds out whether the MariaDB the tests use is reachable,
  * and tells the test files through `inject('mariadbUrl')`. On a developer machine where the test
  * account is missing it is created over the local socket as root; in CI (CI=true) an unreachable
  * MariaDB fails the run instead of skipping its tests.
@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import mysql from 'mysql2/promise';
 import type { TestProject } from 'vitest/node';
+import { buildConsole } from '../../console/build.ts';
 import { buildServer } from '../../server/build.ts';
 
 export const DEFAULT_TEST_MARIADB_URL = 'mariadb://orgs_test:orgs_test@127.0.0.1:3306';
@@ -31,6 +32,7 @@ function createTestAccount(): void {
 export default async function setup(project: TestProject): Promise<void> {
   // The tests that start the service as a process run what `npm start` runs: the bundle.
   await buildServer();
+  await buildConsole();
   const url = process.env.TEST_MARIADB_URL ?? DEFAULT_TEST_MARIADB_URL;
   let problem = await reachable(url);
   if (problem && !process.env.TEST_MARIADB_URL) {

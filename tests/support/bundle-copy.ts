@@ -83,6 +83,9 @@ export function copyBundleForAnyUser(): BundleCopy {
   chmodSync(dir, 0o755);
   const bundleDir = dirname(bundledEntry);
   mirror(bundleDir, join(dir, relative(projectRoot, bundleDir)));
+  // The console it serves, built beside it (server/http/console.ts).
+  const consoleDir = join(dirname(bundleDir), 'console');
+  mirror(consoleDir, join(dir, relative(projectRoot, consoleDir)));
   for (const installed of dependencyDirectories(projectRoot)) {
     const target = join(dir, relative(projectRoot, installed));
     // A package nested in one mirrored before came along with it.

@@ -1,0 +1,213 @@
+/**
+ * The audit log (behaviour §9), for those holding events:read (nothing is shown to others): the
+ * organization's newest events, then each new one as it commits, through the `events.watch`
+ * subscription (server-sent events), newest first, with the state of the connection.
+ *
+ * The subscription starts after the newest event read, and its input stays the same from then on:
+ * when the connection drops, the client's link reconnects by itself and resumes after the last
+ * event it received (tRPC's `lastEventId`), so nothing is missed or shown twice.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { useSubscription } from '@trpc/tanstack-react-query';
+import { useRef, useState } from 'react';
+import type { RouterOutputs } from '../index.ts';
+import { usePermissions } from './permissions.ts';
+import { inOrganization, keyedByOrganization, useTRPC } from './service.tsx';
+import { Badge, Busy, Button, EmptyState, ErrorNotice, Section, Time } from './ui.tsx';
+
+export interface EventsLogProps {
+  organizationId: string;
+  /** How many of the newest events to show at first; 50 by default. */
+  pageSize?: number;
+}
+
+/** The most rows the log keeps: the oldest go as new ones arrive. */
+const MAX_ROWS = 1000;
+
+export function EventsLog(props: EventsLogProps) {
+  const { can } = usePermissions(props.organizationId);
+  if (!can('events:read')) return null;
+  // Another organization (or page size) starts afresh, with its own subscription.
+  return <LiveEvents key={`${props.organizationId}/${props.pageSize}`} {...props} />;
+}
+
+/** The organization's newest `count` events, newest first: one page read newest first. */
+function useNewestEvents(organizationId: string, count: number) {
+  const trpc = useTRPC();
+  return useQuery({
+    ...trpc.events.page.queryOptions({ organization_id: organizationId, limit: count, newest_first: true }),
+    select: (page) => page.items,
+    // Read once: what follows comes through the subscription, which starts after these.
+    staleTime: Infinity,
+    refetchOnWindowFocus: false,
+    refetchOnReconnect: false,
+  });
+}
+
+type AuditEvent = RouterOutputs['events']['page']['items'][number];
+
+interface Arrivals {
+  /** Newest first, at most MAX_ROWS. */
+  events: AuditEvent[];
+  /** How many arrived since the log opened. */
+  count: number;
+}
+
+function LiveEvents({ organizationId, pageSize = 50 }: EventsLogProps) {
+  const trpc = useTRPC();
+  const newest = useNewestEvents(organizationId, pageSize);
+  const members = useQuery(
+    keyedByOrganization(trpc.members.list.queryOptions(undefined, inOrganization(organizationId)), organizationId),
+  );
+  const [arrivals, setArrivals] = useState<Arrivals>({ events: [], count: 0 });
+  const [started, setStarted] = useState(false);
+  // Set by "Reconnect" after the subscription ended: from the newest event shown.
+  const [resumeAfter, setResumeAfter] = useState<string | null>();
+
+  const arrived = new Set(arrivals.events.map((event) => event.event_id));
+  const shown = [...arrivals.events, ...(newest.data ?? []).filter((event) => !arrived.has(event.event_id))].slice(
+    0,
+    MAX_ROWS,
+  );
+  // A primitive, so the input is the same on every render and the subscription is not restarted.
+  // Without any event yet there is nothing to resume after: the service starts from its newest.
+  const after = resumeAfter !== undefined ? resumeAfter : newest.data && (newest.data[0]?.event_id ?? null);
+  const subscription = useSubscription(
+    trpc.events.watch.subscriptionOptions(
+      { organization_id: organizationId, lastEventId: after ?? null },
+      {
+        enabled: after !== undefined,
+        onStarted: () => setStarted(true),
+        onData: ({ id, data: event }) =>
+          setArrivals((previous) =>
+            previous.events.some((each) => each.event_id === id)
+              ? previous
+              : { events: [event, ...previous.events].slice(0, MAX_ROWS), count: previous.count + 1 },
+          ),
+      },
+    ),
+  );
+
+  const names = new Map(
+    members.data?.map((member) => [member.user_id, `${member.first_name} ${member.last_name}`] as const),
+  );
+  const person = (userId: string | null) =>
+    userId === null ? (
+      <span className="osc-muted">None</span>
+    ) : names.has(userId) ? (
+      <span title={userId}>{names.get(userId)}</span>
+    ) : (
+      <span className="osc-mono">{userId}</span>
+    );
+
+  const status = subscription.status;
+  const connection = newest.isError
+    ? { label: 'Not connected', tone: 'danger' as const }
+    : status === 'pending'
+      ? { label: 'Live', tone: 'success' as const }
+      : status === 'error'
+        ? { label: 'Disconnected', tone: 'danger' as const }
+        : status === 'idle' && started
+          ? { label: 'Ended', tone: 'danger' as const }
+          : started
+            ? { label: 'Reconnecting', tone: 'warning' as const }
+            : { label: 'Connecting', tone: 'neutral' as const };
+  // The button goes once clicked: the focus goes to the line that says how the connection is.
+  const statusLine = useRef<HTMLParagraphElement>(null);
+  const retry = newest.isError
+    ? () => void newest.refetch()
+    : status === 'error' || (status === 'idle' && started)
+      ? () => {
+          const from = shown[0]?.event_id ?? null;
+          if (from === (after ?? null)) subscription.reset();
+          else setResumeAfter(from);
+        }
+      : undefined;
+
+  return (
+    <Section
+      title="Latest events"
+      description="Newest first. New events appear as they happen."
+      actions={
+        retry && (
+          <Button
+            variant="primary"
+            onClick={() => {
+              retry();
+              statusLine.current?.focus();
+            }}
+          >
+            Reconnect
+          </Button>
+        )
+      }
+    >
+      <p className="osc-row" role="status" ref={statusLine} tabIndex={-1}>
+        <Badge tone={connection.tone}>{connection.label}</Badge>
+        {arrivals.count > 0 && (
+          <span>
+            {arrivals.count} new {arrivals.count === 1 ? 'event' : 'events'}
+          </span>
+        )}
+      </p>
+      {subscription.status === 'error' && <ErrorNotice error={subscription.error} />}
+      {newest.isPending ? (
+        <Busy label="Loading events…" />
+      ) : newest.isError ? (
+        <ErrorNotice error={newest.error} />
+      ) : shown.length === 0 ? (
+        <EmptyState>No events yet. They appear here as they happen.</EmptyState>
+      ) : (
+        <div className="osc-table-scroll">
+          <table className="osc-table" aria-label="Events">
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Type</th>
+                <th scope="col">Actor</th>
+                <th scope="col">Subject</th>
+                <th scope="col">Details</th>
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((event) => (
+                <tr key={event.event_id}>
+                  <td>
+                    <Time value={event.created_at} />
+                  </td>
+                  <td>
+                    <Badge tone="accent">{event.type}</Badge>
+                  </td>
+                  <td>{person(event.actor_user_id)}</td>
+                  <td>{person(event.subject_user_id)}</td>
+                  <td className="osc-mono">{details(event.data)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Section>
+  );
+}
+
+/** A value of an event's data in a few words: a change as `from → to`, a list joined. */
+function compact(value: unknown): string {
+  if (Array.isArray(value)) return value.length ? value.map(compact).join(', ') : 'none';
+  if (value !== null && typeof value === 'object') {
+    if ('from' in value && 'to' in value) return `${compact(value.from)} → ${compact(value.to)}`;
+    return Object.entries(value)
+      .map(([key, item]) => `${key}: ${compact(item)}`)
+      .join('; ');
+  }
+  if (value === '') return '""';
+  return String(value);
+}
+
+/** An event's data in one line; the fields of `changes` stand beside the others (behaviour §9). */
+function details(data: AuditEvent['data']): string {
+  return Object.entries(data)
+    .flatMap(([key, value]) => (key === 'changes' ? Object.entries(value as object) : [[key, value] as const]))
+    .map(([key, value]) => `${key}: ${compact(value)}`)
+    .join('; ');
+}

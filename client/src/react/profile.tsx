@@ -1,0 +1,204 @@
+/**
+ * The caller's own profile (behaviour §4.1): a form to create their user record while they have
+ * none (`users.me` answers 404), then a form to change their names (`users.update`; the e-mail
+ * address stays as it was created).
+ */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import type { RouterOutputs } from '../index.ts';
+import { errorView } from './errors.ts';
+import { useTRPC } from './service.tsx';
+import { Busy, Button, ErrorNotice, Form, Notice, Section, TextField } from './ui.tsx';
+
+export interface ProfileFormProps {
+  /** Called after the profile was created or saved. */
+  onSaved?: () => void;
+}
+
+type User = RouterOutputs['users']['me'];
+
+/**
+ * The caller's user record, or null while they have none (`users.me` answers 404): an answer, kept
+ * as data rather than as an error, so that it is neither retried nor refetched by every component
+ * that mounts to show it (TanStack Query refetches an errored query on mount, going back to pending).
+ */
+export function useProfile() {
+  const trpc = useTRPC();
+  const options = trpc.users.me.queryOptions();
+  return useQuery({
+    queryKey: options.queryKey,
+    queryFn: async (context): Promise<User | null> => {
+      try {
+        return await options.queryFn!(context);
+      } catch (error) {
+        if (errorView(error).status === 404) return null;
+        throw error;
+      }
+    },
+  });
+}
+
+export function ProfileForm({ onSaved }: ProfileFormProps) {
+  const me = useProfile();
+  const [saved, setSaved] = useState<string>();
+  // The create form gives way to the edit form: its save button takes the focus the create button had.
+  const [justCreated, setJustCreated] = useState(false);
+  const missing = me.data === null;
+
+  const done = (message: string) => {
+    setSaved(message);
+    onSaved?.();
+  };
+
+  return (
+    <Section title="Your profile">
+      {saved && <Notice tone="success">{saved}</Notice>}
+      {me.isPending ? (
+        <Busy label="Loading your profile…" />
+      ) : me.data ? (
+        <EditProfile
+          key={me.data.id}
+          user={me.data}
+          focusSave={justCreated}
+          onSubmit={() => setSaved(undefined)}
+          onSaved={() => done('Profile saved.')}
+        />
+      ) : missing ? (
+        <CreateProfile
+          onSubmit={() => setSaved(undefined)}
+          onCreated={() => {
+            setJustCreated(true);
+            done('Profile created.');
+          }}
+        />
+      ) : (
+        <ErrorNotice error={me.error} />
+      )}
+    </Section>
+  );
+}
+
+function CreateProfile({ onSubmit, onCreated }: { onSubmit: () => void; onCreated: () => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [firstName, setFirstName] = useState('');
+  const [lastName, setLastName] = useState('');
+  const [email, setEmail] = useState('');
+  const create = useMutation(
+    trpc.users.create.mutationOptions({
+      onSuccess: async () => {
+        onCreated();
+        // Their invitations were a 404 too until now: the invitee is the record's e-mail address.
+        await Promise.all([
+          queryClient.invalidateQueries({ queryKey: trpc.users.pathKey() }),
+          queryClient.invalidateQueries({ queryKey: trpc.invitations.mine.queryKey() }),
+        ]);
+      },
+    }),
+  );
+  const fields = errorView(create.error).fields;
+
+  return (
+    <Form
+      label="Create your profile"
+      onSubmit={() => {
+        onSubmit();
+        create.mutate({ first_name: firstName, last_name: lastName, email });
+      }}
+    >
+      <p className="osc-muted">You have no profile yet. Create it to join and create organizations.</p>
+      <ErrorNotice error={create.error} />
+      <TextField
+        label="First name"
+        autoComplete="given-name"
+        value={firstName}
+        onChange={(event) => setFirstName(event.target.value)}
+        error={fields.first_name}
+      />
+      <TextField
+        label="Last name"
+        autoComplete="family-name"
+        value={lastName}
+        onChange={(event) => setLastName(event.target.value)}
+        error={fields.last_name}
+      />
+      <TextField
+        label="Email"
+        type="email"
+        autoComplete="email"
+        value={email}
+        onChange={(event) => setEmail(event.target.value)}
+        error={fields.email}
+      />
+      <div className="osc-form__actions">
+        <Button type="submit" variant="primary" busy={create.isPending}>
+          Create profile
+        </Button>
+      </div>
+    </Form>
+  );
+}
+
+function EditProfile({
+  user,
+  focusSave,
+  onSubmit,
+  onSaved,
+}: {
+  user: User;
+  focusSave: boolean;
+  onSubmit: () => void;
+  onSaved: () => void;
+}) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [firstName, setFirstName] = useState(user.first_name);
+  const [lastName, setLastName] = useState(user.last_name);
+  const update = useMutation(
+    trpc.users.update.mutationOptions({
+      onSuccess: async () => {
+        onSaved();
+        await queryClient.invalidateQueries({ queryKey: trpc.users.pathKey() });
+      },
+    }),
+  );
+  const fields = errorView(update.error).fields;
+
+  return (
+    <Form
+      label="Edit your profile"
+      onSubmit={() => {
+        onSubmit();
+        update.mutate({ first_name: firstName, last_name: lastName });
+      }}
+    >
+      <ErrorNotice error={update.error} />
+      <TextField
+        label="First name"
+        autoComplete="given-name"
+        value={firstName}
+        onChange={(event) => setFirstName(event.target.value)}
+        error={fields.first_name}
+      />
+      <TextField
+        label="Last name"
+        autoComplete="family-name"
+        value={lastName}
+        onChange={(event) => setLastName(event.target.value)}
+        error={fields.last_name}
+      />
+      <TextField
+        label="Email"
+        type="email"
+        value={user.email}
+        readOnly
+        hint="Your e-mail address is kept as it was when the profile was created."
+      />
+      <div className="osc-form__actions">
+        <Button type="submit" variant="primary" busy={update.isPending} autoFocus={focusSave}>
+          Save profile
+        </Button>
+      </div>
+    </Form>
+  );
+}

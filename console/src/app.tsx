@@ -1,0 +1,148 @@
+/**
+ * The console's frame: sign-in when there is no usable token, else a header (the organization
+ * switcher, the profile, signing out), the organization's sections as navigation, and the page of
+ * the current route. A 401 from any call (an expired or revoked token) signs the tab out.
+ */
+import { useEffect, useRef, useState } from 'react';
+import { OrganizationSwitcher, OrgServiceProvider, usePermissions } from '../../client/src/react/index.ts';
+import {
+  HomePage,
+  InvitationsPage,
+  NotFoundPage,
+  OrganizationPage,
+  ProfilePage,
+  SECTION_PERMISSIONS,
+  SECTION_TITLES,
+} from './pages.tsx';
+import { Link, navigate, ORGANIZATION_SECTIONS, useRoute, type Route } from './router.tsx';
+import { forgetToken, storedSession, type Session, type SignedOutReason } from './session.ts';
+import { SignInPage } from './sign-in.tsx';
+
+export interface SignOutSignal {
+  /** Called with 'refused' by the query client when the service answers 401. */
+  current: ((reason: SignedOutReason) => void) | undefined;
+}
+
+export function App({ signOut }: { signOut: SignOutSignal }) {
+  const [session, setSession] = useState<Session | SignedOutReason>(storedSession);
+  useEffect(() => {
+    signOut.current = (reason) => {
+      forgetToken();
+      setSession(reason);
+    };
+  }, [signOut]);
+  // The token's own expiry signs out too, without waiting for a call to be refused.
+  useEffect(() => {
+    if (typeof session === 'string' || session.expiresAt === undefined) return;
+    const timer = setTimeout(() => signOut.current?.('expired'), Math.min(session.expiresAt - Date.now(), 2 ** 31 - 1));
+    return () => clearTimeout(timer);
+  }, [session, signOut]);
+  if (typeof session === 'string') return <SignInPage reason={session} onSignedIn={setSession} />;
+  return (
+    <OrgServiceProvider url={location.origin} token={session.token}>
+      <Frame session={session} onSignOut={() => signOut.current?.('missing')} />
+    </OrgServiceProvider>
+  );
+}
+
+function Frame({ session, onSignOut }: { session: Session; onSignOut: () => void }) {
+  const route = useRoute();
+  const organizationId = route.page === 'organization' ? route.organizationId : undefined;
+  const main = useRef<HTMLElement>(null);
+  // After a navigation, the focus goes to the new page, as a page load would put it.
+  const path = location.pathname;
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    main.current?.focus();
+  }, [path]);
+  return (
+    <div className="console osc-root">
+      <a className="console-skip" href="#main">
+        Skip to content
+      </a>
+      <header className="console-header">
+        <Link to={{ page: 'home' }} className="console-brand">
+          Organizations console
+        </Link>
+        <div className="console-header__switcher">
+          <OrganizationSwitcher
+            label="Organization"
+            value={organizationId}
+            onChange={(id) =>
+              navigate({
+                page: 'organization',
+                organizationId: id,
+                section: route.page === 'organization' ? route.section : 'members',
+              })
+            }
+          />
+        </div>
+        <nav className="console-header__user" aria-label="Account">
+          <Link to={{ page: 'invitations' }}>Invitations</Link>
+          <Link to={{ page: 'profile' }}>Profile</Link>
+          <span className="console-user" title="Signed in as">
+            {session.userId}
+          </span>
+          <button type="button" className="osc-button osc-button--ghost" onClick={onSignOut}>
+            Sign out
+          </button>
+        </nav>
+      </header>
+      <div className="console-body">
+        {organizationId && route.page === 'organization' && (
+          <OrganizationNav organizationId={organizationId} current={route} />
+        )}
+        <main className="console-main" id="main" tabIndex={-1} ref={main}>
+          <Page route={route} />
+        </main>
+      </div>
+    </div>
+  );
+}
+
+function OrganizationNav({
+  organizationId,
+  current,
+}: {
+  organizationId: string;
+  current: Extract<Route, { page: 'organization' }>;
+}) {
+  const { can } = usePermissions(organizationId);
+  return (
+    <nav className="console-nav" aria-label="Organization">
+      <ul>
+        {ORGANIZATION_SECTIONS.filter((section) => can(SECTION_PERMISSIONS[section])).map((section) => (
+          <li key={section}>
+            <Link
+              to={{ page: 'organization', organizationId, section }}
+              aria-current={section === current.section ? 'page' : undefined}
+            >
+              {SECTION_TITLES[section]}
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+function Page({ route }: { route: Route }) {
+  switch (route.page) {
+    case 'home':
+      return <HomePage />;
+    case 'profile':
+      return <ProfilePage />;
+    case 'invitations':
+      return <InvitationsPage />;
+    case 'organization':
+      return (
+        <OrganizationPage key={route.organizationId} organizationId={route.organizationId} section={route.section} />
+      );
+    case 'not-found':
+      return <NotFoundPage />;
+  }
+}

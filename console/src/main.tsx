@@ -1,0 +1,41 @@
+/**
+ * The console's entry (behaviour §14): TanStack Query's client, then the app. A call the service
+ * refuses with 401 signs the tab out; other failures are not retried blindly (a 4xx will not change
+ * by asking again), and the pages show the service's message.
+ */
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { errorView, isSignedOut } from '../../client/src/react/index.ts';
+import '../../client/src/react/styles.css';
+import { App, type SignOutSignal } from './app.tsx';
+import './console.css';
+import { takeTokenFromFragment } from './session.ts';
+
+takeTokenFromFragment();
+
+const signOut: SignOutSignal = { current: undefined };
+const onError = (error: unknown) => {
+  if (isSignedOut(error)) signOut.current?.('refused');
+};
+
+const queryClient = new QueryClient({
+  queryCache: new QueryCache({ onError }),
+  mutationCache: new MutationCache({ onError }),
+  defaultOptions: {
+    queries: {
+      // Only a failure without an answer (the network, a 503) is worth asking again.
+      retry: (failures, error) => failures < 2 && (errorView(error).status ?? 503) >= 500,
+      refetchOnWindowFocus: false,
+      staleTime: 5_000,
+    },
+  },
+});
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <QueryClientProvider client={queryClient}>
+      <App signOut={signOut} />
+    </QueryClientProvider>
+  </StrictMode>,
+);

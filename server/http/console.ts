@@ -1,0 +1,126 @@
+/**
+ * The console at `/console` (behaviour §14): the web application `npm run build` writes into
+ * dist/console (console/build.ts), served as static files under a Content-Security-Policy that lets
+ * the page run its own scripts and styles and talk to this origin only.
+ *
+ * Written here rather than with @fastify/static: the console is a handful of files with hashed
+ * names, read once at start and held in memory with the gzip and brotli copies the build made, so
+ * every answer is one write and the start fails at once, with one line, when they are missing.
+ * @fastify/static serves a directory tree from disk (streams, ranges, directory listings, `send`),
+ * none of which the console uses, and would only find a missing build on the first request.
+ *
+ * `/console` and every path under it that names no file answer the page (its own router reads the
+ * path); `/console/assets/…` answer the files, cached for a year since their names change with
+ * their content. The page is revalidated on every load (its ETag), so a new build is picked up.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { extname, join, relative, sep } from 'node:path';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { SettingsError } from '../platform/config.ts';
+
+export const CONSOLE_PATH = '/console';
+
+/**
+ * The page's scripts and styles come from this origin only, inline ones included (none are
+ * needed); it calls this origin only; nothing may frame it, and forms post nowhere.
+ */
+export const CONSOLE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "manifest-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.map': 'application/json; charset=utf-8',
+};
+
+interface StaticFile {
+  type: string;
+  etag: string;
+  identity: Buffer;
+  gzip?: Buffer;
+  br?: Buffer;
+}
+
+/**
+ * Where the build writes the console: beside the bundle (dist/server → dist/console) when the
+ * service runs from it, in the project's dist/console when it runs from its sources (the tests).
+ */
+function consoleDirectory(): string | undefined {
+  const here = import.meta.dirname;
+  return [join(here, '..', 'console'), join(here, '..', '..', 'dist', 'console')].find((dir) =>
+    existsSync(join(dir, 'index.html')),
+  );
+}
+
+function filesUnder(dir: string, root = dir): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesUnder(join(dir, entry.name), root) : [relative(root, join(dir, entry.name))],
+  );
+}
+
+/** Every file of the build by its URL path under /console, with its compressed copies. */
+function loadFiles(dir: string): Map<string, StaticFile> {
+  const names = new Set(filesUnder(dir));
+  const files = new Map<string, StaticFile>();
+  for (const name of names) {
+    const type = CONTENT_TYPES[extname(name)];
+    if (!type) continue; // .gz and .br copies, read with their file below
+    const identity = readFileSync(join(dir, name));
+    const copy = (suffix: string) => (names.has(name + suffix) ? readFileSync(join(dir, name + suffix)) : undefined);
+    files.set(`/${name.split(sep).join('/')}`, {
+      type,
+      etag: `"${createHash('sha256').update(identity).digest('base64url').slice(0, 22)}"`,
+      identity,
+      gzip: copy('.gz'),
+      br: copy('.br'),
+    });
+  }
+  return files;
+}
+
+/** The copy the client accepts, smallest first: brotli, gzip, then the file itself. */
+function send(request: FastifyRequest, reply: FastifyReply, file: StaticFile, cacheControl: string) {
+  const accepted = String(request.headers['accept-encoding'] ?? '');
+  reply.header('content-type', file.type).header('cache-control', cacheControl).header('etag', file.etag);
+  reply.header('vary', 'accept-encoding');
+  if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
+  if (file.br && /\bbr\b/.test(accepted)) return reply.header('content-encoding', 'br').send(file.br);
+  if (file.gzip && /\bgzip\b/.test(accepted)) return reply.header('content-encoding', 'gzip').send(file.gzip);
+  return reply.send(file.identity);
+}
+
+export function consolePlugin() {
+  const dir = consoleDirectory();
+  if (!dir) {
+    throw new SettingsError(
+      'CONSOLE: the console is not built (no dist/console/index.html): run `npm run build`, or set CONSOLE=false',
+    );
+  }
+  const files = loadFiles(dir);
+  const page = files.get('/index.html')!;
+  return async (app: FastifyInstance) => {
+    const answer = async (request: FastifyRequest<{ Params: { '*'?: string } }>, reply: FastifyReply) => {
+      const asset = files.get(`/${request.params['*'] ?? ''}`);
+      if (asset && asset !== page) return send(request, reply, asset, 'public, max-age=31536000, immutable');
+      // A file that does not exist is a 404; any other path is one of the page's own.
+      if (request.params['*']?.startsWith('assets/')) return reply.callNotFound();
+      reply.header('content-security-policy', CONSOLE_CSP);
+      return send(request, reply, page, 'no-cache');
+    };
+    app.get(CONSOLE_PATH, answer);
+    app.get(`${CONSOLE_PATH}/*`, answer);
+  };
+}
