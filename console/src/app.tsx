@@ -3,6 +3,7 @@
  * switcher, the profile, signing out), the organization's sections as navigation, and the page of
  * the current route. A 401 from any call (an expired or revoked token) signs the tab out.
  */
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { OrganizationSwitcher, OrgServiceProvider, usePermissions } from '../../client/src/react/index.ts';
 import {
@@ -15,7 +16,7 @@ import {
   SECTION_TITLES,
 } from './pages.tsx';
 import { Link, navigate, ORGANIZATION_SECTIONS, useRoute, type Route } from './router.tsx';
-import { forgetToken, storedSession, type Session, type SignedOutReason } from './session.ts';
+import { forgetToken, storedSession, takeTokenFromFragment, type Session, type SignedOutReason } from './session.ts';
 import { SignInPage } from './sign-in.tsx';
 
 export interface SignOutSignal {
@@ -24,13 +25,26 @@ export interface SignOutSignal {
 }
 
 export function App({ signOut }: { signOut: SignOutSignal }) {
+  const queryClient = useQueryClient();
   const [session, setSession] = useState<Session | SignedOutReason>(storedSession);
   useEffect(() => {
     signOut.current = (reason) => {
       forgetToken();
+      // What the last token could read is not for whoever signs in next in this tab.
+      queryClient.clear();
       setSession(reason);
     };
-  }, [signOut]);
+  }, [signOut, queryClient]);
+  // A host application may hand over another token to a console already open (a new fragment).
+  useEffect(() => {
+    const takeToken = () => {
+      if (!takeTokenFromFragment()) return;
+      queryClient.clear();
+      setSession(storedSession());
+    };
+    addEventListener('hashchange', takeToken);
+    return () => removeEventListener('hashchange', takeToken);
+  }, [queryClient]);
   // The token's own expiry signs out too, without waiting for a call to be refused.
   useEffect(() => {
     if (typeof session === 'string' || session.expiresAt === undefined) return;

@@ -27,7 +27,7 @@ import { Link, navigate, type OrganizationSection } from './router.tsx';
 export function HomePage() {
   const trpc = useTRPC();
   const me = useProfile();
-  const organizations = useQuery(trpc.organizations.list.queryOptions({}));
+  const organizations = useQuery(trpc.organizations.list.queryOptions(undefined));
   if (me.isPending) return <Busy />;
   if (me.data === null) {
     return (

@@ -45,13 +45,17 @@ export function sessionOf(token: string): Session | SignedOutReason {
   return { token: trimmed, userId: claims.sub, expiresAt };
 }
 
-/** Takes a token from the URL fragment into the tab's storage, and the fragment out of the address bar. */
-export function takeTokenFromFragment(): void {
+/**
+ * Takes a token from the URL fragment into the tab's storage, and the fragment out of the address
+ * bar (and so out of the history); whether there was one.
+ */
+export function takeTokenFromFragment(): boolean {
   const fragment = new URLSearchParams(location.hash.slice(1));
   const token = fragment.get('token');
-  if (token === null) return;
+  if (token === null) return false;
   sessionStorage.setItem(STORAGE_KEY, token);
   history.replaceState(history.state, '', location.pathname + location.search);
+  return true;
 }
 
 export function storedSession(): Session | SignedOutReason {

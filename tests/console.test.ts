@@ -1,0 +1,501 @@
+/**
+ * The console (behaviour §14) as its users get it: served by the bundle (`npm start`'s), driven in
+ * Debian's Chromium by playwright-core, on the embedded database and on MariaDB.
+ *
+ * The walk: an owner signs in through the URL fragment, creates their profile and an organization,
+ * invites a colleague, who signs in by pasting a token in a second browser context and accepts;
+ * the owner creates a role and a team, gives the colleague the team, and the colleague's console
+ * shows what the team's role gives them; the owner creates a webhook (its secret shown once) and
+ * sees a delivery, and watches the events page take a new event live. A member sees no management
+ * controls; an expired or refused token lands on the sign-in page.
+ *
+ * Every page is checked with axe-core (no serious or critical violation), every console message is
+ * checked for Content-Security-Policy refusals, and a screenshot of each page is saved in
+ * docs/console/ (those of the embedded run; the README shows two).
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONSOLE_CSP } from '../server/http/console.ts';
+import { SCRIPT_BUDGET_BYTES } from '../console/build.ts';
+import { databaseTargets, describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
+import { uniqueId } from './support/fixtures.ts';
+import { projectRoot, spawnService, type ServiceProcess } from './support/process.ts';
+import { restCall } from './support/rest-call.ts';
+import { TEST_SECRET, tokenFor } from './support/tokens.ts';
+import { startReceiver, type Receiver } from './support/webhooks.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium && process.env.CI) throw new Error(`The browser test must run in CI, but ${CHROMIUM} is missing`);
+if (!haveChromium)
+  console.warn(`\n!! ${CHROMIUM} is missing (apt-get install -y chromium): the console's browser tests are skipped.\n`);
+
+const SCREENSHOTS = join(projectRoot, 'docs', 'console');
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const embedded = databaseTargets().find((target) => target.name === 'embedded')!;
+
+/** The bundle on `databaseUrl`, as `npm start` runs it, with webhooks allowed to reach loopback receivers. */
+const startConsoleService = (databaseUrl: string) =>
+  spawnService({
+    DATABASE_URL: databaseUrl,
+    JWT_SECRET: TEST_SECRET,
+    RATE_LIMIT_MAX: '0',
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    WEBHOOK_POLL_INTERVAL_MS: '50',
+    EVENTS_POLL_INTERVAL_MS: '50',
+  });
+
+describe('the console as the bundle serves it', () => {
+  let database: TestDatabase;
+  let service: ServiceProcess;
+  beforeAll(async () => {
+    database = await embedded.create();
+    service = await startConsoleService(database.url);
+  });
+  afterAll(async () => {
+    service?.kill();
+    await database?.drop();
+  });
+
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    fetch(`${service.baseUrl}${path}`, { headers: { 'accept-encoding': 'identity', ...headers } });
+
+  it('serves the console from the bundle by default, under its Content-Security-Policy', async () => {
+    const page = await get('/console');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toBe(CONSOLE_CSP);
+    expect(page.headers.get('cache-control')).toBe('no-cache');
+    const html = await page.text();
+    // The page loads only its own files, by absolute paths under /console.
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
+    expect(assets.length).toBe(3);
+    for (const asset of assets) expect(asset).toMatch(/^\/console\/(assets\/[\w-]+\.(js|css)|favicon\.svg)$/);
+    expect(html).not.toMatch(/<script>|<style|style=/);
+    // The same page on every path under /console: the page's own router reads the path.
+    for (const path of ['/console/', '/console/profile', '/console/organizations/abc/members']) {
+      const other = await get(path);
+      expect(other.status, path).toBe(200);
+      expect(await other.text(), path).toBe(html);
+    }
+    // Revalidated with its ETag.
+    const again = await get('/console', { 'if-none-match': page.headers.get('etag')! });
+    expect(again.status).toBe(304);
+
+    for (const asset of assets.filter((path) => path.includes('/assets/'))) {
+      const plain = await get(asset);
+      expect(plain.status, asset).toBe(200);
+      expect(plain.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(plain.headers.get('content-type')).toMatch(asset.endsWith('.js') ? /^text\/javascript/ : /^text\/css/);
+      const bytes = Buffer.from(await plain.arrayBuffer());
+      const gzipped = await get(asset, { 'accept-encoding': 'gzip' });
+      expect(gzipped.headers.get('content-encoding')).toBe('gzip');
+      expect(gzipped.headers.get('vary')).toBe('accept-encoding');
+      // fetch decodes it: the same bytes as the plain answer.
+      expect(Buffer.from(await gzipped.arrayBuffer()).equals(bytes)).toBe(true);
+      const brotli = await get(asset, { 'accept-encoding': 'gzip, deflate, br' });
+      expect(brotli.headers.get('content-encoding')).toBe('br');
+      expect(Buffer.from(await brotli.arrayBuffer()).equals(bytes)).toBe(true);
+    }
+    const missing = await get('/console/assets/missing-0000.js');
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it(`keeps the console's script within its budget of ${SCRIPT_BUDGET_BYTES / 1024} KB gzipped`, async () => {
+    const html = await (await get('/console')).text();
+    const script = /src="(\/console\/assets\/[\w-]+\.js)"/.exec(html)![1]!;
+    const gzipped = await fetch(`${service.baseUrl}${script}`, { headers: { 'accept-encoding': 'gzip' } });
+    // What travels: the gzip copy as sent (fetch would decode it).
+    const sent = await restRawLength(service.baseUrl, script);
+    expect(gzipped.status).toBe(200);
+    console.info(
+      `console: the script is ${(sent / 1024).toFixed(1)} KB gzipped (budget ${SCRIPT_BUDGET_BYTES / 1024} KB)`,
+    );
+    expect(sent).toBeLessThanOrEqual(SCRIPT_BUDGET_BYTES);
+    expect(sent).toBeGreaterThan(10_000);
+  });
+});
+
+/** The length of a gzip answer's body as sent (Node's fetch decodes it), by decoding it ourselves. */
+async function restRawLength(baseUrl: string, path: string): Promise<number> {
+  const { request } = await import('node:http');
+  return new Promise((resolve, reject) => {
+    request(`${baseUrl}${path}`, { headers: { 'accept-encoding': 'gzip' } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const body = Buffer.concat(chunks);
+        // It is gzip indeed: it decodes.
+        gunzipSync(body);
+        resolve(body.length);
+      });
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+/** A page of the console with what the walk checks on every page: no policy refusal, no script error. */
+interface ConsolePage {
+  page: Page;
+  /** Content-Security-Policy refusals and uncaught errors seen so far. */
+  problems: string[];
+}
+
+async function openConsole(context: BrowserContext): Promise<ConsolePage> {
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (/Content.Security.Policy|Refused to/i.test(message.text())) problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+  return { page, problems };
+}
+
+/**
+ * axe-core on the page as it is now: no serious or critical violation. Injected through the
+ * debugging protocol, which the page's policy does not govern, so the policy stays as users get it.
+ */
+async function expectAccessible(page: Page, name: string): Promise<void> {
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const { violations } = await (
+      globalThis as unknown as {
+        axe: {
+          run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }>;
+        };
+      }
+    ).axe.run();
+    return violations.map((violation) => ({
+      id: violation.id,
+      impact: violation.impact,
+      targets: violation.nodes.map((node) => node.target.join(' ')),
+    }));
+  });
+  expect(
+    violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical'),
+    name,
+  ).toEqual([]);
+}
+
+const navigation = (page: Page) => page.getByRole('navigation', { name: 'Organization' });
+const openSection = async (page: Page, section: string) => {
+  await navigation(page).getByRole('link', { name: section, exact: true }).click();
+  await page.getByRole('heading', { level: 1, name: section }).waitFor();
+};
+
+describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
+  let database: TestDatabase;
+  let service: ServiceProcess;
+  let browser: Browser;
+  let receiver: Receiver;
+  const run = uniqueId('walk');
+
+  /** Saves a screenshot of the page (on the embedded run: one set) and checks it with axe-core. */
+  const checkPage = async (page: Page, name: string) => {
+    await expectAccessible(page, name);
+    if (target.name !== 'embedded') return;
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  };
+
+  beforeAll(async () => {
+    if (!haveChromium) return;
+    database = await target.create();
+    service = await startConsoleService(database.url);
+    receiver = await startReceiver();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await receiver?.close();
+    service?.kill();
+    await database?.drop();
+  });
+
+  const newContext = () => browser.newContext({ viewport: { width: 1280, height: 860 }, reducedMotion: 'reduce' });
+
+  it.skipIf(!haveChromium)(
+    'walks an owner and a colleague through every page: profile, organization, invitation, role, team, webhook, live events',
+    { timeout: 240_000 },
+    async () => {
+      const ownerId = `${run}-owner`;
+      const colleagueId = `${run}-colleague`;
+      const colleagueEmail = `${colleagueId}@example.com`;
+      const owner = await openConsole(await newContext());
+      const { page } = owner;
+
+      // Signed in by a host application through the fragment, which leaves the address bar at once.
+      const started = performance.now();
+      await page.goto(`${service.baseUrl}/console#token=${await tokenFor(ownerId, { role: 'owner' })}`);
+      await page.getByRole('button', { name: 'Create profile' }).waitFor();
+      const usableMs = performance.now() - started;
+      console.info(`console on ${target.name}: first page usable ${usableMs.toFixed(0)} ms after navigation`);
+      expect(page.url()).toBe(`${service.baseUrl}/console`);
+      await checkPage(page, 'profile-new');
+
+      // The profile, then the organization, by keyboard as much as by mouse.
+      await page.getByLabel('First name').fill('Ada');
+      await page.getByLabel('Last name').fill('Owner');
+      await page.getByLabel('Email').fill(`${ownerId}@example.com`);
+      await page.getByLabel('Email').press('Enter');
+      await page.getByRole('heading', { level: 1, name: 'Your organizations' }).waitFor();
+      await page.getByLabel('Organization name').fill('Acme Robotics');
+      await page.getByRole('button', { name: 'Create organization' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Members' }).waitFor();
+      const organizationId = /\/console\/organizations\/([^/]+)\/members$/.exec(page.url())![1]!;
+
+      // A field the service refuses shows its message next to the field, and changes nothing.
+      await openSection(page, 'Invitations');
+      await page.getByLabel('Email').fill('not an address');
+      await page.getByRole('button', { name: 'Send invitation' }).click();
+      await expect.poll(() => page.locator('.osc-field__error').count()).toBeGreaterThan(0);
+      await page.getByLabel('Email').fill(colleagueEmail);
+      await page.getByRole('button', { name: 'Send invitation' }).click();
+      const invitations = page.getByRole('table', { name: 'Invitations' });
+      await invitations.getByRole('row').filter({ hasText: colleagueEmail }).first().waitFor();
+      await checkPage(page, 'invitations');
+
+      // The colleague signs in by pasting a token, in a second browser context, and accepts.
+      const colleague = await openConsole(await newContext());
+      await colleague.page.goto(`${service.baseUrl}/console`);
+      await colleague.page.getByLabel('Bearer token').waitFor();
+      await checkPage(colleague.page, 'sign-in');
+      await colleague.page.getByLabel('Bearer token').fill(await tokenFor(colleagueId, { role: 'owner' }));
+      await colleague.page.getByRole('button', { name: 'Sign in' }).click();
+      await colleague.page.getByLabel('First name').fill('Grace');
+      await colleague.page.getByLabel('Last name').fill('Colleague');
+      await colleague.page.getByLabel('Email').fill(colleagueEmail);
+      await colleague.page.getByRole('button', { name: 'Create profile' }).click();
+      const mine = colleague.page.getByRole('table', { name: 'Your invitations' });
+      await mine.getByRole('row').filter({ hasText: 'Acme Robotics' }).first().waitFor();
+      await checkPage(colleague.page, 'home-invited');
+      await mine.getByRole('button', { name: 'Accept' }).click();
+      await colleague.page.getByRole('link', { name: 'Acme Robotics' }).click();
+      await colleague.page.getByRole('heading', { level: 1, name: 'Members' }).waitFor();
+      // A member reads the members, roles and teams, and has no events section.
+      await expect
+        .poll(() => navigation(colleague.page).getByRole('link').allTextContents())
+        .toEqual(['Settings', 'Members', 'Roles', 'Teams']);
+
+      // The owner makes a role that reads the events, and a team that gives it to the colleague.
+      await openSection(page, 'Roles');
+      await page.getByLabel('Role name').fill('auditor');
+      await page.getByRole('checkbox', { name: 'events:read' }).check();
+      await page.getByRole('button', { name: 'Create role' }).click();
+      await page
+        .getByRole('table', { name: 'Roles' })
+        .getByRole('row')
+        .filter({ hasText: 'auditor' })
+        .first()
+        .waitFor();
+      await checkPage(page, 'roles');
+
+      await openSection(page, 'Teams');
+      await page.getByLabel('Team name').fill('Auditors');
+      await page.getByRole('checkbox', { name: 'auditor' }).check();
+      await page.getByRole('button', { name: 'Create team' }).click();
+      const teams = page.getByRole('table', { name: 'Teams' });
+      await teams.getByRole('row').filter({ hasText: 'Auditors' }).first().waitFor();
+      await teams
+        .getByRole('row', { name: /Auditors/ })
+        .getByRole('button', { name: 'Members' })
+        .click();
+      const memberSelect = page.getByLabel('Member', { exact: true });
+      const graceOption = await memberSelect.locator('option', { hasText: 'Grace' }).textContent();
+      await memberSelect.selectOption({ label: graceOption! });
+      await page.getByRole('button', { name: 'Add to team' }).click();
+      await page
+        .getByRole('table', { name: 'Members of Auditors' })
+        .getByRole('row')
+        .filter({ hasText: /Grace/ })
+        .first()
+        .waitFor();
+      await checkPage(page, 'teams');
+
+      // The colleague's console shows what the team gives them, at the next look.
+      await colleague.page.reload();
+      await expect.poll(() => navigation(colleague.page).getByRole('link').allTextContents()).toContain('Events');
+      await openSection(colleague.page, 'Events');
+      await colleague.page.getByRole('table', { name: 'Events' }).waitFor();
+
+      // A webhook: its secret shown once, then a delivery in its log.
+      await openSection(page, 'Webhooks');
+      await page.getByLabel('Endpoint URL').fill(receiver.url('/console-hook'));
+      await page.getByRole('button', { name: 'Create webhook' }).click();
+      const secret = page.locator('.osc-secret');
+      await expect.poll(() => secret.textContent()).toMatch(/^whsec_/);
+      await checkPage(page, 'webhook-secret');
+      await page.getByRole('button', { name: 'I have copied it' }).click();
+      expect(await secret.count()).toBe(0);
+      const renamed = await restCall(
+        service.baseUrl,
+        'PUT',
+        `/organizations/${organizationId}`,
+        await tokenFor(ownerId),
+        {
+          organization_description: 'Makes robots',
+        },
+      );
+      expect(renamed.status).toBe(200);
+      await expect.poll(() => receiver.at('/console-hook').length, { timeout: 15_000 }).toBeGreaterThan(0);
+      await page.getByRole('table', { name: 'Webhook endpoints' }).getByRole('button', { name: 'Deliveries' }).click();
+      await expect
+        .poll(
+          async () => {
+            await page.getByRole('button', { name: 'Refresh' }).click();
+            return page.getByText('succeeded').count();
+          },
+          { timeout: 15_000 },
+        )
+        .toBeGreaterThan(0);
+      await checkPage(page, 'webhooks');
+
+      // The events page takes a new event live, without a reload.
+      await openSection(page, 'Events');
+      const events = page.getByRole('table', { name: 'Events' });
+      await events.getByText('organization.updated').first().waitFor();
+      await page.getByText('Live', { exact: true }).waitFor();
+      const shown = await events.getByText('team.updated').count();
+      const changed = await restCall(
+        service.baseUrl,
+        'PUT',
+        `/organizations/${organizationId}/teams/${await teamId(service.baseUrl, ownerId, organizationId, 'Auditors')}`,
+        await tokenFor(ownerId),
+        { description: 'Read the events' },
+      );
+      expect(changed.status).toBe(200);
+      await expect.poll(() => events.getByText('team.updated').count(), { timeout: 15_000 }).toBe(shown + 1);
+      // The colleague's events page, open all along, took it too.
+      await expect
+        .poll(() => colleague.page.getByRole('table', { name: 'Events' }).getByText('team.updated').count(), {
+          timeout: 15_000,
+        })
+        .toBe(shown + 1);
+      await checkPage(page, 'events');
+
+      await openSection(page, 'Members');
+      await page
+        .getByRole('table', { name: 'Members' })
+        .getByRole('row')
+        .filter({ hasText: colleagueEmail })
+        .first()
+        .waitFor();
+      await checkPage(page, 'members');
+      await openSection(page, 'Settings');
+      await page.getByRole('heading', { name: 'Edit organization' }).waitFor();
+      await checkPage(page, 'settings');
+      await page.getByRole('link', { name: 'Profile' }).click();
+      await page.getByRole('button', { name: 'Save profile' }).waitFor();
+      await checkPage(page, 'profile');
+      await page.getByRole('link', { name: 'Organizations console' }).click();
+      await page.getByRole('link', { name: 'Acme Robotics' }).waitFor();
+      await checkPage(page, 'home');
+
+      expect(owner.problems).toEqual([]);
+      expect(colleague.problems).toEqual([]);
+    },
+  );
+
+  it.skipIf(!haveChromium)('shows a member no management controls', { timeout: 120_000 }, async () => {
+    const ownerId = `${run}-boss`;
+    const memberId = `${run}-member`;
+    const ownerToken = await tokenFor(ownerId, { role: 'owner' });
+    const memberToken = await tokenFor(memberId, { role: 'owner' });
+    for (const [id, token] of [
+      [ownerId, ownerToken],
+      [memberId, memberToken],
+    ] as const) {
+      const created = await restCall(service.baseUrl, 'POST', '/users', token, {
+        first_name: 'Some',
+        last_name: id,
+        email: `${id}@example.com`,
+      });
+      expect(created.status).toBe(201);
+    }
+    const organization = await restCall(service.baseUrl, 'POST', '/organizations', ownerToken, {
+      organization_name: 'Members only',
+      organization_description: '',
+    });
+    const organizationId = organization.body.organization_id as string;
+    const added = await restCall(
+      service.baseUrl,
+      'POST',
+      '/organization-user',
+      ownerToken,
+      { email: `${memberId}@example.com`, role: 'member' },
+      organizationId,
+    );
+    expect(added.status).toBe(201);
+
+    const member = await openConsole(await newContext());
+    const { page } = member;
+    await page.goto(`${service.baseUrl}/console/organizations/${organizationId}/members#token=${memberToken}`);
+    await page
+      .getByRole('table', { name: 'Members' })
+      .getByRole('row')
+      .filter({ hasText: `${ownerId}@example.com` })
+      .first()
+      .waitFor();
+    await expect
+      .poll(() => navigation(page).getByRole('link').allTextContents())
+      .toEqual(['Settings', 'Members', 'Roles', 'Teams']);
+    const main = page.getByRole('main');
+    // Their own row offers leaving; nothing else changes anything.
+    expect(await main.getByRole('button', { name: 'Leave organization' }).count()).toBe(1);
+    for (const name of ['Edit', 'Remove', 'Add member', 'Delete', 'Revoke']) {
+      expect(await main.getByRole('button', { name, exact: true }).count(), name).toBe(0);
+    }
+    await checkPage(page, 'members-as-member');
+    await openSection(page, 'Roles');
+    await page.getByRole('table', { name: 'Roles' }).waitFor();
+    expect(await main.getByRole('button').count()).toBe(0);
+    await openSection(page, 'Teams');
+    await page.getByRole('heading', { name: 'Teams' }).nth(1).waitFor();
+    expect(await main.getByRole('button', { name: 'Create team' }).count()).toBe(0);
+    await openSection(page, 'Settings');
+    await page.getByRole('table', { name: 'Organization details' }).waitFor();
+    expect(await main.getByRole('button').count()).toBe(0);
+    // A section its role does not show, asked for by its address.
+    await page.goto(`${service.baseUrl}/console/organizations/${organizationId}/webhooks`);
+    await page.getByText('Your role in this organization does not let you see this.').waitFor();
+    expect(member.problems).toEqual([]);
+  });
+
+  it.skipIf(!haveChromium)(
+    'lands on the sign-in page with an expired token, and with one the service refuses',
+    { timeout: 60_000 },
+    async () => {
+      const { page, problems } = await openConsole(await newContext());
+      const expired = await tokenFor(`${run}-late`, { expiresIn: Math.floor(Date.now() / 1000) - 60 });
+      await page.goto(`${service.baseUrl}/console#token=${expired}`);
+      await page.getByText('Your token has expired').waitFor();
+      expect(await page.getByLabel('Bearer token').isVisible()).toBe(true);
+      await page.getByText('npm run -s token').waitFor();
+      await checkPage(page, 'sign-in-expired');
+      // Signed with another key: only the service can tell, and its 401 signs the tab out.
+      const forged = await tokenFor(`${run}-forged`, {
+        key: new TextEncoder().encode('another-secret-of-at-least-32-bytes!!'),
+      });
+      // Handed over to the console already open, as a host application would with a new fragment.
+      await page.goto(`${service.baseUrl}/console#token=${forged}`);
+      await page.getByText('The service did not accept that token').waitFor();
+      expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+      expect(problems).toEqual([]);
+    },
+  );
+});
+
+async function teamId(baseUrl: string, ownerId: string, organizationId: string, name: string): Promise<string> {
+  const teams = await restCall(baseUrl, 'GET', `/organizations/${organizationId}/teams`, await tokenFor(ownerId));
+  return (teams.body as Array<{ team_id: string; name: string }>).find((team) => team.name === name)!.team_id;
+}
