@@ -9,7 +9,7 @@
  * and the console needs nothing Vite adds on top (a development server, plugins, HTML processing):
  * one entry, JSX, one stylesheet. It takes about a second, so `npm start` builds it every time.
  *
- *   node console/build.ts [outdir]     (`npm run build` and `npm start` run it through server/build.ts)
+ *   node console/build.ts [outdir]     (`npm run build` and `npm start` run it after server/build.ts)
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
- * Bundles the server into dist/server with esbuild: what `npm start` runs. Run as a script it builds
- * the console into dist/console as well (console/build.ts). Node then loads a
+ * Bundles the server into dist/server with esbuild: what `npm start` runs (`npm run build` builds
+ * the console it serves too, console/build.ts). Node then loads a
  * handful of files instead of resolving and reading about a thousand modules one by one, and needs
  * no TypeScript stripping: the start to the first answer went from about 1.1-1.2 s to 0.75-0.87 s
  * and the idle RSS from about 165 MB to 139 MB (bench/run.ts measures the start).
@@ -111,9 +111,4 @@ export async function bundle(entryPoint: string, outdir: string, plugins: Plugin
   }
 }
 
-if (import.meta.main) {
-  await buildServer(process.argv[2]);
-  // The console the service serves at /console (server/http/console.ts), beside the bundle.
-  const { buildConsole } = await import('../console/build.ts');
-  await buildConsole(process.argv[2] === undefined ? undefined : join(process.argv[2], '..', 'console'));
-}
+if (import.meta.main) await buildServer(process.argv[2]);

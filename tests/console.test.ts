@@ -7,7 +7,8 @@
  * the owner creates a role and a team, gives the colleague the team, and the colleague's console
  * shows what the team's role gives them; the owner creates a webhook (its secret shown once) and
  * sees a delivery, and watches the events page take a new event live. A member sees no management
- * controls; an expired or refused token lands on the sign-in page.
+ * controls; an expired or refused token lands on the sign-in page; and a task done with the keyboard
+ * alone (Tab, Enter, Space, Escape), each control found by tabbing to it.
  *
  * Every page is checked with axe-core (no serious or critical violation), every console message is
  * checked for Content-Security-Policy refusals, and a screenshot of each page is saved in
@@ -383,7 +384,28 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
         .toBe(shown + 1);
       await checkPage(page, 'events');
 
+      // The colleague's membership gets an expiry, then loses it again.
       await openSection(page, 'Members');
+      const members = page.getByRole('table', { name: 'Members' });
+      const graceRow = members.getByRole('row').filter({ hasText: colleagueEmail });
+      await graceRow.getByRole('button', { name: 'Edit' }).click();
+      const editForm = page.getByRole('form', { name: /Edit the membership of/ });
+      await editForm.getByLabel('Expires').fill('2031-05-04T12:30');
+      await editForm.getByRole('button', { name: 'Save' }).click();
+      await expect.poll(() => graceRow.textContent()).toContain('2031');
+      const stored = await restCall(
+        service.baseUrl,
+        'GET',
+        `/organization-user/${colleagueId}`,
+        await tokenFor(ownerId),
+        undefined,
+        organizationId,
+      );
+      expect(stored.body.expires_at).toMatch(/^2031-05-04T/);
+      await graceRow.getByRole('button', { name: 'Edit' }).click();
+      await editForm.getByRole('button', { name: 'Clear expiry' }).click();
+      await editForm.getByRole('button', { name: 'Save' }).click();
+      await expect.poll(() => graceRow.textContent()).not.toContain('2031');
       await page
         .getByRole('table', { name: 'Members' })
         .getByRole('row')
@@ -394,11 +416,18 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
       await openSection(page, 'Settings');
       await page.getByRole('heading', { name: 'Edit organization' }).waitFor();
       await checkPage(page, 'settings');
+      // Renamed here, the switcher in the header says so too.
+      const editOrganization = page.getByRole('form', { name: 'Edit organization' });
+      await editOrganization.getByLabel('Organization name').fill('Acme Robots');
+      await editOrganization.getByRole('button', { name: 'Save changes' }).click();
+      await expect
+        .poll(() => page.getByLabel('Organization', { exact: true }).locator('option:checked').textContent())
+        .toBe('Acme Robots');
       await page.getByRole('link', { name: 'Profile' }).click();
       await page.getByRole('button', { name: 'Save profile' }).waitFor();
       await checkPage(page, 'profile');
       await page.getByRole('link', { name: 'Organizations console' }).click();
-      await page.getByRole('link', { name: 'Acme Robotics' }).waitFor();
+      await page.getByRole('link', { name: 'Acme Robots' }).waitFor();
       await checkPage(page, 'home');
 
       expect(owner.problems).toEqual([]);
@@ -470,6 +499,174 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
     await page.getByText('Your role in this organization does not let you see this.').waitFor();
     expect(member.problems).toEqual([]);
   });
+
+  it.skipIf(!haveChromium)(
+    'hands the ownership over to a member, who then deletes the organization',
+    { timeout: 120_000 },
+    async () => {
+      const ownerId = `${run}-founder`;
+      const heirId = `${run}-heir`;
+      const ownerToken = await tokenFor(ownerId, { role: 'owner' });
+      const heirToken = await tokenFor(heirId, { role: 'owner' });
+      for (const [id, token, name] of [
+        [ownerId, ownerToken, 'Founder'],
+        [heirId, heirToken, 'Heir'],
+      ] as const) {
+        const created = await restCall(service.baseUrl, 'POST', '/users', token, {
+          first_name: name,
+          last_name: 'Person',
+          email: `${id}@example.com`,
+        });
+        expect(created.status).toBe(201);
+      }
+      const organization = await restCall(service.baseUrl, 'POST', '/organizations', ownerToken, {
+        organization_name: 'Heirloom',
+        organization_description: '',
+      });
+      const organizationId = organization.body.organization_id as string;
+      expect(
+        (
+          await restCall(
+            service.baseUrl,
+            'POST',
+            '/organization-user',
+            ownerToken,
+            { email: `${heirId}@example.com`, role: 'admin' },
+            organizationId,
+          )
+        ).status,
+      ).toBe(201);
+
+      const founder = await openConsole(await newContext());
+      await founder.page.goto(
+        `${service.baseUrl}/console/organizations/${organizationId}/settings#token=${ownerToken}`,
+      );
+      const newOwner = founder.page.getByLabel('New owner');
+      await newOwner.selectOption({ label: (await newOwner.locator('option', { hasText: 'Heir' }).textContent())! });
+      await founder.page.getByRole('button', { name: 'Transfer ownership' }).click();
+      await founder.page.getByRole('button', { name: 'Confirm' }).click();
+      await expect
+        .poll(
+          async () =>
+            (
+              await restCall(
+                service.baseUrl,
+                'GET',
+                `/organization-user/${heirId}`,
+                ownerToken,
+                undefined,
+                organizationId,
+              )
+            ).body.role,
+        )
+        .toBe('owner');
+      // The founder, an admin now, has no deletion to offer.
+      await founder.page.reload();
+      await founder.page.getByRole('heading', { name: 'Edit organization' }).waitFor();
+      expect(await founder.page.getByRole('button', { name: 'Delete organization' }).count()).toBe(0);
+
+      const heir = await openConsole(await newContext());
+      await heir.page.goto(`${service.baseUrl}/console/organizations/${organizationId}/settings#token=${heirToken}`);
+      await heir.page.getByRole('button', { name: 'Delete organization' }).click();
+      await heir.page.getByRole('button', { name: 'Confirm' }).click();
+      await heir.page.getByRole('heading', { level: 1, name: 'Your organizations' }).waitFor();
+      expect((await restCall(service.baseUrl, 'GET', '/organizations', heirToken)).body).toEqual([]);
+      expect(founder.problems).toEqual([]);
+      expect(heir.problems).toEqual([]);
+    },
+  );
+
+  it.skipIf(!haveChromium)(
+    'is enough with the keyboard alone: signing in, moving between sections, creating and deleting a team',
+    { timeout: 120_000 },
+    async () => {
+      const ownerId = `${run}-keys`;
+      const token = await tokenFor(ownerId, { role: 'owner' });
+      expect(
+        (
+          await restCall(service.baseUrl, 'POST', '/users', token, {
+            first_name: 'Key',
+            last_name: 'Board',
+            email: `${ownerId}@example.com`,
+          })
+        ).status,
+      ).toBe(201);
+      const organization = await restCall(service.baseUrl, 'POST', '/organizations', token, {
+        organization_name: 'Keyboard only',
+        organization_description: '',
+      });
+      const { page, problems } = await openConsole(await newContext());
+      const keys = page.keyboard;
+      /** Presses Tab until the focus is on the control `name` (by its accessible name): it is reachable. */
+      const tabTo = async (role: string, name: string) => {
+        for (let presses = 0; presses < 80; presses++) {
+          await keys.press('Tab');
+          const focused = await page.evaluate(() => {
+            const element = document.activeElement as HTMLElement | null;
+            const label = element?.id ? document.querySelector(`label[for="${element.id}"]`)?.textContent : undefined;
+            return {
+              tag: element?.tagName.toLowerCase() ?? '',
+              type: element?.getAttribute('type') ?? '',
+              name: (element?.getAttribute('aria-label') ?? label ?? element?.textContent ?? '').trim(),
+            };
+          });
+          const roleOf =
+            focused.tag === 'a'
+              ? 'link'
+              : focused.tag === 'input' && focused.type === 'checkbox'
+                ? 'checkbox'
+                : focused.tag === 'input' || focused.tag === 'textarea'
+                  ? 'textbox'
+                  : focused.tag;
+          if (roleOf === role && focused.name === name) return;
+        }
+        throw new Error(`Tab never reached the ${role} "${name}"`);
+      };
+
+      await page.goto(`${service.baseUrl}/console`);
+      await page.getByLabel('Bearer token').waitFor();
+      await tabTo('textbox', 'Bearer token');
+      await keys.insertText(token);
+      await tabTo('button', 'Sign in');
+      await keys.press('Enter');
+      await page.getByRole('link', { name: 'Keyboard only' }).waitFor();
+      await tabTo('link', 'Keyboard only');
+      await keys.press('Enter');
+      await page.getByRole('heading', { level: 1, name: 'Members' }).waitFor();
+      // After a navigation the focus is on the new page, as after a page load.
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+      await tabTo('link', 'Teams');
+      await keys.press('Enter');
+      await page.getByRole('heading', { level: 1, name: 'Teams' }).waitFor();
+      await tabTo('textbox', 'Team name');
+      await keys.insertText('Typists');
+      await tabTo('checkbox', 'admin');
+      await keys.press('Space');
+      await tabTo('button', 'Create team');
+      await keys.press('Enter');
+      const teams = page.getByRole('table', { name: 'Teams' });
+      await teams.getByRole('row').filter({ hasText: 'Typists' }).first().waitFor();
+      // A deletion asks first, with the focus on Cancel; Escape keeps the team, Confirm deletes it.
+      await tabTo('button', 'Delete');
+      await keys.press('Enter');
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
+      await keys.press('Escape');
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Delete');
+      await keys.press('Enter');
+      await keys.press('Shift+Tab');
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Confirm');
+      await keys.press('Enter');
+      await expect.poll(() => teams.getByRole('row').filter({ hasText: 'Typists' }).count()).toBe(0);
+      const listed = await restCall(
+        service.baseUrl,
+        'GET',
+        `/organizations/${organization.body.organization_id}/teams`,
+        token,
+      );
+      expect(listed.body).toEqual([]);
+      expect(problems).toEqual([]);
+    },
+  );
 
   it.skipIf(!haveChromium)(
     'lands on the sign-in page with an expired token, and with one the service refuses',

@@ -12,7 +12,7 @@ const IMPORT = /(?:from|import|declare module)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]
 
 function sourcesUnder(folder: string): string[] {
   return readdirSync(join(projectRoot, folder), { recursive: true, encoding: 'utf8' })
-    .filter((file) => file.endsWith('.ts'))
+    .filter((file) => /\.tsx?$/.test(file))
     .map((file) => normalize(join(folder, file)));
 }
 
@@ -68,5 +68,42 @@ describe('the layers', () => {
       .filter((target) => target.startsWith('server/') || target.startsWith('shared/'));
     expect(targets.filter((target) => !graph.has(target))).toEqual([]);
     expect(targets.length).toBeGreaterThan(100);
+  });
+});
+
+/** Each source file of client/ and console/ with the files of the repository it imports. */
+const frontEnd = new Map<string, string[]>(
+  [...sourcesUnder('client/src'), ...sourcesUnder('console')].map((file) => [
+    file,
+    [...readFileSync(join(projectRoot, file), 'utf8').matchAll(IMPORT)].map((match) =>
+      relative(projectRoot, join(projectRoot, dirname(file), match[1]!)),
+    ),
+  ]),
+);
+
+describe('the client package and the console', () => {
+  it('are never imported by the server or shared/', () => {
+    const inward = [...graph].flatMap(([file, imports]) =>
+      imports
+        .filter((target) => target.startsWith('client/') || target.startsWith('console/'))
+        .map((target) => `${file} -> ${target}`),
+    );
+    expect(inward).toEqual([]);
+  });
+
+  it("import the server only for the router's type, the client never the console", () => {
+    const crossing = [...frontEnd].flatMap(([file, imports]) =>
+      imports
+        .filter((target) =>
+          file.startsWith('client/')
+            ? target.startsWith('console/') ||
+              (target.startsWith('server/') &&
+                !(file === 'client/src/router.ts' && target === 'server/modules/router.ts'))
+            : target.startsWith('server/'),
+        )
+        .map((target) => `${file} -> ${target}`),
+    );
+    expect(crossing).toEqual([]);
+    expect(frontEnd.size).toBeGreaterThan(20);
   });
 });
