@@ -40,8 +40,9 @@ const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/
 const embedded = databaseTargets().find((target) => target.name === 'embedded')!;
 
 /** The bundle on `databaseUrl`, as `npm start` runs it, with webhooks allowed to reach loopback receivers. */
-const startConsoleService = (databaseUrl: string) =>
+const startConsoleService = (databaseUrl: string, port = '0') =>
   spawnService({
+    PORT: port,
     DATABASE_URL: databaseUrl,
     JWT_SECRET: TEST_SECRET,
     RATE_LIMIT_MAX: '0',
@@ -688,6 +689,50 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
       await page.getByText('The service did not accept that token').waitFor();
       expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
       expect(problems).toEqual([]);
+    },
+  );
+
+  // Last: it replaces the service the others use.
+  it.skipIf(!haveChromium)(
+    'resumes the live events after the service comes back, from the last event it showed',
+    { timeout: 120_000 },
+    async () => {
+      const ownerId = `${run}-watcher`;
+      const token = await tokenFor(ownerId, { role: 'owner' });
+      expect(
+        (
+          await restCall(service.baseUrl, 'POST', '/users', token, {
+            first_name: 'Wat',
+            last_name: 'Cher',
+            email: `${ownerId}@example.com`,
+          })
+        ).status,
+      ).toBe(201);
+      const organization = await restCall(service.baseUrl, 'POST', '/organizations', token, {
+        organization_name: 'Watched',
+        organization_description: '',
+      });
+      const organizationId = organization.body.organization_id as string;
+      const { page, problems } = await openConsole(await newContext());
+      await page.goto(`${service.baseUrl}/console/organizations/${organizationId}/events#token=${token}`);
+      const events = page.getByRole('table', { name: 'Events' });
+      await events.getByText('organization.created').waitFor();
+      await page.getByText('Live', { exact: true }).waitFor();
+
+      // The service dies and comes back on the same address; a change commits before the page is back.
+      const port = new URL(service.baseUrl).port;
+      service.kill();
+      service = await startConsoleService(database.url, port);
+      const changed = await restCall(service.baseUrl, 'PUT', `/organizations/${organizationId}`, token, {
+        organization_description: 'Changed while the page was away',
+      });
+      expect(changed.status).toBe(200);
+      await expect.poll(() => events.getByText('organization.updated').count(), { timeout: 30_000 }).toBe(1);
+      await page.getByText('Live', { exact: true }).waitFor();
+      // Nothing twice: the one creation, the one change.
+      expect(await events.getByText('organization.created').count()).toBe(1);
+      // Requests refused while the service was down are the browser's, not the page's.
+      expect(problems.filter((problem) => !/Failed to fetch|network/i.test(problem))).toEqual([]);
     },
   );
 });
