@@ -331,9 +331,11 @@ describe.skipIf(!existsSync(SYSTEM_NODE) && !process.env.CI)('the bundle started
 });
 
 describe('npm start', () => {
-  it('builds the bundle and runs it as the tests and the bench start the service', () => {
+  it('builds the bundle and the console, and runs the bundle as the tests and the bench start the service', () => {
     const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
-    expect(scripts.start).toBe(`node server/build.ts && exec node ${SERVICE_ARGUMENTS.join(' ')}`);
+    expect(scripts.start).toBe(
+      `node server/build.ts && node console/build.ts && exec node ${SERVICE_ARGUMENTS.join(' ')}`,
+    );
   });
 
   it('runs a bundle of ASCII only, whose source V8 then keeps at one byte per character', () => {
