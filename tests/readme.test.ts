@@ -226,7 +226,13 @@ describe('the tables of the README and docs', () => {
 
 // ---- links and names in every document ----------------------------------------------------------
 
-const DOCUMENTS = ['README.md', 'client/README.md', ...readdirSync(join(projectRoot, 'docs')).map((f) => `docs/${f}`)];
+const DOCUMENTS = [
+  'README.md',
+  'client/README.md',
+  ...readdirSync(join(projectRoot, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** Inline links, images and reference definitions: their targets. */
 function linkTargets(prose: string): string[] {
