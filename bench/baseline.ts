@@ -41,11 +41,12 @@
  * (row locks and `FOR UPDATE` are local to a node). Without it, the audit trail could also show a
  * change made by an admin after the event that demoted them.
  */
-import { createHmac, createSecretKey, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { PoolConnection as CorePoolConnection, QueryOptions } from 'mysql2';
 import mysql, { type PoolConnection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
+import { pino } from 'pino';
 import { SERVICE_PERMISSIONS } from './permissions.ts';
 
 // A key object made once: createHmac given the raw bytes makes one on every call (~10 µs a token).
@@ -1020,8 +1021,29 @@ async function handle(request: IncomingMessage, scope: Scope): Promise<[number, 
   throw notFound('No such route');
 }
 
+/**
+ * BASELINE_DUTIES=true: the baseline also does per request what the service does that its users
+ * rely on, so that the bench measures both ways (the issue's "both ways"): a request id, sent back
+ * as `x-request-id`; one pino JSON line per request with it (method, URL, status, duration), as
+ * the service logs; and the service's security headers (server/http/protection.ts), the same
+ * bytes on every answer. Off by default: the bare baseline is the bar the targets name.
+ */
+const DUTIES = process.env.BASELINE_DUTIES === 'true';
+const requestLog = DUTIES ? pino() : undefined;
+const SECURITY_HEADERS: Record<string, string> = DUTIES
+  ? {
+      'cache-control': 'no-store',
+      'content-security-policy': "default-src 'none';frame-ancestors 'none'",
+      'cross-origin-resource-policy': 'same-origin',
+      'referrer-policy': 'no-referrer',
+      'strict-transport-security': 'max-age=31536000; includeSubDomains',
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'DENY',
+    }
+  : {};
+
 function answer(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...SECURITY_HEADERS, ...headers });
   response.end(body instanceof JsonText ? body.text : JSON.stringify(body));
 }
 
@@ -1044,7 +1066,26 @@ function answerError(response: ServerResponse, error: unknown) {
   );
 }
 
+function logged(request: IncomingMessage, response: ServerResponse): void {
+  const reqId = randomUUID();
+  const started = performance.now();
+  response.setHeader('x-request-id', reqId);
+  response.on('finish', () =>
+    requestLog!.info(
+      {
+        reqId,
+        method: request.method,
+        url: request.url,
+        status: response.statusCode,
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+      },
+      'request',
+    ),
+  );
+}
+
 const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+  if (DUTIES) logged(request, response);
   const scope: Scope = { deadline: Date.now() + TIMEOUT_MS, givenUp: false };
   // One timer per request: at the end of its budget it ends a wait for a connection (the other
   // waits end by then by themselves), then becomes the processing limit.

@@ -30,6 +30,8 @@
  * with (i); `w` is the webhook run, on the service alone, about 3.5 minutes: `BENCH_SCENARIOS=w
  * BENCH_EXTRAS=0` runs it alone, with the organization of 10,000 not seeded); BENCH_SUBSCRIPTIONS (subscriptions held, default 1000);
  * BENCH_EXTRAS=0 skips the comparisons (held subscriptions and metrics), which double the run time;
+ * BENCH_BASELINE_DUTIES=true has the baseline also log a line per request with a request id and send
+ * the service's security headers, as the service does (bench/baseline.ts);
  * BENCH_PROFILE_DIR writes CPU profiles of the measured servers there, one per server and scenario
  * (service-a.cpuprofile, baseline-a.cpuprofile…; node --cpu-prof).
  */
@@ -604,6 +606,8 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'info',
     RATE_LIMIT_MAX: '0',
     ROLES_FILE: await writeRolesFile(),
+    // The baseline with the service's per-request duties (bench/baseline.ts); the service ignores it.
+    ...(process.env.BENCH_BASELINE_DUTIES === 'true' && { BASELINE_DUTIES: 'true' }),
   };
   const servers: ServiceProcess[] = [];
   try {
