@@ -49,6 +49,8 @@ const startConsoleService = (databaseUrl: string, port = '0') =>
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE: 'true',
     WEBHOOK_POLL_INTERVAL_MS: '50',
+    // One quick retry: a failing delivery has failed within a second, for the console's Retry.
+    WEBHOOK_RETRY_SCHEDULE: '200ms',
     EVENTS_POLL_INTERVAL_MS: '50',
   });
 
@@ -361,6 +363,62 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
         )
         .toBeGreaterThan(0);
       await checkPage(page, 'webhooks');
+
+      // Rotating the secret shows the new one once too.
+      const endpoints = page.getByRole('table', { name: 'Webhook endpoints' });
+      await endpoints.getByRole('button', { name: 'Rotate secret' }).click();
+      await expect.poll(() => secret.textContent()).toMatch(/^whsec_/);
+      await page.getByRole('button', { name: 'I have copied it' }).click();
+      // A delivery the receiver refuses twice has failed; retried from the log, it is delivered.
+      receiver.respond([500, 500]);
+      const failing = await restCall(
+        service.baseUrl,
+        'PUT',
+        `/organizations/${organizationId}`,
+        await tokenFor(ownerId),
+        {
+          organization_description: 'Makes more robots',
+        },
+      );
+      expect(failing.status).toBe(200);
+      const retryButton = page.getByRole('button', { name: 'Retry' });
+      await expect
+        .poll(
+          async () => {
+            await page.getByRole('button', { name: 'Refresh' }).click();
+            return retryButton.count();
+          },
+          { timeout: 15_000 },
+        )
+        .toBe(1);
+      await retryButton.click();
+      await expect
+        .poll(
+          async () => {
+            await page.getByRole('button', { name: 'Refresh' }).click();
+            return retryButton.count();
+          },
+          { timeout: 15_000 },
+        )
+        .toBe(0);
+      const webhooks = await restCall(
+        service.baseUrl,
+        'GET',
+        `/organizations/${organizationId}/webhooks`,
+        await tokenFor(ownerId),
+      );
+      const log = await restCall(
+        service.baseUrl,
+        'GET',
+        `/organizations/${organizationId}/webhooks/${webhooks.body[0].webhook_id}/deliveries`,
+        await tokenFor(ownerId),
+      );
+      // The rename, the rotation (a webhook.updated) and the retried change: all delivered.
+      expect(log.body.map((delivery: { status: string }) => delivery.status)).toEqual([
+        'succeeded',
+        'succeeded',
+        'succeeded',
+      ]);
 
       // The events page takes a new event live, without a reload.
       await openSection(page, 'Events');

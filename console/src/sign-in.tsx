@@ -1,6 +1,6 @@
 /** The page shown without a usable token: why, where to get one, and a field to paste it in. */
 import { useState } from 'react';
-import { Button, Form, Notice, TextAreaField } from '../../client/src/react/index.ts';
+import { Form, FormActions, Notice, TextAreaField } from '../../client/src/react/index.ts';
 import { keepToken, sessionOf, type Session, type SignedOutReason } from './session.ts';
 
 const REASONS: Record<SignedOutReason, string> = {
@@ -46,11 +46,7 @@ export function SignInPage({
             onChange={(event) => setToken(event.target.value)}
             hint="The token stays in this browser tab only, and is gone when the tab is closed."
           />
-          <div className="osc-form__actions">
-            <Button type="submit" variant="primary">
-              Sign in
-            </Button>
-          </div>
+          <FormActions submit="Sign in" busy={false} />
         </Form>
         <h2>Where to get a token</h2>
         <p>

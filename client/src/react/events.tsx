@@ -13,7 +13,7 @@ import { useRef, useState } from 'react';
 import type { RouterOutputs } from '../index.ts';
 import { usePermissions } from './permissions.ts';
 import { inOrganization, keyedByOrganization, useTRPC } from './service.tsx';
-import { Badge, Busy, Button, EmptyState, ErrorNotice, Section, Time } from './ui.tsx';
+import { Badge, Button, ErrorNotice, QueryList, Section, Table, Time } from './ui.tsx';
 
 export interface EventsLogProps {
   organizationId: string;
@@ -151,42 +151,30 @@ function LiveEvents({ organizationId, pageSize = 50 }: EventsLogProps) {
         )}
       </p>
       {subscription.status === 'error' && <ErrorNotice error={subscription.error} />}
-      {newest.isPending ? (
-        <Busy label="Loading events…" />
-      ) : newest.isError ? (
-        <ErrorNotice error={newest.error} />
-      ) : shown.length === 0 ? (
-        <EmptyState>No events yet. They appear here as they happen.</EmptyState>
-      ) : (
-        <div className="osc-table-scroll">
-          <table className="osc-table" aria-label="Events">
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Type</th>
-                <th scope="col">Actor</th>
-                <th scope="col">Subject</th>
-                <th scope="col">Details</th>
+      <QueryList
+        query={newest}
+        items={shown}
+        loading="Loading events…"
+        empty="No events yet. They appear here as they happen."
+      >
+        {(rows) => (
+          <Table label="Events" columns={['Time', 'Type', 'Actor', 'Subject', 'Details']}>
+            {rows.map((event) => (
+              <tr key={event.event_id}>
+                <td>
+                  <Time value={event.created_at} />
+                </td>
+                <td>
+                  <Badge tone="accent">{event.type}</Badge>
+                </td>
+                <td>{person(event.actor_user_id)}</td>
+                <td>{person(event.subject_user_id)}</td>
+                <td className="osc-mono">{details(event.data)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {shown.map((event) => (
-                <tr key={event.event_id}>
-                  <td>
-                    <Time value={event.created_at} />
-                  </td>
-                  <td>
-                    <Badge tone="accent">{event.type}</Badge>
-                  </td>
-                  <td>{person(event.actor_user_id)}</td>
-                  <td>{person(event.subject_user_id)}</td>
-                  <td className="osc-mono">{details(event.data)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+            ))}
+          </Table>
+        )}
+      </QueryList>
     </Section>
   );
 }

@@ -9,11 +9,7 @@
  * Every component reads and changes the service through the provider's client, shows only what the
  * caller's permissions allow, and shows the service's messages next to the fields they name.
  */
-export {
-  OrgServiceProvider,
-  inOrganization,
-  type OrgServiceProviderProps,
-} from './service.tsx';
+export { OrgServiceProvider, inOrganization, type OrgServiceProviderProps } from './service.tsx';
 export { usePermissions, type Permissions } from './permissions.ts';
 export { errorView, isSignedOut, type ErrorView } from './errors.ts';
 export {
@@ -22,19 +18,30 @@ export {
   Button,
   Checkbox,
   ConfirmButton,
+  draftFields,
+  EditableRow,
+  EditorForm,
   EmptyState,
   ErrorNotice,
   FocusedNotice,
   Form,
+  FormActions,
   Notice,
+  QueryList,
   Section,
   SelectField,
+  Table,
   TextAreaField,
   TextField,
   Time,
   keepFocus,
+  useFocusAfter,
+  useRowEditor,
+  useRowPanel,
   type ButtonProps,
+  type CallState,
   type Option,
+  type RowEditor,
 } from './ui.tsx';
 export { ProfileForm, useProfile, type ProfileFormProps } from './profile.tsx';
 export {

@@ -18,9 +18,12 @@ import {
   ErrorNotice,
   FocusedNotice,
   Form,
+  FormActions,
   Notice,
+  QueryList,
   Section,
   SelectField,
+  Table,
   TextField,
   Time,
 } from './ui.tsx';
@@ -134,11 +137,7 @@ function InviteFormOf({ organizationId, onInvited, permissions }: InviteFormProp
           hint="Optional, in your local time. Leave it empty for a membership that does not expire."
           error={fields.expires_at}
         />
-        <div className="osc-form__actions">
-          <Button type="submit" variant="primary" busy={create.isPending}>
-            Send invitation
-          </Button>
-        </div>
+        <FormActions submit="Send invitation" busy={create.isPending} />
       </Form>
     </Section>
   );
@@ -180,72 +179,58 @@ function InvitationsOf({ organizationId, canRevoke }: { organizationId: string; 
     <Section title="Invitations" description="Pending invitations that have not expired.">
       <FocusedNotice>{revoked}</FocusedNotice>
       <ErrorNotice error={revoke.error} />
-      {invitations.isPending ? (
-        <Busy label="Loading invitations…" />
-      ) : invitations.isError ? (
-        <ErrorNotice error={invitations.error} />
-      ) : invitations.data.length === 0 ? (
-        <EmptyState>No pending invitations.</EmptyState>
-      ) : (
-        <div className="osc-table-scroll">
-          <table className="osc-table" aria-label="Invitations">
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Status</th>
-                <th scope="col">Sent</th>
-                <th scope="col">Invitation expires</th>
-                <th scope="col">Membership ends</th>
+      <QueryList
+        query={invitations}
+        items={invitations.data}
+        loading="Loading invitations…"
+        empty="No pending invitations."
+      >
+        {(rows) => (
+          <Table
+            label="Invitations"
+            columns={['Email', 'Role', 'Status', 'Sent', 'Invitation expires', 'Membership ends']}
+            actions={canRevoke}
+          >
+            {rows.map((invitation) => (
+              <tr key={invitation.invitation_id}>
+                <th scope="row">{invitation.email}</th>
+                <td>{invitation.role}</td>
+                <td>
+                  <StatusBadge status={invitation.status} />
+                </td>
+                <td>
+                  <Time value={invitation.created_at} />
+                </td>
+                <td>
+                  <Time value={invitation.expires_at} />
+                </td>
+                <td>
+                  <Time value={invitation.membership_expires_at} />
+                </td>
                 {canRevoke && (
-                  <th scope="col">
-                    <span className="osc-visually-hidden">Actions</span>
-                  </th>
+                  <td className="osc-table__actions">
+                    {invitation.status === 'pending' && (
+                      <ConfirmButton
+                        confirmLabel={`Revoke the invitation to ${invitation.email}?`}
+                        busy={revoke.isPending && revoke.variables?.invitation_id === invitation.invitation_id}
+                        onConfirm={() => {
+                          setRevoked(undefined);
+                          revoke.mutate(
+                            { organization_id: organizationId, invitation_id: invitation.invitation_id },
+                            { onSuccess: () => setRevoked(`Invitation to ${invitation.email} revoked.`) },
+                          );
+                        }}
+                      >
+                        Revoke
+                      </ConfirmButton>
+                    )}
+                  </td>
                 )}
               </tr>
-            </thead>
-            <tbody>
-              {invitations.data.map((invitation) => (
-                <tr key={invitation.invitation_id}>
-                  <th scope="row">{invitation.email}</th>
-                  <td>{invitation.role}</td>
-                  <td>
-                    <StatusBadge status={invitation.status} />
-                  </td>
-                  <td>
-                    <Time value={invitation.created_at} />
-                  </td>
-                  <td>
-                    <Time value={invitation.expires_at} />
-                  </td>
-                  <td>
-                    <Time value={invitation.membership_expires_at} />
-                  </td>
-                  {canRevoke && (
-                    <td className="osc-table__actions">
-                      {invitation.status === 'pending' && (
-                        <ConfirmButton
-                          confirmLabel={`Revoke the invitation to ${invitation.email}?`}
-                          busy={revoke.isPending && revoke.variables?.invitation_id === invitation.invitation_id}
-                          onConfirm={() => {
-                            setRevoked(undefined);
-                            revoke.mutate(
-                              { organization_id: organizationId, invitation_id: invitation.invitation_id },
-                              { onSuccess: () => setRevoked(`Invitation to ${invitation.email} revoked.`) },
-                            );
-                          }}
-                        >
-                          Revoke
-                        </ConfirmButton>
-                      )}
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+            ))}
+          </Table>
+        )}
+      </QueryList>
     </Section>
   );
 }
@@ -292,62 +277,46 @@ export function MyInvitations() {
       ) : invitations.data.length === 0 ? (
         <EmptyState>You have no pending invitations.</EmptyState>
       ) : (
-        <div className="osc-table-scroll">
-          <table className="osc-table" aria-label="Your invitations">
-            <thead>
-              <tr>
-                <th scope="col">Organization</th>
-                <th scope="col">Role</th>
-                <th scope="col">Answer by</th>
-                <th scope="col">Membership ends</th>
-                <th scope="col">
-                  <span className="osc-visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {invitations.data.map((invitation) => (
-                <tr key={invitation.invitation_id}>
-                  <th scope="row">{invitation.organization_name}</th>
-                  <td>{invitation.role}</td>
-                  <td>
-                    <Time value={invitation.expires_at} />
-                  </td>
-                  <td>
-                    <Time value={invitation.membership_expires_at} />
-                  </td>
-                  <td className="osc-table__actions">
-                    <span className="osc-row">
-                      <Button
-                        variant="primary"
-                        busy={busyWith(accept, invitation)}
-                        onClick={() =>
-                          accept.mutate(answering(invitation), {
-                            onSuccess: () =>
-                              setAnswered(`You joined ${invitation.organization_name} as ${invitation.role}.`),
-                          })
-                        }
-                      >
-                        Accept
-                      </Button>
-                      <Button
-                        busy={busyWith(decline, invitation)}
-                        onClick={() =>
-                          decline.mutate(answering(invitation), {
-                            onSuccess: () =>
-                              setAnswered(`You declined the invitation to ${invitation.organization_name}.`),
-                          })
-                        }
-                      >
-                        Decline
-                      </Button>
-                    </span>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table label="Your invitations" columns={['Organization', 'Role', 'Answer by', 'Membership ends']} actions>
+          {invitations.data.map((invitation) => (
+            <tr key={invitation.invitation_id}>
+              <th scope="row">{invitation.organization_name}</th>
+              <td>{invitation.role}</td>
+              <td>
+                <Time value={invitation.expires_at} />
+              </td>
+              <td>
+                <Time value={invitation.membership_expires_at} />
+              </td>
+              <td className="osc-table__actions">
+                <span className="osc-row">
+                  <Button
+                    variant="primary"
+                    busy={busyWith(accept, invitation)}
+                    onClick={() =>
+                      accept.mutate(answering(invitation), {
+                        onSuccess: () =>
+                          setAnswered(`You joined ${invitation.organization_name} as ${invitation.role}.`),
+                      })
+                    }
+                  >
+                    Accept
+                  </Button>
+                  <Button
+                    busy={busyWith(decline, invitation)}
+                    onClick={() =>
+                      decline.mutate(answering(invitation), {
+                        onSuccess: () => setAnswered(`You declined the invitation to ${invitation.organization_name}.`),
+                      })
+                    }
+                  >
+                    Decline
+                  </Button>
+                </span>
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
     </Section>
   );

@@ -5,31 +5,36 @@
  * user by e-mail. The member procedures name the organization in a header (`inOrganization`).
  */
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { RouterOutputs } from '../index.ts';
 import { errorView } from './errors.ts';
 import { usePermissions } from './permissions.ts';
 import { roleOptions } from './roles.tsx';
 import { inOrganization, keyedByOrganization, useTRPC } from './service.tsx';
 import {
-  Busy,
   Button,
   ConfirmButton,
-  EmptyState,
+  EditableRow,
+  EditorForm,
   ErrorNotice,
   Form,
+  FormActions,
   keepFocus,
   Notice,
+  QueryList,
   Section,
   SelectField,
+  Table,
   TextField,
   Time,
+  useFocusAfter,
+  useRowEditor,
 } from './ui.tsx';
 
 type Member = RouterOutputs['members']['page']['items'][number];
 
 const DEFAULT_PAGE_SIZE = 50;
-const COLUMNS = 6;
+const COLUMNS = ['Name', 'Email', 'Role', 'Expires', 'Joined'];
 
 const fullName = (member: Member) => `${member.first_name} ${member.last_name}`.trim() || member.email;
 
@@ -153,50 +158,36 @@ function MembersPages({ organizationId, pageSize = DEFAULT_PAGE_SIZE, onLeft }: 
   return (
     <Section title="Members" description="Everyone in the organization, in the order they joined.">
       {removed !== undefined && <Notice tone="success">{removed} was removed from the organization.</Notice>}
-      {page.isPending ? (
-        <Busy label="Loading members…" />
-      ) : page.isError ? (
-        <ErrorNotice error={page.error} />
-      ) : page.data.items.length === 0 ? (
-        <EmptyState>{pageNumber === 1 ? 'This organization has no members.' : 'No members on this page.'}</EmptyState>
-      ) : (
-        <div className="osc-table-scroll">
-          <table
-            className="osc-table"
-            aria-label="Members"
+      <QueryList
+        query={page}
+        items={page.data?.items}
+        loading="Loading members…"
+        empty={pageNumber === 1 ? 'This organization has no members.' : 'No members on this page.'}
+      >
+        {(members) => (
+          <Table
+            label="Members"
+            columns={COLUMNS}
+            actions
             aria-busy={loadingPage || undefined}
             ref={table}
             tabIndex={-1}
           >
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Joined</th>
-                <th scope="col">
-                  <span className="osc-visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.data.items.map((member) => (
-                <MemberRow
-                  key={member.user_id}
-                  organizationId={organizationId}
-                  member={member}
-                  self={member.user_id === userId}
-                  canUpdate={can('members:update')}
-                  canRemove={can('members:remove')}
-                  onRemoved={() => setRemoved(fullName(member))}
-                  onLeft={leave}
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+            {members.map((member) => (
+              <MemberRow
+                key={member.user_id}
+                organizationId={organizationId}
+                member={member}
+                self={member.user_id === userId}
+                canUpdate={can('members:update')}
+                canRemove={can('members:remove')}
+                onRemoved={() => setRemoved(fullName(member))}
+                onLeft={leave}
+              />
+            ))}
+          </Table>
+        )}
+      </QueryList>
       {page.isSuccess && (
         <nav className="osc-pager" aria-label="Member pages">
           <span className="osc-muted" aria-live="polite">
@@ -238,10 +229,6 @@ interface MemberRowProps {
 function MemberRow({ organizationId, member, self, canUpdate, canRemove, onRemoved, onLeft }: MemberRowProps) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [editing, setEditing] = useState(false);
-  const editButton = useRef<HTMLButtonElement>(null);
-  const removeHolder = useRef<HTMLSpanElement>(null);
-  const formRowId = useId();
   const name = fullName(member);
   const remove = useMutation(
     trpc.members.remove.mutationOptions({
@@ -257,72 +244,40 @@ function MemberRow({ organizationId, member, self, canUpdate, canRemove, onRemov
       },
     }),
   );
-  // A refused removal (the last owner: 409) gives the focus back to its button.
-  useEffect(() => {
-    if (remove.status === 'error') keepFocus(removeHolder.current?.querySelector('button'));
-  }, [remove.status]);
-  const open = () => {
-    remove.reset();
-    setEditing(true);
-  };
-  // The form held the focus, or its busy Save did: back to the button that opened it.
-  const close = () => {
-    setEditing(false);
-    editButton.current?.focus();
-  };
+  // A removal may be refused: the last owner's (409).
+  const editor = useRowEditor(remove);
   return (
-    <>
-      <tr>
-        <td>{name}</td>
-        <td>{member.email}</td>
-        <td>{member.role}</td>
-        <td>
-          <Time value={member.expires_at} />
-        </td>
-        <td>
-          <Time value={member.created_at} />
-        </td>
-        <td className="osc-table__actions">
-          <span className="osc-row">
-            {canUpdate && (
-              <Button
-                ref={editButton}
-                aria-expanded={editing}
-                aria-controls={editing ? formRowId : undefined}
-                onClick={editing ? close : open}
+    <EditableRow
+      editor={editor}
+      columns={COLUMNS.length + 1}
+      form={<MemberEditForm organizationId={organizationId} member={member} name={name} onClose={editor.close} />}
+    >
+      <td>{name}</td>
+      <td>{member.email}</td>
+      <td>{member.role}</td>
+      <td>
+        <Time value={member.expires_at} />
+      </td>
+      <td>
+        <Time value={member.created_at} />
+      </td>
+      <td className="osc-table__actions">
+        <span className="osc-row">
+          {canUpdate && <Button {...editor.editButton}>Edit</Button>}
+          {(self || canRemove) && (
+            <span ref={editor.removalHolder}>
+              <ConfirmButton
+                confirmLabel={self ? 'Leave this organization?' : `Remove ${name}?`}
+                busy={remove.isPending}
+                onConfirm={() => remove.mutate({ user_id: member.user_id })}
               >
-                Edit
-              </Button>
-            )}
-            {(self || canRemove) && (
-              <span ref={removeHolder}>
-                <ConfirmButton
-                  confirmLabel={self ? 'Leave this organization?' : `Remove ${name}?`}
-                  busy={remove.isPending}
-                  onConfirm={() => remove.mutate({ user_id: member.user_id })}
-                >
-                  {self ? 'Leave organization' : 'Remove'}
-                </ConfirmButton>
-              </span>
-            )}
-          </span>
-        </td>
-      </tr>
-      {remove.error && (
-        <tr>
-          <td colSpan={COLUMNS}>
-            <ErrorNotice error={remove.error} />
-          </td>
-        </tr>
-      )}
-      {editing && (
-        <tr id={formRowId}>
-          <td colSpan={COLUMNS}>
-            <MemberEditForm organizationId={organizationId} member={member} name={name} onClose={close} />
-          </td>
-        </tr>
-      )}
-    </>
+                {self ? 'Leave organization' : 'Remove'}
+              </ConfirmButton>
+            </span>
+          )}
+        </span>
+      </td>
+    </EditableRow>
   );
 }
 
@@ -343,7 +298,6 @@ function MemberEditForm({
   const initialExpiry = toLocalInput(member.expires_at);
   const [role, setRole] = useState(member.role);
   const [expiry, setExpiry] = useState(initialExpiry);
-  const save = useRef<HTMLButtonElement>(null);
   const change = useMutation(
     trpc.members.changeRole.mutationOptions({
       ...inOrganization(organizationId),
@@ -357,9 +311,6 @@ function MemberEditForm({
       },
     }),
   );
-  useEffect(() => {
-    if (change.status === 'error') keepFocus(save.current);
-  }, [change.status]);
   const submit = () =>
     change.mutate({
       user_id: member.user_id,
@@ -369,29 +320,24 @@ function MemberEditForm({
     });
   const fields = errorView(change.error).fields;
   return (
-    <div className="osc-stack" onKeyDown={(event) => event.key === 'Escape' && onClose()}>
-      <ErrorNotice error={roles.error} />
-      <ErrorNotice error={change.error} />
-      <Form label={`Edit the membership of ${name}`} onSubmit={submit} className="osc-form--inline">
-        <SelectField
-          label="Role"
-          value={role}
-          onChange={(event) => setRole(event.target.value)}
-          options={roleOptions(roles.data, member.role)}
-          error={fields.role}
-          autoFocus
-        />
-        <ExpiryField value={expiry} onChange={setExpiry} error={fields.expires_at} />
-        <div className="osc-form__actions">
-          <Button ref={save} type="submit" variant="primary" busy={change.isPending}>
-            Save
-          </Button>
-          <Button variant="ghost" onClick={onClose}>
-            Cancel
-          </Button>
-        </div>
-      </Form>
-    </div>
+    <EditorForm
+      label={`Edit the membership of ${name}`}
+      saving={change}
+      loadError={roles.error}
+      onSubmit={submit}
+      onClose={onClose}
+      className="osc-form--inline"
+    >
+      <SelectField
+        label="Role"
+        value={role}
+        onChange={(event) => setRole(event.target.value)}
+        options={roleOptions(roles.data, member.role)}
+        error={fields.role}
+        autoFocus
+      />
+      <ExpiryField value={expiry} onChange={setExpiry} error={fields.expires_at} />
+    </EditorForm>
   );
 }
 
@@ -417,7 +363,6 @@ function AddMember({ organizationId, onAdded }: AddMemberFormProps) {
   const [role, setRole] = useState('member');
   const [expiry, setExpiry] = useState('');
   const [added, setAdded] = useState<string>();
-  const submitButton = useRef<HTMLButtonElement>(null);
   const add = useMutation(
     trpc.members.add.mutationOptions({
       ...inOrganization(organizationId),
@@ -430,9 +375,7 @@ function AddMember({ organizationId, onAdded }: AddMemberFormProps) {
       },
     }),
   );
-  useEffect(() => {
-    if (add.status === 'success' || add.status === 'error') keepFocus(submitButton.current);
-  }, [add.status]);
+  const submitButton = useFocusAfter(add.status, ['success', 'error']);
   const fields = errorView(add.error).fields;
   return (
     <div className="osc-stack">
@@ -462,11 +405,7 @@ function AddMember({ organizationId, onAdded }: AddMemberFormProps) {
         <div className="osc-row">
           <ExpiryField value={expiry} onChange={setExpiry} error={fields.expires_at} />
         </div>
-        <div className="osc-form__actions">
-          <Button ref={submitButton} type="submit" variant="primary" busy={add.isPending}>
-            Add member
-          </Button>
-        </div>
+        <FormActions submit="Add member" busy={add.isPending} submitRef={submitButton} />
       </Form>
     </div>
   );

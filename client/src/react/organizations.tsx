@@ -12,15 +12,17 @@ import { inOrganization, keyedByOrganization, useTRPC } from './service.tsx';
 import {
   Badge,
   Busy,
-  Button,
   ConfirmButton,
-  EmptyState,
+  draftFields,
   ErrorNotice,
   FocusedNotice,
   Form,
+  FormActions,
   Notice,
+  QueryList,
   Section,
   SelectField,
+  Table,
   TextAreaField,
   TextField,
   Time,
@@ -28,6 +30,39 @@ import {
 } from './ui.tsx';
 
 type OrganizationDetails = RouterOutputs['organizations']['get'];
+
+/** What the create and edit forms send of an organization. */
+interface OrganizationDraft {
+  organization_name: string;
+  organization_description: string;
+}
+
+const draftOf = ({ organization_name, organization_description }: OrganizationDraft): OrganizationDraft => ({
+  organization_name,
+  organization_description,
+});
+
+/** An organization's name and description, under the service's refusal (`error`). */
+function OrganizationFields({
+  draft,
+  onChange,
+  error,
+  descriptionHint,
+}: {
+  draft: OrganizationDraft;
+  onChange: (draft: OrganizationDraft) => void;
+  error: unknown;
+  descriptionHint?: string;
+}) {
+  const field = draftFields(draft, onChange, error);
+  return (
+    <>
+      <ErrorNotice error={error} />
+      <TextField label="Organization name" {...field('organization_name')} />
+      <TextAreaField label="Description" hint={descriptionHint} {...field('organization_description')} />
+    </>
+  );
+}
 
 export interface OrganizationSwitcherProps {
   /** The chosen organization's id, if any. */
@@ -41,25 +76,36 @@ export interface OrganizationSwitcherProps {
 export function OrganizationSwitcher({ value, onChange, label = 'Organization' }: OrganizationSwitcherProps) {
   const trpc = useTRPC();
   const organizations = useQuery(trpc.organizations.list.queryOptions(undefined));
-  if (organizations.isPending) return <Busy label="Loading organizations…" />;
-  if (organizations.isError) return <ErrorNotice error={organizations.error} />;
-  if (organizations.data.length === 0) return <EmptyState>You do not belong to any organization yet.</EmptyState>;
+  return (
+    <QueryList
+      query={organizations}
+      items={organizations.data}
+      loading="Loading organizations…"
+      empty="You do not belong to any organization yet."
+    >
+      {(list) => {
+        const options = organizationOptions(list);
+        const chosen = options.some((option) => option.value === value);
+        return (
+          <SelectField
+            label={label}
+            value={chosen ? value : ''}
+            options={chosen ? options : [{ value: '', label: 'Choose an organization' }, ...options]}
+            onChange={(event) => event.target.value && onChange(event.target.value)}
+          />
+        );
+      }}
+    </QueryList>
+  );
+}
 
-  // Names need not be unique (behaviour §4.2): a shared name is told apart by the id.
-  const names = organizations.data.map((organization) => organization.name);
-  const options: Option[] = organizations.data.map(({ id, name }) => ({
+/** The switcher's options, one an organization: names need not be unique (behaviour §4.2), a shared one is told apart by the id. */
+function organizationOptions(organizations: ReadonlyArray<{ id: string; name: string }>): Option[] {
+  const names = organizations.map((organization) => organization.name);
+  return organizations.map(({ id, name }) => ({
     value: id,
     label: names.indexOf(name) === names.lastIndexOf(name) ? name : `${name} (${id})`,
   }));
-  const chosen = options.some((option) => option.value === value);
-  return (
-    <SelectField
-      label={label}
-      value={chosen ? value : ''}
-      options={chosen ? options : [{ value: '', label: 'Choose an organization' }, ...options]}
-      onChange={(event) => event.target.value && onChange(event.target.value)}
-    />
-  );
 }
 
 export interface CreateOrganizationFormProps {
@@ -70,21 +116,19 @@ export interface CreateOrganizationFormProps {
 export function CreateOrganizationForm({ onCreated }: CreateOrganizationFormProps) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [name, setName] = useState('');
-  const [description, setDescription] = useState('');
+  const empty: OrganizationDraft = { organization_name: '', organization_description: '' };
+  const [draft, setDraft] = useState(empty);
   const [created, setCreated] = useState<string>();
   const create = useMutation(
     trpc.organizations.create.mutationOptions({
       onSuccess: async (membership, input) => {
         setCreated(`Organization “${input.organization_name.trim()}” created. You are its owner.`);
-        setName('');
-        setDescription('');
+        setDraft(empty);
         await queryClient.invalidateQueries({ queryKey: trpc.organizations.pathKey() });
         onCreated?.(membership.organization_id);
       },
     }),
   );
-  const fields = errorView(create.error).fields;
 
   return (
     <Section title="New organization">
@@ -92,29 +136,17 @@ export function CreateOrganizationForm({ onCreated }: CreateOrganizationFormProp
         label="New organization"
         onSubmit={() => {
           setCreated(undefined);
-          create.mutate({ organization_name: name, organization_description: description });
+          create.mutate(draft);
         }}
       >
         {created && <Notice tone="success">{created}</Notice>}
-        <ErrorNotice error={create.error} />
-        <TextField
-          label="Organization name"
-          value={name}
-          onChange={(event) => setName(event.target.value)}
-          error={fields.organization_name}
+        <OrganizationFields
+          draft={draft}
+          onChange={setDraft}
+          error={create.error}
+          descriptionHint="Optional, up to 1000 characters."
         />
-        <TextAreaField
-          label="Description"
-          hint="Optional, up to 1000 characters."
-          value={description}
-          onChange={(event) => setDescription(event.target.value)}
-          error={fields.organization_description}
-        />
-        <div className="osc-form__actions">
-          <Button type="submit" variant="primary" busy={create.isPending}>
-            Create organization
-          </Button>
-        </div>
+        <FormActions submit="Create organization" busy={create.isPending} />
       </Form>
     </Section>
   );
@@ -189,63 +221,57 @@ function SettingsOf({ organizationId, onDeleted }: OrganizationSettingsProps) {
 
 function OrganizationDetailsTable({ details }: { details: OrganizationDetails }) {
   return (
-    <div className="osc-table-scroll">
-      <table className="osc-table" aria-label="Organization details">
-        <tbody>
-          <tr>
-            <th scope="row">Name</th>
-            <td>{details.organization_name}</td>
-          </tr>
-          <tr>
-            <th scope="row">Description</th>
-            <td className="osc-pre-wrap">
-              {details.organization_description || <span className="osc-muted">No description</span>}
-            </td>
-          </tr>
-          <tr>
-            <th scope="row">Your role</th>
-            <td>
-              <Badge tone="accent">{details.role}</Badge>
-            </td>
-          </tr>
-          <tr>
-            <th scope="row">Members</th>
-            <td>{details.member_count}</td>
-          </tr>
-          <tr>
-            <th scope="row">Created</th>
-            <td>
-              <Time value={details.created_at} />
-            </td>
-          </tr>
-          <tr>
-            <th scope="row">Last changed</th>
-            <td>
-              <Time value={details.updated_at} />
-            </td>
-          </tr>
-          <tr>
-            <th scope="row">Id</th>
-            <td className="osc-mono">{details.organization_id}</td>
-          </tr>
-        </tbody>
-      </table>
-    </div>
+    <Table label="Organization details">
+      <tr>
+        <th scope="row">Name</th>
+        <td>{details.organization_name}</td>
+      </tr>
+      <tr>
+        <th scope="row">Description</th>
+        <td className="osc-pre-wrap">
+          {details.organization_description || <span className="osc-muted">No description</span>}
+        </td>
+      </tr>
+      <tr>
+        <th scope="row">Your role</th>
+        <td>
+          <Badge tone="accent">{details.role}</Badge>
+        </td>
+      </tr>
+      <tr>
+        <th scope="row">Members</th>
+        <td>{details.member_count}</td>
+      </tr>
+      <tr>
+        <th scope="row">Created</th>
+        <td>
+          <Time value={details.created_at} />
+        </td>
+      </tr>
+      <tr>
+        <th scope="row">Last changed</th>
+        <td>
+          <Time value={details.updated_at} />
+        </td>
+      </tr>
+      <tr>
+        <th scope="row">Id</th>
+        <td className="osc-mono">{details.organization_id}</td>
+      </tr>
+    </Table>
   );
 }
 
 function EditOrganization({ details }: { details: OrganizationDetails }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [name, setName] = useState(details.organization_name);
-  const [description, setDescription] = useState(details.organization_description);
+  const [draft, setDraft] = useState(() => draftOf(details));
   const [saved, setSaved] = useState(false);
   const update = useMutation(
     trpc.organizations.update.mutationOptions({
       onSuccess: async (updated) => {
         // The service's own text (a trimmed name) replaces what was typed.
-        setName(updated.organization_name);
-        setDescription(updated.organization_description);
+        setDraft(draftOf(updated));
         setSaved(true);
         queryClient.setQueryData(
           trpc.organizations.get.queryKey({ organization_id: updated.organization_id }),
@@ -255,7 +281,6 @@ function EditOrganization({ details }: { details: OrganizationDetails }) {
       },
     }),
   );
-  const fields = errorView(update.error).fields;
 
   return (
     <Section title="Edit organization">
@@ -263,32 +288,12 @@ function EditOrganization({ details }: { details: OrganizationDetails }) {
         label="Edit organization"
         onSubmit={() => {
           setSaved(false);
-          update.mutate({
-            organization_id: details.organization_id,
-            organization_name: name,
-            organization_description: description,
-          });
+          update.mutate({ organization_id: details.organization_id, ...draft });
         }}
       >
         {saved && <Notice tone="success">Organization saved.</Notice>}
-        <ErrorNotice error={update.error} />
-        <TextField
-          label="Organization name"
-          value={name}
-          onChange={(event) => setName(event.target.value)}
-          error={fields.organization_name}
-        />
-        <TextAreaField
-          label="Description"
-          value={description}
-          onChange={(event) => setDescription(event.target.value)}
-          error={fields.organization_description}
-        />
-        <div className="osc-form__actions">
-          <Button type="submit" variant="primary" busy={update.isPending}>
-            Save changes
-          </Button>
-        </div>
+        <OrganizationFields draft={draft} onChange={setDraft} error={update.error} />
+        <FormActions submit="Save changes" busy={update.isPending} />
       </Form>
     </Section>
   );
@@ -329,40 +334,41 @@ function TransferOwnership({
 
   return (
     <Section title="Transfer ownership" description="The member you choose becomes the owner, and you become an admin.">
-      {members.isPending ? (
-        <Busy label="Loading members…" />
-      ) : members.isError ? (
-        <ErrorNotice error={members.error} />
-      ) : candidates.length === 0 ? (
-        <EmptyState>There is no other member to hand ownership to. Invite someone first.</EmptyState>
-      ) : (
-        <div className="osc-stack">
-          <ErrorNotice error={transfer.error} />
-          <SelectField
-            label="New owner"
-            value={userId}
-            options={[
-              { value: '', label: 'Choose a member' },
-              ...candidates.map((candidate) => ({
-                value: candidate.userId,
-                label: `${candidate.name} (${candidate.member.email}), ${candidate.member.role}`,
-              })),
-            ]}
-            onChange={(event) => setUserId(event.target.value)}
-            error={errorView(transfer.error).fields.user_id}
-          />
-          <div className="osc-row">
-            <ConfirmButton
-              confirmLabel={chosen ? `Make ${chosen.name} the owner?` : 'Transfer ownership?'}
-              busy={transfer.isPending}
-              disabled={!chosen}
-              onConfirm={() => transfer.mutate({ organization_id: organizationId, user_id: userId })}
-            >
-              Transfer ownership
-            </ConfirmButton>
+      <QueryList
+        query={members}
+        items={candidates}
+        loading="Loading members…"
+        empty="There is no other member to hand ownership to. Invite someone first."
+      >
+        {(rows) => (
+          <div className="osc-stack">
+            <ErrorNotice error={transfer.error} />
+            <SelectField
+              label="New owner"
+              value={userId}
+              options={[
+                { value: '', label: 'Choose a member' },
+                ...rows.map((candidate) => ({
+                  value: candidate.userId,
+                  label: `${candidate.name} (${candidate.member.email}), ${candidate.member.role}`,
+                })),
+              ]}
+              onChange={(event) => setUserId(event.target.value)}
+              error={errorView(transfer.error).fields.user_id}
+            />
+            <div className="osc-row">
+              <ConfirmButton
+                confirmLabel={chosen ? `Make ${chosen.name} the owner?` : 'Transfer ownership?'}
+                busy={transfer.isPending}
+                disabled={!chosen}
+                onConfirm={() => transfer.mutate({ organization_id: organizationId, user_id: userId })}
+              >
+                Transfer ownership
+              </ConfirmButton>
+            </div>
           </div>
-        </div>
-      )}
+        )}
+      </QueryList>
     </Section>
   );
 }

@@ -8,7 +8,7 @@ import { useState } from 'react';
 import type { RouterOutputs } from '../index.ts';
 import { errorView } from './errors.ts';
 import { useTRPC } from './service.tsx';
-import { Busy, Button, ErrorNotice, Form, Notice, Section, TextField } from './ui.tsx';
+import { Busy, draftFields, ErrorNotice, Form, FormActions, Notice, Section, TextField } from './ui.tsx';
 
 export interface ProfileFormProps {
   /** Called after the profile was created or saved. */
@@ -78,11 +78,28 @@ export function ProfileForm({ onSaved }: ProfileFormProps) {
   );
 }
 
+/** The names the create and edit forms send. */
+interface Names {
+  first_name: string;
+  last_name: string;
+}
+
+/** The caller's names, under the service's refusal (`error`). */
+function NameFields({ names, onChange, error }: { names: Names; onChange: (names: Names) => void; error: unknown }) {
+  const field = draftFields(names, onChange, error);
+  return (
+    <>
+      <ErrorNotice error={error} />
+      <TextField label="First name" autoComplete="given-name" {...field('first_name')} />
+      <TextField label="Last name" autoComplete="family-name" {...field('last_name')} />
+    </>
+  );
+}
+
 function CreateProfile({ onSubmit, onCreated }: { onSubmit: () => void; onCreated: () => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [firstName, setFirstName] = useState('');
-  const [lastName, setLastName] = useState('');
+  const [names, setNames] = useState<Names>({ first_name: '', last_name: '' });
   const [email, setEmail] = useState('');
   const create = useMutation(
     trpc.users.create.mutationOptions({
@@ -96,45 +113,26 @@ function CreateProfile({ onSubmit, onCreated }: { onSubmit: () => void; onCreate
       },
     }),
   );
-  const fields = errorView(create.error).fields;
 
   return (
     <Form
       label="Create your profile"
       onSubmit={() => {
         onSubmit();
-        create.mutate({ first_name: firstName, last_name: lastName, email });
+        create.mutate({ ...names, email });
       }}
     >
       <p className="osc-muted">You have no profile yet. Create it to join and create organizations.</p>
-      <ErrorNotice error={create.error} />
-      <TextField
-        label="First name"
-        autoComplete="given-name"
-        value={firstName}
-        onChange={(event) => setFirstName(event.target.value)}
-        error={fields.first_name}
-      />
-      <TextField
-        label="Last name"
-        autoComplete="family-name"
-        value={lastName}
-        onChange={(event) => setLastName(event.target.value)}
-        error={fields.last_name}
-      />
+      <NameFields names={names} onChange={setNames} error={create.error} />
       <TextField
         label="Email"
         type="email"
         autoComplete="email"
         value={email}
         onChange={(event) => setEmail(event.target.value)}
-        error={fields.email}
+        error={errorView(create.error).fields.email}
       />
-      <div className="osc-form__actions">
-        <Button type="submit" variant="primary" busy={create.isPending}>
-          Create profile
-        </Button>
-      </div>
+      <FormActions submit="Create profile" busy={create.isPending} />
     </Form>
   );
 }
@@ -152,8 +150,7 @@ function EditProfile({
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [firstName, setFirstName] = useState(user.first_name);
-  const [lastName, setLastName] = useState(user.last_name);
+  const [names, setNames] = useState<Names>({ first_name: user.first_name, last_name: user.last_name });
   const update = useMutation(
     trpc.users.update.mutationOptions({
       onSuccess: async () => {
@@ -162,31 +159,16 @@ function EditProfile({
       },
     }),
   );
-  const fields = errorView(update.error).fields;
 
   return (
     <Form
       label="Edit your profile"
       onSubmit={() => {
         onSubmit();
-        update.mutate({ first_name: firstName, last_name: lastName });
+        update.mutate(names);
       }}
     >
-      <ErrorNotice error={update.error} />
-      <TextField
-        label="First name"
-        autoComplete="given-name"
-        value={firstName}
-        onChange={(event) => setFirstName(event.target.value)}
-        error={fields.first_name}
-      />
-      <TextField
-        label="Last name"
-        autoComplete="family-name"
-        value={lastName}
-        onChange={(event) => setLastName(event.target.value)}
-        error={fields.last_name}
-      />
+      <NameFields names={names} onChange={setNames} error={update.error} />
       <TextField
         label="Email"
         type="email"
@@ -194,11 +176,7 @@ function EditProfile({
         readOnly
         hint="Your e-mail address is kept as it was when the profile was created."
       />
-      <div className="osc-form__actions">
-        <Button type="submit" variant="primary" busy={update.isPending} autoFocus={focusSave}>
-          Save profile
-        </Button>
-      </div>
+      <FormActions submit="Save profile" busy={update.isPending} autoFocus={focusSave} />
     </Form>
   );
 }

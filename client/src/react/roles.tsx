@@ -16,14 +16,21 @@ import {
   Button,
   Checkbox,
   ConfirmButton,
-  EmptyState,
+  draftFields,
+  EditableRow,
+  EditorForm,
   ErrorNotice,
   Form,
+  FormActions,
   keepFocus,
   Notice,
+  QueryList,
   Section,
+  Table,
   TextAreaField,
   TextField,
+  useFocusAfter,
+  useRowEditor,
   type Option,
 } from './ui.tsx';
 
@@ -68,13 +75,9 @@ export function RoleEditor({ organizationId }: RoleEditorProps) {
         title="Roles"
         description="Built-in and instance roles are the same in every organization and cannot be changed; the organization's own roles can."
       >
-        {roles.isPending ? (
-          <Busy label="Loading roles…" />
-        ) : roles.isError ? (
-          <ErrorNotice error={roles.error} />
-        ) : (
-          <RolesTable organizationId={organizationId} roles={roles.data} manage={manage} catalogue={catalogue} />
-        )}
+        <QueryList query={roles} items={roles.data} loading="Loading roles…" empty="This organization has no roles.">
+          {(list) => <RolesTable organizationId={organizationId} roles={list} manage={manage} catalogue={catalogue} />}
+        </QueryList>
       </Section>
       {manage && (
         <Section title="Create a role" description="A role of this organization's own, with permissions you hold.">
@@ -119,44 +122,26 @@ function RolesTable({
   useEffect(() => {
     if (deleted !== undefined) keepFocus(table.current);
   }, [deleted]);
-  if (roles.length === 0) return <EmptyState>This organization has no roles.</EmptyState>;
   return (
     <>
       {deleted !== undefined && <Notice tone="success">Role {deleted} deleted.</Notice>}
-      <div className="osc-table-scroll">
-        <table className="osc-table" aria-label="Roles" ref={table} tabIndex={-1}>
-          <thead>
-            <tr>
-              <th scope="col">Role</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Description</th>
-              <th scope="col">Permissions</th>
-              {manage && (
-                <th scope="col">
-                  <span className="osc-visually-hidden">Actions</span>
-                </th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {roles.map((role) => (
-              <RoleRow
-                key={role.role}
-                organizationId={organizationId}
-                role={role}
-                manage={manage}
-                catalogue={catalogue}
-                onDeleted={() => setDeleted(role.role)}
-              />
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table label="Roles" columns={COLUMNS} actions={manage} ref={table} tabIndex={-1}>
+        {roles.map((role) => (
+          <RoleRow
+            key={role.role}
+            organizationId={organizationId}
+            role={role}
+            manage={manage}
+            catalogue={catalogue}
+            onDeleted={() => setDeleted(role.role)}
+          />
+        ))}
+      </Table>
     </>
   );
 }
 
-const COLUMNS = 4;
+const COLUMNS = ['Role', 'Kind', 'Description', 'Permissions'];
 
 function RoleRow({
   organizationId,
@@ -173,10 +158,6 @@ function RoleRow({
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [editing, setEditing] = useState(false);
-  const editButton = useRef<HTMLButtonElement>(null);
-  const deleteHolder = useRef<HTMLSpanElement>(null);
-  const formRowId = useId();
   const remove = useMutation(
     trpc.roles.remove.mutationOptions({
       onSuccess: async () => {
@@ -185,77 +166,48 @@ function RoleRow({
       },
     }),
   );
-  // A refused deletion (409 while a member, invitation or team holds the role) gives the focus back.
-  useEffect(() => {
-    if (remove.status === 'error') keepFocus(deleteHolder.current?.querySelector('button'));
-  }, [remove.status]);
-  const open = () => {
-    remove.reset();
-    setEditing(true);
-  };
-  // The form held the focus, or its busy Save did: back to the button that opened it.
-  const close = () => {
-    setEditing(false);
-    editButton.current?.focus();
-  };
+  // A deletion may be refused: 409 while a member, invitation or team holds the role.
+  const editor = useRowEditor(remove);
   const editable = manage && role.kind === 'organization';
-  const columns = COLUMNS + (manage ? 1 : 0);
   return (
-    <>
-      <tr>
-        <td>{role.role}</td>
-        <td>
-          <Badge tone={KINDS[role.kind].tone}>{KINDS[role.kind].label}</Badge>
-        </td>
-        <td>{role.description || <span className="osc-muted">No description</span>}</td>
-        <td>{role.permissions.join(', ')}</td>
-        {manage && (
-          <td className="osc-table__actions">
-            {editable ? (
-              <span className="osc-row">
-                <Button
-                  ref={editButton}
-                  aria-expanded={editing}
-                  aria-controls={editing ? formRowId : undefined}
-                  onClick={editing ? close : open}
+    <EditableRow
+      editor={editor}
+      columns={COLUMNS.length + (manage ? 1 : 0)}
+      form={
+        <CatalogueOr catalogue={catalogue}>
+          {(entries) => (
+            <EditRoleForm organizationId={organizationId} role={role} catalogue={entries} onClose={editor.close} />
+          )}
+        </CatalogueOr>
+      }
+    >
+      <td>{role.role}</td>
+      <td>
+        <Badge tone={KINDS[role.kind].tone}>{KINDS[role.kind].label}</Badge>
+      </td>
+      <td>{role.description || <span className="osc-muted">No description</span>}</td>
+      <td>{role.permissions.join(', ')}</td>
+      {manage && (
+        <td className="osc-table__actions">
+          {editable ? (
+            <span className="osc-row">
+              <Button {...editor.editButton}>Edit</Button>
+              <span ref={editor.removalHolder}>
+                <ConfirmButton
+                  confirmLabel={`Delete role ${role.role}?`}
+                  busy={remove.isPending}
+                  onConfirm={() => remove.mutate({ organization_id: organizationId, role: role.role })}
                 >
-                  Edit
-                </Button>
-                <span ref={deleteHolder}>
-                  <ConfirmButton
-                    confirmLabel={`Delete role ${role.role}?`}
-                    busy={remove.isPending}
-                    onConfirm={() => remove.mutate({ organization_id: organizationId, role: role.role })}
-                  >
-                    Delete
-                  </ConfirmButton>
-                </span>
+                  Delete
+                </ConfirmButton>
               </span>
-            ) : (
-              <span className="osc-muted">Read-only</span>
-            )}
-          </td>
-        )}
-      </tr>
-      {remove.error && (
-        <tr>
-          <td colSpan={columns}>
-            <ErrorNotice error={remove.error} />
-          </td>
-        </tr>
+            </span>
+          ) : (
+            <span className="osc-muted">Read-only</span>
+          )}
+        </td>
       )}
-      {editing && (
-        <tr id={formRowId}>
-          <td colSpan={columns}>
-            <CatalogueOr catalogue={catalogue}>
-              {(entries) => (
-                <EditRoleForm organizationId={organizationId} role={role} catalogue={entries} onClose={close} />
-              )}
-            </CatalogueOr>
-          </td>
-        </tr>
-      )}
-    </>
+    </EditableRow>
   );
 }
 
@@ -336,80 +288,104 @@ function PermissionsFieldset({
   );
 }
 
-/** The chosen permissions in the catalogue's order, then any it no longer has. */
-const inCatalogueOrder = (catalogue: Catalogue, selected: ReadonlySet<string>) => {
+/** What the create and edit forms send of a role, but its name. */
+interface RoleDraft {
+  description: string;
+  permissions: ReadonlySet<string>;
+}
+
+/** A draft as the service takes it: the chosen permissions in the catalogue's order, then any it no longer has. */
+const roleInput = (catalogue: Catalogue, { description, permissions }: RoleDraft) => {
   const known = catalogue.map((entry) => entry.permission);
-  return [
-    ...known.filter((permission) => selected.has(permission)),
-    ...[...selected].filter((p) => !known.includes(p)),
-  ];
+  return {
+    description,
+    permissions: [
+      ...known.filter((permission) => permissions.has(permission)),
+      ...[...permissions].filter((permission) => !known.includes(permission)),
+    ],
+  };
 };
+
+/**
+ * A role's description and permissions with the service's problems with them (`error`, about the
+ * `submitted` permissions).
+ */
+function RoleFields({
+  catalogue,
+  draft,
+  onChange,
+  error,
+  submitted,
+  descriptionHint,
+  autoFocus,
+}: {
+  catalogue: Catalogue;
+  draft: RoleDraft;
+  onChange: (draft: RoleDraft) => void;
+  error: unknown;
+  submitted: readonly string[] | undefined;
+  descriptionHint?: string;
+  /** The description takes the focus as the form appears. */
+  autoFocus?: boolean;
+}) {
+  const field = draftFields(draft, onChange, error);
+  return (
+    <>
+      <TextAreaField label="Description" hint={descriptionHint} autoFocus={autoFocus} {...field('description')} />
+      <PermissionsFieldset
+        catalogue={catalogue}
+        selected={draft.permissions}
+        onChange={(permissions) => onChange({ ...draft, permissions })}
+        problems={permissionProblems(errorView(error).fields, submitted)}
+      />
+    </>
+  );
+}
 
 function CreateRoleForm({ organizationId, catalogue }: { organizationId: string; catalogue: Catalogue }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const empty: RoleDraft = { description: '', permissions: new Set() };
   const [name, setName] = useState('');
-  const [description, setDescription] = useState('');
-  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [draft, setDraft] = useState(empty);
   const [created, setCreated] = useState<string>();
-  const submit = useRef<HTMLButtonElement>(null);
   const create = useMutation(
     trpc.roles.create.mutationOptions({
       onSuccess: async (role) => {
         await queryClient.invalidateQueries({ queryKey: trpc.roles.pathKey() });
         setName('');
-        setDescription('');
-        setSelected(new Set());
+        setDraft(empty);
         setCreated(role.role);
       },
     }),
   );
-  useEffect(() => {
-    if (create.status === 'success' || create.status === 'error') keepFocus(submit.current);
-  }, [create.status]);
-  const fields = errorView(create.error).fields;
+  const submit = useFocusAfter(create.status, ['success', 'error']);
   return (
     <div className="osc-stack">
       {created !== undefined && create.isSuccess && <Notice tone="success">Role {created} created.</Notice>}
       <ErrorNotice error={create.error} />
       <Form
         label="Create a role"
-        onSubmit={() =>
-          create.mutate({
-            organization_id: organizationId,
-            role: name,
-            description,
-            permissions: inCatalogueOrder(catalogue, selected),
-          })
-        }
+        onSubmit={() => create.mutate({ organization_id: organizationId, role: name, ...roleInput(catalogue, draft) })}
       >
         <TextField
           label="Role name"
           value={name}
           onChange={(event) => setName(event.target.value)}
-          error={fields.role}
+          error={errorView(create.error).fields.role}
           hint="A lower-case letter, then up to 63 lower-case letters, digits, _ and -."
           autoComplete="off"
           spellCheck={false}
         />
-        <TextAreaField
-          label="Description"
-          value={description}
-          onChange={(event) => setDescription(event.target.value)}
-          error={fields.description}
-          hint="Optional: what the role is for."
-        />
-        <PermissionsFieldset
+        <RoleFields
           catalogue={catalogue}
-          selected={selected}
-          onChange={setSelected}
-          problems={permissionProblems(fields, create.variables?.permissions)}
+          draft={draft}
+          onChange={setDraft}
+          error={create.error}
+          submitted={create.variables?.permissions}
+          descriptionHint="Optional: what the role is for."
         />
-        <div className="osc-form__actions">
-          <Button ref={submit} type="submit" variant="primary" busy={create.isPending}>
-            Create role
-          </Button>
-        </div>
+        <FormActions submit="Create role" busy={create.isPending} submitRef={submit} />
       </Form>
     </div>
   );
@@ -428,9 +404,10 @@ function EditRoleForm({
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [description, setDescription] = useState(role.description);
-  const [selected, setSelected] = useState<Set<string>>(() => new Set(role.permissions));
-  const save = useRef<HTMLButtonElement>(null);
+  const [draft, setDraft] = useState<RoleDraft>(() => ({
+    description: role.description,
+    permissions: new Set(role.permissions),
+  }));
   const update = useMutation(
     trpc.roles.update.mutationOptions({
       onSuccess: async () => {
@@ -443,46 +420,23 @@ function EditRoleForm({
       },
     }),
   );
-  useEffect(() => {
-    if (update.status === 'error') keepFocus(save.current);
-  }, [update.status]);
-  const fields = errorView(update.error).fields;
   return (
-    <div className="osc-stack" onKeyDown={(event) => event.key === 'Escape' && onClose()}>
-      <ErrorNotice error={update.error} />
-      <Form
-        label={`Edit role ${role.role}`}
-        onSubmit={() =>
-          update.mutate({
-            organization_id: organizationId,
-            role: role.role,
-            description,
-            permissions: inCatalogueOrder(catalogue, selected),
-          })
-        }
-      >
-        <TextAreaField
-          label="Description"
-          value={description}
-          onChange={(event) => setDescription(event.target.value)}
-          error={fields.description}
-          autoFocus
-        />
-        <PermissionsFieldset
-          catalogue={catalogue}
-          selected={selected}
-          onChange={setSelected}
-          problems={permissionProblems(fields, update.variables?.permissions)}
-        />
-        <div className="osc-form__actions">
-          <Button ref={save} type="submit" variant="primary" busy={update.isPending}>
-            Save
-          </Button>
-          <Button variant="ghost" onClick={onClose}>
-            Cancel
-          </Button>
-        </div>
-      </Form>
-    </div>
+    <EditorForm
+      label={`Edit role ${role.role}`}
+      saving={update}
+      onClose={onClose}
+      onSubmit={() =>
+        update.mutate({ organization_id: organizationId, role: role.role, ...roleInput(catalogue, draft) })
+      }
+    >
+      <RoleFields
+        catalogue={catalogue}
+        draft={draft}
+        onChange={setDraft}
+        error={update.error}
+        submitted={update.variables?.permissions}
+        autoFocus
+      />
+    </EditorForm>
   );
 }

@@ -4,7 +4,7 @@
  * teams, adding members and taking them out. Any member may take themselves out of a team.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { RouterOutputs } from '../index.ts';
 import { errorView } from './errors.ts';
 import { usePermissions } from './permissions.ts';
@@ -15,16 +15,20 @@ import {
   Button,
   Checkbox,
   ConfirmButton,
-  EmptyState,
+  draftFields,
   ErrorNotice,
   FocusedNotice,
   Form,
+  FormActions,
   Notice,
+  QueryList,
   Section,
   SelectField,
+  Table,
   TextAreaField,
   TextField,
   Time,
+  useRowPanel,
 } from './ui.tsx';
 
 type Team = RouterOutputs['teams']['list'][number];
@@ -59,8 +63,9 @@ function TeamsOf({ organizationId }: TeamsPanelProps) {
   const { can, userId } = usePermissions(organizationId);
   const manage = can('teams:manage');
   const teams = useQuery(trpc.teams.list.queryOptions({ organization_id: organizationId }));
-  const [openId, setOpenId] = useState<string>();
-  const [editingId, setEditingId] = useState<string>();
+  // A team's members and its editor open beside the table, each from a button on its row.
+  const membersPanel = useRowPanel();
+  const editPanel = useRowPanel();
   const [notice, setNotice] = useState<string>();
   const teamsChanged = useTeamsChanged();
   const remove = useMutation(
@@ -68,115 +73,75 @@ function TeamsOf({ organizationId }: TeamsPanelProps) {
       onSuccess: async (_, { team_id }) => {
         const team = teams.data?.find((each) => each.team_id === team_id);
         setNotice(`Team “${team?.name ?? team_id}” deleted.`);
-        setOpenId((id) => (id === team_id ? undefined : id));
-        setEditingId((id) => (id === team_id ? undefined : id));
+        membersPanel.forget(team_id);
+        editPanel.forget(team_id);
         await teamsChanged();
       },
     }),
   );
 
-  // The row buttons that open the members and the editor get the focus back when those close.
-  const ids = useId();
-  const membersButtonId = (team: Team) => `${ids}-members-${team.team_id}`;
-  const editButtonId = (team: Team) => `${ids}-edit-${team.team_id}`;
-  const [returnFocusTo, setReturnFocusTo] = useState<string>();
-  useEffect(() => {
-    if (!returnFocusTo) return;
-    document.getElementById(returnFocusTo)?.focus();
-    setReturnFocusTo(undefined);
-  }, [returnFocusTo]);
-
-  const open = teams.data?.find((team) => team.team_id === openId);
-  const editing = manage ? teams.data?.find((team) => team.team_id === editingId) : undefined;
+  const open = teams.data?.find((team) => team.team_id === membersPanel.openKey);
+  const editing = manage ? teams.data?.find((team) => team.team_id === editPanel.openKey) : undefined;
 
   return (
     <>
       <Section title="Teams" description="Each team gives its members the permissions of its roles.">
         {notice && <FocusedNotice>{notice}</FocusedNotice>}
         <ErrorNotice error={remove.error} />
-        {teams.isPending ? (
-          <Busy label="Loading teams…" />
-        ) : teams.isError ? (
-          <ErrorNotice error={teams.error} />
-        ) : teams.data.length === 0 ? (
-          <EmptyState>This organization has no teams yet.</EmptyState>
-        ) : (
-          <div className="osc-table-scroll">
-            <table className="osc-table" aria-label="Teams">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Description</th>
-                  <th scope="col">Roles</th>
-                  <th scope="col">Members</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">
-                    <span className="osc-visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {teams.data.map((team) => (
-                  <tr key={team.team_id}>
-                    <th scope="row">{team.name}</th>
-                    <td className="osc-pre-wrap">
-                      {team.description || <span className="osc-muted">No description</span>}
-                    </td>
-                    <td>
-                      {team.roles.length ? (
-                        <span className="osc-row">
-                          {team.roles.map((role) => (
-                            <Badge key={role} tone="accent">
-                              {role}
-                            </Badge>
-                          ))}
-                        </span>
-                      ) : (
-                        <span className="osc-muted">None</span>
-                      )}
-                    </td>
-                    <td>{team.member_count}</td>
-                    <td>
-                      <Time value={team.created_at} />
-                    </td>
-                    <td className="osc-table__actions">
+        <QueryList
+          query={teams}
+          items={teams.data}
+          loading="Loading teams…"
+          empty="This organization has no teams yet."
+        >
+          {(rows) => (
+            <Table label="Teams" columns={['Name', 'Description', 'Roles', 'Members', 'Created']} actions>
+              {rows.map((team) => (
+                <tr key={team.team_id}>
+                  <th scope="row">{team.name}</th>
+                  <td className="osc-pre-wrap">
+                    {team.description || <span className="osc-muted">No description</span>}
+                  </td>
+                  <td>
+                    {team.roles.length ? (
                       <span className="osc-row">
-                        <Button
-                          id={membersButtonId(team)}
-                          aria-expanded={team.team_id === openId}
-                          onClick={() => setOpenId(team.team_id === openId ? undefined : team.team_id)}
-                        >
-                          Members
-                        </Button>
-                        {manage && (
-                          <Button
-                            id={editButtonId(team)}
-                            aria-expanded={team.team_id === editingId}
-                            onClick={() => setEditingId(team.team_id === editingId ? undefined : team.team_id)}
-                          >
-                            Edit
-                          </Button>
-                        )}
-                        {manage && (
-                          <ConfirmButton
-                            confirmLabel={`Delete the team “${team.name}”?`}
-                            busy={remove.isPending && remove.variables.team_id === team.team_id}
-                            onConfirm={() => {
-                              setNotice(undefined);
-                              remove.mutate({ organization_id: organizationId, team_id: team.team_id });
-                            }}
-                          >
-                            Delete
-                          </ConfirmButton>
-                        )}
+                        {team.roles.map((role) => (
+                          <Badge key={role} tone="accent">
+                            {role}
+                          </Badge>
+                        ))}
                       </span>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+                    ) : (
+                      <span className="osc-muted">None</span>
+                    )}
+                  </td>
+                  <td>{team.member_count}</td>
+                  <td>
+                    <Time value={team.created_at} />
+                  </td>
+                  <td className="osc-table__actions">
+                    <span className="osc-row">
+                      <Button {...membersPanel.button(team.team_id)}>Members</Button>
+                      {manage && <Button {...editPanel.button(team.team_id)}>Edit</Button>}
+                      {manage && (
+                        <ConfirmButton
+                          confirmLabel={`Delete the team “${team.name}”?`}
+                          busy={remove.isPending && remove.variables.team_id === team.team_id}
+                          onConfirm={() => {
+                            setNotice(undefined);
+                            remove.mutate({ organization_id: organizationId, team_id: team.team_id });
+                          }}
+                        >
+                          Delete
+                        </ConfirmButton>
+                      )}
+                    </span>
+                  </td>
+                </tr>
+              ))}
+            </Table>
+          )}
+        </QueryList>
       </Section>
       {manage &&
         (editing ? (
@@ -184,10 +149,7 @@ function TeamsOf({ organizationId }: TeamsPanelProps) {
             key={editing.team_id}
             organizationId={organizationId}
             team={editing}
-            onDone={() => {
-              setEditingId(undefined);
-              setReturnFocusTo(editButtonId(editing));
-            }}
+            onDone={() => editPanel.close(editing.team_id)}
           />
         ) : (
           <CreateTeamForm organizationId={organizationId} />
@@ -199,10 +161,7 @@ function TeamsOf({ organizationId }: TeamsPanelProps) {
           team={open}
           manage={manage}
           userId={userId}
-          onClose={() => {
-            setOpenId(undefined);
-            setReturnFocusTo(membersButtonId(open));
-          }}
+          onClose={() => membersPanel.close(open.team_id)}
         />
       )}
     </>
@@ -216,9 +175,9 @@ interface TeamDraft {
 }
 
 /**
- * The fields of a team: name, description, and its roles as checkboxes over the organization's
- * roles but `owner`, which a team cannot give (behaviour §12). `submitted` is the input the
- * service's answer is about, to name the role of a `roles.N` problem.
+ * The fields of a team under the service's refusal (`error`): name, description, and its roles as
+ * checkboxes over the organization's roles but `owner`, which a team cannot give (behaviour §12).
+ * `submitted` is the input the service's answer is about, to name the role of a `roles.N` problem.
  */
 function TeamFields({
   organizationId,
@@ -235,8 +194,8 @@ function TeamFields({
 }) {
   const trpc = useTRPC();
   const roles = useQuery(trpc.roles.list.queryOptions({ organization_id: organizationId }));
-  const fields = errorView(error).fields;
-  const roleProblems = Object.entries(fields).flatMap(([field, problem]) => {
+  const field = draftFields(draft, onChange, error);
+  const roleProblems = Object.entries(errorView(error).fields).flatMap(([field, problem]) => {
     const match = /^roles(?:\.(\d+))?$/.exec(field);
     if (!match) return [];
     const role = match[1] === undefined ? undefined : submitted?.[Number(match[1])];
@@ -251,19 +210,9 @@ function TeamFields({
 
   return (
     <>
-      <TextField
-        label="Team name"
-        value={draft.name}
-        onChange={(event) => onChange({ ...draft, name: event.target.value })}
-        error={fields.name}
-      />
-      <TextAreaField
-        label="Description"
-        hint="Optional, up to 1000 characters."
-        value={draft.description}
-        onChange={(event) => onChange({ ...draft, description: event.target.value })}
-        error={fields.description}
-      />
+      <ErrorNotice error={error} />
+      <TextField label="Team name" {...field('name')} />
+      <TextAreaField label="Description" hint="Optional, up to 1000 characters." {...field('description')} />
       {roles.isPending ? (
         <Busy label="Loading roles…" />
       ) : roles.isError ? (
@@ -317,7 +266,6 @@ function CreateTeamForm({ organizationId }: { organizationId: string }) {
         }}
       >
         {created && <Notice tone="success">{created}</Notice>}
-        <ErrorNotice error={create.error} />
         <TeamFields
           organizationId={organizationId}
           draft={draft}
@@ -325,11 +273,7 @@ function CreateTeamForm({ organizationId }: { organizationId: string }) {
           error={create.error}
           submitted={create.variables?.roles}
         />
-        <div className="osc-form__actions">
-          <Button type="submit" variant="primary" busy={create.isPending}>
-            Create team
-          </Button>
-        </div>
+        <FormActions submit="Create team" busy={create.isPending} />
       </Form>
     </Section>
   );
@@ -368,7 +312,6 @@ function EditTeamForm({ organizationId, team, onDone }: { organizationId: string
     <Section title={`Edit the team “${team.name}”`}>
       <div ref={frame}>
         <Form label={`Edit the team “${team.name}”`} onSubmit={save}>
-          <ErrorNotice error={update.error} />
           <TeamFields
             organizationId={organizationId}
             draft={draft}
@@ -376,14 +319,7 @@ function EditTeamForm({ organizationId, team, onDone }: { organizationId: string
             error={update.error}
             submitted={update.variables?.roles}
           />
-          <div className="osc-form__actions">
-            <Button type="submit" variant="primary" busy={update.isPending}>
-              Save team
-            </Button>
-            <Button variant="ghost" onClick={onDone}>
-              Cancel
-            </Button>
-          </div>
+          <FormActions submit="Save team" busy={update.isPending} onCancel={onDone} />
         </Form>
       </div>
     </Section>
@@ -433,60 +369,47 @@ function TeamMembers({
     >
       {notice && <FocusedNotice>{notice}</FocusedNotice>}
       <ErrorNotice error={remove.error} />
-      {members.isPending ? (
-        <Busy label="Loading the team's members…" />
-      ) : members.isError ? (
-        <ErrorNotice error={members.error} />
-      ) : members.data.length === 0 ? (
-        <EmptyState>This team has no members yet.</EmptyState>
-      ) : (
-        <div className="osc-table-scroll">
-          <table className="osc-table" aria-label={`Members of ${team.name}`}>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Email</th>
-                <th scope="col">Joined the team</th>
-                <th scope="col">
-                  <span className="osc-visually-hidden">Actions</span>
+      <QueryList
+        query={members}
+        items={members.data}
+        loading="Loading the team's members…"
+        empty="This team has no members yet."
+      >
+        {(rows) => (
+          <Table label={`Members of ${team.name}`} columns={['Name', 'Email', 'Joined the team']} actions>
+            {rows.map((member) => (
+              <tr key={member.user_id}>
+                <th scope="row">
+                  {fullName(member)}
+                  {member.user_id === userId && <span className="osc-muted"> (you)</span>}
                 </th>
+                <td>{member.email}</td>
+                <td>
+                  <Time value={member.added_at} />
+                </td>
+                <td className="osc-table__actions">
+                  {(manage || member.user_id === userId) && (
+                    <ConfirmButton
+                      confirmLabel={removeLabel(member)}
+                      busy={remove.isPending && remove.variables.user_id === member.user_id}
+                      onConfirm={() => {
+                        setNotice(undefined);
+                        remove.mutate({
+                          organization_id: organizationId,
+                          team_id: team.team_id,
+                          user_id: member.user_id,
+                        });
+                      }}
+                    >
+                      {member.user_id === userId ? 'Leave team' : 'Remove'}
+                    </ConfirmButton>
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {members.data.map((member) => (
-                <tr key={member.user_id}>
-                  <th scope="row">
-                    {fullName(member)}
-                    {member.user_id === userId && <span className="osc-muted"> (you)</span>}
-                  </th>
-                  <td>{member.email}</td>
-                  <td>
-                    <Time value={member.added_at} />
-                  </td>
-                  <td className="osc-table__actions">
-                    {(manage || member.user_id === userId) && (
-                      <ConfirmButton
-                        confirmLabel={removeLabel(member)}
-                        busy={remove.isPending && remove.variables.user_id === member.user_id}
-                        onConfirm={() => {
-                          setNotice(undefined);
-                          remove.mutate({
-                            organization_id: organizationId,
-                            team_id: team.team_id,
-                            user_id: member.user_id,
-                          });
-                        }}
-                      >
-                        {member.user_id === userId ? 'Leave team' : 'Remove'}
-                      </ConfirmButton>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+            ))}
+          </Table>
+        )}
+      </QueryList>
       {manage && members.data && (
         <AddTeamMember
           organizationId={organizationId}
@@ -556,11 +479,7 @@ function AddTeamMember({ organizationId, team, inTeam }: { organizationId: strin
           error={error}
         />
       )}
-      <div className="osc-form__actions">
-        <Button type="submit" variant="primary" busy={add.isPending}>
-          Add to team
-        </Button>
-      </div>
+      <FormActions submit="Add to team" busy={add.isPending} />
     </Form>
   );
 }

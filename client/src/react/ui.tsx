@@ -1,6 +1,7 @@
 /**
- * The small design system every component is built from: buttons, fields, notices, sections,
- * tables, a busy indicator and a two-step confirmation, styled by `styles.css` (classes `osc-*`,
+ * The small design system every component is built from: buttons, fields, forms, notices,
+ * sections, tables with their rows' editors and panels, a busy indicator and a two-step
+ * confirmation, styled by `styles.css` (classes `osc-*`,
  * colours and spacing in its custom properties, so a host application can retheme them).
  *
  * Accessibility is built in rather than left to each page: a field's label, hint and error are
@@ -13,11 +14,14 @@ import {
   useRef,
   useState,
   type ButtonHTMLAttributes,
+  type ChangeEvent,
   type FormEvent,
   type InputHTMLAttributes,
   type ReactNode,
   type Ref,
+  type RefObject,
   type SelectHTMLAttributes,
+  type TableHTMLAttributes,
   type TextareaHTMLAttributes,
 } from 'react';
 import { errorView } from './errors.ts';
@@ -64,7 +68,14 @@ interface FieldFrameProps {
   /** The service's problem with this field, shown under it. */
   error?: string | undefined;
   hint?: ReactNode;
-  children: (ids: { id: string; describedBy: string | undefined }) => ReactNode;
+  /** The control, given the attributes that tie it to its label, hint and error. */
+  children: (control: ControlAttributes) => ReactNode;
+}
+
+interface ControlAttributes {
+  id: string;
+  'aria-invalid': true | undefined;
+  'aria-describedby': string | undefined;
 }
 
 function FieldFrame({ label, error, hint, children }: FieldFrameProps) {
@@ -77,7 +88,7 @@ function FieldFrame({ label, error, hint, children }: FieldFrameProps) {
       <label className="osc-field__label" htmlFor={id}>
         {label}
       </label>
-      {children({ id, describedBy })}
+      {children({ id, 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy })}
       {hint && (
         <p className="osc-field__hint" id={hintId}>
           {hint}
@@ -103,15 +114,7 @@ export function TextField({
 }: FieldProps<InputHTMLAttributes<HTMLInputElement>>) {
   return (
     <FieldFrame label={label} error={error} hint={hint}>
-      {({ id, describedBy }) => (
-        <input
-          {...input}
-          id={id}
-          className={classes('osc-input', className)}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={describedBy}
-        />
-      )}
+      {(control) => <input {...input} {...control} className={classes('osc-input', className)} />}
     </FieldFrame>
   );
 }
@@ -125,15 +128,7 @@ export function TextAreaField({
 }: FieldProps<TextareaHTMLAttributes<HTMLTextAreaElement>>) {
   return (
     <FieldFrame label={label} error={error} hint={hint}>
-      {({ id, describedBy }) => (
-        <textarea
-          {...input}
-          id={id}
-          className={classes('osc-input', 'osc-textarea', className)}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={describedBy}
-        />
-      )}
+      {(control) => <textarea {...input} {...control} className={classes('osc-input', 'osc-textarea', className)} />}
     </FieldFrame>
   );
 }
@@ -153,14 +148,8 @@ export function SelectField({
 }: FieldProps<SelectHTMLAttributes<HTMLSelectElement>> & { options: readonly Option[] }) {
   return (
     <FieldFrame label={label} error={error} hint={hint}>
-      {({ id, describedBy }) => (
-        <select
-          {...select}
-          id={id}
-          className={classes('osc-input', 'osc-select', className)}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={describedBy}
-        >
+      {(control) => (
+        <select {...select} {...control} className={classes('osc-input', 'osc-select', className)}>
           {options.map((option) => (
             <option key={option.value} value={option.value}>
               {option.label}
@@ -192,6 +181,27 @@ export function Checkbox({
   );
 }
 
+/** The keys of `Draft` whose values are text. */
+type TextKeys<Draft> = { [Key in keyof Draft]: Draft[Key] extends string ? Key : never }[keyof Draft] & string;
+
+/**
+ * Ties fields to a form's draft: `field(key)` is the props of the field that shows and changes
+ * `draft[key]`, with the service's problem with it in `error` (a refused call). The draft's keys
+ * are the call's input's, so they are the ones the service names.
+ *
+ *   const field = draftFields(draft, setDraft, create.error);
+ *   <TextField label="Team name" {...field('name')} />
+ */
+export function draftFields<Draft extends object>(draft: Draft, onChange: (draft: Draft) => void, error: unknown) {
+  const problems = errorView(error).fields;
+  return (key: TextKeys<Draft>) => ({
+    value: draft[key] as string,
+    onChange: (event: ChangeEvent<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>) =>
+      onChange({ ...draft, [key]: event.target.value }),
+    error: problems[key],
+  });
+}
+
 /**
  * A form whose fields the service validates (`noValidate`: its messages, not the browser's, are
  * shown next to the fields), submitted by Enter or its submit button.
@@ -216,6 +226,95 @@ export function Form({
     <form noValidate onSubmit={submit} className={classes('osc-form', className)} aria-label={label}>
       {children}
     </form>
+  );
+}
+
+/** A form's buttons: its submit button, busy while the form's work runs, then Cancel if it can be cancelled. */
+export function FormActions({
+  submit,
+  busy,
+  onCancel,
+  submitRef,
+  autoFocus,
+}: {
+  /** The submit button's text. */
+  submit: string;
+  busy: boolean;
+  onCancel?: () => void;
+  submitRef?: Ref<HTMLButtonElement>;
+  /** The submit button takes the focus as it appears. */
+  autoFocus?: boolean;
+}) {
+  return (
+    <div className="osc-form__actions">
+      <Button ref={submitRef} type="submit" variant="primary" busy={busy} autoFocus={autoFocus}>
+        {submit}
+      </Button>
+      {onCancel && (
+        <Button variant="ghost" onClick={onCancel}>
+          Cancel
+        </Button>
+      )}
+    </div>
+  );
+}
+
+/** What a form or a button shows of its call: `useMutation`'s answer. */
+export interface CallState {
+  status: 'idle' | 'pending' | 'success' | 'error';
+  isPending: boolean;
+  error: unknown;
+}
+
+/**
+ * A ref for the button that started a call, which gets the focus back once the call ends in one
+ * of `ends` if nothing holds it then (the focus was on something the answer took away).
+ */
+export function useFocusAfter<Element extends HTMLElement = HTMLButtonElement>(
+  status: CallState['status'],
+  ends: ReadonlyArray<CallState['status']>,
+  target: (element: Element) => HTMLElement | null = (element) => element,
+): RefObject<Element | null> {
+  const ref = useRef<Element>(null);
+  useEffect(() => {
+    if (ends.includes(status) && ref.current) keepFocus(target(ref.current));
+  }, [status]);
+  return ref;
+}
+
+/**
+ * A table row's inline editor: the form with Save and Cancel under the service's refusal. Escape
+ * cancels; a refused save gives the focus back to Save, which had it.
+ */
+export function EditorForm({
+  label,
+  saving,
+  loadError,
+  onSubmit,
+  onClose,
+  className,
+  children,
+}: {
+  /** The form's accessible name. */
+  label: string;
+  saving: CallState;
+  /** A failure to read what the fields need, said first. */
+  loadError?: unknown;
+  onSubmit: () => void;
+  onClose: () => void;
+  className?: string;
+  children: ReactNode;
+}) {
+  const save = useFocusAfter(saving.status, ['error']);
+  return (
+    <div className="osc-stack" onKeyDown={(event) => event.key === 'Escape' && onClose()}>
+      <ErrorNotice error={loadError} />
+      <ErrorNotice error={saving.error} />
+      <Form label={label} onSubmit={onSubmit} className={className}>
+        {children}
+        <FormActions submit="Save" busy={saving.isPending} submitRef={save} onCancel={onClose} />
+      </Form>
+    </div>
   );
 }
 
@@ -321,6 +420,190 @@ export function Badge({
 
 export function EmptyState({ children }: { children: ReactNode }) {
   return <p className="osc-empty">{children}</p>;
+}
+
+/**
+ * What a list read from the service shows: busy while `query` loads, the service's message if it
+ * failed, `empty` when there is nothing, else `children` with the `items`.
+ */
+export function QueryList<Item>({
+  query,
+  items,
+  loading,
+  empty,
+  children,
+}: {
+  query: { isPending: boolean; isError: boolean; error: unknown };
+  /** What the answer lists. */
+  items: readonly Item[] | undefined;
+  /** Said while it loads, e.g. "Loading members…". */
+  loading: string;
+  empty: ReactNode;
+  children: (items: readonly Item[]) => ReactNode;
+}) {
+  if (query.isPending) return <Busy label={loading} />;
+  if (query.isError) return <ErrorNotice error={query.error} />;
+  if (!items?.length) return <EmptyState>{empty}</EmptyState>;
+  return children(items);
+}
+
+/**
+ * A table, named by `label`, in a frame that scrolls sideways on a narrow screen; `children` are its
+ * rows. `columns` are its headers; `actions` adds a last column, for each row's buttons, whose
+ * header only screen readers hear. Without `columns`, each row has its own header (`scope="row"`).
+ */
+export function Table({
+  label,
+  columns,
+  actions = false,
+  className,
+  children,
+  ...table
+}: Omit<TableHTMLAttributes<HTMLTableElement>, 'aria-label'> & {
+  label: string;
+  columns?: readonly string[];
+  actions?: boolean;
+  ref?: Ref<HTMLTableElement>;
+}) {
+  return (
+    <div className="osc-table-scroll">
+      <table {...table} className={classes('osc-table', className)} aria-label={label}>
+        {columns && (
+          <thead>
+            <tr>
+              {columns.map((column) => (
+                <th key={column} scope="col">
+                  {column}
+                </th>
+              ))}
+              {actions && (
+                <th scope="col">
+                  <span className="osc-visually-hidden">Actions</span>
+                </th>
+              )}
+            </tr>
+          </thead>
+        )}
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+/** A row's editor, from `useRowEditor`, for `EditableRow`. */
+export interface RowEditor {
+  editing: boolean;
+  /** Closes the editor, the focus back on the button that opened it. */
+  close: () => void;
+  /** The props of the row's button that opens and closes the editor. */
+  editButton: ButtonProps;
+  /** For the element that holds the row's removal button. */
+  removalHolder: Ref<HTMLSpanElement>;
+  removal: CallState;
+  formRowId: string;
+}
+
+/**
+ * A table row that is edited in place and can be removed (`removal`, the removal's call): opening
+ * the editor clears the last refusal; closing it gives the focus back to the button that opened it
+ * (the form held it, or its busy Save did); a refused removal gives the focus back to its button.
+ */
+export function useRowEditor(removal: CallState & { reset: () => void }): RowEditor {
+  const [editing, setEditing] = useState(false);
+  const opener = useRef<HTMLButtonElement>(null);
+  const removalHolder = useFocusAfter<HTMLSpanElement>(removal.status, ['error'], (holder) =>
+    holder.querySelector('button'),
+  );
+  const formRowId = useId();
+  const open = () => {
+    removal.reset();
+    setEditing(true);
+  };
+  const close = () => {
+    setEditing(false);
+    opener.current?.focus();
+  };
+  return {
+    editing,
+    close,
+    editButton: {
+      ref: opener,
+      'aria-expanded': editing,
+      'aria-controls': editing ? formRowId : undefined,
+      onClick: editing ? close : open,
+    },
+    removalHolder,
+    removal,
+    formRowId,
+  };
+}
+
+/**
+ * A row with `useRowEditor`'s editor: its cells, then the refusal of its removal, then `form`
+ * while the editor is open, each across the table's `columns`.
+ */
+export function EditableRow({
+  editor,
+  columns,
+  form,
+  children,
+}: {
+  editor: RowEditor;
+  columns: number;
+  form: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <>
+      <tr>{children}</tr>
+      {editor.removal.error ? (
+        <tr>
+          <td colSpan={columns}>
+            <ErrorNotice error={editor.removal.error} />
+          </td>
+        </tr>
+      ) : null}
+      {editor.editing && (
+        <tr id={editor.formRowId}>
+          <td colSpan={columns}>{form}</td>
+        </tr>
+      )}
+    </>
+  );
+}
+
+/**
+ * Which row of a table has its panel open, shown beside the table (a row's members, log or editor):
+ * the row's button opens and closes it, and the focus goes back to that button when the panel
+ * closes itself.
+ */
+export function useRowPanel() {
+  const ids = useId();
+  const [openKey, setOpenKey] = useState<string>();
+  const buttonId = (key: string) => `${ids}-${key}`;
+  const [returnFocusTo, setReturnFocusTo] = useState<string>();
+  useEffect(() => {
+    if (!returnFocusTo) return;
+    document.getElementById(returnFocusTo)?.focus();
+    setReturnFocusTo(undefined);
+  }, [returnFocusTo]);
+  return {
+    /** The key of the row whose panel is open. */
+    openKey,
+    /** The props of the button of the row `key`. */
+    button: (key: string): ButtonProps => ({
+      id: buttonId(key),
+      'aria-expanded': key === openKey,
+      onClick: () => setOpenKey(key === openKey ? undefined : key),
+    }),
+    /** Closes the panel of the row `key`, the focus back on its button. */
+    close: (key: string) => {
+      setOpenKey(undefined);
+      setReturnFocusTo(buttonId(key));
+    },
+    /** Closes the panel of the row `key` if it is open, the row being gone. */
+    forget: (key: string) => setOpenKey((open) => (open === key ? undefined : open)),
+  };
 }
 
 /**

@@ -14,19 +14,21 @@ import { usePermissions } from './permissions.ts';
 import { useTRPC } from './service.tsx';
 import {
   Badge,
-  Busy,
   Button,
   Checkbox,
   ConfirmButton,
-  EmptyState,
   ErrorNotice,
   FocusedNotice,
   Form,
+  FormActions,
   Notice,
+  QueryList,
   Section,
+  Table,
   TextAreaField,
   TextField,
   Time,
+  useRowPanel,
 } from './ui.tsx';
 
 type Webhook = RouterOutputs['webhooks']['list'][number];
@@ -59,7 +61,8 @@ function WebhooksOf({ organizationId }: WebhooksPanelProps) {
   const webhooks = useQuery(trpc.webhooks.list.queryOptions({ organization_id: organizationId }));
   const [secret, setSecret] = useState<ShownSecret>();
   const [notice, setNotice] = useState<string>();
-  const [logId, setLogId] = useState<string>();
+  // An endpoint's delivery log opens under the table, from a button on its row.
+  const logPanel = useRowPanel();
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.webhooks.pathKey() });
 
   const update = useMutation(trpc.webhooks.update.mutationOptions({ onSuccess: refresh }));
@@ -76,7 +79,7 @@ function WebhooksOf({ organizationId }: WebhooksPanelProps) {
       onSuccess: async (_, { webhook_id }) => {
         const webhook = webhooks.data?.find((each) => each.webhook_id === webhook_id);
         setNotice(`Endpoint ${webhook?.url ?? webhook_id} deleted, with its delivery log.`);
-        setLogId((id) => (id === webhook_id ? undefined : id));
+        logPanel.forget(webhook_id);
         await refresh();
       },
     }),
@@ -84,18 +87,9 @@ function WebhooksOf({ organizationId }: WebhooksPanelProps) {
   const busy = (mutation: { isPending: boolean; variables?: { webhook_id: string } }, webhook: Webhook) =>
     mutation.isPending && mutation.variables?.webhook_id === webhook.webhook_id;
 
-  // The row button that opened a delivery log gets the focus back when the log closes.
-  const ids = useId();
-  const logButtonId = (webhook: Webhook) => `${ids}-deliveries-${webhook.webhook_id}`;
-  const [returnFocusTo, setReturnFocusTo] = useState<string>();
-  useEffect(() => {
-    if (!returnFocusTo) return;
-    document.getElementById(returnFocusTo)?.focus();
-    setReturnFocusTo(undefined);
-  }, [returnFocusTo]);
   const endpoints = useRef<HTMLDivElement>(null);
 
-  const logOf = webhooks.data?.find((webhook) => webhook.webhook_id === logId);
+  const logOf = webhooks.data?.find((webhook) => webhook.webhook_id === logPanel.openKey);
 
   return (
     <>
@@ -117,104 +111,83 @@ function WebhooksOf({ organizationId }: WebhooksPanelProps) {
         <ErrorNotice error={rotate.error} />
         <ErrorNotice error={remove.error} />
         <div ref={endpoints} tabIndex={-1}>
-          {webhooks.isPending ? (
-            <Busy label="Loading webhook endpoints…" />
-          ) : webhooks.isError ? (
-            <ErrorNotice error={webhooks.error} />
-          ) : webhooks.data.length === 0 ? (
-            <EmptyState>This organization has no webhook endpoints yet.</EmptyState>
-          ) : (
-            <div className="osc-table-scroll">
-              <table className="osc-table" aria-label="Webhook endpoints">
-                <thead>
-                  <tr>
-                    <th scope="col">URL</th>
-                    <th scope="col">Events</th>
-                    <th scope="col">Description</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">
-                      <span className="osc-visually-hidden">Actions</span>
+          <QueryList
+            query={webhooks}
+            items={webhooks.data}
+            loading="Loading webhook endpoints…"
+            empty="This organization has no webhook endpoints yet."
+          >
+            {(rows) => (
+              <Table label="Webhook endpoints" columns={['URL', 'Events', 'Description', 'State', 'Created']} actions>
+                {rows.map((webhook) => (
+                  <tr key={webhook.webhook_id}>
+                    <th scope="row" className="osc-mono">
+                      {webhook.url}
                     </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {webhooks.data.map((webhook) => (
-                    <tr key={webhook.webhook_id}>
-                      <th scope="row" className="osc-mono">
-                        {webhook.url}
-                      </th>
-                      <td>
-                        {webhook.event_types.includes('*') ? (
-                          'All events'
-                        ) : (
-                          <span className="osc-row">
-                            {webhook.event_types.map((type) => (
-                              <Badge key={type}>{type}</Badge>
-                            ))}
-                          </span>
-                        )}
-                      </td>
-                      <td className="osc-pre-wrap">
-                        {webhook.description || <span className="osc-muted">No description</span>}
-                      </td>
-                      <td>
-                        <Badge tone={webhook.enabled ? 'success' : 'warning'}>
-                          {webhook.enabled ? 'Enabled' : 'Disabled'}
-                        </Badge>
-                        {webhook.disabled_reason && <div className="osc-muted">{webhook.disabled_reason}</div>}
-                      </td>
-                      <td>
-                        <Time value={webhook.created_at} />
-                      </td>
-                      <td className="osc-table__actions">
+                    <td>
+                      {webhook.event_types.includes('*') ? (
+                        'All events'
+                      ) : (
                         <span className="osc-row">
-                          <Button
-                            id={logButtonId(webhook)}
-                            aria-expanded={webhook.webhook_id === logId}
-                            onClick={() => setLogId(webhook.webhook_id === logId ? undefined : webhook.webhook_id)}
-                          >
-                            Deliveries
-                          </Button>
-                          <Button
-                            busy={busy(update, webhook)}
-                            onClick={() =>
-                              update.mutate({
-                                organization_id: organizationId,
-                                webhook_id: webhook.webhook_id,
-                                enabled: !webhook.enabled,
-                              })
-                            }
-                          >
-                            {webhook.enabled ? 'Disable' : 'Enable'}
-                          </Button>
-                          <Button
-                            busy={busy(rotate, webhook)}
-                            onClick={() => {
-                              setSecret(undefined);
-                              rotate.mutate({ organization_id: organizationId, webhook_id: webhook.webhook_id });
-                            }}
-                          >
-                            Rotate secret
-                          </Button>
-                          <ConfirmButton
-                            confirmLabel={`Delete the endpoint ${webhook.url} and its delivery log?`}
-                            busy={busy(remove, webhook)}
-                            onConfirm={() => {
-                              setNotice(undefined);
-                              remove.mutate({ organization_id: organizationId, webhook_id: webhook.webhook_id });
-                            }}
-                          >
-                            Delete
-                          </ConfirmButton>
+                          {webhook.event_types.map((type) => (
+                            <Badge key={type}>{type}</Badge>
+                          ))}
                         </span>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+                      )}
+                    </td>
+                    <td className="osc-pre-wrap">
+                      {webhook.description || <span className="osc-muted">No description</span>}
+                    </td>
+                    <td>
+                      <Badge tone={webhook.enabled ? 'success' : 'warning'}>
+                        {webhook.enabled ? 'Enabled' : 'Disabled'}
+                      </Badge>
+                      {webhook.disabled_reason && <div className="osc-muted">{webhook.disabled_reason}</div>}
+                    </td>
+                    <td>
+                      <Time value={webhook.created_at} />
+                    </td>
+                    <td className="osc-table__actions">
+                      <span className="osc-row">
+                        <Button {...logPanel.button(webhook.webhook_id)}>Deliveries</Button>
+                        <Button
+                          busy={busy(update, webhook)}
+                          onClick={() =>
+                            update.mutate({
+                              organization_id: organizationId,
+                              webhook_id: webhook.webhook_id,
+                              enabled: !webhook.enabled,
+                            })
+                          }
+                        >
+                          {webhook.enabled ? 'Disable' : 'Enable'}
+                        </Button>
+                        <Button
+                          busy={busy(rotate, webhook)}
+                          onClick={() => {
+                            setSecret(undefined);
+                            rotate.mutate({ organization_id: organizationId, webhook_id: webhook.webhook_id });
+                          }}
+                        >
+                          Rotate secret
+                        </Button>
+                        <ConfirmButton
+                          confirmLabel={`Delete the endpoint ${webhook.url} and its delivery log?`}
+                          busy={busy(remove, webhook)}
+                          onConfirm={() => {
+                            setNotice(undefined);
+                            remove.mutate({ organization_id: organizationId, webhook_id: webhook.webhook_id });
+                          }}
+                        >
+                          Delete
+                        </ConfirmButton>
+                      </span>
+                    </td>
+                  </tr>
+                ))}
+              </Table>
+            )}
+          </QueryList>
         </div>
       </Section>
       {logOf && (
@@ -222,10 +195,7 @@ function WebhooksOf({ organizationId }: WebhooksPanelProps) {
           key={logOf.webhook_id}
           organizationId={organizationId}
           webhook={logOf}
-          onClose={() => {
-            setLogId(undefined);
-            setReturnFocusTo(logButtonId(logOf));
-          }}
+          onClose={() => logPanel.close(logOf.webhook_id)}
         />
       )}
       <CreateWebhookForm
@@ -367,11 +337,7 @@ function CreateWebhookForm({
           onChange={(event) => setDescription(event.target.value)}
           error={fields.description}
         />
-        <div className="osc-form__actions">
-          <Button type="submit" variant="primary" busy={create.isPending}>
-            Create webhook
-          </Button>
-        </div>
+        <FormActions submit="Create webhook" busy={create.isPending} />
       </Form>
     </Section>
   );
@@ -434,85 +400,72 @@ function DeliveryLog({
       {notice && <FocusedNotice>{notice}</FocusedNotice>}
       <ErrorNotice error={retry.error} />
       <div ref={table} tabIndex={-1}>
-        {deliveries.isPending ? (
-          <Busy label="Loading deliveries…" />
-        ) : deliveries.isError ? (
-          <ErrorNotice error={deliveries.error} />
-        ) : items.length === 0 ? (
-          <EmptyState>Nothing has been sent to this endpoint yet.</EmptyState>
-        ) : (
-          <div className="osc-table-scroll">
-            <table className="osc-table" aria-label={`Deliveries to ${webhook.url}`}>
-              <thead>
-                <tr>
-                  <th scope="col">Status</th>
-                  <th scope="col">Event type</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Last response</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last change</th>
-                  <th scope="col">Next attempt</th>
-                  <th scope="col">
-                    <span className="osc-visually-hidden">Actions</span>
-                  </th>
+        <QueryList
+          query={deliveries}
+          items={items}
+          loading="Loading deliveries…"
+          empty="Nothing has been sent to this endpoint yet."
+        >
+          {(rows) => (
+            <Table
+              label={`Deliveries to ${webhook.url}`}
+              columns={['Status', 'Event type', 'Attempts', 'Last response', 'Created', 'Last change', 'Next attempt']}
+              actions
+            >
+              {rows.map((delivery) => (
+                <tr key={delivery.delivery_id}>
+                  <td>
+                    <Badge tone={STATUS_TONES[delivery.status]}>{delivery.status}</Badge>
+                  </td>
+                  <td className="osc-mono">{delivery.event_type}</td>
+                  <td>{delivery.attempts}</td>
+                  <td>
+                    {delivery.last_status_code === null && delivery.last_error === null ? (
+                      <span className="osc-muted">None</span>
+                    ) : (
+                      <>
+                        {delivery.last_status_code !== null && <div>HTTP {delivery.last_status_code}</div>}
+                        {delivery.last_error !== null && (
+                          <div className="osc-muted osc-pre-wrap">{delivery.last_error}</div>
+                        )}
+                      </>
+                    )}
+                  </td>
+                  <td>
+                    <Time value={delivery.created_at} />
+                  </td>
+                  <td>
+                    <Time value={delivery.updated_at} />
+                  </td>
+                  <td>
+                    {delivery.next_attempt_at ? (
+                      <Time value={delivery.next_attempt_at} />
+                    ) : (
+                      <span className="osc-muted">None</span>
+                    )}
+                  </td>
+                  <td className="osc-table__actions">
+                    {delivery.status === 'failed' && (
+                      <Button
+                        busy={retry.isPending && retry.variables.delivery_id === delivery.delivery_id}
+                        onClick={() => {
+                          setNotice(undefined);
+                          retry.mutate({
+                            organization_id: organizationId,
+                            webhook_id: webhook.webhook_id,
+                            delivery_id: delivery.delivery_id,
+                          });
+                        }}
+                      >
+                        Retry
+                      </Button>
+                    )}
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {items.map((delivery) => (
-                  <tr key={delivery.delivery_id}>
-                    <td>
-                      <Badge tone={STATUS_TONES[delivery.status]}>{delivery.status}</Badge>
-                    </td>
-                    <td className="osc-mono">{delivery.event_type}</td>
-                    <td>{delivery.attempts}</td>
-                    <td>
-                      {delivery.last_status_code === null && delivery.last_error === null ? (
-                        <span className="osc-muted">None</span>
-                      ) : (
-                        <>
-                          {delivery.last_status_code !== null && <div>HTTP {delivery.last_status_code}</div>}
-                          {delivery.last_error !== null && (
-                            <div className="osc-muted osc-pre-wrap">{delivery.last_error}</div>
-                          )}
-                        </>
-                      )}
-                    </td>
-                    <td>
-                      <Time value={delivery.created_at} />
-                    </td>
-                    <td>
-                      <Time value={delivery.updated_at} />
-                    </td>
-                    <td>
-                      {delivery.next_attempt_at ? (
-                        <Time value={delivery.next_attempt_at} />
-                      ) : (
-                        <span className="osc-muted">None</span>
-                      )}
-                    </td>
-                    <td className="osc-table__actions">
-                      {delivery.status === 'failed' && (
-                        <Button
-                          busy={retry.isPending && retry.variables.delivery_id === delivery.delivery_id}
-                          onClick={() => {
-                            setNotice(undefined);
-                            retry.mutate({
-                              organization_id: organizationId,
-                              webhook_id: webhook.webhook_id,
-                              delivery_id: delivery.delivery_id,
-                            });
-                          }}
-                        >
-                          Retry
-                        </Button>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+              ))}
+            </Table>
+          )}
+        </QueryList>
       </div>
       {deliveries.hasNextPage && (
         <div className="osc-pager">
