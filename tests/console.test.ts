@@ -11,11 +11,14 @@
  * alone (Tab, Enter, Space, Escape), each control found by tabbing to it.
  *
  * Every page is checked with axe-core (no serious or critical violation), every console message is
- * checked for Content-Security-Policy refusals, and a screenshot of each page is saved in
- * docs/console/ (those of the embedded run; the README shows two).
+ * checked for Content-Security-Policy refusals, and a screenshot of each page is taken (those of
+ * the embedded run). They go to a temporary folder, so that a test run leaves the tree as it was;
+ * `UPDATE_SCREENSHOTS=true npx vitest run tests/console.test.ts` writes them to docs/console/
+ * instead (the README shows two).
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -35,7 +38,13 @@ if (!haveChromium && process.env.CI) throw new Error(`The browser test must run 
 if (!haveChromium)
   console.warn(`\n!! ${CHROMIUM} is missing (apt-get install -y chromium): the console's browser tests are skipped.\n`);
 
-const SCREENSHOTS = join(projectRoot, 'docs', 'console');
+const updateScreenshots = process.env.UPDATE_SCREENSHOTS === 'true';
+const SCREENSHOTS = updateScreenshots
+  ? join(projectRoot, 'docs', 'console')
+  : mkdtempSync(join(tmpdir(), 'orgs-console-screenshots-'));
+afterAll(() => {
+  if (!updateScreenshots) rmSync(SCREENSHOTS, { recursive: true, force: true });
+});
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const embedded = databaseTargets().find((target) => target.name === 'embedded')!;
 
@@ -206,7 +215,9 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
     await expectAccessible(page, name);
     if (target.name !== 'embedded') return;
     mkdirSync(SCREENSHOTS, { recursive: true });
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+    const path = join(SCREENSHOTS, `${name}.png`);
+    await page.screenshot({ path, fullPage: true });
+    expect(statSync(path).size).toBeGreaterThan(1000);
   };
 
   beforeAll(async () => {
@@ -407,18 +418,18 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
         `/organizations/${organizationId}/webhooks`,
         await tokenFor(ownerId),
       );
-      const log = await restCall(
-        service.baseUrl,
-        'GET',
-        `/organizations/${organizationId}/webhooks/${webhooks.body[0].webhook_id}/deliveries`,
-        await tokenFor(ownerId),
-      );
-      // The rename, the rotation (a webhook.updated) and the retried change: all delivered.
-      expect(log.body.map((delivery: { status: string }) => delivery.status)).toEqual([
-        'succeeded',
-        'succeeded',
-        'succeeded',
-      ]);
+      const deliveryStatuses = async () => {
+        const log = await restCall(
+          service.baseUrl,
+          'GET',
+          `/organizations/${organizationId}/webhooks/${webhooks.body[0].webhook_id}/deliveries`,
+          await tokenFor(ownerId),
+        );
+        return log.body.map((delivery: { status: string }) => delivery.status);
+      };
+      // The rename, the rotation (a webhook.updated) and the retried change: all delivered (the
+      // retried one is pending until its new attempt has been answered).
+      await expect.poll(deliveryStatuses, { timeout: 15_000 }).toEqual(['succeeded', 'succeeded', 'succeeded']);
 
       // The events page takes a new event live, without a reload.
       await openSection(page, 'Events');
