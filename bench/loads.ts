@@ -4,24 +4,29 @@ import { tokenFor } from '../tests/support/tokens.ts';
 
 const json = { 'content-type': 'application/json' };
 
+/** Whose role a connection of a role-flip load flips, in which organization, as which owner. */
+export interface RoleFlip {
+  ownerToken: string;
+  organizationId: string;
+  userId: string;
+}
+
 /**
- * `PUT /organization-user` by the organization's owner: each connection flips its own member
- * (`nextMember()` names one per connection) between admin and member, and again.
+ * `PUT /organization-user` by an organization's owner: each connection flips its own member
+ * (`nextFlip()` names one per connection, with the organization and its owner) between admin and
+ * member, and again.
  */
-export function roleFlips(
-  ownerToken: string,
-  organizationId: string,
-  nextMember: () => string,
-): Partial<autocannon.Options> {
+export function roleFlips(nextFlip: () => RoleFlip): Partial<autocannon.Options> {
   return {
-    headers: { authorization: `Bearer ${ownerToken}`, organization_id: organizationId, ...json },
     setupClient: (client) => {
-      const user_id = nextMember();
+      const { ownerToken, organizationId, userId } = nextFlip();
+      const headers = { authorization: `Bearer ${ownerToken}`, organization_id: organizationId, ...json };
       client.setRequests(
         ['admin', 'member'].map((role) => ({
           method: 'PUT',
           path: '/organization-user',
-          body: JSON.stringify({ user_id, role }),
+          headers,
+          body: JSON.stringify({ user_id: userId, role }),
         })),
       );
     },

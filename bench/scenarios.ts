@@ -1,5 +1,5 @@
 /**
- * The scenarios (a) to (k), written once for `npm run bench` (bench/run.ts) and `npm run bench:ab`
+ * The scenarios (a) to (l), written once for `npm run bench` (bench/run.ts) and `npm run bench:ab`
  * (bench/ab.ts), which measure them each its own way: each scenario's letter, name, connections,
  * the load it drives (autocannon options) built from the seeded data (bench/seed.ts) for a run,
  * whether it is a fixed amount of requests, how what it changes is put back, and for some what
@@ -11,7 +11,7 @@ import { pooled } from '../tests/support/pooled.ts';
 import { restCall } from '../tests/support/rest-call.ts';
 import { addsAndRemoves, newUsers, organizationCreations, roleFlips } from './loads.ts';
 import { CHECKED_PERMISSIONS } from './permissions.ts';
-import { callAs, email, ownerToken, SMALL, SPARES, TEAM_MEMBER, TEAMS, userId, type Seeded } from './seed.ts';
+import { callAs, CROSS, email, ownerToken, SMALL, SPARES, TEAM_MEMBER, TEAMS, userId, type Seeded } from './seed.ts';
 
 /** autocannon's options for a run; `path`, that of a run of one request, goes into the URL. */
 export type Load = Partial<autocannon.Options> & { path?: string };
@@ -136,8 +136,9 @@ export const SCENARIOS: Scenario[] = [
     name: 'PUT /organization-user, role flip',
     connections: CONNECTIONS,
     load: async (seeded) => {
+      const token = await ownerToken(SMALL.owner);
       let nextMember = SMALL.owner + 1;
-      return roleFlips(await ownerToken(SMALL.owner), seeded.small, () => userId(nextMember++));
+      return roleFlips(() => ({ ownerToken: token, organizationId: seeded.small, userId: userId(nextMember++) }));
     },
   },
   {
@@ -223,6 +224,20 @@ export const SCENARIOS: Scenario[] = [
       assertTeamsSeeded(seeded);
       await assertCheck(baseUrl, seeded, TEAM_MEMBER, [TEAMS.permission], true);
       await assertCheck(baseUrl, seeded, CHECKING_MEMBER, [TEAMS.permission], false);
+    },
+  },
+  {
+    letter: 'l',
+    name: `PUT /organization-user, role flip in ${CROSS.organizations} organizations`,
+    connections: CONNECTIONS,
+    // Connection k flips the member of organization k modulo their number, as its owner.
+    load: async ({ cross }) => {
+      const tokens = await Promise.all(cross.map((_, index) => ownerToken(CROSS.owner(index))));
+      let nextConnection = 0;
+      return roleFlips(() => {
+        const index = nextConnection++ % cross.length;
+        return { ownerToken: tokens[index]!, organizationId: cross[index]!, userId: userId(CROSS.member(index)) };
+      });
     },
   },
 ];

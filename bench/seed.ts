@@ -2,9 +2,10 @@
  * The data `npm run bench` and `npm run bench:ab` seed through the service's REST API, laid out
  * alike for both, so that the scenarios (bench/scenarios.ts) are built from one shape of it:
  * users `bench-user-0` on; the organization of 10,000 owned by user 0, of users 0 to 9,999; the
- * organization of 100 owned by user 10,000, of users 10,000 to 10,099; spare users in neither; and
- * when asked, TEAMS.count teams of the organization of 100, each giving a role of that organization's
- * own, with TEAM_MEMBER in all of them.
+ * organization of 100 owned by user 10,000, of users 10,000 to 10,099; spare users in neither;
+ * CROSS.organizations organizations of two (see CROSS); and when asked, TEAMS.count teams of the
+ * organization of 100, each giving a role of that organization's own, with TEAM_MEMBER in all of
+ * them.
  */
 import { pooled } from '../tests/support/pooled.ts';
 import { restCall } from '../tests/support/rest-call.ts';
@@ -44,6 +45,18 @@ export const TEAMS = {
   ],
 };
 
+/**
+ * The organizations (l) changes roles in, one per connection, so that the per-organization order of
+ * events (behaviour §9) does not serialize the changes: organization k is owned by member k + 1 of
+ * the organization of 100 and has member k + 33 of it as its other member. Their roles there do not
+ * matter here.
+ */
+export const CROSS = {
+  organizations: 32,
+  owner: (index: number) => SMALL.owner + 1 + index,
+  member: (index: number) => SMALL.owner + 33 + index,
+};
+
 /** A member (role `member`) of the organization of 100 in every one of TEAMS: no other scenario changes them. */
 export const TEAM_MEMBER = SMALL.owner + SMALL.members - 2;
 
@@ -62,6 +75,8 @@ export interface Seeded {
   small: string;
   /** Seeded only when asked for: the scenario that reads it, (d), needs 10,000 users more. */
   big?: string;
+  /** The ids of CROSS's organizations, organization k at index k. */
+  cross: string[];
   /** The ids of TEAMS, seeded only when asked for (by (k)): a service before teams has no such API. */
   teams?: string[];
 }
@@ -88,9 +103,16 @@ async function seedUsers(baseUrl: string, from: number, count: number): Promise<
   });
 }
 
-/** An organization of `members` users from its owner on (already created), added 32 at a time: its id. */
-async function seedOrganization(baseUrl: string, { owner, members }: typeof SMALL): Promise<string> {
-  const organization = { organization_name: `bench ${members}`, organization_description: '' };
+/**
+ * An organization of `members` users from its owner on (already created), added 32 at a time,
+ * named `name`: its id.
+ */
+async function seedOrganization(
+  baseUrl: string,
+  { owner, members }: typeof SMALL,
+  name = `bench ${members}`,
+): Promise<string> {
+  const organization = { organization_name: name, organization_description: '' };
   const { organization_id } = await callAs(baseUrl, {
     method: 'POST',
     path: '/organizations',
@@ -107,6 +129,25 @@ async function seedOrganization(baseUrl: string, { owner, members }: typeof SMAL
     }),
   );
   return organization_id;
+}
+
+/** CROSS's organizations: their ids, in order. */
+function seedCrossOrganizations(baseUrl: string): Promise<string[]> {
+  return pooled(CROSS.organizations, 8, async (index) => {
+    const organizationId = await seedOrganization(
+      baseUrl,
+      { owner: CROSS.owner(index), members: 1 },
+      `bench cross ${index}`,
+    );
+    await callAs(baseUrl, {
+      method: 'POST',
+      path: '/organization-user',
+      as: CROSS.owner(index),
+      body: { email: email(CROSS.member(index)), role: 'member' },
+      organizationId,
+    });
+    return organizationId;
+  });
 }
 
 /** The role team `index` of TEAMS gives, and the one permission it holds. */
@@ -139,6 +180,7 @@ export async function seed(baseUrl: string, { big, teams }: { big: boolean; team
   return {
     small,
     big: big ? await seedOrganization(baseUrl, BIG) : undefined,
+    cross: await seedCrossOrganizations(baseUrl),
     teams: teams ? await seedTeams(baseUrl, small) : undefined,
   };
 }
