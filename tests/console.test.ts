@@ -220,6 +220,27 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
     expect(statSync(path).size).toBeGreaterThan(1000);
   };
 
+  /** A user `id` with a profile made through the API (`<id>@example.com`): their token. */
+  const userWithProfile = async (id: string, firstName: string, lastName: string) => {
+    const token = await tokenFor(id, { role: 'owner' });
+    const created = await restCall(service.baseUrl, 'POST', '/users', token, {
+      first_name: firstName,
+      last_name: lastName,
+      email: `${id}@example.com`,
+    });
+    expect(created.status).toBe(201);
+    return token;
+  };
+  /** An organization named `name`, created through the API by the holder of `token`: its id. */
+  const organizationBy = async (token: string, name: string) => {
+    const created = await restCall(service.baseUrl, 'POST', '/organizations', token, {
+      organization_name: name,
+      organization_description: '',
+    });
+    expect(created.status).toBe(201);
+    return created.body.organization_id as string;
+  };
+
   beforeAll(async () => {
     if (!haveChromium) return;
     database = await target.create();
@@ -508,24 +529,9 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
   it.skipIf(!haveChromium)('shows a member no management controls', { timeout: 120_000 }, async () => {
     const ownerId = `${run}-boss`;
     const memberId = `${run}-member`;
-    const ownerToken = await tokenFor(ownerId, { role: 'owner' });
-    const memberToken = await tokenFor(memberId, { role: 'owner' });
-    for (const [id, token] of [
-      [ownerId, ownerToken],
-      [memberId, memberToken],
-    ] as const) {
-      const created = await restCall(service.baseUrl, 'POST', '/users', token, {
-        first_name: 'Some',
-        last_name: id,
-        email: `${id}@example.com`,
-      });
-      expect(created.status).toBe(201);
-    }
-    const organization = await restCall(service.baseUrl, 'POST', '/organizations', ownerToken, {
-      organization_name: 'Members only',
-      organization_description: '',
-    });
-    const organizationId = organization.body.organization_id as string;
+    const ownerToken = await userWithProfile(ownerId, 'Some', ownerId);
+    const memberToken = await userWithProfile(memberId, 'Some', memberId);
+    const organizationId = await organizationBy(ownerToken, 'Members only');
     const added = await restCall(
       service.baseUrl,
       'POST',
@@ -576,24 +582,9 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
     async () => {
       const ownerId = `${run}-founder`;
       const heirId = `${run}-heir`;
-      const ownerToken = await tokenFor(ownerId, { role: 'owner' });
-      const heirToken = await tokenFor(heirId, { role: 'owner' });
-      for (const [id, token, name] of [
-        [ownerId, ownerToken, 'Founder'],
-        [heirId, heirToken, 'Heir'],
-      ] as const) {
-        const created = await restCall(service.baseUrl, 'POST', '/users', token, {
-          first_name: name,
-          last_name: 'Person',
-          email: `${id}@example.com`,
-        });
-        expect(created.status).toBe(201);
-      }
-      const organization = await restCall(service.baseUrl, 'POST', '/organizations', ownerToken, {
-        organization_name: 'Heirloom',
-        organization_description: '',
-      });
-      const organizationId = organization.body.organization_id as string;
+      const ownerToken = await userWithProfile(ownerId, 'Founder', 'Person');
+      const heirToken = await userWithProfile(heirId, 'Heir', 'Person');
+      const organizationId = await organizationBy(ownerToken, 'Heirloom');
       expect(
         (
           await restCall(
@@ -651,20 +642,8 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
     { timeout: 120_000 },
     async () => {
       const ownerId = `${run}-keys`;
-      const token = await tokenFor(ownerId, { role: 'owner' });
-      expect(
-        (
-          await restCall(service.baseUrl, 'POST', '/users', token, {
-            first_name: 'Key',
-            last_name: 'Board',
-            email: `${ownerId}@example.com`,
-          })
-        ).status,
-      ).toBe(201);
-      const organization = await restCall(service.baseUrl, 'POST', '/organizations', token, {
-        organization_name: 'Keyboard only',
-        organization_description: '',
-      });
+      const token = await userWithProfile(ownerId, 'Key', 'Board');
+      const organizationId = await organizationBy(token, 'Keyboard only');
       const { page, problems } = await openConsole(await newContext());
       const keys = page.keyboard;
       /** Presses Tab until the focus is on the control `name` (by its accessible name): it is reachable. */
@@ -727,12 +706,7 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
       expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Confirm');
       await keys.press('Enter');
       await expect.poll(() => teams.getByRole('row').filter({ hasText: 'Typists' }).count()).toBe(0);
-      const listed = await restCall(
-        service.baseUrl,
-        'GET',
-        `/organizations/${organization.body.organization_id}/teams`,
-        token,
-      );
+      const listed = await restCall(service.baseUrl, 'GET', `/organizations/${organizationId}/teams`, token);
       expect(listed.body).toEqual([]);
       expect(problems).toEqual([]);
     },
@@ -767,21 +741,8 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
     { timeout: 120_000 },
     async () => {
       const ownerId = `${run}-watcher`;
-      const token = await tokenFor(ownerId, { role: 'owner' });
-      expect(
-        (
-          await restCall(service.baseUrl, 'POST', '/users', token, {
-            first_name: 'Wat',
-            last_name: 'Cher',
-            email: `${ownerId}@example.com`,
-          })
-        ).status,
-      ).toBe(201);
-      const organization = await restCall(service.baseUrl, 'POST', '/organizations', token, {
-        organization_name: 'Watched',
-        organization_description: '',
-      });
-      const organizationId = organization.body.organization_id as string;
+      const token = await userWithProfile(ownerId, 'Wat', 'Cher');
+      const organizationId = await organizationBy(token, 'Watched');
       const { page, problems } = await openConsole(await newContext());
       await page.goto(`${service.baseUrl}/console/organizations/${organizationId}/events#token=${token}`);
       const events = page.getByRole('table', { name: 'Events' });
