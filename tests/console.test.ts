@@ -477,6 +477,9 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
 
       // The colleague's membership gets an expiry, then loses it again.
       await openSection(page, 'Members');
+      // Read afresh: this page listed the members before the colleague joined, and on a loaded CI
+      // machine it once went on showing that cached list (not understood yet: docs/development.md, "An open question").
+      await page.reload();
       const members = page.getByRole('table', { name: 'Members' });
       const graceRow = members.getByRole('row').filter({ hasText: colleagueEmail });
       await graceRow.getByRole('button', { name: 'Edit' }).click();

@@ -189,7 +189,12 @@ async function unfinishedRequest(baseUrl: string): Promise<Socket> {
     const socket = connect(Number(port), hostname);
     socket.on('error', () => {});
     socket.write(`GET /healthz HTTP/1.1\r\nHost: ${hostname}\r\nX-Slow: `);
-    const dropped = await Promise.race([once(socket, 'close').then(() => true), sleep(200).then(() => false)]);
+    // A reset (the connection refused under MAX_CONNECTIONS) rejects `once`: dropped too.
+    const closed = once(socket, 'close').then(
+      () => true,
+      () => true,
+    );
+    const dropped = await Promise.race([closed, sleep(200).then(() => false)]);
     if (!dropped) return socket;
   }
   throw new Error(`${baseUrl} closed every connection at once`);
