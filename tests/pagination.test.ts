@@ -28,6 +28,9 @@ describeOnEachDatabase('list pagination', (target) => {
     const whole = await server().call('GET', '/organization-user', { token: owner.token, organizationId });
     expect(whole.body).toHaveLength(MEMBERS);
     expect(whole.headers.get('link')).toBeNull();
+    // Sent as it is read, a page at a time: no length known before the end.
+    expect(whole.headers.get('content-length')).toBeNull();
+    expect(whole.headers.get('content-type')).toBe('application/json; charset=utf-8');
   });
 
   it('walks the member list with ?limit and the Link header, in order, without gaps or repeats', async () => {

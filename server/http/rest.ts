@@ -23,12 +23,15 @@ import type { AppRouter } from '../modules/router.ts';
 import type { contextFactory } from './context.ts';
 import { httpStatusOf, logFailure, publicErrorBody } from '../platform/errors.ts';
 import type { Meta } from '../platform/rpc/init.ts';
+import { asksForWholeList, STREAMED_PAGE_SIZE, wholeListStream } from './streamed-list.ts';
 
 type CreateContext = ReturnType<typeof contextFactory>;
 type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 const takesJsonBody = (method: HttpMethod) => method === 'POST' || method === 'PUT';
 
@@ -103,6 +106,7 @@ export function restPlugin(router: AppRouter, createContext: CreateContext) {
       const successStatus = (meta as Meta).successStatus ?? 200;
       const withInput = acceptsInput(procedure, method);
       const withBody = readsBody(procedure, method, restPath);
+      const streamsWholeList = method === 'GET' && (meta as Meta).wholeListStreamed === true;
 
       app.route({
         method,
@@ -113,15 +117,25 @@ export function restPlugin(router: AppRouter, createContext: CreateContext) {
             const ctx = createContext({ req: request });
             const input = withInput ? inputOf(request, method, withBody) : undefined;
             // What tRPC's own adapters call: the procedure with its middlewares, input and output checks.
-            const data = await callTRPCProcedure({
-              router,
-              path,
-              type,
-              ctx,
-              getRawInput: async () => input,
-              signal: undefined,
-              batchIndex: 0,
-            });
+            const call = (rawInput: unknown) =>
+              callTRPCProcedure({
+                router,
+                path,
+                type,
+                ctx,
+                getRawInput: async () => rawInput,
+                signal: undefined,
+                batchIndex: 0,
+              });
+            if (streamsWholeList && asksForWholeList(request.query)) {
+              const body = await wholeListStream(async (cursor) => ({
+                items: (await call({ ...(input as object), limit: STREAMED_PAGE_SIZE, cursor })) as unknown[],
+                next: ctx.listPaging.nextCursor,
+              }));
+              delete ctx.responseHeaders.link;
+              return reply.status(200).headers(ctx.responseHeaders).type(JSON_TYPE).send(body);
+            }
+            const data = await call(input);
             return reply.status(successStatus).headers(ctx.responseHeaders).send(data);
           } catch (cause) {
             return sendError(reply, cause);

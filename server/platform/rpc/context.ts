@@ -38,6 +38,12 @@ export interface RequestFacts {
 export interface Context extends Omit<RequestFacts, 'signal'>, Services {
   /** Headers a procedure adds to its REST response (the list `Link`, `Idempotency-Replayed`). */
   responseHeaders: Record<string, string>;
+  /**
+   * After a REST list answered a page (restList): the cursor of the page after it, null on the
+   * last. The REST layer follows it to stream a whole list (http/rest.ts). An object of its own,
+   * like responseHeaders, because tRPC hands each middleware's `next` a copy of the context.
+   */
+  listPaging: { nextCursor?: string | null };
 }
 
 export function createContext(services: Services, { signal, ...request }: RequestFacts): Context {
@@ -48,5 +54,6 @@ export function createContext(services: Services, { signal, ...request }: Reques
     settings: services.settings,
     keysInFlight: services.keysInFlight,
     responseHeaders: {},
+    listPaging: {},
   };
 }

@@ -15,11 +15,14 @@ import type { Context } from './context.ts';
 
 /**
  * `successStatus`: the REST status of a success where the interface says other than 200.
+ * `wholeListStreamed`: a REST list (restList, lists.ts) whose whole form, without `?limit` or
+ * `?cursor`, the REST layer streams page by page (http/rest.ts).
  * `access` or `permission`: who may call the procedure, set by the builder it starts from
  * (procedures.ts): any caller, a creator, or an actor holding that permission in an organization.
  */
 export type Meta = OpenApiMeta<{
   successStatus?: 201 | 202;
+  wholeListStreamed?: boolean;
   access?: 'caller' | 'creator';
   permission?: ServicePermission;
 }>;

@@ -51,6 +51,7 @@ function restPageRequest(query: z.infer<ReturnType<typeof restListQuery>> = {}):
 
 /** The page's items, with `Link: <path?limit=N&cursor=…>; rel="next"` when more follow. */
 function withNextLink<Item>(ctx: Context, request: PageRequest, page: Page<Item>): Item[] {
+  ctx.listPaging.nextCursor = page.nextCursor;
   if (page.nextCursor !== null && request.limit !== undefined) {
     linkToNextPage(ctx, new URLSearchParams({ limit: String(request.limit), cursor: page.nextCursor }));
   }

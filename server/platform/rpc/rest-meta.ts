@@ -68,5 +68,6 @@ export function restEndpoint(endpoint: RestEndpoint): Meta {
       ...(endpoint.pagedList && { responseHeaders: linkHeader }),
     },
     ...(endpoint.successStatus && { successStatus: endpoint.successStatus }),
+    ...(endpoint.pagedList && { wholeListStreamed: true }),
   };
 }

@@ -1,0 +1,49 @@
+/**
+ * A whole REST list (behaviour §6), sent as it is read. The list's procedure is called for pages of
+ * STREAMED_PAGE_SIZE by cursor, and each page is written once the socket has taken the one before
+ * (a Readable: the response pulls the next page only when it drains). So the answer for an
+ * organization of 100,000 members holds a page or two in memory, where the list read at once and
+ * answered in one piece held it three times over: the rows, the items and their JSON (`npm run
+ * bench:scale`, docs/performance.md).
+ *
+ * The first page is read before anything is sent, so that a refusal (400, 403) is answered as any
+ * other. A failure after it ends the answer early: the client sees a body cut short, never a
+ * well-formed list with members missing. The bytes are those of `JSON.stringify` on the whole
+ * array.
+ */
+import { Readable } from 'node:stream';
+
+export const STREAMED_PAGE_SIZE = 1000;
+
+/** A page of a list as the REST layer reads it: its items, and the cursor of the next (null: the last). */
+export interface ListPage {
+  items: readonly unknown[];
+  next: string | null | undefined;
+}
+
+/** Whether a list request asks for the whole list: neither `limit` nor `cursor` in its query. */
+export function asksForWholeList(query: unknown): boolean {
+  const fields = (query ?? {}) as Record<string, unknown>;
+  return fields.limit === undefined && fields.cursor === undefined;
+}
+
+async function* jsonArray(first: ListPage, readPage: (cursor: string) => Promise<ListPage>): AsyncGenerator<string> {
+  let page = first;
+  let written = 0;
+  yield '[';
+  for (;;) {
+    if (page.items.length > 0) {
+      yield (written > 0 ? ',' : '') + page.items.map((item) => JSON.stringify(item)).join(',');
+      written += page.items.length;
+    }
+    if (!page.next) break;
+    page = await readPage(page.next);
+  }
+  yield ']';
+}
+
+/** The whole list as a stream of JSON text, from its first page (read here) on. */
+export async function wholeListStream(readPage: (cursor: string | undefined) => Promise<ListPage>): Promise<Readable> {
+  const first = await readPage(undefined);
+  return Readable.from(jsonArray(first, readPage), { objectMode: false });
+}
