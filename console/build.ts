@@ -107,7 +107,9 @@ export async function buildConsole(outdir = consoleOutdir): Promise<ConsoleBuild
   writeWithCopies(join(outdir, 'index.html'), page(script, stylesheet), written);
   removeAllBut(outdir, written);
   if (scriptGzipBytes > SCRIPT_BUDGET_BYTES) {
-    throw new Error(`The console's script is ${scriptGzipBytes} bytes gzipped, over its budget of ${SCRIPT_BUDGET_BYTES}`);
+    throw new Error(
+      `The console's script is ${scriptGzipBytes} bytes gzipped, over its budget of ${SCRIPT_BUDGET_BYTES}`,
+    );
   }
   return { script, stylesheet, scriptGzipBytes };
 }
