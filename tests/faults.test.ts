@@ -1,13 +1,16 @@
 /**
  * Real faults under load (behaviour §10), on MariaDB: the database killed and restarted while
- * clients write, the database stalled past the processing limit, and organizations locked by
- * another session for longer than DB_TIMEOUT_MS.
+ * clients write, the database killed while a whole list of 60,000 members is being sent, the
+ * database stalled past the processing limit, and organizations locked by another session for
+ * longer than DB_TIMEOUT_MS.
  * In each, every answer is either a success that is stored or a 503 with the error body and
  * Retry-After whose change is not stored, and every answer comes within DB_TIMEOUT_MS and a small
  * margin.
  */
+import { request, type IncomingMessage } from 'node:http';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toDbTimestamp, type Database } from '../server/platform/database/schema.ts';
 import { databaseTargets } from './support/databases.ts';
 import { createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import { canRunOwnMariadb, OwnMariadb } from './support/mariadb-instance.ts';
@@ -158,6 +161,112 @@ describe.skipIf(!runnable)('the database killed under write load', () => {
     });
     expect(added.body.map((event: { subject_user_id: string }) => event.subject_user_id)).toEqual([newcomer.id]);
   });
+});
+
+/** A GET of `path` read only as far as its first bytes, until `resume()`: what it received, and how it ended. */
+function slowReader(baseUrl: string, path: string, headers: Record<string, string>) {
+  let bytes = 0;
+  let firstBytes: () => void;
+  const started = new Promise<void>((resolve) => (firstBytes = resolve));
+  let response: IncomingMessage | undefined;
+  const ended = new Promise<{ status: number; complete: boolean; body: string }>((resolve) => {
+    const chunks: Buffer[] = [];
+    const call = request(`${baseUrl}${path}`, { headers }, (answer) => {
+      response = answer;
+      answer.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        bytes += chunk.length;
+        if (chunks.length === 1) {
+          answer.pause();
+          firstBytes();
+        }
+      });
+      const finish = () =>
+        resolve({ status: answer.statusCode!, complete: answer.complete, body: Buffer.concat(chunks).toString() });
+      answer.on('end', finish);
+      answer.on('error', finish);
+      answer.on('aborted', finish);
+    });
+    call.on('error', () => resolve({ status: 0, complete: false, body: Buffer.concat(chunks).toString() }));
+    call.end();
+  });
+  return { started, ended, resume: () => response?.resume(), received: () => bytes };
+}
+
+describe.skipIf(!runnable)('the database killed while a whole list is streamed', () => {
+  const database = new OwnMariadb();
+  let server: TestServer;
+  /** Enough that the answer (about 190 bytes a member) outgrows what loopback sockets buffer. */
+  const MEMBERS = 60_000;
+
+  beforeAll(async () => {
+    await database.start();
+    server = await startTestServer(database.url, { DB_TIMEOUT_MS: String(DB_TIMEOUT_MS) });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.service.close();
+    await database.destroy();
+  });
+
+  it('cuts the answer short, never a well-formed shorter list, and serves the whole list again after the restart (behaviour §6)', async () => {
+    const owner = await registerUser(server);
+    const organizationId = await createOrganization(server, owner);
+    const sql = server.service.orm.em.getKysely<Database>();
+    const now = toDbTimestamp('mariadb', new Date());
+    const run = uniqueId('streamed');
+    for (let from = 0; from < MEMBERS; from += 2000) {
+      const ids = Array.from({ length: Math.min(2000, MEMBERS - from) }, (_, offset) => `${run}-${from + offset}`);
+      await sql
+        .insertInto('users')
+        .values(
+          ids.map((id) => ({
+            id,
+            first_name: 'Streamed',
+            last_name: id,
+            email: `${id}@example.com`,
+            created_at: now,
+            updated_at: now,
+          })),
+        )
+        .execute();
+      await sql
+        .insertInto('organization_users')
+        .values(
+          ids.map((id) => ({
+            organization_id: organizationId,
+            user_id: id,
+            role: 'member',
+            created_at: now,
+            updated_at: now,
+            expires_at: null,
+          })),
+        )
+        .execute();
+    }
+    const headers = { authorization: `Bearer ${owner.token}`, organization_id: organizationId };
+
+    const reader = slowReader(server.baseUrl, '/organization-user', headers);
+    await reader.started;
+    // The service writes pages until the socket stops taking them, then waits: it is mid-list.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await database.stop('SIGKILL');
+    reader.resume();
+    const cut = await reader.ended;
+    expect(cut.status).toBe(200);
+    expect(cut.complete).toBe(false);
+    expect(cut.body.startsWith('[{')).toBe(true);
+    expect(() => JSON.parse(cut.body)).toThrow();
+    // The service itself is still there, and answers the list once the database is back.
+    expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);
+    await database.start();
+    let whole: Awaited<ReturnType<TestServer['call']>> | undefined;
+    for (let attempt = 0; attempt < 50 && whole?.status !== 200; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+      whole = await server.call('GET', '/organization-user', { token: owner.token, organizationId });
+    }
+    expect(whole!.status).toBe(200);
+    expect(whole!.body).toHaveLength(MEMBERS + 1);
+  }, 120_000);
 });
 
 describe.skipIf(!runnable)('the database stalled past the processing limit', () => {
