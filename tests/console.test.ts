@@ -477,8 +477,9 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
 
       // The colleague's membership gets an expiry, then loses it again.
       await openSection(page, 'Members');
-      // Read afresh: this page listed the members before the colleague joined, and on a loaded CI
-      // machine it once went on showing that cached list (not understood yet: docs/development.md, "An open question").
+      // This page read the member list before the colleague joined, from their own browser; when
+      // the walk is quick that was less than the console's staleTime (5 s) ago, and the list is shown
+      // from the cache (docs/development.md, "Cached reads"). A reload reads it afresh.
       await page.reload();
       const members = page.getByRole('table', { name: 'Members' });
       const graceRow = members.getByRole('row').filter({ hasText: colleagueEmail });
