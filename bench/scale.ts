@@ -38,7 +38,8 @@
  *   connection: SCALE_LIST_REQUESTS answers one after the other, after the one of the check, which
  *   also gives the answer's size, whether it came chunked or with a Content-Length, and when its
  *   headers came against when its last byte did;
- * - the user in 1,000 organizations: `GET /organizations` and `GET /teams`, whole;
+ * - the user in 1,000 organizations, among SCALE_OTHER_ORGANIZATIONS more: `GET /organizations`
+ *   whole and `?limit=100`, and `GET /teams`, whole;
  * - the organization of 1,000 teams: `GET /organizations/{id}/teams` whole and `?limit=100`;
  * - start to first answer on the big database: from spawning the service to its first 200 to
  *   `GET /api/users`, polled every 10 ms, median of 3.
@@ -64,13 +65,17 @@
  * Settings: TEST_MARIADB_URL (bench/database.ts); SCALE_USERS (default 1,000,000; at least 10,000 and
  * enough for the layout below), SCALE_MEMBERS (default 100,000), SCALE_DURATION (seconds per
  * measured run, default 5), SCALE_WARMUP (seconds, default 2), SCALE_LIST_REQUESTS (whole lists of
- * SCALE_MEMBERS read in the measured run, default 5). At small scale, for trying it:
- * `SCALE_USERS=20000 SCALE_MEMBERS=5000 SCALE_DURATION=2 npm run bench:scale`.
+ * SCALE_MEMBERS read in the measured run, default 5), SCALE_OTHER_ORGANIZATIONS (default 100,000).
+ * At small scale, for trying it:
+ * `SCALE_USERS=20000 SCALE_MEMBERS=5000 SCALE_OTHER_ORGANIZATIONS=5000 SCALE_DURATION=2 npm run bench:scale`.
  *
  * The users are `scale-user-<n>`: 0 to SCALE_MEMBERS − 1 are the big organization's members (0 its
  * owner); SCALE_MEMBERS is the user in 1,000 organizations, each owned by one of the next 1,000;
  * the next TEAMS_ORGANIZATION_MEMBERS are the members of the organization of 1,000 teams (the first
- * its owner), each team holding TEAM_SIZE of them; the rest are in no organization.
+ * its owner), each team holding TEAM_SIZE of them; each of the next SCALE_OTHER_ORGANIZATIONS
+ * (default 100,000) owns an organization of their own, made before any of the joiner's, so that
+ * the joiner's lists show whether they read the joiner's memberships or scan the organizations in
+ * their order; the rest are in no organization.
  */
 import os from 'node:os';
 import autocannon from 'autocannon';
@@ -90,6 +95,8 @@ const MEMBERS = Number(process.env.SCALE_MEMBERS ?? 100_000);
 const DURATION = Number(process.env.SCALE_DURATION ?? 5);
 const WARMUP = Number(process.env.SCALE_WARMUP ?? 2);
 const LIST_REQUESTS = Number(process.env.SCALE_LIST_REQUESTS ?? 5);
+/** Organizations of other users, made before the joiner's: what the joiner's lists must not scan. */
+const OTHER_ORGANIZATIONS = Number(process.env.SCALE_OTHER_ORGANIZATIONS ?? 100_000);
 
 /** The users in the table when `GET /api/users` is first measured. */
 const FIRST_USERS = 10_000;
@@ -108,7 +115,8 @@ const LIST_CONNECTIONS = 4;
 const JOINER = MEMBERS;
 const joinedOwner = (k: number) => MEMBERS + 1 + k;
 const teamsOrganizationMember = (k: number) => MEMBERS + 1 + JOINED + k;
-const LEAST_USERS = Math.max(FIRST_USERS, teamsOrganizationMember(TEAMS_ORGANIZATION_MEMBERS));
+const otherOwner = (k: number) => teamsOrganizationMember(TEAMS_ORGANIZATION_MEMBERS) + k;
+const LEAST_USERS = Math.max(FIRST_USERS, otherOwner(OTHER_ORGANIZATIONS));
 
 const userId = (index: number) => `scale-user-${index}`;
 
@@ -122,6 +130,7 @@ const timeline = {
   user: (index: number) => START + index,
   bigOrganization: START + DAY,
   bigMember: (index: number) => START + DAY + index * SECOND,
+  other: (k: number) => START + 2 * DAY + k,
   joined: (k: number) => START + 3 * DAY + k * SECOND,
   teamsOrganization: START + 4 * DAY,
   teamsMember: (k: number) => START + 4 * DAY + (k + 1) * SECOND,
@@ -232,7 +241,13 @@ async function seedTheRest(connection: Connection): Promise<Seeded> {
     created: timeline.teamsOrganization,
     name: 'Scale teams',
   };
-  const organizations = [big, ...joined, teamsOrganization];
+  const others = Array.from({ length: OTHER_ORGANIZATIONS }, (_, k) => ({
+    id: newId(timeline.other(k)),
+    owner: otherOwner(k),
+    created: timeline.other(k),
+    name: `Scale other ${k}`,
+  }));
+  const organizations = [big, ...others, ...joined, teamsOrganization];
   const organizationColumns = ['id', 'name', 'description', 'created_by', 'created_at', 'updated_at', 'version'];
   await insertRows(connection, 'organizations', organizationColumns, [0, organizations.length], (index) => {
     const { id, name, owner, created } = organizations[index]!;
@@ -251,6 +266,9 @@ async function seedTheRest(connection: Connection): Promise<Seeded> {
       ? membership(organization.id, organization.owner, 'owner', organization.created)
       : membership(organization.id, JOINER, 'member', organization.created + SECOND);
   });
+  await insertRows(connection, 'organization_users', MEMBERSHIP_COLUMNS, [0, OTHER_ORGANIZATIONS], (k) =>
+    membership(others[k]!.id, others[k]!.owner, 'owner', others[k]!.created),
+  );
   await insertRows(connection, 'organization_users', MEMBERSHIP_COLUMNS, [0, TEAMS_ORGANIZATION_MEMBERS], (k) =>
     membership(teamsOrganization.id, teamsOrganizationMember(k), k === 0 ? 'owner' : 'member', timeline.teamsMember(k)),
   );
@@ -765,6 +783,13 @@ async function main(): Promise<void> {
         headers: joiner,
         connections: LIST_CONNECTIONS,
         items: JOINED,
+      }),
+      await measure(second, {
+        name: `GET /organizations?limit=${PAGE}, of ${JOINED}`,
+        path: `/organizations?limit=${PAGE}`,
+        headers: joiner,
+        connections: SMALL_CONNECTIONS,
+        items: PAGE,
       }),
       await measure(second, {
         name: `GET /teams, ${JOINED} teams in ${JOINED} organizations`,
