@@ -21,7 +21,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_CSP } from '../server/http/console.ts';
 import { SCRIPT_BUDGET_BYTES } from '../console/build.ts';
@@ -198,6 +198,20 @@ async function expectAccessible(page: Page, name: string): Promise<void> {
 }
 
 const navigation = (page: Page) => page.getByRole('navigation', { name: 'Organization' });
+/** How many of `locator` the delivery log shows after its Refresh button is pressed: for expect.poll. */
+const afterRefresh = (page: Page, locator: Locator) => async () => {
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  return locator.count();
+};
+
+/** Changes the organization's description through the API, as `token`'s holder: an `organization.updated`. */
+const describeOrganization = async (baseUrl: string, token: string, organizationId: string, description: string) => {
+  const changed = await restCall(baseUrl, 'PUT', `/organizations/${organizationId}`, token, {
+    organization_description: description,
+  });
+  expect(changed.status).toBe(200);
+};
+
 const openSection = async (page: Page, section: string) => {
   await navigation(page).getByRole('link', { name: section, exact: true }).click();
   await page.getByRole('heading', { level: 1, name: section }).waitFor();
@@ -373,27 +387,10 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
       await checkPage(page, 'webhook-secret');
       await page.getByRole('button', { name: 'I have copied it' }).click();
       expect(await secret.count()).toBe(0);
-      const renamed = await restCall(
-        service.baseUrl,
-        'PUT',
-        `/organizations/${organizationId}`,
-        await tokenFor(ownerId),
-        {
-          organization_description: 'Makes robots',
-        },
-      );
-      expect(renamed.status).toBe(200);
+      await describeOrganization(service.baseUrl, await tokenFor(ownerId), organizationId, 'Makes robots');
       await expect.poll(() => receiver.at('/console-hook').length, { timeout: 15_000 }).toBeGreaterThan(0);
       await page.getByRole('table', { name: 'Webhook endpoints' }).getByRole('button', { name: 'Deliveries' }).click();
-      await expect
-        .poll(
-          async () => {
-            await page.getByRole('button', { name: 'Refresh' }).click();
-            return page.getByText('succeeded').count();
-          },
-          { timeout: 15_000 },
-        )
-        .toBeGreaterThan(0);
+      await expect.poll(afterRefresh(page, page.getByText('succeeded')), { timeout: 15_000 }).toBeGreaterThan(0);
       await checkPage(page, 'webhooks');
 
       // Rotating the secret shows the new one once too.
@@ -403,36 +400,11 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
       await page.getByRole('button', { name: 'I have copied it' }).click();
       // A delivery the receiver refuses twice has failed; retried from the log, it is delivered.
       receiver.respond([500, 500]);
-      const failing = await restCall(
-        service.baseUrl,
-        'PUT',
-        `/organizations/${organizationId}`,
-        await tokenFor(ownerId),
-        {
-          organization_description: 'Makes more robots',
-        },
-      );
-      expect(failing.status).toBe(200);
+      await describeOrganization(service.baseUrl, await tokenFor(ownerId), organizationId, 'Makes more robots');
       const retryButton = page.getByRole('button', { name: 'Retry' });
-      await expect
-        .poll(
-          async () => {
-            await page.getByRole('button', { name: 'Refresh' }).click();
-            return retryButton.count();
-          },
-          { timeout: 15_000 },
-        )
-        .toBe(1);
+      await expect.poll(afterRefresh(page, retryButton), { timeout: 15_000 }).toBe(1);
       await retryButton.click();
-      await expect
-        .poll(
-          async () => {
-            await page.getByRole('button', { name: 'Refresh' }).click();
-            return retryButton.count();
-          },
-          { timeout: 15_000 },
-        )
-        .toBe(0);
+      await expect.poll(afterRefresh(page, retryButton), { timeout: 15_000 }).toBe(0);
       const webhooks = await restCall(
         service.baseUrl,
         'GET',
@@ -757,10 +729,7 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
       const port = new URL(service.baseUrl).port;
       service.kill();
       service = await startConsoleService(database.url, port);
-      const changed = await restCall(service.baseUrl, 'PUT', `/organizations/${organizationId}`, token, {
-        organization_description: 'Changed while the page was away',
-      });
-      expect(changed.status).toBe(200);
+      await describeOrganization(service.baseUrl, token, organizationId, 'Changed while the page was away');
       await expect.poll(() => events.getByText('organization.updated').count(), { timeout: 30_000 }).toBe(1);
       await page.getByText('Live', { exact: true }).waitFor();
       // Nothing twice: the one creation, the one change.
