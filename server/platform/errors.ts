@@ -9,7 +9,7 @@
 import type { TRPCError, TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import { ZodError } from 'zod';
 import { ERROR_STATUS, type ErrorBody, type ErrorCode, type ErrorIssue } from '../../shared/errors.ts';
-import { isDatabaseUnavailable } from './database/failures.ts';
+import { isDatabaseTimeout, isDatabaseUnavailable } from './database/failures.ts';
 
 export class DomainError extends Error {
   override name = 'DomainError';
@@ -49,6 +49,7 @@ const isInputError = (error: TRPCError): boolean => error.code === 'BAD_REQUEST'
 /** A failure's DomainError: thrown by the service itself, or a database outage (503). */
 function domainErrorOf(error: TRPCError): DomainError | undefined {
   if (error.cause instanceof DomainError) return error.cause;
+  if (isDatabaseTimeout(error.cause)) return unavailable('The database did not answer in time, try again later');
   if (isDatabaseUnavailable(error.cause)) return unavailable();
   return undefined;
 }

@@ -32,9 +32,14 @@ const CONNECTION_ERROR_CODES = new Set([
   'POOL_ACQUIRE_TIMEOUT',
 ]);
 
-const UNAVAILABLE_ERRNOS = new Set([
+/** A statement ended by its time bound (DB_TIMEOUT_MS): the database is there, but busy or slow. */
+const TIMEOUT_ERRNOS = new Set([
   1969, // MariaDB ER_STATEMENT_TIMEOUT: max_statement_time (DB_TIMEOUT_MS) exceeded
   3024, // MySQL ER_QUERY_TIMEOUT: max_execution_time exceeded
+]);
+
+const UNAVAILABLE_ERRNOS = new Set([
+  ...TIMEOUT_ERRNOS,
   1047, // WSREP has not yet prepared node for application use (a Galera node out of the cluster)
   1180, // Got error during COMMIT (a Galera node losing quorum mid-commit)
 ]);
@@ -82,3 +87,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     );
   });
 }
+
+/** Of those, a statement the database ended at its time bound: it answered, too late. */
+export const isDatabaseTimeout = (error: unknown): boolean =>
+  causes(error).some((cause) => {
+    const { errno } = cause as { errno?: unknown };
+    return typeof errno === 'number' && TIMEOUT_ERRNOS.has(errno);
+  });
