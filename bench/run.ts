@@ -35,7 +35,6 @@
  * BENCH_PROFILE_DIR writes CPU profiles of the measured servers there, one per server and scenario
  * (service-a.cpuprofile, baseline-a.cpuprofile…; node --cpu-prof).
  */
-import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import autocannon from 'autocannon';
 import { freePorts } from '../tests/support/ports.ts';
@@ -46,6 +45,7 @@ import { createDatabase } from './database.ts';
 import { atFixedRate, FIXED_RATE, fixedRateCheck, type FixedRateFigures } from './fixed-rate.ts';
 import { heldSubscriptions, scrapeMetrics, type Check, type HeldLoad } from './overheads.ts';
 import { cpuMicroseconds, rssMegabytes } from './process-usage.ts';
+import { startToFirstAnswer } from './startup.ts';
 import { CHECKED_PERMISSIONS, unknownPermissions, writeRolesFile } from './permissions.ts';
 import {
   autocannonOptions,
@@ -153,48 +153,11 @@ async function drive(server: ServiceProcess, scenario: Scenario, setting: Settin
   };
 }
 
-/**
- * Milliseconds from spawning a server to its first answer to an authenticated `GET /api/users`
- * (which needs the database; any status but a 5xx counts), polled every 10 ms: median of 3.
- */
-async function startToFirstAnswer(
-  nodeArguments: string[],
-  env: Record<string, string>,
-  token: string,
-): Promise<number> {
+/** The median of three starts to the first answer (bench/startup.ts). */
+async function medianStartToFirstAnswer(nodeArguments: string[], env: Record<string, string>, token: string) {
   const runs: number[] = [];
-  for (let run = 0; run < 3; run++) {
-    const [port] = await freePorts(1);
-    const started = performance.now();
-    const child = spawn(process.execPath, nodeArguments, {
-      cwd: projectRoot,
-      env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port) },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    try {
-      for (;;) {
-        if (child.exitCode !== null || performance.now() - started > 60_000) {
-          throw new Error(`${nodeArguments.join(' ')} gave no answer (exit code ${child.exitCode}):\n${stderr}`);
-        }
-        const status = await fetch(`http://127.0.0.1:${port}/api/users`, {
-          headers: { authorization: `Bearer ${token}` },
-        }).then(
-          (response) => response.status,
-          () => 0,
-        );
-        if (status > 0 && status < 500) break;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      runs.push(performance.now() - started);
-    } finally {
-      child.kill('SIGTERM');
-      await exited;
-    }
-  }
-  return Math.round(runs.sort((a, b) => a - b)[1]!);
+  for (let run = 0; run < 3; run++) runs.push(await startToFirstAnswer(nodeArguments, env, token));
+  return runs.sort((a, b) => a - b)[1]!;
 }
 
 interface Row {
@@ -679,13 +642,13 @@ async function main(): Promise<void> {
 
     const firstAnswerToken = await ownerToken(SMALL.owner);
     const startup = {
-      'service, embedded database': await startToFirstAnswer(
+      'service, embedded database': await medianStartToFirstAnswer(
         SERVICE_ARGUMENTS,
         { ...env, DATABASE_URL: ':memory:' },
         firstAnswerToken,
       ),
-      'service, MariaDB': await startToFirstAnswer(SERVICE_ARGUMENTS, env, firstAnswerToken),
-      'baseline, MariaDB': await startToFirstAnswer([BASELINE_ENTRY], env, firstAnswerToken),
+      'service, MariaDB': await medianStartToFirstAnswer(SERVICE_ARGUMENTS, env, firstAnswerToken),
+      'baseline, MariaDB': await medianStartToFirstAnswer([BASELINE_ENTRY], env, firstAnswerToken),
     };
 
     report(
