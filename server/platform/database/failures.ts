@@ -44,6 +44,12 @@ const UNAVAILABLE_ERRNOS = new Set([
   1180, // Got error during COMMIT (a Galera node losing quorum mid-commit)
 ]);
 
+/** Whether the driver's error number (MySQL's and MariaDB's `errno`) is one of `errnos`. */
+const hasErrno = (cause: Error, errnos: ReadonlySet<number>): boolean => {
+  const { errno } = cause as { errno?: unknown };
+  return typeof errno === 'number' && errnos.has(errno);
+};
+
 /** The error converted to MikroORM's exception classes, where the driver's error is one of them. */
 function toDriverException(em: SqlEntityManager, error: unknown): unknown {
   if (error instanceof DriverException || !(error instanceof Error)) return error;
@@ -79,18 +85,15 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return causes(error).some((cause) => {
     if (cause instanceof ConnectionException) return true;
     // mysql2 marks the errors after which a connection is dead (with or without a code) as fatal.
-    const { code, errno, fatal } = cause as { code?: unknown; errno?: unknown; fatal?: unknown };
+    const { code, fatal } = cause as { code?: unknown; fatal?: unknown };
     return (
       fatal === true ||
       (typeof code === 'string' && CONNECTION_ERROR_CODES.has(code)) ||
-      (typeof errno === 'number' && UNAVAILABLE_ERRNOS.has(errno))
+      hasErrno(cause, UNAVAILABLE_ERRNOS)
     );
   });
 }
 
 /** Of those, a statement the database ended at its time bound: it answered, too late. */
 export const isDatabaseTimeout = (error: unknown): boolean =>
-  causes(error).some((cause) => {
-    const { errno } = cause as { errno?: unknown };
-    return typeof errno === 'number' && TIMEOUT_ERRNOS.has(errno);
-  });
+  causes(error).some((cause) => hasErrno(cause, TIMEOUT_ERRNOS));
