@@ -111,7 +111,9 @@ class HeldSets implements Holds {
   }
 
   has(permission: string): boolean {
-    return this.sets.some((set) => set.has(permission));
+    // A loop, not `some` with a closure: a check of 20 permissions asks this 20 times per request.
+    for (const set of this.sets) if (set.has(permission)) return true;
+    return false;
   }
 }
 

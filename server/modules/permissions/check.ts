@@ -4,6 +4,7 @@
  * no transaction and no Idempotency-Key, on REST a POST only for its body.
  */
 import { checkPermissionsInput, permissionCheckOutput } from '../../../shared/permissions.ts';
+import { checkedInPlace } from '../../platform/rpc/checked-output.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { checkPermissions } from './permissions.sql.ts';
@@ -25,5 +26,7 @@ export const checkPermissionsProcedure = organizationProcedure({
     }),
   )
   .input(checkPermissionsInput)
-  .output(permissionCheckOutput)
+  // Checked in place: zod's parse copies the answer, 1.4 µs for 20 results against 0.04 (a
+  // micro-benchmark on Node 24). A clone, because checkedInPlace replaces the schema's parse.
+  .output(checkedInPlace(permissionCheckOutput.clone()))
   .query(({ ctx, input }) => checkPermissions(ctx.db, ctx.actor, input.permissions, input.user_id));

@@ -56,6 +56,11 @@ export async function checkPermissions(
   if (userId !== actor.userId) assertHolds(callerHolds, 'members:read');
   const userHolds = held.get(userId) ?? NONE;
   const results: Record<string, boolean> = {};
-  for (const permission of permissions) results[permission] = userHolds.has(permission);
-  return { user_id: userId, allowed: permissions.every((permission) => results[permission]), results };
+  let allowed = true;
+  for (const permission of permissions) {
+    const holds = userHolds.has(permission);
+    results[permission] = holds;
+    allowed &&= holds;
+  }
+  return { user_id: userId, allowed, results };
 }

@@ -1,10 +1,10 @@
 /**
- * An output schema whose check leaves the answer as it is, for the lists. tRPC runs a procedure's
- * output schema on every answer, and zod's parse builds a new object for every item and a result
- * object and an issue array for every field. On the member list of 10,000 that garbage was about a
- * quarter of the request's CPU, mostly in the garbage collector (`npm run bench:ab`, scenario d,
- * 4 rounds: 19.7 ms of CPU per request with zod's parse, 15.0 with this check, the hand-written
- * baseline 13.9).
+ * An output schema whose check leaves the answer as it is, for the lists and the permission check's
+ * answer. tRPC runs a procedure's output schema on every answer, and zod's parse builds a new
+ * object for every item and a result object and an issue array for every field. On the member
+ * list of 10,000 that garbage was about a quarter of the request's CPU, mostly in the garbage
+ * collector (`npm run bench:ab`, scenario d, 4 rounds: 19.7 ms of CPU per request with zod's
+ * parse, 15.0 with this check, the hand-written baseline 13.9).
  *
  * So the same zod schema is checked through its JSON Schema (zod's own `toJSONSchema`), compiled
  * by ajv, which walks the value in place and allocates nothing when it passes. The zod schema stays
@@ -12,9 +12,9 @@
  * `parse` and `parseAsync`, the two methods tRPC calls (getParseFn), are this check's.
  *
  * One difference from zod: a field the schema does not name is refused, not dropped
- * (`additionalProperties: false`), so it is for lists whose items the data layer selects field by
- * field. An answer that fails is, as with zod, tRPC's output error: a 500 whose details stay in
- * the log.
+ * (`additionalProperties: false`), so it is for answers built field by field: list items the data
+ * layer selects so, and the check's answer (modules/permissions). An answer that fails is, as with
+ * zod, tRPC's output error: a 500 whose details stay in the log.
  */
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { z } from 'zod';

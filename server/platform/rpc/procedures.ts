@@ -62,19 +62,20 @@ export interface OrganizationAccess {
 }
 
 /**
- * When the role is read and checked here. A change checks it itself, under the organization's
- * lock, and a query that says `checkedInQuery` in its own SQL: for those the role is read here only
- * when the request is refused as bad (its input, a cursor), so that a caller who may not act is
- * told 403, not what is wrong with the request (order: token, organization id, permission, body).
- * Other reads and subscriptions have it read and checked before they run.
+ * The actor enters the context, and the role is read and checked here or later. A change checks it
+ * itself, under the organization's lock, and a query that says `checkedInQuery` in its own SQL: for
+ * those the role is read here only when the request is refused as bad (its input, a cursor), so
+ * that a caller who may not act is told 403, not what is wrong with the request (order: token,
+ * organization id, permission, body). Other reads and subscriptions have it read and checked
+ * before they run. One middleware for both: each layer of tRPC's chain is an async call and copies
+ * of the call options and the context.
  */
-async function checkAccess<Result extends { ok: boolean; error?: TRPCError }>(
-  { ctx, type, next }: { ctx: { db: Db; actor: OrganizationActor }; type: string; next: () => Promise<Result> },
+async function actingWithAccess<Result extends { ok: boolean; error?: TRPCError }>(
+  { db, type, actor }: { db: Db; type: string; actor: OrganizationActor },
   { checkedInQuery }: OrganizationAccess,
+  next: () => Promise<Result>,
 ): Promise<Result> {
-  const { actor } = ctx;
-  const check = async () =>
-    assertMay(ctx.db, actor, await roleInOrganization(ctx.db, actor.organizationId, actor.userId));
+  const check = async () => assertMay(db, actor, await roleInOrganization(db, actor.organizationId, actor.userId));
   if (type !== 'mutation' && !checkedInQuery) {
     await check();
     return next();
@@ -98,19 +99,20 @@ const actorOf = (
 const headerProcedure = (access: OrganizationAccess) =>
   authenticatedProcedure
     .meta({ permission: access.may })
-    .use(({ ctx, next }) => {
-      const organizationId = organizationIdFromHeader(ctx.organizationIdHeader);
-      return next({ ctx: { actor: actorOf(ctx, organizationId, access) } });
-    })
-    .use((options) => checkAccess(options, access));
+    .use(({ ctx, type, next }) => {
+      const actor = actorOf(ctx, organizationIdFromHeader(ctx.organizationIdHeader), access);
+      return actingWithAccess({ db: ctx.db, type, actor }, access, () => next({ ctx: { actor } }));
+    });
 
 // The path's id is parsed before anything else is read, so a malformed one is 400 first.
 const pathProcedure = (access: OrganizationAccess) =>
   authenticatedProcedure
     .meta({ permission: access.may })
     .input(organizationPathInput)
-    .use(({ ctx, input, next }) => next({ ctx: { actor: actorOf(ctx, input.organization_id, access) } }))
-    .use((options) => checkAccess(options, access));
+    .use(({ ctx, input, type, next }) => {
+      const actor = actorOf(ctx, input.organization_id, access);
+      return actingWithAccess({ db: ctx.db, type, actor }, access, () => next({ ctx: { actor } }));
+    });
 
 /**
  * A procedure in one organization that needs the permission `may` (behaviour §3.2). The actor in
