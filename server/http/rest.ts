@@ -23,7 +23,7 @@ import type { AppRouter } from '../modules/router.ts';
 import type { contextFactory } from './context.ts';
 import { httpStatusOf, logFailure, publicErrorBody } from '../platform/errors.ts';
 import type { Meta } from '../platform/rpc/init.ts';
-import { asksForWholeList, STREAMED_PAGE_SIZE, wholeListStream } from './streamed-list.ts';
+import { asksForWholeList, STREAMED_PAGE_SIZE, wholeList } from './streamed-list.ts';
 
 type CreateContext = ReturnType<typeof contextFactory>;
 type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -128,7 +128,7 @@ export function restPlugin(router: AppRouter, createContext: CreateContext) {
                 batchIndex: 0,
               });
             if (streamsWholeList && asksForWholeList(request.query)) {
-              const body = await wholeListStream(async (cursor) => ({
+              const body = await wholeList(async (cursor) => ({
                 items: (await call({ ...(input as object), limit: STREAMED_PAGE_SIZE, cursor })) as unknown[],
                 next: ctx.listPaging.nextCursor,
               }));
