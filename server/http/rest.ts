@@ -128,8 +128,9 @@ export function restPlugin(router: AppRouter, createContext: CreateContext) {
                 batchIndex: 0,
               });
             if (streamsWholeList && asksForWholeList(request.query)) {
+              ctx.listPaging.pageSize = STREAMED_PAGE_SIZE;
               const body = await wholeList(async (cursor) => ({
-                items: (await call({ ...(input as object), limit: STREAMED_PAGE_SIZE, cursor })) as unknown[],
+                items: (await call({ ...(input as object), cursor })) as unknown[],
                 next: ctx.listPaging.nextCursor,
               }));
               delete ctx.responseHeaders.link;

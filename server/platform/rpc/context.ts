@@ -39,11 +39,12 @@ export interface Context extends Omit<RequestFacts, 'signal'>, Services {
   /** Headers a procedure adds to its REST response (the list `Link`, `Idempotency-Replayed`). */
   responseHeaders: Record<string, string>;
   /**
-   * After a REST list answered a page (restList): the cursor of the page after it, null on the
-   * last. The REST layer follows it to stream a whole list (http/rest.ts). An object of its own,
-   * like responseHeaders, because tRPC hands each middleware's `next` a copy of the context.
+   * A whole REST list streamed page by page (http/rest.ts): `pageSize`, set by the REST layer, is
+   * the size of the pages it reads (larger than a caller may ask for), and after each page
+   * restList sets `nextCursor`, null on the last. An object of its own, like responseHeaders,
+   * because tRPC hands each middleware's `next` a copy of the context.
    */
-  listPaging: { nextCursor?: string | null };
+  listPaging: { pageSize?: number; nextCursor?: string | null };
 }
 
 export function createContext(services: Services, { signal, ...request }: RequestFacts): Context {

@@ -67,6 +67,7 @@ export async function restList<Item>(
   query: z.infer<ReturnType<typeof restListQuery>>,
   list: (page: PageRequest) => Promise<Page<Item>>,
 ): Promise<Item[]> {
-  const request = restPageRequest(query);
+  const { pageSize: streamedPageSize } = ctx.listPaging;
+  const request = streamedPageSize ? { limit: streamedPageSize, cursor: query?.cursor } : restPageRequest(query);
   return withNextLink(ctx, request, await list(request));
 }
