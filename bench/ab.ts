@@ -13,10 +13,11 @@
  * users more; `i`, `j` and `k` are the permission checks, for which every server starts with the
  * bench's ROLES_FILE, bench/permissions.ts; `k` seeds 20 teams, through the first entry, which must
  * then know teams; a scenario that says what its answers must be, as (i) and (k) do, is asked once
- * on each server before it is measured, and stops the bench when answered otherwise), AB_ROUNDS (default 4), AB_SECONDS (measured seconds per
- * scenario and round, default 5, after 2 of warm-up), BENCH_BASELINE_DUTIES=true (as for npm run
- * bench: the baseline also logs a line per request with its id and sends the security headers), AB_PROFILE_DIR (a CPU profile of each server
- * run written there, `node --cpu-prof`). The first entry must be the service: it creates the schema.
+ * on each server before it is measured, and stops the bench when answered otherwise), AB_ROUNDS
+ * (default 4), AB_SECONDS (measured seconds per scenario and round, default 5, after 2 of
+ * warm-up), BENCH_BASELINE_DUTIES=true (as for npm run bench: the baseline also logs a line per
+ * request with its id and sends the security headers), AB_PROFILE_DIR (a CPU profile of each
+ * server run written there, `node --cpu-prof`). The first entry must be the service: it creates the schema.
  */
 import { execFileSync } from 'node:child_process';
 import { basename, resolve } from 'node:path';
