@@ -12,7 +12,7 @@ import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toDbTimestamp, type Database } from '../server/platform/database/schema.ts';
 import { databaseTargets } from './support/databases.ts';
-import { createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
+import { createOrganization, insertUsersAsMembers, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import { canRunOwnMariadb, OwnMariadb } from './support/mariadb-instance.ts';
 import { startTestServer, useServer, type TestServer } from './support/server.ts';
 import { tokenFor } from './support/tokens.ts';
@@ -216,32 +216,13 @@ describe.skipIf(!runnable)('the database killed while a whole list is streamed',
     const run = uniqueId('streamed');
     for (let from = 0; from < MEMBERS; from += 2000) {
       const ids = Array.from({ length: Math.min(2000, MEMBERS - from) }, (_, offset) => `${run}-${from + offset}`);
-      await sql
-        .insertInto('users')
-        .values(
-          ids.map((id) => ({
-            id,
-            first_name: 'Streamed',
-            last_name: id,
-            email: `${id}@example.com`,
-            created_at: now,
-            updated_at: now,
-          })),
-        )
-        .execute();
-      await sql
-        .insertInto('organization_users')
-        .values(
-          ids.map((id) => ({
-            organization_id: organizationId,
-            user_id: id,
-            role: 'member',
-            created_at: now,
-            updated_at: now,
-            expires_at: null,
-          })),
-        )
-        .execute();
+      const users = ids.map((id) => ({
+        user_id: id,
+        first_name: 'Streamed',
+        last_name: id,
+        email: `${id}@example.com`,
+      }));
+      await insertUsersAsMembers(sql, organizationId, users, now);
     }
     const headers = { authorization: `Bearer ${owner.token}`, organization_id: organizationId };
 

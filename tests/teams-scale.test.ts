@@ -10,7 +10,13 @@ import { locateDatabase } from '../server/platform/database/engine.ts';
 import { toDbTimestamp, type Database, type Dialect, type Sql } from '../server/platform/database/schema.ts';
 import { MAX_TEAMS, teamNameKey, type TeamMemberView, type TeamView } from '../shared/teams.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
-import { addMember, createOrganization, registerUser, type TestUser } from './support/fixtures.ts';
+import {
+  addMember,
+  createOrganization,
+  insertUsersAsMembers,
+  registerUser,
+  type TestUser,
+} from './support/fixtures.ts';
 import { pooled } from './support/pooled.ts';
 import { useServer } from './support/server.ts';
 import { teamMembersWithoutMembership } from './support/teams.ts';
@@ -323,33 +329,7 @@ async function insertMembers(
   teamId: string,
   members: TeamMemberView[],
 ): Promise<void> {
-  const now = toDbTimestamp(dialect, new Date());
-  await sql
-    .insertInto('users')
-    .values(
-      members.map((member) => ({
-        id: member.user_id,
-        first_name: member.first_name,
-        last_name: member.last_name,
-        email: member.email,
-        created_at: now,
-        updated_at: now,
-      })),
-    )
-    .execute();
-  await sql
-    .insertInto('organization_users')
-    .values(
-      members.map((member) => ({
-        organization_id: organizationId,
-        user_id: member.user_id,
-        role: 'member',
-        created_at: now,
-        updated_at: now,
-        expires_at: null,
-      })),
-    )
-    .execute();
+  await insertUsersAsMembers(sql, organizationId, members, toDbTimestamp(dialect, new Date()));
   await sql
     .insertInto('team_members')
     .values(

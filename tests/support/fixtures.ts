@@ -1,7 +1,8 @@
-/** Short ways to set up callers, organizations and members through the public REST API. */
+/** Short ways to set up callers, organizations and members: through the public REST API, and straight into the database where a test needs tens of thousands. */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import type { Role } from '../../shared/fields.ts';
+import type { DbTimestamp, Sql } from '../../server/platform/database/schema.ts';
 import type { TestServer } from './server.ts';
 import { tokenFor } from './tokens.ts';
 
@@ -48,4 +49,47 @@ export async function addMember(
     body: { email: member.email, role },
   });
   expect(added.status).toBe(201);
+}
+
+/** A user written straight into the database (seeding at a scale the API would take minutes for). */
+export interface SeededUser {
+  user_id: string;
+  first_name: string;
+  last_name: string;
+  email: string;
+}
+
+/** Writes the users and their memberships (role member, no expiry) of `organizationId` in two statements. */
+export async function insertUsersAsMembers(
+  sql: Sql,
+  organizationId: string,
+  users: readonly SeededUser[],
+  now: DbTimestamp,
+): Promise<void> {
+  await sql
+    .insertInto('users')
+    .values(
+      users.map((user) => ({
+        id: user.user_id,
+        first_name: user.first_name,
+        last_name: user.last_name,
+        email: user.email,
+        created_at: now,
+        updated_at: now,
+      })),
+    )
+    .execute();
+  await sql
+    .insertInto('organization_users')
+    .values(
+      users.map((user) => ({
+        organization_id: organizationId,
+        user_id: user.user_id,
+        role: 'member',
+        created_at: now,
+        updated_at: now,
+        expires_at: null,
+      })),
+    )
+    .execute();
 }
