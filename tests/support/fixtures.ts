@@ -1,4 +1,7 @@
-/** Short ways to set up callers, organizations and members: through the public REST API, and straight into the database where a test needs tens of thousands. */
+/**
+ * Short ways to set up callers, organizations and members: through the public REST API, and
+ * straight into the database where a test needs tens of thousands.
+ */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import type { Role } from '../../shared/fields.ts';
