@@ -31,6 +31,7 @@ export const memberOutput = z.object({
 });
 export type Member = z.infer<typeof memberOutput>;
 
+/** An item of GET /organization-user: exactly the interface's fields (behaviour §15: legacy shapes stay). */
 export const memberListItemOutput = z.object({
   user_id: z.string(),
   first_name: z.string(),
@@ -39,7 +40,12 @@ export const memberListItemOutput = z.object({
   email: z.string(),
   /** `YYYY-MM-DD hh:mm:ss`, UTC, as legacy clients of the member list expect. */
   created_at: z.string(),
+});
+export type MemberListItem = z.infer<typeof memberListItemOutput>;
+
+/** An item of the tRPC member page: the list's, with the membership's expiry. */
+export const memberPageItemOutput = memberListItemOutput.extend({
   /** When the membership ends (ISO 8601 UTC), or null when it does not. */
   expires_at: z.string().nullable(),
 });
-export type MemberListItem = z.infer<typeof memberListItemOutput>;
+export type MemberPageItem = z.infer<typeof memberPageItemOutput>;

@@ -102,11 +102,10 @@ describeOnEachDatabase('expiring memberships, before any sweep (behaviour §11)'
 
     expect((await api.member(owner, organizationId, expiring.id)).body).toMatchObject({ expires_at: expiresAt });
     expect((await api.member(expiring, organizationId, owner.id)).body).toMatchObject({ expires_at: null });
-    const listed = (await api.members(owner, organizationId)).body as Array<{ user_id: string; expires_at: unknown }>;
-    expect(listed.map(({ user_id, expires_at }) => ({ user_id, expires_at }))).toEqual([
-      { user_id: owner.id, expires_at: null },
-      { user_id: expiring.id, expires_at: expiresAt },
-    ]);
+    // The legacy list keeps the interface's fields (behaviour §15); the tRPC page shows the expiry.
+    const listed = (await api.members(owner, organizationId)).body as Array<{ user_id: string }>;
+    expect(listed.map(({ user_id }) => user_id)).toEqual([owner.id, expiring.id]);
+    expect(listed.every((item) => !('expires_at' in item))).toBe(true);
     const page = await createClient({
       url: server().baseUrl,
       token: expiring.token,

@@ -90,8 +90,9 @@ describeOnEachDatabase('organization users', (target) => {
       role: 'admin',
       email: admin.email,
       created_at: expect.stringMatching(LIST_TIME),
-      expires_at: null,
     });
+    // Exactly the interface's fields, in its order (behaviour §15: legacy shapes stay).
+    expect(Object.keys(list.body[1])).toEqual(['user_id', 'first_name', 'last_name', 'role', 'email', 'created_at']);
     const single = await server().call('GET', `/organization-user/${admin.id}`, {
       token: member.token,
       organizationId,

@@ -60,12 +60,11 @@ function subscriptionRoutes(router: AppRouter, createContext: CreateContext) {
             createContext: (options) => {
               const ctx = createContext(options);
               feed ??= new EventFeed(
-                ctx.db.sql,
+                ctx.db,
                 {
                   pollIntervalMs: ctx.settings.EVENTS_POLL_INTERVAL_MS,
                   backlog: ctx.settings.EVENTS_SUBSCRIBER_BACKLOG,
                   roles: ctx.settings.roles,
-                  dialect: ctx.db.dialect,
                 },
                 app.log,
               );

@@ -17,28 +17,13 @@ import type { EventData, EventType } from '../../shared/events.ts';
 import type { DbTimestamp } from './database/schema.ts';
 import { newId } from './database/ids.ts';
 import { prepare } from './database/prepared.ts';
-import { notInOrganization, unexpired, type OrganizationActor } from './access.ts';
-import type { Db, Tx } from './database/transaction.ts';
-
-/**
- * The actor's organization (`o`) with the actor's current membership in it (`a`, absent for a
- * non-member, an expired membership too): where a change's first read starts, each adding the
- * joins and columns its decision needs.
- */
-export const organizationWithActor = (tx: Tx, actor: OrganizationActor) =>
-  tx.sql
-    .selectFrom('organizations as o')
-    .leftJoin('organization_users as a', (join) =>
-      join
-        .onRef('a.organization_id', '=', 'o.id')
-        .on('a.user_id', '=', actor.userId)
-        .on(unexpired('a', tx.timestamp())),
-    )
-    .where('o.id', '=', actor.organizationId);
+import type { Tx } from './database/transaction.ts';
 
 /** An organization taken for a change, within one transaction. */
 export interface OrganizationChange {
   readonly organizationId: string;
+  /** Who makes the change, as its events record it. */
+  readonly actorUserId: string;
   /**
    * The organization's newest event id, kept current as this change appends events; undefined
    * until the statement that reads it has run (with the transaction's next read).
@@ -58,8 +43,13 @@ export interface OrganizationChange {
  * organizations are locked, and for however long, their waiting changes take few connections from
  * reads and other organizations.
  */
-export function takeOrganization(tx: Tx, organizationId: string, missing: () => Error): OrganizationChange {
-  const change: OrganizationChange = { organizationId, newestEventId: undefined };
+export function takeOrganization(
+  tx: Tx,
+  organizationId: string,
+  actorUserId: string,
+  missing: () => Error,
+): OrganizationChange {
+  const change: OrganizationChange = { organizationId, actorUserId, newestEventId: undefined };
   const update = organizationLock(tx.sql, organizationId);
   tx.later(tx.dialect === 'mariadb' && !tx.waitsForLock ? noLockWait(update) : update, (result) => {
     if (Number(result.numAffectedRows ?? 0) === 0) throw missing();
@@ -94,23 +84,10 @@ const noLockWait = <Row>(query: Compilable<Row>): Compilable<Row> => ({
   },
 });
 
-/**
- * Runs a change of the actor's organization in one transaction that takes the organization first
- * (takeOrganization); an unknown organization is refused like a non-member, 403.
- */
-export function changeOrganization<T>(
-  db: Db,
-  actor: OrganizationActor,
-  work: (tx: Tx, change: OrganizationChange) => Promise<T>,
-): Promise<T> {
-  return db.transaction((tx) => work(tx, takeOrganization(tx, actor.organizationId, notInOrganization)), {
-    organizationId: actor.organizationId,
-  });
-}
-
 /** A brand-new organization, created in this transaction: no lock to take, no events yet. */
-export const newOrganization = (organizationId: string): OrganizationChange => ({
+export const newOrganization = (organizationId: string, actorUserId: string): OrganizationChange => ({
   organizationId,
+  actorUserId,
   newestEventId: null,
 });
 
@@ -140,8 +117,9 @@ export function nextEventId(newest: string | null, now: Date): string {
 
 export interface NewEvent<Type extends EventType> {
   type: Type;
-  actorUserId: string;
   subjectUserId: string | null;
+  /** Who the event names as its actor when it is not the change's: an expiry is the member's own. */
+  actorUserId?: string;
   data: EventData[Type];
 }
 
@@ -185,7 +163,7 @@ export async function appendEvent<Type extends EventType>(
       eventId,
       change.organizationId,
       event.type,
-      event.actorUserId,
+      event.actorUserId ?? change.actorUserId,
       event.subjectUserId,
       JSON.stringify(event.data),
       tx.timestamp(),

@@ -19,7 +19,6 @@ const member = {
   role: 'admin',
   email: 'a@x.io',
   created_at: '2026-11-24 10:00:00',
-  expires_at: null,
 };
 
 /** Zod's parse of the same list with unknown fields refused: what the check must agree with. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { appRouter } from '../../server/modules/router.ts';
-import { assertCanChange, assertKeepsAnOwner } from '../../server/platform/access.ts';
+import { ANY_MEMBER, type Requirement } from '../../server/platform/authorization/access.ts';
+import { assertCanChange, assertKeepsAnOwner } from '../../server/platform/authorization/rules.ts';
 import { RoleCatalogue, SERVICE_PERMISSIONS, type ServicePermission } from '../../server/platform/role-catalogue.ts';
 import { procedureMetas } from '../../server/platform/rpc/init.ts';
 import { type Role, ROLES } from '../../shared/fields.ts';
@@ -15,8 +16,11 @@ const codeOf = (action: () => void): string | undefined => {
   }
 };
 
-/** Each operation and who may call it: a permission in the organization, or any caller, or a creator. */
-const OPERATIONS: Record<string, ServicePermission | 'caller' | 'creator'> = {
+/**
+ * Each operation and who may call it: a permission in the organization (or any member), or any
+ * caller, or a creator; `or self` where acting on oneself needs only membership.
+ */
+const OPERATIONS: Record<string, Requirement | `${ServicePermission} or self` | 'caller' | 'creator'> = {
   'users.create': 'creator',
   'users.me': 'caller',
   'permissions.catalogue': 'caller',
@@ -30,7 +34,8 @@ const OPERATIONS: Record<string, ServicePermission | 'caller' | 'creator'> = {
   'organizations.transferOwnership': 'ownership:transfer',
   'members.add': 'members:add',
   'members.changeRole': 'members:update',
-  'members.remove': 'members:remove',
+  // Or leaving (behaviour §3.2).
+  'members.remove': 'members:remove or self',
   'members.get': 'members:read',
   'members.list': 'members:read',
   'members.page': 'members:read',
@@ -43,8 +48,9 @@ const OPERATIONS: Record<string, ServicePermission | 'caller' | 'creator'> = {
   'events.list': 'events:read',
   'events.page': 'events:read',
   'events.watch': 'events:read',
-  'permissions.mine': 'organization:read',
-  'permissions.check': 'organization:read',
+  'permissions.mine': ANY_MEMBER,
+  // About oneself, any member (behaviour §11).
+  'permissions.check': 'members:read or self',
   'roles.list': 'roles:read',
   'roles.create': 'roles:manage',
   'roles.update': 'roles:manage',
@@ -59,7 +65,7 @@ const OPERATIONS: Record<string, ServicePermission | 'caller' | 'creator'> = {
   'teams.membersPage': 'teams:read',
   'teams.addMember': 'teams:manage',
   // Or the member themselves (behaviour §12).
-  'teams.removeMember': 'teams:manage',
+  'teams.removeMember': 'teams:manage or self',
   'teams.mine': 'caller',
   'webhooks.list': 'webhooks:manage',
   'webhooks.page': 'webhooks:manage',
@@ -76,7 +82,10 @@ const OPERATIONS: Record<string, ServicePermission | 'caller' | 'creator'> = {
 describe('permissions (behaviour §3.2)', () => {
   it('are named by every operation where it is declared, one each, and no operation goes without', () => {
     const declared = Object.fromEntries(
-      procedureMetas(appRouter).map(([path, meta]) => [path, meta?.permission ?? meta?.access ?? 'none']),
+      procedureMetas(appRouter).map(([path, meta]) => [
+        path,
+        meta?.permission ? `${meta.permission}${meta.orSelf ? ' or self' : ''}` : (meta?.access ?? 'none'),
+      ]),
     );
     expect(declared).toEqual(OPERATIONS);
   });

@@ -24,12 +24,13 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { AuditEvent } from '../../../shared/events.ts';
+import { assertHolds } from '../../platform/authorization/access.ts';
+import { holdingRows, holdingsByUser, type Holds } from '../../platform/authorization/holdings.ts';
+import { notInOrganization, nowFor, type ClockedReader } from '../../platform/authorization/memberships.ts';
 import { unavailable } from '../../platform/errors.ts';
-import { toDbTimestamp, type Dialect, type Sql } from '../../platform/database/schema.ts';
-import { newestEventId, readEvents, revokesAccess, toAuditEvent } from './events.sql.ts';
-import { assertHolds, notInOrganization } from '../../platform/access.ts';
-import { foldGrants, grantRows } from '../../platform/grants.ts';
 import type { RoleCatalogue } from '../../platform/role-catalogue.ts';
+import { eventsAfterCursors, newestEventId } from './events.queries.ts';
+import { readEvents, revokesAccess, toAuditEvent } from './events.service.ts';
 
 export interface FeedSettings {
   /** How often the instance looks for new events while it has subscribers. */
@@ -38,8 +39,6 @@ export interface FeedSettings {
   backlog: number;
   /** The deployment's roles, which the subscribers' roles are looked up in. */
   roles: RoleCatalogue;
-  /** The database's, for the timestamps the subscribers' memberships are compared with. */
-  dialect: Dialect;
 }
 
 /** Organizations per polling statement: 2 parameters each, far below any driver's limit. */
@@ -121,15 +120,15 @@ interface Channel {
 }
 
 export class EventFeed {
-  readonly #sql: Sql;
+  readonly #reader: ClockedReader;
   readonly #settings: FeedSettings;
   readonly #log: FastifyBaseLogger;
   readonly #channels = new Map<string, Channel>();
   #timer: NodeJS.Timeout | undefined;
   #failing = false;
 
-  constructor(sql: Sql, settings: FeedSettings, log: FastifyBaseLogger) {
-    this.#sql = sql;
+  constructor(reader: ClockedReader, settings: FeedSettings, log: FastifyBaseLogger) {
+    this.#reader = reader;
     this.#settings = settings;
     this.#log = log;
   }
@@ -159,7 +158,7 @@ export class EventFeed {
       if (options.lastEventId !== null) {
         // Catch up from the table; whatever commits meanwhile is in the queue too (skipped below).
         for (;;) {
-          const page = await readEvents(this.#sql, organizationId, { after: delivered, limit: CATCH_UP_PAGE });
+          const page = await readEvents(this.#reader, organizationId, { after: delivered, limit: CATCH_UP_PAGE });
           for (const event of page) {
             yield event;
             delivered = event.event_id;
@@ -189,7 +188,7 @@ export class EventFeed {
         ready: Promise.resolve(),
         subscribers: new Set(),
       };
-      created.ready = newestEventId(this.#sql, organizationId).then((newest) => {
+      created.ready = newestEventId(this.#reader, organizationId).then((newest) => {
         created.cursor = newest;
         created.isReady = true;
       });
@@ -246,22 +245,7 @@ export class EventFeed {
   }
 
   async #pollChannels(channels: Channel[]): Promise<void> {
-    const rows = await this.#sql
-      .selectFrom('organization_events')
-      .selectAll()
-      .where((eb) =>
-        eb.or(
-          channels.map(({ organizationId, cursor }) =>
-            cursor === null
-              ? eb('organization_id', '=', organizationId)
-              : eb.and([eb('organization_id', '=', organizationId), eb('event_id', '>', cursor)]),
-          ),
-        ),
-      )
-      .orderBy('organization_id')
-      .orderBy('event_id')
-      .limit(EVENTS_PER_POLL)
-      .execute();
+    const rows = await eventsAfterCursors(this.#reader, channels, EVENTS_PER_POLL);
     const byOrganization = Map.groupBy(rows.map(toAuditEvent), (event) => event.organization_id);
     for (const [organizationId, events] of byOrganization) {
       const channel = this.#channels.get(organizationId);
@@ -296,10 +280,8 @@ export class EventFeed {
   }
 
   /** What each of these users may do in the organization (no entry: not a member, or an expired one). */
-  async #permissions(organizationId: string, userIds: string[]): Promise<Map<string, ReadonlySet<string>>> {
-    const now = toDbTimestamp(this.#settings.dialect, new Date());
-    const rows = await grantRows(this.#sql, organizationId, userIds, now).execute();
-    const grants = foldGrants(this.#settings.roles, rows);
-    return new Map([...grants].map(([userId, { permissions }]) => [userId, permissions]));
+  async #permissions(organizationId: string, userIds: string[]): Promise<Map<string, Holds>> {
+    const rows = await this.#reader.all(holdingRows(this.#reader.sql, organizationId, userIds, nowFor(this.#reader)));
+    return holdingsByUser(this.#settings.roles, rows);
   }
 }

@@ -8,7 +8,7 @@ import { organizationIdSchema } from '../../../shared/fields.ts';
 import { DEFAULT_PAGE_SIZE, linkToNextPage, nextLinkHeader, pageSize } from '../../platform/rpc/lists.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { readEvents } from './events.sql.ts';
+import { readEvents } from './events.service.ts';
 
 const organizationId = organizationIdSchema.toLowerCase();
 
@@ -45,7 +45,7 @@ export const listEventsProcedure = organizationProcedure({ from: 'input', may: '
   .input(listInput)
   .output(z.array(auditEventOutput))
   .query(async ({ ctx, input }) => {
-    const events = await readEvents(ctx.db.sql, input.organization_id, input);
+    const events = await readEvents(ctx.org.reads, input.organization_id, input);
     const last = events.at(-1);
     if (last && events.length === input.limit) {
       const next = new URLSearchParams({ after: last.event_id, limit: String(input.limit) });
@@ -60,7 +60,7 @@ export const eventsPageProcedure = organizationProcedure({ from: 'input', may: '
   .input(pageInput)
   .output(z.object({ items: z.array(auditEventOutput), nextCursor: z.string().nullable() }))
   .query(async ({ ctx, input }) => {
-    const items = await readEvents(ctx.db.sql, input.organization_id, {
+    const items = await readEvents(ctx.org.reads, input.organization_id, {
       ...input,
       after: input.cursor,
       newestFirst: input.newest_first,

@@ -1,7 +1,7 @@
 /** POST /invitations/{invitation_id}/accept (also under /api): the invitee. */
 import { invitationPathInput } from '../../../shared/invitations.ts';
 import { membershipOutput } from '../../../shared/fields.ts';
-import { acceptInvitation } from './invitations.sql.ts';
+import { acceptInvitation } from './invitations.service.ts';
 import { callerProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 

@@ -1,6 +1,6 @@
 /** POST /organizations/{organization_id}/invitations (also under /api): owner or admin. */
 import { createInvitationInput, invitationOutput } from '../../../shared/invitations.ts';
-import { createInvitation } from './invitations.sql.ts';
+import { createInvitation } from './invitations.service.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 
@@ -17,4 +17,4 @@ export const createInvitationProcedure = organizationProcedure({ from: 'path', m
   )
   .input(createInvitationInput)
   .output(invitationOutput)
-  .mutation(({ ctx, input }) => createInvitation(ctx.db, ctx.actor, input, ctx.settings.INVITATION_TTL_HOURS));
+  .mutation(({ ctx, input }) => createInvitation(ctx.org, input, ctx.settings.INVITATION_TTL_HOURS));

@@ -1,7 +1,7 @@
 /** POST /invitations/{invitation_id}/decline (also under /api): the invitee. */
 import { invitationPathInput } from '../../../shared/invitations.ts';
 import { messageOutput } from '../../../shared/fields.ts';
-import { declineInvitation } from './invitations.sql.ts';
+import { declineInvitation } from './invitations.service.ts';
 import { callerProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 

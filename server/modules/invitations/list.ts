@@ -1,6 +1,6 @@
 /** GET /organizations/{organization_id}/invitations (also under /api): owner or admin. */
 import { invitationOutput } from '../../../shared/invitations.ts';
-import { listOrganizationInvitations } from './invitations.sql.ts';
+import { listOrganizationInvitations } from './invitations.service.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { listOutput } from '../../platform/rpc/lists.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
@@ -16,4 +16,4 @@ export const listInvitationsProcedure = organizationProcedure({ from: 'path', ma
     }),
   )
   .output(listOutput(invitationOutput))
-  .query(({ ctx }) => listOrganizationInvitations(ctx.db, ctx.actor.organizationId));
+  .query(({ ctx }) => listOrganizationInvitations(ctx.org));

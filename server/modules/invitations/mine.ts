@@ -1,6 +1,6 @@
 /** GET /invitations (also under /api): the caller's own pending invitations. */
 import { invitationOutput } from '../../../shared/invitations.ts';
-import { listMyInvitations } from './invitations.sql.ts';
+import { listMyInvitations } from './invitations.service.ts';
 import { callerProcedure } from '../../platform/rpc/procedures.ts';
 import { listOutput } from '../../platform/rpc/lists.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';

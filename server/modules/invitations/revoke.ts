@@ -1,7 +1,7 @@
 /** DELETE /organizations/{organization_id}/invitations/{invitation_id} (also under /api): owner or admin. */
 import { invitationPathInput } from '../../../shared/invitations.ts';
 import { messageOutput } from '../../../shared/fields.ts';
-import { revokeInvitation } from './invitations.sql.ts';
+import { revokeInvitation } from './invitations.service.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 
@@ -17,4 +17,4 @@ export const revokeInvitationProcedure = organizationProcedure({ from: 'path', m
   )
   .input(invitationPathInput)
   .output(messageOutput)
-  .mutation(({ ctx, input }) => revokeInvitation(ctx.db, ctx.actor, input.invitation_id));
+  .mutation(({ ctx, input }) => revokeInvitation(ctx.org, input.invitation_id));

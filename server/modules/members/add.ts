@@ -3,7 +3,7 @@ import { membershipOutput } from '../../../shared/fields.ts';
 import { addMemberInput } from '../../../shared/members.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { addMember } from './members.sql.ts';
+import { addMember } from './members.service.ts';
 import { path, tags } from './rest.ts';
 
 export const addMemberProcedure = organizationProcedure({ from: 'header', may: 'members:add' })
@@ -20,4 +20,4 @@ export const addMemberProcedure = organizationProcedure({ from: 'header', may: '
   )
   .input(addMemberInput)
   .output(membershipOutput)
-  .mutation(({ ctx, input }) => addMember(ctx.db, ctx.actor, input));
+  .mutation(({ ctx, input }) => addMember(ctx.org, input));

@@ -3,7 +3,7 @@ import { messageOutput } from '../../../shared/fields.ts';
 import { changeRoleInput } from '../../../shared/members.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { changeRole } from './members.sql.ts';
+import { changeRole } from './members.service.ts';
 import { path, tags } from './rest.ts';
 
 export const changeRoleProcedure = organizationProcedure({ from: 'header', may: 'members:update' })
@@ -20,6 +20,6 @@ export const changeRoleProcedure = organizationProcedure({ from: 'header', may: 
   .input(changeRoleInput)
   .output(messageOutput)
   .mutation(async ({ ctx, input }) => {
-    await changeRole(ctx.db, ctx.actor, input);
+    await changeRole(ctx.org, input);
     return { message: 'Role updated' };
   });

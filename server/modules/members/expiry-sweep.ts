@@ -1,8 +1,8 @@
 /**
  * The sweep of expired memberships (behaviour §11). A membership counts as none from its
- * `expires_at` on whether or not the sweep has run (access.ts, `unexpired`); the sweep removes the
+ * `expires_at` on whether or not the sweep has run (memberships.ts, `unexpired`); the sweep removes the
  * rows left behind and records `member.expired` for each, which also ends the member's event
- * subscriptions (events.sql.ts, `revokesAccess`).
+ * subscriptions (events.service.ts, `revokesAccess`).
  *
  * Every instance sweeps, every SWEEP_INTERVAL_MS plus a jitter, reading expired memberships through
  * their index a batch at a time. Each removal is a change of its own organization, which takes the
@@ -10,41 +10,15 @@
  * found the same row, the second finds it gone (or renewed meanwhile) and does nothing, so each
  * expiry is removed and recorded once.
  */
-import { lapsed } from '../../platform/access.ts';
 import { takeOrganization } from '../../platform/organization-changes.ts';
-import type { DbTimestamp } from '../../platform/database/schema.ts';
-import { prepare } from '../../platform/database/prepared.ts';
 import type { Db } from '../../platform/database/transaction.ts';
-import { removeLapsedMembership } from './members.sql.ts';
+import { expiredMembershipBatch, lapsedMembershipOf } from './members.queries.ts';
+import { removeLapsedMembership } from './members.service.ts';
 
 /** How often each instance sweeps, unless told otherwise (tests are). */
 export const SWEEP_INTERVAL_MS = 15_000;
 /** Expired memberships read per statement, then removed one by one. */
 const BATCH_SIZE = 100;
-
-/**
- * The oldest expired memberships, by organization_users_expires_idx. An owner's membership cannot
- * expire (refused on input, cleared when ownership is handed over); should a row say otherwise,
- * it is left alone rather than risk an organization's last owner, and it is not read again.
- */
-const expiredMemberships = prepare((sql, now: DbTimestamp) =>
-  sql
-    .selectFrom('organization_users as m')
-    .select(['m.organization_id', 'm.user_id'])
-    .where(lapsed('m', now))
-    .where('m.role', '<>', 'owner')
-    .orderBy('m.expires_at')
-    .limit(BATCH_SIZE),
-);
-
-const expiredMembership = prepare((sql, organizationId: string, userId: string, now: DbTimestamp) =>
-  sql
-    .selectFrom('organization_users as m')
-    .select(['m.role', 'm.expires_at'])
-    .where('m.organization_id', '=', organizationId)
-    .where('m.user_id', '=', userId)
-    .where(lapsed('m', now)),
-);
 
 /** The organization was deleted meanwhile, and its memberships with it. */
 class OrganizationGone extends Error {}
@@ -54,8 +28,9 @@ async function removeExpired(db: Db, organizationId: string, userId: string): Pr
   try {
     await db.transaction(
       async (tx) => {
-        const change = takeOrganization(tx, organizationId, () => new OrganizationGone());
-        const row = await tx.first(expiredMembership(tx.sql, organizationId, userId, tx.timestamp()));
+        // The member is the actor: nobody removed them, their membership ended when it was given to.
+        const change = takeOrganization(tx, organizationId, userId, () => new OrganizationGone());
+        const row = await lapsedMembershipOf(tx, organizationId, userId);
         if (!row?.expires_at || row.role === 'owner') return;
         await removeLapsedMembership(tx, change, { userId, role: row.role, expiresAt: row.expires_at });
       },
@@ -69,7 +44,7 @@ async function removeExpired(db: Db, organizationId: string, userId: string): Pr
 /** One sweep: batches until none is full, or until the sweep is stopped. */
 async function sweep(db: Db, stopped: AbortSignal): Promise<void> {
   for (;;) {
-    const batch = await db.all(expiredMemberships(db.sql, db.timestamp(new Date())));
+    const batch = await expiredMembershipBatch(db, BATCH_SIZE);
     for (const { organization_id, user_id } of batch) {
       if (stopped.aborted) return;
       await removeExpired(db, organization_id, user_id);

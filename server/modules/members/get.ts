@@ -2,10 +2,10 @@
 import { getMemberInput, memberOutput } from '../../../shared/members.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { getMember } from './members.sql.ts';
+import { getMember } from './members.service.ts';
 import { path, tags } from './rest.ts';
 
-export const getMemberProcedure = organizationProcedure({ from: 'header', may: 'members:read', checkedInQuery: true })
+export const getMemberProcedure = organizationProcedure({ from: 'header', may: 'members:read' })
   .meta(
     restEndpoint({
       method: 'GET',
@@ -18,4 +18,4 @@ export const getMemberProcedure = organizationProcedure({ from: 'header', may: '
   )
   .input(getMemberInput)
   .output(memberOutput)
-  .query(({ ctx, input }) => getMember(ctx.db, ctx.actor, input.user_id));
+  .query(({ ctx, input }) => getMember(ctx.org, input.user_id));

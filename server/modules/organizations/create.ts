@@ -1,7 +1,7 @@
 /** POST /organizations (also under /api): the caller becomes the owner. */
 import { membershipOutput } from '../../../shared/fields.ts';
 import { createOrganizationInput } from '../../../shared/organizations.ts';
-import { createOrganization } from './organizations.sql.ts';
+import { createOrganization } from './organizations.service.ts';
 import { creatorProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 

@@ -1,6 +1,6 @@
 /** GET /organizations/{organization_id} (also under /api): any member. */
 import { organizationDetailsOutput } from '../../../shared/organizations.ts';
-import { getOrganization } from './organizations.sql.ts';
+import { getOrganization } from './organizations.service.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 
@@ -8,7 +8,6 @@ import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 export const getOrganizationProcedure = organizationProcedure({
   from: 'path',
   may: 'organization:read',
-  checkedInQuery: true,
 })
   .meta(
     restEndpoint({
@@ -20,4 +19,4 @@ export const getOrganizationProcedure = organizationProcedure({
     }),
   )
   .output(organizationDetailsOutput)
-  .query(({ ctx }) => getOrganization(ctx.db, ctx.actor));
+  .query(({ ctx }) => getOrganization(ctx.org));

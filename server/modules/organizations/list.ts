@@ -1,6 +1,6 @@
 /** GET /organizations (also under /api), and the same list a page at a time over tRPC. */
 import { organizationOutput } from '../../../shared/organizations.ts';
-import { listOrganizations } from './organizations.sql.ts';
+import { listOrganizations } from './organizations.service.ts';
 import { callerProcedure } from '../../platform/rpc/procedures.ts';
 import { listOutput, pageInput, pageOutput, restListQuery, restList } from '../../platform/rpc/lists.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';

@@ -1,6 +1,6 @@
 /** DELETE /organizations/{organization_id} (also under /api): owners only. */
 import { messageOutput } from '../../../shared/fields.ts';
-import { deleteOrganization } from './organizations.sql.ts';
+import { deleteOrganization } from './organizations.service.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 
@@ -15,4 +15,4 @@ export const removeOrganizationProcedure = organizationProcedure({ from: 'path',
     }),
   )
   .output(messageOutput)
-  .mutation(({ ctx }) => deleteOrganization(ctx.db, ctx.actor));
+  .mutation(({ ctx }) => deleteOrganization(ctx.org));

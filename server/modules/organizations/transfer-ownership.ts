@@ -1,7 +1,7 @@
 /** POST /organizations/{organization_id}/transfer-ownership (also under /api): owners only. */
 import { transferOwnershipInput } from '../../../shared/organizations.ts';
 import { messageOutput } from '../../../shared/fields.ts';
-import { transferOwnership } from './organizations.sql.ts';
+import { transferOwnership } from './organizations.service.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 
@@ -17,4 +17,4 @@ export const transferOwnershipProcedure = organizationProcedure({ from: 'path', 
   )
   .input(transferOwnershipInput)
   .output(messageOutput)
-  .mutation(({ ctx, input }) => transferOwnership(ctx.db, ctx.actor, input));
+  .mutation(({ ctx, input }) => transferOwnership(ctx.org, input));

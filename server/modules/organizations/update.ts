@@ -1,6 +1,6 @@
 /** PUT /organizations/{organization_id} (also under /api): owner or admin. */
 import { organizationDetailsOutput, updateOrganizationInput } from '../../../shared/organizations.ts';
-import { updateOrganization } from './organizations.sql.ts';
+import { updateOrganization } from './organizations.service.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 
@@ -16,4 +16,4 @@ export const updateOrganizationProcedure = organizationProcedure({ from: 'path',
   )
   .input(updateOrganizationInput)
   .output(organizationDetailsOutput)
-  .mutation(({ ctx, input }) => updateOrganization(ctx.db, ctx.actor, input));
+  .mutation(({ ctx, input }) => updateOrganization(ctx.org, input));

@@ -7,15 +7,11 @@ import { checkPermissionsInput, permissionCheckOutput } from '../../../shared/pe
 import { checkedInPlace } from '../../platform/rpc/checked-output.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { checkPermissions } from './permissions.sql.ts';
+import { checkPermissions } from './permissions.service.ts';
 import { path, tags } from './rest.ts';
 
-// The caller's membership, and the user's, are read by the check's own query.
-export const checkPermissionsProcedure = organizationProcedure({
-  from: 'path',
-  may: 'organization:read',
-  checkedInQuery: true,
-})
+// Any member about themselves; about another user, members:read (behaviour §11).
+export const checkPermissionsProcedure = organizationProcedure({ from: 'path', may: 'members:read', orSelf: { field: 'user_id', absentMeansSelf: true } })
   .meta(
     restEndpoint({
       method: 'POST',
@@ -29,4 +25,4 @@ export const checkPermissionsProcedure = organizationProcedure({
   // Checked in place: zod's parse copies the answer, 1.4 µs for 20 results against 0.04 (a
   // micro-benchmark on Node 24). A clone, because checkedInPlace replaces the schema's parse.
   .output(checkedInPlace(permissionCheckOutput.clone()))
-  .query(({ ctx, input }) => checkPermissions(ctx.db, ctx.actor, input.permissions, input.user_id));
+  .query(({ ctx, input }) => checkPermissions(ctx.org, input.permissions, input.user_id));

@@ -1,16 +1,13 @@
 /** GET /organizations/{organization_id}/permissions (also under /api): the caller's own, any member. */
 import { permissionsOutput } from '../../../shared/permissions.ts';
+import { ANY_MEMBER } from '../../platform/authorization/access.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { permissionsOf } from './permissions.sql.ts';
+import { permissionsOf } from './permissions.service.ts';
 import { path, tags } from './rest.ts';
 
-// The membership is checked by the same query that reads the role.
-export const myPermissionsProcedure = organizationProcedure({
-  from: 'path',
-  may: 'organization:read',
-  checkedInQuery: true,
-})
+// Any member, whatever their role holds (behaviour §11).
+export const myPermissionsProcedure = organizationProcedure({ from: 'path', may: ANY_MEMBER })
   .meta(
     restEndpoint({
       method: 'GET',
@@ -21,4 +18,4 @@ export const myPermissionsProcedure = organizationProcedure({
     }),
   )
   .output(permissionsOutput)
-  .query(({ ctx }) => permissionsOf(ctx.db, ctx.actor));
+  .query(({ ctx }) => permissionsOf(ctx.org));

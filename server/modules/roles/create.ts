@@ -2,7 +2,7 @@
 import { createRoleInput, roleOutput } from '../../../shared/roles.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { createRole } from './roles.sql.ts';
+import { createRole } from './roles.service.ts';
 import { path, tags } from './rest.ts';
 
 export const createRoleProcedure = organizationProcedure({ from: 'path', may: 'roles:manage' })
@@ -18,4 +18,4 @@ export const createRoleProcedure = organizationProcedure({ from: 'path', may: 'r
   )
   .input(createRoleInput)
   .output(roleOutput)
-  .mutation(({ ctx, input }) => createRole(ctx.db, ctx.actor, input));
+  .mutation(({ ctx, input }) => createRole(ctx.org, input));

@@ -3,11 +3,11 @@ import { z } from 'zod';
 import { roleOutput } from '../../../shared/roles.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { listRoles } from './roles.sql.ts';
+import { listRoles } from './roles.service.ts';
 import { path, tags } from './rest.ts';
 
 // The caller's membership is read by the list's own query.
-export const listRolesProcedure = organizationProcedure({ from: 'path', may: 'roles:read', checkedInQuery: true })
+export const listRolesProcedure = organizationProcedure({ from: 'path', may: 'roles:read' })
   .meta(
     restEndpoint({
       method: 'GET',
@@ -19,4 +19,4 @@ export const listRolesProcedure = organizationProcedure({ from: 'path', may: 'ro
     }),
   )
   .output(z.array(roleOutput))
-  .query(({ ctx }) => listRoles(ctx.db, ctx.actor));
+  .query(({ ctx }) => listRoles(ctx.org));

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { messageOutput, roleSchema } from '../../../shared/fields.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { removeRole } from './roles.sql.ts';
+import { removeRole } from './roles.service.ts';
 import { path, tags } from './rest.ts';
 
 export const removeRoleProcedure = organizationProcedure({ from: 'path', may: 'roles:manage' })
@@ -18,4 +18,4 @@ export const removeRoleProcedure = organizationProcedure({ from: 'path', may: 'r
   )
   .input(z.object({ role: roleSchema }))
   .output(messageOutput)
-  .mutation(({ ctx, input }) => removeRole(ctx.db, ctx.actor, input.role));
+  .mutation(({ ctx, input }) => removeRole(ctx.org, input.role));

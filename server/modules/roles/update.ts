@@ -2,7 +2,7 @@
 import { roleOutput, updateRoleInput } from '../../../shared/roles.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { updateRole } from './roles.sql.ts';
+import { updateRole } from './roles.service.ts';
 import { path, tags } from './rest.ts';
 
 export const updateRoleProcedure = organizationProcedure({ from: 'path', may: 'roles:manage' })
@@ -18,4 +18,4 @@ export const updateRoleProcedure = organizationProcedure({ from: 'path', may: 'r
   )
   .input(updateRoleInput)
   .output(roleOutput)
-  .mutation(({ ctx, input }) => updateRole(ctx.db, ctx.actor, input));
+  .mutation(({ ctx, input }) => updateRole(ctx.org, input));

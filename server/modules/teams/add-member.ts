@@ -2,7 +2,7 @@
 import { teamMemberInput, teamMembershipOutput } from '../../../shared/teams.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { addTeamMember } from './teams.sql.ts';
+import { addTeamMember } from './teams.service.ts';
 import { tags, teamPath } from './rest.ts';
 
 export const addTeamMemberProcedure = organizationProcedure({ from: 'path', may: 'teams:manage' })
@@ -19,4 +19,4 @@ export const addTeamMemberProcedure = organizationProcedure({ from: 'path', may:
   )
   .input(teamMemberInput)
   .output(teamMembershipOutput)
-  .mutation(({ ctx, input }) => addTeamMember(ctx.db, ctx.actor, input.team_id, input.user_id));
+  .mutation(({ ctx, input }) => addTeamMember(ctx.org, input.team_id, input.user_id));

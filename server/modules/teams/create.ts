@@ -2,7 +2,7 @@
 import { createTeamInput, teamOutput } from '../../../shared/teams.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { createTeam } from './teams.sql.ts';
+import { createTeam } from './teams.service.ts';
 import { path, tags } from './rest.ts';
 
 export const createTeamProcedure = organizationProcedure({ from: 'path', may: 'teams:manage' })
@@ -19,4 +19,4 @@ export const createTeamProcedure = organizationProcedure({ from: 'path', may: 't
   )
   .input(createTeamInput)
   .output(teamOutput)
-  .mutation(({ ctx, input }) => createTeam(ctx.db, ctx.actor, input));
+  .mutation(({ ctx, input }) => createTeam(ctx.org, input));

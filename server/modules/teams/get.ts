@@ -2,7 +2,7 @@
 import { teamOutput, teamPathInput } from '../../../shared/teams.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { getTeam } from './teams.sql.ts';
+import { getTeam } from './teams.service.ts';
 import { tags, teamPath } from './rest.ts';
 
 export const getTeamProcedure = organizationProcedure({ from: 'path', may: 'teams:read' })
@@ -17,4 +17,4 @@ export const getTeamProcedure = organizationProcedure({ from: 'path', may: 'team
   )
   .input(teamPathInput)
   .output(teamOutput)
-  .query(({ ctx, input }) => getTeam(ctx.db, ctx.actor, input.team_id));
+  .query(({ ctx, input }) => getTeam(ctx.org, input.team_id));

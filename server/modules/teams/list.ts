@@ -3,7 +3,7 @@ import { teamOutput } from '../../../shared/teams.ts';
 import { listOutput, pageInput, pageOutput, restListQuery, restList } from '../../platform/rpc/lists.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { listTeams } from './teams.sql.ts';
+import { listTeams } from './teams.service.ts';
 import { path, tags } from './rest.ts';
 
 export const listTeamsProcedure = organizationProcedure({ from: 'path', may: 'teams:read' })
@@ -19,10 +19,10 @@ export const listTeamsProcedure = organizationProcedure({ from: 'path', may: 'te
   )
   .input(restListQuery().unwrap())
   .output(listOutput(teamOutput))
-  .query(({ ctx, input }) => restList(ctx, input, (page) => listTeams(ctx.db, ctx.actor, page)));
+  .query(({ ctx, input }) => restList(ctx, input, (page) => listTeams(ctx.org, page)));
 
 /** tRPC only: the teams a page at a time. */
 export const teamsPageProcedure = organizationProcedure({ from: 'path', may: 'teams:read' })
   .input(pageInput)
   .output(pageOutput(teamOutput))
-  .query(({ ctx, input }) => listTeams(ctx.db, ctx.actor, input));
+  .query(({ ctx, input }) => listTeams(ctx.org, input));

@@ -4,7 +4,7 @@ import { teamOutput } from '../../../shared/teams.ts';
 import { callerProcedure } from '../../platform/rpc/procedures.ts';
 import { listOutput } from '../../platform/rpc/lists.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { listMyTeams } from './teams.sql.ts';
+import { listMyTeams } from './teams.service.ts';
 import { tags } from './rest.ts';
 
 export const myTeamsProcedure = callerProcedure

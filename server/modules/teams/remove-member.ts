@@ -3,11 +3,11 @@ import { messageOutput } from '../../../shared/fields.ts';
 import { teamMemberInput } from '../../../shared/teams.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { removeTeamMember } from './teams.sql.ts';
+import { removeTeamMember } from './teams.service.ts';
 import { tags, teamPath } from './rest.ts';
 
 // Leaving a team needs no permission: the member themselves may (behaviour §12).
-export const removeTeamMemberProcedure = organizationProcedure({ from: 'path', may: 'teams:manage' })
+export const removeTeamMemberProcedure = organizationProcedure({ from: 'path', may: 'teams:manage', orSelf: { field: 'user_id' } })
   .meta(
     restEndpoint({
       method: 'DELETE',
@@ -19,4 +19,4 @@ export const removeTeamMemberProcedure = organizationProcedure({ from: 'path', m
   )
   .input(teamMemberInput)
   .output(messageOutput)
-  .mutation(({ ctx, input }) => removeTeamMember(ctx.db, ctx.actor, input.team_id, input.user_id));
+  .mutation(({ ctx, input }) => removeTeamMember(ctx.org, input.team_id, input.user_id));

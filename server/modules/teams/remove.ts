@@ -3,7 +3,7 @@ import { messageOutput } from '../../../shared/fields.ts';
 import { teamPathInput } from '../../../shared/teams.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { removeTeam } from './teams.sql.ts';
+import { removeTeam } from './teams.service.ts';
 import { tags, teamPath } from './rest.ts';
 
 export const removeTeamProcedure = organizationProcedure({ from: 'path', may: 'teams:manage' })
@@ -18,4 +18,4 @@ export const removeTeamProcedure = organizationProcedure({ from: 'path', may: 't
   )
   .input(teamPathInput)
   .output(messageOutput)
-  .mutation(({ ctx, input }) => removeTeam(ctx.db, ctx.actor, input.team_id));
+  .mutation(({ ctx, input }) => removeTeam(ctx.org, input.team_id));

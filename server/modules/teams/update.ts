@@ -2,7 +2,7 @@
 import { teamOutput, updateTeamInput } from '../../../shared/teams.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { updateTeam } from './teams.sql.ts';
+import { updateTeam } from './teams.service.ts';
 import { tags, teamPath } from './rest.ts';
 
 export const updateTeamProcedure = organizationProcedure({ from: 'path', may: 'teams:manage' })
@@ -18,4 +18,4 @@ export const updateTeamProcedure = organizationProcedure({ from: 'path', may: 't
   )
   .input(updateTeamInput)
   .output(teamOutput)
-  .mutation(({ ctx, input }) => updateTeam(ctx.db, ctx.actor, input));
+  .mutation(({ ctx, input }) => updateTeam(ctx.org, input));

@@ -3,7 +3,7 @@ import { successOutput } from '../../../shared/fields.ts';
 import { createUserInput } from '../../../shared/users.ts';
 import { creatorProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { createUser } from './users.sql.ts';
+import { createUser } from './users.service.ts';
 
 const tags = ['users'];
 

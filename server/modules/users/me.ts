@@ -2,11 +2,11 @@
 import { userOutput } from '../../../shared/users.ts';
 import { callerProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { getUser } from './users.sql.ts';
+import { getUser } from './users.service.ts';
 
 const tags = ['users'];
 
 export const getMeProcedure = callerProcedure
   .meta(restEndpoint({ method: 'GET', path: '/users', tags, summary: "Read the caller's user record", errors: [404] }))
   .output(userOutput)
-  .query(({ ctx }) => getUser(ctx.db, ctx.caller));
+  .query(({ ctx }) => getUser(ctx.db, ctx.caller.userId));

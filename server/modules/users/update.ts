@@ -3,7 +3,7 @@ import { successOutput } from '../../../shared/fields.ts';
 import { updateUserInput } from '../../../shared/users.ts';
 import { callerProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { updateUser } from './users.sql.ts';
+import { updateUser } from './users.service.ts';
 
 const tags = ['users'];
 

@@ -3,7 +3,7 @@ import { createdWebhookOutput, createWebhookInput } from '../../../shared/webhoo
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { guardOptions } from './guard.ts';
-import { createWebhook } from './webhooks.sql.ts';
+import { createWebhook } from './webhooks.service.ts';
 import { path, tags } from './rest.ts';
 
 export const createWebhookProcedure = organizationProcedure({ from: 'path', may: 'webhooks:manage' })
@@ -20,4 +20,4 @@ export const createWebhookProcedure = organizationProcedure({ from: 'path', may:
   )
   .input(createWebhookInput)
   .output(createdWebhookOutput)
-  .mutation(({ ctx, input }) => createWebhook(ctx.db, ctx.actor, input, guardOptions(ctx.settings)));
+  .mutation(({ ctx, input }) => createWebhook(ctx.org, input, guardOptions(ctx.settings)));

@@ -3,7 +3,7 @@ import { deliveryOutput, webhookIdSchema } from '../../../shared/webhooks.ts';
 import { listOutput, pageInput, pageOutput, restListQuery, restList } from '../../platform/rpc/lists.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { listDeliveries } from './webhooks.sql.ts';
+import { listDeliveries } from './webhooks.service.ts';
 import { tags, webhookPath } from './rest.ts';
 
 export const listDeliveriesProcedure = organizationProcedure({ from: 'path', may: 'webhooks:manage' })
@@ -19,10 +19,10 @@ export const listDeliveriesProcedure = organizationProcedure({ from: 'path', may
   )
   .input(restListQuery().unwrap().extend({ webhook_id: webhookIdSchema }))
   .output(listOutput(deliveryOutput))
-  .query(({ ctx, input }) => restList(ctx, input, (page) => listDeliveries(ctx.db, ctx.actor, input.webhook_id, page)));
+  .query(({ ctx, input }) => restList(ctx, input, (page) => listDeliveries(ctx.org, input.webhook_id, page)));
 
 /** tRPC only: the deliveries a page at a time. */
 export const deliveriesPageProcedure = organizationProcedure({ from: 'path', may: 'webhooks:manage' })
   .input(pageInput.extend({ webhook_id: webhookIdSchema }))
   .output(pageOutput(deliveryOutput))
-  .query(({ ctx, input }) => listDeliveries(ctx.db, ctx.actor, input.webhook_id, input));
+  .query(({ ctx, input }) => listDeliveries(ctx.org, input.webhook_id, input));

@@ -16,8 +16,7 @@
  *   PER_ENDPOINT of them, so a slow or dead receiver holds up only its own deliveries.
  */
 import { randomUUID } from 'node:crypto';
-import { toAuditEvent } from '../events/events.sql.ts';
-import { appendEvent, takeOrganization } from '../../platform/organization-changes.ts';
+import { toAuditEvent } from '../events/events.service.ts';
 import { Gate } from '../../platform/database/admission.ts';
 import { prepare } from '../../platform/database/prepared.ts';
 import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
@@ -26,6 +25,7 @@ import type { Db } from '../../platform/database/transaction.ts';
 import { fanOut } from './fan-out.ts';
 import { Sender, type AttemptResult } from './sender.ts';
 import { signatureHeader } from './signing.ts';
+import { disableFailingWebhook } from './webhooks.service.ts';
 import type { UrlGuardOptions } from './url-guard.ts';
 
 /** Connections the delivery machinery uses at most, of the pool the API shares. */
@@ -344,43 +344,7 @@ export class Dispatcher {
     );
     if (!row?.enabled || !row.failing_since) return;
     if (toDate(row.failing_since).getTime() > now.getTime() - this.#settings.disableAfterMs) return;
-    await this.#inBudget(() => this.#disable(row.organization_id, webhookId));
-  }
-
-  /**
-   * Disables an endpoint that has failed for WEBHOOK_DISABLE_AFTER_HOURS, as a change of its
-   * organization (its lock, then the endpoint read again) with a `webhook.disabled` event, whose
-   * actor is who created the endpoint: the trail names no one else for it.
-   */
-  async #disable(organizationId: string, webhookId: string): Promise<void> {
-    const reason = `Every delivery attempt failed for ${this.#settings.disableAfterMs / 3_600_000} hours`;
-    await this.#db.transaction(
-      async (tx) => {
-        const change = takeOrganization(tx, organizationId, () => new Error('The organization is gone'));
-        const row = await tx.first(
-          tx.sql
-            .selectFrom('webhooks as w')
-            .innerJoin('organization_events as e', 'e.event_id', 'w.created_event_id')
-            .select(['w.url', 'w.enabled', 'w.failing_since', 'e.actor_user_id'])
-            .where('w.id', '=', webhookId),
-        );
-        if (!row?.enabled || !row.failing_since) return;
-        if (toDate(row.failing_since).getTime() > tx.now.getTime() - this.#settings.disableAfterMs) return;
-        tx.later(
-          tx.sql
-            .updateTable('webhooks')
-            .set({ enabled: 0, disabled_reason: reason, updated_at: tx.timestamp() })
-            .where('id', '=', webhookId),
-        );
-        await appendEvent(tx, change, {
-          type: 'webhook.disabled',
-          actorUserId: row.actor_user_id,
-          subjectUserId: null,
-          data: { webhook_id: webhookId, url: row.url, reason },
-        });
-      },
-      { organizationId },
-    );
+    await this.#inBudget(() => disableFailingWebhook(this.#db, webhookId, this.#settings.disableAfterMs));
   }
 
   async #countDepth(): Promise<void> {

@@ -2,7 +2,7 @@
 import { webhookOutput, webhookPathInput } from '../../../shared/webhooks.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { getWebhook } from './webhooks.sql.ts';
+import { getWebhook } from './webhooks.service.ts';
 import { tags, webhookPath } from './rest.ts';
 
 export const getWebhookProcedure = organizationProcedure({ from: 'path', may: 'webhooks:manage' })
@@ -17,4 +17,4 @@ export const getWebhookProcedure = organizationProcedure({ from: 'path', may: 'w
   )
   .input(webhookPathInput)
   .output(webhookOutput)
-  .query(({ ctx, input }) => getWebhook(ctx.db, ctx.actor, input.webhook_id));
+  .query(({ ctx, input }) => getWebhook(ctx.org, input.webhook_id));

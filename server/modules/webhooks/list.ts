@@ -3,7 +3,7 @@ import { webhookOutput } from '../../../shared/webhooks.ts';
 import { listOutput, pageInput, pageOutput, restListQuery, restList } from '../../platform/rpc/lists.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { listWebhooks } from './webhooks.sql.ts';
+import { listWebhooks } from './webhooks.service.ts';
 import { path, tags } from './rest.ts';
 
 export const listWebhooksProcedure = organizationProcedure({ from: 'path', may: 'webhooks:manage' })
@@ -19,10 +19,10 @@ export const listWebhooksProcedure = organizationProcedure({ from: 'path', may: 
   )
   .input(restListQuery().unwrap())
   .output(listOutput(webhookOutput))
-  .query(({ ctx, input }) => restList(ctx, input, (page) => listWebhooks(ctx.db, ctx.actor, page)));
+  .query(({ ctx, input }) => restList(ctx, input, (page) => listWebhooks(ctx.org, page)));
 
 /** tRPC only: the endpoints a page at a time. */
 export const webhooksPageProcedure = organizationProcedure({ from: 'path', may: 'webhooks:manage' })
   .input(pageInput)
   .output(pageOutput(webhookOutput))
-  .query(({ ctx, input }) => listWebhooks(ctx.db, ctx.actor, input));
+  .query(({ ctx, input }) => listWebhooks(ctx.org, input));

@@ -3,7 +3,7 @@ import { messageOutput } from '../../../shared/fields.ts';
 import { webhookPathInput } from '../../../shared/webhooks.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { removeWebhook } from './webhooks.sql.ts';
+import { removeWebhook } from './webhooks.service.ts';
 import { tags, webhookPath } from './rest.ts';
 
 export const removeWebhookProcedure = organizationProcedure({ from: 'path', may: 'webhooks:manage' })
@@ -18,4 +18,4 @@ export const removeWebhookProcedure = organizationProcedure({ from: 'path', may:
   )
   .input(webhookPathInput)
   .output(messageOutput)
-  .mutation(({ ctx, input }) => removeWebhook(ctx.db, ctx.actor, input.webhook_id));
+  .mutation(({ ctx, input }) => removeWebhook(ctx.org, input.webhook_id));

@@ -2,7 +2,7 @@
 import { deliveryOutput, deliveryPathInput } from '../../../shared/webhooks.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { retryDelivery } from './webhooks.sql.ts';
+import { retryDelivery } from './webhooks.service.ts';
 import { tags, webhookPath } from './rest.ts';
 
 export const retryDeliveryProcedure = organizationProcedure({ from: 'path', may: 'webhooks:manage' })
@@ -18,4 +18,4 @@ export const retryDeliveryProcedure = organizationProcedure({ from: 'path', may:
   )
   .input(deliveryPathInput)
   .output(deliveryOutput)
-  .mutation(({ ctx, input }) => retryDelivery(ctx.db, ctx.actor, input.webhook_id, input.delivery_id));
+  .mutation(({ ctx, input }) => retryDelivery(ctx.org, input.webhook_id, input.delivery_id));

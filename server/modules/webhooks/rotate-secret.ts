@@ -2,7 +2,7 @@
 import { secretOutput, webhookPathInput } from '../../../shared/webhooks.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { rotateSecret } from './webhooks.sql.ts';
+import { rotateSecret } from './webhooks.service.ts';
 import { tags, webhookPath } from './rest.ts';
 
 export const rotateSecretProcedure = organizationProcedure({ from: 'path', may: 'webhooks:manage' })
@@ -17,4 +17,4 @@ export const rotateSecretProcedure = organizationProcedure({ from: 'path', may: 
   )
   .input(webhookPathInput)
   .output(secretOutput)
-  .mutation(({ ctx, input }) => rotateSecret(ctx.db, ctx.actor, input.webhook_id));
+  .mutation(({ ctx, input }) => rotateSecret(ctx.org, input.webhook_id));

@@ -3,7 +3,7 @@ import { updateWebhookInput, webhookOutput } from '../../../shared/webhooks.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { guardOptions } from './guard.ts';
-import { updateWebhook } from './webhooks.sql.ts';
+import { updateWebhook } from './webhooks.service.ts';
 import { tags, webhookPath } from './rest.ts';
 
 export const updateWebhookProcedure = organizationProcedure({ from: 'path', may: 'webhooks:manage' })
@@ -18,4 +18,4 @@ export const updateWebhookProcedure = organizationProcedure({ from: 'path', may:
   )
   .input(updateWebhookInput)
   .output(webhookOutput)
-  .mutation(({ ctx, input }) => updateWebhook(ctx.db, ctx.actor, input, guardOptions(ctx.settings)));
+  .mutation(({ ctx, input }) => updateWebhook(ctx.org, input, guardOptions(ctx.settings)));

@@ -22,6 +22,7 @@ import { toDbTimestamp, type Database, type DbTimestamp, type Dialect, type Sql 
 import { Admission, type Turn } from './admission.ts';
 import { isForeignKeyViolation, isLostConflict, isUniqueViolation } from './failures.ts';
 import { connectionWaitDeadline } from './mysql-pool.ts';
+import { GuardedReads } from './guarded-reads.ts';
 import { buildOnlySql, UnitOfWork, type Reader, type Tx } from './unit-of-work.ts';
 
 export type { Reader, Tx } from './unit-of-work.ts';
@@ -122,6 +123,12 @@ export class Db implements Reader {
 
   timestamp(date: Date): DbTimestamp {
     return toDbTimestamp(this.dialect, date);
+  }
+
+  /** Reads that come after a guard (guarded-reads.ts), for a procedure in an organization. */
+  guardedReads(): GuardedReads {
+    const { buildSql, dialect, settings } = this.#shared;
+    return new GuardedReads(this.sql, buildSql, dialect, settings.statementsTogether);
   }
 
   async first<Row>(query: Compilable<Row>): Promise<Row | undefined> {

@@ -71,15 +71,24 @@ export interface Tx extends Reader {
   timestamp(date?: Date): DbTimestamp;
   /** Queues a statement; `check` sees its result when it has run and may throw to fail the transaction. */
   later<Row>(query: Compilable<Row>, check?: (result: QueryResult<Row>) => void): void;
+  /**
+   * Queues a statement whose `check` must have passed before anything of the transaction is
+   * returned or committed: it goes out with the next statement whose result is awaited, its check
+   * runs before that result is handed back, and COMMIT never travels with it (the authorization
+   * guard, ../authorization/guard.ts).
+   */
+  guard<Row>(query: Compilable<Row>, check: (result: QueryResult<Row>) => void): void;
   /** Runs a statement, after those queued; its result. */
   run<Row>(query: Compilable<Row>): Promise<QueryResult<Row>>;
   /** Sends the queued statements now (their checks run). */
   flush(): Promise<void>;
 }
 
-interface Statement {
+export interface Statement {
   query: CompiledQuery;
   check?: (result: QueryResult<unknown>) => void;
+  /** A guard (Tx.guard): never sent together with COMMIT. */
+  guard?: boolean;
 }
 
 /** A query builder that refuses to run anything: queries built in a transaction run through it. */
@@ -113,6 +122,38 @@ function toQueryResults(rows: unknown[]): Array<QueryResult<unknown>> {
   return rows.map((result) =>
     isOkPacket(result) ? { rows: [], numAffectedRows: BigInt(result.affectedRows) } : { rows: result as unknown[] },
   );
+}
+
+/**
+ * Sends `statements` on `connection` (a pool or one connection), as one multi-statement query when
+ * `together` allows it, else one by one, each shaped by `bound`; then runs their checks in order,
+ * before any result is returned. One by one, a check runs before the next statement goes out.
+ * `bounded` tells, when a statement is about to go out, how to send it (a time bound).
+ */
+export async function sendStatements(
+  connection: Sql,
+  statements: Statement[],
+  together: boolean,
+  bounded: () => (query: CompiledQuery) => CompiledQuery = () => (query) => query,
+): Promise<Array<QueryResult<unknown>>> {
+  if (together && statements.length > 1) {
+    const bound = bounded();
+    const queries = statements.map((statement) => bound(statement.query));
+    const joined = CompiledQuery.raw(
+      queries.map((query) => query.sql).join(';\n'),
+      queries.flatMap((query) => [...query.parameters]),
+    );
+    const results = toQueryResults((await connection.executeQuery(joined)).rows);
+    statements.forEach((statement, index) => statement.check?.(results[index]!));
+    return results;
+  }
+  const results: Array<QueryResult<unknown>> = [];
+  for (const statement of statements) {
+    const result = await connection.executeQuery(bounded()(statement.query));
+    statement.check?.(result);
+    results.push(result);
+  }
+  return results;
 }
 
 /** How a UnitOfWork sends its statements; see the module comment and Tx. */
@@ -170,6 +211,10 @@ export class UnitOfWork implements Tx {
     this.#queued.push({ query: query.compile(), check: check as Statement['check'] });
   }
 
+  guard<Row>(query: Compilable<Row>, check: (result: QueryResult<Row>) => void): void {
+    this.#queued.push({ query: query.compile(), check: check as Statement['check'], guard: true });
+  }
+
   async run<Row>(query: Compilable<Row>): Promise<QueryResult<Row>> {
     const results = await this.#send([...this.#queued.splice(0), { query: query.compile() }]);
     return results.at(-1) as QueryResult<Row>;
@@ -195,8 +240,9 @@ export class UnitOfWork implements Tx {
     if (!this.#begun) await this.flush();
   }
 
-  /** Sends what is queued, then COMMIT. */
+  /** Sends what is queued, then COMMIT: a guard still queued goes out first, on its own (Tx.guard). */
   async commit(): Promise<void> {
+    if (this.#queued.some((statement) => statement.guard)) await this.flush();
     await this.#send([...this.#queued.splice(0), { query: COMMIT }]);
   }
 
@@ -205,27 +251,12 @@ export class UnitOfWork implements Tx {
     if (this.#begun) await this.#connection.executeQuery(CompiledQuery.raw('rollback'));
   }
 
-  async #send(statements: Statement[]): Promise<Array<QueryResult<unknown>>> {
-    let results: Array<QueryResult<unknown>>;
-    if (this.#together && statements.length > 1) {
+  #send(statements: Statement[]): Promise<Array<QueryResult<unknown>>> {
+    return sendStatements(this.#connection, statements, this.#together, () => {
       const bound = this.#withinBudget();
-      const queries = statements.map((statement) => bound(statement.query));
-      const joined = CompiledQuery.raw(
-        queries.map((query) => query.sql).join(';\n'),
-        queries.flatMap((query) => [...query.parameters]),
-      );
       this.#begun = true;
-      results = toQueryResults((await this.#connection.executeQuery(joined)).rows);
-    } else {
-      results = [];
-      for (const statement of statements) {
-        const query = this.#withinBudget()(statement.query);
-        this.#begun = true;
-        results.push(await this.#connection.executeQuery(query));
-      }
-    }
-    statements.forEach((statement, index) => statement.check?.(results[index]!));
-    return results;
+      return bound;
+    });
   }
 
   /**

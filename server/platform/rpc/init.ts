@@ -9,7 +9,7 @@
 import { initTRPC } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import type { ServicePermission } from '../role-catalogue.ts';
+import type { Requirement } from '../authorization/access.ts';
 import { httpStatusOf, publicErrorBody, trpcCarrierCode } from '../errors.ts';
 import type { Context } from './context.ts';
 
@@ -18,13 +18,15 @@ import type { Context } from './context.ts';
  * `wholeListStreamed`: a REST list (restList, lists.ts) whose whole form, without `?limit` or
  * `?cursor`, the REST layer streams page by page (http/rest.ts).
  * `access` or `permission`: who may call the procedure, set by the builder it starts from
- * (procedures.ts): any caller, a creator, or an actor holding that permission in an organization.
+ * (procedures.ts): any caller, a creator, or an actor holding that permission in an organization
+ * (`orSelf`: or any member, acting on themselves through that input field).
  */
 export type Meta = OpenApiMeta<{
   successStatus?: 201 | 202;
   wholeListStreamed?: boolean;
   access?: 'caller' | 'creator';
-  permission?: ServicePermission;
+  permission?: Requirement;
+  orSelf?: string;
 }>;
 
 /** How often an idle subscription stream gets a ping (http/trpc.ts bounds its socket's idle time by it). */

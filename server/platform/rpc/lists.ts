@@ -22,8 +22,11 @@ export const pageSize = () => z.number().int().min(1).max(MAX_PAGE_SIZE);
 /** The REST `Link` header of a paged list, as the OpenAPI document states it. */
 export const nextLinkHeader = (description: string) => z.object({ link: z.string().optional().meta({ description }) });
 
+/** What a list needs of its request's context: where it was asked for, and what it answers besides. */
+export type ListContext = Pick<Context, 'requestPath' | 'responseHeaders' | 'listPaging'>;
+
 /** Announces the next page of the list the caller asked for: `Link: <path?query>; rel="next"`. */
-export function linkToNextPage(ctx: Context, query: URLSearchParams): void {
+export function linkToNextPage(ctx: ListContext, query: URLSearchParams): void {
   ctx.responseHeaders.link = `<${ctx.requestPath}?${query}>; rel="next"`;
 }
 
@@ -50,7 +53,7 @@ function restPageRequest(query: z.infer<ReturnType<typeof restListQuery>> = {}):
 }
 
 /** The page's items, with `Link: <path?limit=N&cursor=…>; rel="next"` when more follow. */
-function withNextLink<Item>(ctx: Context, request: PageRequest, page: Page<Item>): Item[] {
+function withNextLink<Item>(ctx: ListContext, request: PageRequest, page: Page<Item>): Item[] {
   ctx.listPaging.nextCursor = page.nextCursor;
   if (page.nextCursor !== null && request.limit !== undefined) {
     linkToNextPage(ctx, new URLSearchParams({ limit: String(request.limit), cursor: page.nextCursor }));
@@ -63,7 +66,7 @@ function withNextLink<Item>(ctx: Context, request: PageRequest, page: Page<Item>
  * else the page asked for, announcing the next one in a `Link` header.
  */
 export async function restList<Item>(
-  ctx: Context,
+  ctx: ListContext,
   query: z.infer<ReturnType<typeof restListQuery>>,
   list: (page: PageRequest) => Promise<Page<Item>>,
 ): Promise<Item[]> {

@@ -5,12 +5,12 @@
  * handler holds no permission ifs, and each records its access in the procedure's meta, so that
  * every operation's permission can be listed (tests/unit/permissions.test.ts).
  */
-import type { TRPCError } from '@trpc/server';
 import { organizationPathInput } from '../../../shared/organizations.ts';
 import { organizationIdSchema } from '../../../shared/fields.ts';
-import { badRequest, forbidden, isBadRequest } from '../errors.ts';
-import { assertMay, roleInOrganization, type OrganizationActor } from '../access.ts';
-import type { ServicePermission } from '../role-catalogue.ts';
+import { badRequest, forbidden } from '../errors.ts';
+import { ANY_MEMBER, OrganizationAccess, type Requirement } from '../authorization/access.ts';
+import { InOrganization } from '../authorization/in-organization.ts';
+import type { RoleCatalogue } from '../role-catalogue.ts';
 import type { Db } from '../database/transaction.ts';
 import { idempotencyHook } from '../idempotency.ts';
 import { idempotentRequest } from './idempotency.ts';
@@ -49,100 +49,105 @@ function organizationIdFromHeader(header: string | string[] | undefined): string
   return (header as string).toLowerCase();
 }
 
-export interface OrganizationAccess {
+/** What an operation in an organization declares: where the organization is named, and what it needs. */
+export interface OrganizationOperation {
   /** Where the organization is named: the `organization_id` header, `{organization_id}` in the path, or the input. */
   from: 'header' | 'path' | 'input';
-  /** The one permission the procedure needs. */
-  may: ServicePermission;
+  /** The one permission the operation needs, or ANY_MEMBER. */
+  may: Requirement;
   /**
-   * The procedure's own query reads the actor's role (a member read, the member list), so the role
-   * is not read first: a database round trip saved per request.
+   * Acting on oneself needs only membership (leaving, leaving a team, checking one's own
+   * permissions): `field` is the input field naming the user acted on, which names the actor when
+   * it is absent too if `absentMeansSelf`.
    */
-  checkedInQuery?: boolean;
+  orSelf?: { field: string; absentMeansSelf?: boolean };
+}
+
+/** Whether the raw input names the actor as the user acted on (see OrganizationOperation.orSelf). */
+function namesActor(rawInput: unknown, orSelf: NonNullable<OrganizationOperation['orSelf']>, userId: string): boolean {
+  const named = (rawInput as Record<string, unknown> | undefined)?.[orSelf.field];
+  return named === userId || (named === undefined && orSelf.absentMeansSelf === true);
 }
 
 /**
- * The actor enters the context, and the role is read and checked here or later. A change checks it
- * itself, under the organization's lock, and a query that says `checkedInQuery` in its own SQL: for
- * those the role is read here only when the request is refused as bad (its input, a cursor), so
- * that a caller who may not act is told 403, not what is wrong with the request (order: token,
- * organization id, permission, body). Other reads and subscriptions have it read and checked
- * before they run. One middleware for both: each layer of tRPC's chain is an async call and copies
- * of the call options and the context.
+ * The organization scope of the request (authorization/in-organization.ts), in the context in place
+ * of the database: the operation reads and changes only through it, after the guard. After the
+ * operation, the guard runs if nothing ran it, and a refusal replaces whatever was answered (order:
+ * token, organization id, permission, body). A subscription is authorized before it starts.
  */
-async function actingWithAccess<Result extends { ok: boolean; error?: TRPCError }>(
-  { db, type, actor }: { db: Db; type: string; actor: OrganizationActor },
-  { checkedInQuery }: OrganizationAccess,
-  next: () => Promise<Result>,
+async function inOrganization<Result extends { ok: boolean }>(
+  ctx: { caller: { userId: string }; db: Db; settings: { roles: RoleCatalogue } },
+  { type, getRawInput }: { type: string; getRawInput: () => Promise<unknown> },
+  operation: OrganizationOperation,
+  organizationId: string,
+  next: (org: InOrganization) => Promise<Result>,
 ): Promise<Result> {
-  const check = async () => assertMay(db, actor, await roleInOrganization(db, actor.organizationId, actor.userId));
-  if (type !== 'mutation' && !checkedInQuery) {
-    await check();
-    return next();
-  }
-  const result = await next();
-  if (!result.ok && result.error && isBadRequest(result.error)) await check();
+  const { userId } = ctx.caller;
+  const self = operation.orSelf !== undefined && namesActor(await getRawInput(), operation.orSelf, userId);
+  const requirement = self ? ANY_MEMBER : operation.may;
+  const access = new OrganizationAccess({ kind: 'person', userId }, organizationId, requirement, ctx.settings.roles);
+  const org = new InOrganization(ctx.db, access);
+  if (type === 'subscription') await org.settle();
+  const result = await next(org);
+  await org.settle();
   return result;
 }
 
-const actorOf = (
-  ctx: { caller: { userId: string }; settings: { roles: OrganizationActor['roles'] } },
-  organizationId: string,
-  access: OrganizationAccess,
-): OrganizationActor => ({
-  userId: ctx.caller.userId,
-  organizationId,
-  permission: access.may,
-  roles: ctx.settings.roles,
+const meta = (operation: OrganizationOperation) => ({
+  permission: operation.may,
+  ...(operation.orSelf !== undefined && { orSelf: operation.orSelf.field }),
 });
 
-const headerProcedure = (access: OrganizationAccess) =>
-  authenticatedProcedure
-    .meta({ permission: access.may })
-    .use(({ ctx, type, next }) => {
-      const actor = actorOf(ctx, organizationIdFromHeader(ctx.organizationIdHeader), access);
-      return actingWithAccess({ db: ctx.db, type, actor }, access, () => next({ ctx: { actor } }));
-    });
+const headerProcedure = (operation: OrganizationOperation) =>
+  authenticatedProcedure.meta(meta(operation)).use(({ ctx, type, getRawInput, next }) => {
+    const organizationId = organizationIdFromHeader(ctx.organizationIdHeader);
+    return inOrganization(ctx, { type, getRawInput }, operation, organizationId, (org) =>
+      next({ ctx: { org, db: undefined } }),
+    );
+  });
 
 // The path's id is parsed before anything else is read, so a malformed one is 400 first.
-const pathProcedure = (access: OrganizationAccess) =>
+const pathProcedure = (operation: OrganizationOperation) =>
   authenticatedProcedure
-    .meta({ permission: access.may })
+    .meta(meta(operation))
     .input(organizationPathInput)
-    .use(({ ctx, input, type, next }) => {
-      const actor = actorOf(ctx, input.organization_id, access);
-      return actingWithAccess({ db: ctx.db, type, actor }, access, () => next({ ctx: { actor } }));
-    });
+    .use(({ ctx, input, type, getRawInput, next }) =>
+      inOrganization(ctx, { type, getRawInput }, operation, input.organization_id, (org) =>
+        next({ ctx: { org, db: undefined } }),
+      ),
+    );
 
-/**
- * A procedure in one organization that needs the permission `may` (behaviour §3.2). The actor in
- * the context carries it, for the module's queries to check under the organization's lock.
- */
-export function organizationProcedure(
-  access: OrganizationAccess & { from: 'header' },
-): ReturnType<typeof headerProcedure>;
-export function organizationProcedure(access: OrganizationAccess & { from: 'path' }): ReturnType<typeof pathProcedure>;
-export function organizationProcedure(
-  access: OrganizationAccess & { from: 'input' },
-): ReturnType<typeof inputProcedure>;
-export function organizationProcedure(access: OrganizationAccess) {
-  if (access.from === 'header') return headerProcedure(access);
-  if (access.from === 'path') return pathProcedure(access);
-  return inputProcedure(access);
-}
-
-/**
- * The organization named in the input (the path on REST): the role is read before the rest of the
- * input is checked, so a caller who may not act is told 403, not what is wrong with the query. An
- * input without a well-formed organization id goes on, to be refused by the input's own schema.
- */
-const inputProcedure = (access: OrganizationAccess) =>
-  authenticatedProcedure.meta({ permission: access.may }).use(async ({ ctx, getRawInput, next }) => {
+/** The organization named in the input (the path on REST), read before the rest of the input is checked. */
+const inputProcedure = (operation: OrganizationOperation) =>
+  authenticatedProcedure.meta(meta(operation)).use(async ({ ctx, type, getRawInput, next }) => {
     const raw = (await getRawInput()) as { organization_id?: unknown } | undefined;
     const named = organizationIdSchema.toLowerCase().safeParse(raw?.organization_id);
-    if (named.success) {
-      const actor = actorOf(ctx, named.data, access);
-      await assertMay(ctx.db, actor, await roleInOrganization(ctx.db, actor.organizationId, actor.userId));
+    if (!named.success) {
+      throw badRequest('Missing or invalid organization id', [
+        { field: 'organization_id', problem: 'Must be an organization id (a UUID)' },
+      ]);
     }
-    return next();
+    return inOrganization(ctx, { type, getRawInput }, operation, named.data, (org) =>
+      next({ ctx: { org, db: undefined } }),
+    );
   });
+
+/**
+ * An operation in one organization that needs what `may` names (behaviour §3.2, §11), enforced by
+ * the platform whatever the operation does: its handler gets `ctx.org` (InOrganization), not the
+ * database.
+ */
+export function organizationProcedure(
+  operation: OrganizationOperation & { from: 'header' },
+): ReturnType<typeof headerProcedure>;
+export function organizationProcedure(
+  operation: OrganizationOperation & { from: 'path' },
+): ReturnType<typeof pathProcedure>;
+export function organizationProcedure(
+  operation: OrganizationOperation & { from: 'input' },
+): ReturnType<typeof inputProcedure>;
+export function organizationProcedure(operation: OrganizationOperation) {
+  if (operation.from === 'header') return headerProcedure(operation);
+  if (operation.from === 'path') return pathProcedure(operation);
+  return inputProcedure(operation);
+}

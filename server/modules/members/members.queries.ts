@@ -1,0 +1,249 @@
+/**
+ * The statements of memberships (behaviour §4.3, §11): each builds, queues or runs SQL and returns
+ * rows; none decides anything or throws. The rules are members.service.ts's.
+ */
+import type { Role } from '../../../shared/fields.ts';
+import { lapsed, nowFor, unexpired, type ClockedReader } from '../../platform/authorization/memberships.ts';
+import { pagedList, type PageRequest } from '../../platform/database/pages.ts';
+import { prepare } from '../../platform/database/prepared.ts';
+import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
+import type { Tx } from '../../platform/database/transaction.ts';
+
+/** A user's current membership (no row for none), with when it expires. */
+const membership = prepare((sql, organizationId: string, userId: string, now: DbTimestamp) =>
+  sql
+    .selectFrom('organization_users as m')
+    .select(['m.role', 'm.expires_at'])
+    .where('m.organization_id', '=', organizationId)
+    .where('m.user_id', '=', userId)
+    .where(unexpired('m', now)),
+);
+
+export const membershipOf = (tx: Tx, organizationId: string, userId: string) =>
+  tx.first(membership(tx.sql, organizationId, userId, tx.timestamp()));
+
+/** The current memberships of these users, by user id. */
+export async function rolesOf(tx: Tx, organizationId: string, userIds: string[]): Promise<Map<string, Role>> {
+  const rows = await tx.all(
+    tx.sql
+      .selectFrom('organization_users as m')
+      .select(['m.user_id', 'm.role'])
+      .where('m.organization_id', '=', organizationId)
+      .where('m.user_id', 'in', userIds)
+      .where(unexpired('m', tx.timestamp())),
+  );
+  return new Map(rows.map((row) => [row.user_id, row.role]));
+}
+
+const owners = prepare((sql, organizationId: string, now: DbTimestamp) =>
+  sql
+    .selectFrom('organization_users as m')
+    .select((eb) => eb.fn.countAll<number | string>().as('owners'))
+    .where('m.organization_id', '=', organizationId)
+    .where('m.role', '=', 'owner')
+    .where(unexpired('m', now)),
+);
+
+export async function ownerCount(tx: Tx, organizationId: string): Promise<number> {
+  return Number((await tx.first(owners(tx.sql, organizationId, tx.timestamp())))?.owners ?? 0);
+}
+
+/**
+ * The user with an e-mail, with their current membership (`m`) or the expired one still stored
+ * (`x`): what adding a member decides on.
+ */
+const userByEmailWithMembership = prepare((sql, organizationId: string, email: string, now: DbTimestamp) =>
+  sql
+    .selectFrom('users as u')
+    .leftJoin('organization_users as m', (join) =>
+      join.on('m.organization_id', '=', organizationId).onRef('m.user_id', '=', 'u.id').on(unexpired('m', now)),
+    )
+    .leftJoin('organization_users as x', (join) =>
+      join.on('x.organization_id', '=', organizationId).onRef('x.user_id', '=', 'u.id').on(lapsed('x', now)),
+    )
+    .select(['u.id as user_id', 'm.role as member_role', 'x.role as lapsed_role', 'x.expires_at as lapsed_expires_at'])
+    .where('u.email', '=', email),
+);
+
+export const userByEmail = (tx: Tx, organizationId: string, email: string) =>
+  tx.first(userByEmailWithMembership(tx.sql, organizationId, email, tx.timestamp()));
+
+/** An ISO expiry (or none) as the database stores it. */
+const storedExpiry = (tx: Tx, expiresAt: string | null): DbTimestamp | null =>
+  expiresAt === null ? null : tx.timestamp(new Date(expiresAt));
+
+const membershipInsert = prepare(
+  (sql, organizationId: string, userId: string, role: Role, now: DbTimestamp, expiresAt: DbTimestamp | null) =>
+    sql.insertInto('organization_users').values({
+      organization_id: organizationId,
+      user_id: userId,
+      role,
+      created_at: now,
+      updated_at: now,
+      expires_at: expiresAt,
+    }),
+);
+
+/** Queues the insert of a membership that expires at `expiresAt` (ISO; null: never). */
+export function insertMembership(
+  tx: Tx,
+  organizationId: string,
+  userId: string,
+  role: Role,
+  expiresAt: string | null,
+): void {
+  tx.later(membershipInsert(tx.sql, organizationId, userId, role, tx.timestamp(), storedExpiry(tx, expiresAt)));
+}
+
+const roleUpdate = prepare((sql, organizationId: string, userId: string, role: Role, now: DbTimestamp) =>
+  sql
+    .updateTable('organization_users')
+    .set({ role, updated_at: now })
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId),
+);
+
+/** Queues a change of a member's role, its expiry left as it is. */
+export function updateRole(tx: Tx, organizationId: string, userId: string, role: Role): void {
+  tx.later(roleUpdate(tx.sql, organizationId, userId, role, tx.timestamp()));
+}
+
+const roleAndExpiryUpdate = prepare(
+  (sql, organizationId: string, userId: string, role: Role, now: DbTimestamp, expiresAt: DbTimestamp | null) =>
+    sql
+      .updateTable('organization_users')
+      .set({ role, updated_at: now, expires_at: expiresAt })
+      .where('organization_id', '=', organizationId)
+      .where('user_id', '=', userId),
+);
+
+/** Queues a change of a member's role and expiry (ISO; null: never). */
+export function updateRoleAndExpiry(
+  tx: Tx,
+  organizationId: string,
+  userId: string,
+  role: Role,
+  expiresAt: string | null,
+): void {
+  tx.later(roleAndExpiryUpdate(tx.sql, organizationId, userId, role, tx.timestamp(), storedExpiry(tx, expiresAt)));
+}
+
+const membershipDelete = prepare((sql, organizationId: string, userId: string) =>
+  sql.deleteFrom('organization_users').where('organization_id', '=', organizationId).where('user_id', '=', userId),
+);
+
+/** Queues the delete of a membership (its team places go with it, by their foreign key). */
+export function deleteMembership(tx: Tx, organizationId: string, userId: string): void {
+  tx.later(membershipDelete(tx.sql, organizationId, userId));
+}
+
+const memberWithUser = prepare((sql, organizationId: string, userId: string, now: DbTimestamp) =>
+  sql
+    .selectFrom('organization_users as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select([
+      'u.id as user_id',
+      'u.first_name',
+      'u.last_name',
+      'u.email',
+      'm.role',
+      'm.created_at',
+      'm.updated_at',
+      'm.expires_at',
+    ])
+    .where('m.organization_id', '=', organizationId)
+    .where('m.user_id', '=', userId)
+    .where(unexpired('m', now)),
+);
+
+/** One current member with their profile. */
+export const memberRow = (reader: ClockedReader, organizationId: string, userId: string) =>
+  reader.first(memberWithUser(reader.sql, organizationId, userId, nowFor(reader)));
+
+const members = (sql: Sql, organizationId: string, now: DbTimestamp) =>
+  sql
+    .selectFrom('organization_users as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .where('m.organization_id', '=', organizationId)
+    .where(unexpired('m', now));
+
+const listKey = { createdAt: 'm.created_at', id: 'm.user_id' } as const;
+
+/** The legacy list's rows: the item's fields, in its order, so that each row becomes the item in place. */
+const legacyListRows = pagedList(
+  (sql: Sql, organizationId: string, now: DbTimestamp) =>
+    members(sql, organizationId, now).select([
+      'u.id as user_id',
+      'u.first_name',
+      'u.last_name',
+      'm.role',
+      'u.email',
+      'm.created_at',
+    ]),
+  listKey,
+);
+
+/** The page's rows, with each membership's expiry. */
+const pageRows = pagedList(
+  (sql: Sql, organizationId: string, now: DbTimestamp) =>
+    members(sql, organizationId, now).select([
+      'u.id as user_id',
+      'u.first_name',
+      'u.last_name',
+      'm.role',
+      'u.email',
+      'm.created_at',
+      'm.expires_at',
+    ]),
+  listKey,
+);
+
+export const legacyMemberRows = (reader: ClockedReader, organizationId: string, page: PageRequest) =>
+  legacyListRows(reader, reader.dialect, page, organizationId, nowFor(reader));
+
+export const memberPageRows = (reader: ClockedReader, organizationId: string, page: PageRequest) =>
+  pageRows(reader, reader.dialect, page, organizationId, nowFor(reader));
+
+/**
+ * The oldest expired memberships, by organization_users_expires_idx. An owner's membership cannot
+ * expire (refused on input, cleared when ownership is handed over); should a row say otherwise,
+ * it is left alone rather than risk an organization's last owner, and it is not read again.
+ */
+const expiredMemberships = prepare((sql, now: DbTimestamp, limit: number) =>
+  sql
+    .selectFrom('organization_users as m')
+    .select(['m.organization_id', 'm.user_id'])
+    .where(lapsed('m', now))
+    .where('m.role', '<>', 'owner')
+    .orderBy('m.expires_at')
+    .limit(limit),
+);
+
+export const expiredMembershipBatch = (reader: ClockedReader, limit: number) =>
+  reader.all(expiredMemberships(reader.sql, nowFor(reader), limit));
+
+const expiredMembership = prepare((sql, organizationId: string, userId: string, now: DbTimestamp) =>
+  sql
+    .selectFrom('organization_users as m')
+    .select(['m.role', 'm.expires_at'])
+    .where('m.organization_id', '=', organizationId)
+    .where('m.user_id', '=', userId)
+    .where(lapsed('m', now)),
+);
+
+/** A membership that has expired and is still stored. */
+export const lapsedMembershipOf = (tx: Tx, organizationId: string, userId: string) =>
+  tx.first(expiredMembership(tx.sql, organizationId, userId, tx.timestamp()));
+
+/** How many current memberships of the organization have `role`. */
+export async function membersWithRole(tx: Tx, organizationId: string, role: Role): Promise<number> {
+  const row = await tx.first(
+    tx.sql
+      .selectFrom('organization_users as m')
+      .select((count) => count.fn.countAll<number | string>().as('members'))
+      .where('m.organization_id', '=', organizationId)
+      .where('m.role', '=', role)
+      .where(unexpired('m', tx.timestamp())),
+  );
+  return Number(row?.members ?? 0);
+}

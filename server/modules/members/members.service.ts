@@ -1,0 +1,238 @@
+/**
+ * Memberships of users in organizations (behaviour §3.2, §4.3, §11): the rules, the events and
+ * their order, over the statements of members.queries.ts. The operation's declared permission has
+ * been asserted by the platform's guard by the time the first read returns (in-organization.ts);
+ * what is decided here is what the declared permission cannot say: the owner rules, no
+ * escalation, the last owner.
+ *
+ * A membership may expire (behaviour §11): from its `expires_at` on, every read treats it as none.
+ * Its row stays until the sweep (expiry-sweep.ts) removes it, or until the user is made a member
+ * again, which removes it first: both record `member.expired`.
+ */
+import type { z } from 'zod';
+import type { membershipOutput, Role } from '../../../shared/fields.ts';
+import type {
+  addMemberInput,
+  changeRoleInput,
+  Member,
+  MemberListItem,
+  MemberPageItem,
+  removeMemberInput,
+} from '../../../shared/members.ts';
+import type { InOrganization } from '../../platform/authorization/in-organization.ts';
+import {
+  assertCanChange,
+  assertKeepsAnOwner,
+  assertMayGive,
+} from '../../platform/authorization/rules.ts';
+import { replaceInPlace, toPage, type Page, type PageRequest } from '../../platform/database/pages.ts';
+import {
+  isoTimestamp,
+  isoTimestampOrNull,
+  listTimestamp,
+  type StoredTimestamp,
+} from '../../platform/database/timestamps.ts';
+import type { Tx } from '../../platform/database/transaction.ts';
+import { badRequest, conflict, notFound } from '../../platform/errors.ts';
+import { appendEvent, type OrganizationChange } from '../../platform/organization-changes.ts';
+import { recordLeavingTeams } from '../teams/teams.service.ts';
+import {
+  deleteMembership,
+  insertMembership,
+  legacyMemberRows,
+  memberPageRows,
+  memberRow,
+  membershipOf,
+  ownerCount,
+  userByEmail,
+  updateRoleAndExpiry,
+} from './members.queries.ts';
+
+const notAMember = () => notFound('The user is not a member of this organization');
+const alreadyMember = () => conflict('The user is already a member of this organization');
+
+/** Owners left, counted only where the change could take away the last one. */
+export async function ownersLeft(tx: Tx, organizationId: string, targetRole: Role): Promise<number> {
+  return targetRole === 'owner' ? ownerCount(tx, organizationId) : Number.POSITIVE_INFINITY;
+}
+
+/** A membership that expired and whose row is still stored. */
+export interface LapsedMembership {
+  userId: string;
+  role: Role;
+  expiresAt: StoredTimestamp;
+}
+
+/**
+ * Removes a membership that expired (behaviour §11), in the change that took its organization, and
+ * records `member.expired`. Its actor is the member themselves: nobody removed them, their
+ * membership ended at the time it was given, and the trail names no one else for it.
+ */
+export async function removeLapsedMembership(
+  tx: Tx,
+  change: OrganizationChange,
+  { userId, role, expiresAt }: LapsedMembership,
+): Promise<void> {
+  await recordLeavingTeams(tx, change, userId, userId);
+  deleteMembership(tx, change.organizationId, userId);
+  await appendEvent(tx, change, {
+    type: 'member.expired',
+    actorUserId: userId,
+    subjectUserId: userId,
+    data: { role, expires_at: isoTimestamp(expiresAt) },
+  });
+}
+
+/**
+ * An owner's membership never expires (behaviour §11), so that no expiry can take an organization's
+ * last owner away: giving `owner` with an expiry is refused.
+ */
+export function assertOwnerDoesNotExpire(role: Role, expiresAt: string | null | undefined): void {
+  if (role === 'owner' && expiresAt != null) {
+    throw badRequest("An owner's membership cannot expire", [
+      { field: 'expires_at', problem: 'Must be absent or null for the role owner' },
+    ]);
+  }
+}
+
+export async function addMember(
+  org: InOrganization,
+  input: z.infer<typeof addMemberInput>,
+): Promise<z.infer<typeof membershipOutput>> {
+  const expiresAt = input.expires_at ?? null;
+  try {
+    return await org.change(async (tx, change) => {
+      const user = await userByEmail(tx, org.organizationId, input.email);
+      const held = await change.held();
+      assertCanChange(held.role, undefined, input.role);
+      await assertMayGive(tx, org.access, held, input.role);
+      assertOwnerDoesNotExpire(input.role, expiresAt);
+      if (!user) throw notFound('No user has this e-mail address');
+      if (user.member_role) throw alreadyMember();
+      if (user.lapsed_role !== null && user.lapsed_expires_at !== null) {
+        const lapsed = { userId: user.user_id, role: user.lapsed_role, expiresAt: user.lapsed_expires_at };
+        await removeLapsedMembership(tx, change, lapsed);
+      }
+      insertMembership(tx, org.organizationId, user.user_id, input.role, expiresAt);
+      await appendEvent(tx, change, {
+        type: 'member.added',
+        subjectUserId: user.user_id,
+        data: { role: input.role, ...(expiresAt !== null && { expires_at: expiresAt }) },
+      });
+      return { organization_id: org.organizationId, user_id: user.user_id, role: input.role };
+    });
+  } catch (error) {
+    // Defence in depth: the organization lock already keeps two adds of one user apart.
+    if (org.isUniqueViolation(error)) throw alreadyMember();
+    throw error;
+  }
+}
+
+/**
+ * Changes a member's role and, when `expires_at` is given, their membership's expiry (null: it no
+ * longer expires). Setting what a member has already changes nothing and records no event. Making
+ * a member whose membership expires an owner needs `expires_at: null` (behaviour §11).
+ */
+export async function changeRole(org: InOrganization, input: z.infer<typeof changeRoleInput>): Promise<void> {
+  await org.change(async (tx, change) => {
+    const target = await membershipOf(tx, org.organizationId, input.user_id);
+    const held = await change.held();
+    if (!target) throw notAMember();
+    assertCanChange(held.role, target.role, input.role);
+    assertOwnerDoesNotExpire(input.role, input.expires_at);
+    const targetExpiresAt = isoTimestampOrNull(target.expires_at);
+    const expiresAt = input.expires_at === undefined ? targetExpiresAt : input.expires_at;
+    if (input.role === 'owner' && expiresAt !== null) {
+      throw badRequest('The membership expires: send expires_at null to make the member an owner', [
+        { field: 'expires_at', problem: 'Must be null to make a member whose membership expires an owner' },
+      ]);
+    }
+    const expiryChanged = expiresAt !== targetExpiresAt;
+    if (target.role === input.role && !expiryChanged) return;
+    // Giving a role for longer is giving it too: an expiry's change needs the role's permissions.
+    await assertMayGive(tx, org.access, held, input.role);
+    assertKeepsAnOwner(target.role, input.role, await ownersLeft(tx, org.organizationId, target.role));
+    updateRoleAndExpiry(tx, org.organizationId, input.user_id, input.role, expiresAt);
+    await appendEvent(tx, change, {
+      type: 'member.role_changed',
+      subjectUserId: input.user_id,
+      data: {
+        from: target.role,
+        to: input.role,
+        ...(expiryChanged && { expires_at: { from: targetExpiresAt, to: expiresAt } }),
+      },
+    });
+  });
+}
+
+/**
+ * Removes a member. Any member may remove themselves, whatever their role (leaving, behaviour §3.2:
+ * the operation declares it, `orSelf`); the last owner may not, in either case.
+ */
+export async function removeMember(org: InOrganization, input: z.infer<typeof removeMemberInput>): Promise<void> {
+  await org.change(async (tx, change) => {
+    const target = await membershipOf(tx, org.organizationId, input.user_id);
+    const held = await change.held();
+    const leaving = input.user_id === org.access.userId;
+    if (!target) throw notAMember();
+    if (!leaving) assertCanChange(held.role, target.role, undefined);
+    assertKeepsAnOwner(target.role, undefined, await ownersLeft(tx, org.organizationId, target.role));
+    await recordLeavingTeams(tx, change, input.user_id);
+    deleteMembership(tx, org.organizationId, input.user_id);
+    await appendEvent(tx, change, {
+      type: leaving ? 'member.left' : 'member.removed',
+      subjectUserId: input.user_id,
+      data: { role: target.role },
+    });
+  });
+}
+
+/** One member of the organization, with their profile. */
+export async function getMember(org: InOrganization, userId: string): Promise<Member> {
+  const row = await memberRow(org.reads, org.organizationId, userId);
+  if (!row) throw notAMember();
+  return {
+    organization_id: org.organizationId,
+    user_id: row.user_id,
+    role: row.role,
+    created_at: isoTimestamp(row.created_at),
+    updated_at: isoTimestamp(row.updated_at),
+    first_name: row.first_name,
+    last_name: row.last_name,
+    email: row.email,
+    expires_at: isoTimestampOrNull(row.expires_at),
+  };
+}
+
+const pageKey = (row: { created_at: StoredTimestamp; user_id: string }) => ({
+  createdAt: row.created_at,
+  id: row.user_id,
+});
+
+/**
+ * The legacy list (GET /organization-user): members ordered by membership `created_at`, then
+ * `user_id` (behaviour §4), one page or all of them, each item exactly the interface's fields with
+ * `created_at` as `YYYY-MM-DD hh:mm:ss`.
+ */
+export async function listMembers(org: InOrganization, page: PageRequest = {}): Promise<Page<MemberListItem>> {
+  const rows = await legacyMemberRows(org.reads, org.organizationId, page);
+  return toPage(rows, page.limit, pageKey, (row) => replaceInPlace(row, 'created_at', listTimestamp(row.created_at)));
+}
+
+/** The tRPC page of members: the list's items with each membership's expiry. */
+export async function membersPage(org: InOrganization, page: PageRequest): Promise<Page<MemberPageItem>> {
+  const rows = await memberPageRows(org.reads, org.organizationId, page);
+  return toPage(rows, page.limit, pageKey, (row) =>
+    replaceInPlace(
+      replaceInPlace(row, 'created_at', listTimestamp(row.created_at)),
+      'expires_at',
+      isoTimestampOrNull(row.expires_at),
+    ),
+  );
+}
+
+/** For the roles domain: how many current members hold `role` as their role. */
+export { membersWithRole } from './members.queries.ts';
+
+/** For the domains that make memberships (invitations, organizations): the insert, queued. */
+export { insertMembership, rolesOf, updateRole, updateRoleAndExpiry } from './members.queries.ts';

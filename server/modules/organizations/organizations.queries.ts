@@ -1,0 +1,89 @@
+/**
+ * The statements of organizations (behaviour §4.2, §8): each builds, queues or runs SQL and
+ * returns rows; none decides anything or throws. The rules are organizations.service.ts's.
+ */
+import { nowFor, unexpired, type ClockedReader } from '../../platform/authorization/memberships.ts';
+import { pagedList, type PageRequest } from '../../platform/database/pages.ts';
+import { prepare } from '../../platform/database/prepared.ts';
+import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
+import type { Tx } from '../../platform/database/transaction.ts';
+
+const organizationInsert = prepare(
+  (sql, id: string, name: string, description: string, createdBy: string, now: DbTimestamp) =>
+    sql.insertInto('organizations').values({
+      id,
+      name,
+      description,
+      created_by: createdBy,
+      created_at: now,
+      updated_at: now,
+      version: 0,
+    }),
+);
+
+export interface NewOrganization {
+  id: string;
+  name: string;
+  description: string;
+  createdBy: string;
+}
+
+export function insertOrganization(tx: Tx, organization: NewOrganization): void {
+  const { id, name, description, createdBy } = organization;
+  tx.later(organizationInsert(tx.sql, id, name, description, createdBy, tx.timestamp()));
+}
+
+const organizationsOfUser = pagedList(
+  (sql: Sql, userId: string, now: DbTimestamp) =>
+    sql
+      .selectFrom('organization_users as m')
+      .innerJoin('organizations as o', 'o.id', 'm.organization_id')
+      .select(['o.id', 'o.name', 'o.description', 'o.created_by', 'o.created_at'])
+      .where('m.user_id', '=', userId)
+      .where(unexpired('m', now)),
+  { createdAt: 'o.created_at', id: 'o.id' },
+);
+
+/** The organizations a user is a current member of, oldest first (then by id). */
+export const organizationRowsOfUser = (reader: ClockedReader, userId: string, page: PageRequest) =>
+  organizationsOfUser(reader, reader.dialect, page, userId, nowFor(reader));
+
+const organizationWithCount = prepare((sql, organizationId: string, now: DbTimestamp) =>
+  sql
+    .selectFrom('organizations as o')
+    .select((eb) => [
+      'o.name',
+      'o.description',
+      'o.created_at',
+      'o.updated_at',
+      eb
+        .selectFrom('organization_users as c')
+        .select((count) => count.fn.countAll<number | string>().as('members'))
+        .whereRef('c.organization_id', '=', 'o.id')
+        .where(unexpired('c', now))
+        .as('member_count'),
+    ])
+    .where('o.id', '=', organizationId),
+);
+
+/** The organization's row, with its current members counted. */
+export const organizationRow = (reader: ClockedReader, organizationId: string) =>
+  reader.first(organizationWithCount(reader.sql, organizationId, nowFor(reader)));
+
+export function updateOrganizationRow(
+  tx: Tx,
+  organizationId: string,
+  changes: { name?: string; description?: string },
+): void {
+  tx.later(
+    tx.sql
+      .updateTable('organizations')
+      .set({ name: changes.name, description: changes.description, updated_at: tx.timestamp() })
+      .where('id', '=', organizationId),
+  );
+}
+
+/** Queues the delete of the organization; what rests on it goes by its foreign keys, its events stay. */
+export function deleteOrganizationRow(tx: Tx, organizationId: string): void {
+  tx.later(tx.sql.deleteFrom('organizations').where('id', '=', organizationId));
+}

@@ -1,0 +1,38 @@
+/**
+ * When a membership row counts (behaviour §11): from its `expires_at` on it is no membership,
+ * whether or not the sweep (modules/members/expiry-sweep.ts) has removed it yet. Every read of a
+ * membership, in a WHERE or a join's ON, says so with `unexpired` and no other condition.
+ */
+import { sql as kyselySql, type SqlBool } from 'kysely';
+import type { DbTimestamp, Dialect } from '../database/schema.ts';
+import type { Reader } from '../database/unit-of-work.ts';
+import { forbidden } from '../errors.ts';
+
+/** Non-members and unknown organizations are told the same thing (behaviour §3.2). */
+export const notInOrganization = () => forbidden('You are not a member of this organization');
+
+/**
+ * A reader that tells the time as the database stores it: a transaction, whose clock is its `now`,
+ * or reads outside one.
+ */
+export type ClockedReader = Reader & {
+  readonly dialect: Dialect;
+  timestamp(date: Date): DbTimestamp;
+  readonly now?: Date;
+};
+
+/** The moment memberships are judged at by a read (see `unexpired`): its transaction's clock, else now. */
+export const nowFor = (reader: ClockedReader): DbTimestamp => reader.timestamp(reader.now ?? new Date());
+
+/** The membership row `alias` still counts at `now`. */
+export const unexpired = (alias: string, now: DbTimestamp) => {
+  const expiresAt = kyselySql.ref(`${alias}.expires_at`);
+  return kyselySql<SqlBool>`(${expiresAt} is null or ${expiresAt} > ${now})`;
+};
+
+/**
+ * The opposite of `unexpired`: the membership row `alias` has expired at `now` and awaits removal
+ * (written without its `is null`, so that the sweep's search can use organization_users_expires_idx).
+ */
+export const lapsed = (alias: string, now: DbTimestamp) =>
+  kyselySql<SqlBool>`${kyselySql.ref(`${alias}.expires_at`)} <= ${now}`;

@@ -1,0 +1,69 @@
+/**
+ * Reads outside a transaction that come after a guard (../authorization/guard.ts): a statement whose
+ * check must pass before any of them is handed back. The guard is queued, and goes out with the
+ * first read, in the same round trip where the database takes several statements in one query
+ * (MySQL, MariaDB), else just before it; its check runs before that read's rows are returned. So an
+ * organization's read is authorized without a round trip of its own, and no read can skip it: the
+ * query builder here only builds, like a transaction's (unit-of-work.ts).
+ */
+import type { Compilable, QueryResult } from 'kysely';
+import { toDbTimestamp, type DbTimestamp, type Dialect, type Sql } from './schema.ts';
+import { sendStatements, type Reader, type Statement } from './unit-of-work.ts';
+
+export class GuardedReads implements Reader {
+  readonly sql: Sql;
+  readonly dialect: Dialect;
+  readonly #pool: Sql;
+  readonly #together: boolean;
+  #pending: Array<{ query: Compilable<unknown>; check: Statement['check'] }> = [];
+
+  /** `pool` runs the reads; `buildOnly` builds them (unit-of-work.ts, buildOnlySql). */
+  constructor(pool: Sql, buildOnly: Sql, dialect: Dialect, together: boolean) {
+    this.#pool = pool;
+    this.sql = buildOnly;
+    this.dialect = dialect;
+    this.#together = together;
+  }
+
+  timestamp(date: Date): DbTimestamp {
+    return toDbTimestamp(this.dialect, date);
+  }
+
+  /**
+   * Queues a guard: it goes out with the next read, and `check` runs before that read's rows are
+   * returned. The query is compiled when it goes out, so that what it reads may still grow until
+   * then (OrganizationAccess.alsoRead).
+   */
+  guard<Row>(query: Compilable<Row>, check: (result: QueryResult<Row>) => void): void {
+    this.#pending.push({ query, check: check as Statement['check'] });
+  }
+
+  /** Whether a guard is queued that has not gone out yet. */
+  get unsettled(): boolean {
+    return this.#pending.length > 0;
+  }
+
+  /** Sends the guards still queued, on their own, and runs their checks. */
+  async settle(): Promise<void> {
+    if (this.#pending.length > 0) await sendStatements(this.#pool, this.#takeGuards(), this.#together);
+  }
+
+  #takeGuards(): Statement[] {
+    return this.#pending.splice(0).map(({ query, check }) => ({ query: query.compile(), check, guard: true }));
+  }
+
+  async first<Row>(query: Compilable<Row>): Promise<Row | undefined> {
+    return (await this.#run(query)).rows[0];
+  }
+
+  async all<Row>(query: Compilable<Row>): Promise<Row[]> {
+    return (await this.#run(query)).rows;
+  }
+
+  async #run<Row>(query: Compilable<Row>): Promise<QueryResult<Row>> {
+    const compiled = query.compile();
+    if (this.#pending.length === 0) return this.#pool.executeQuery(compiled);
+    const results = await sendStatements(this.#pool, [...this.#takeGuards(), { query: compiled }], this.#together);
+    return results.at(-1) as QueryResult<Row>;
+  }
+}
