@@ -111,7 +111,8 @@ describe.skipIf(!mariadb.available)('two instances racing for a read position an
       DATABASE_URL: databaseUrl,
       // As often as the check that found the race polled.
       WEBHOOK_POLL_INTERVAL_MS: '50',
-      // A budget longer than the hold: an instance that waits for the position waits until it ends.
+      // A budget longer than the hold: a hand-out that waits for the position (as the one that lost
+      // this race used to) waits until the hold ends, which is what lets the two interleave so.
       DB_TIMEOUT_MS: '30000',
       SHUTDOWN_TIMEOUT_MS: '40000',
     };
@@ -141,7 +142,7 @@ describe.skipIf(!mariadb.available)('two instances racing for a read position an
       held = await holdRow(databaseUrl, 'select last_event_id from webhook_cursors where organization_id = ?', [
         organizationId,
       ]);
-      // An event the endpoint does not want; the first instance's passes take it up meanwhile.
+      // An event the endpoint does not want; the first instance's passes find it while the position is held.
       const flipped = await restCall(
         baseUrl,
         'PUT',

@@ -16,10 +16,9 @@
  *   two nodes both write the row: certification fails one, which is run again (transaction.ts)
  *   and then reads the other's position;
  * - the embedded database has one writer at a time.
- * The position is read in the transaction's first round trip, before anything is written. (A
- * check on a statement queued with `tx.later` runs only once COMMIT has gone with it
- * (unit-of-work.ts): a "position moved" check there used to roll nothing back, and committed
- * deliveries the position then stayed behind.)
+ * The position is taken in the transaction's first round trip, before anything is written, and
+ * not checked beside the writes: a check of a statement queued with `tx.later` runs once COMMIT
+ * has gone with it (unit-of-work.ts), too late to roll anything back.
  *
  * An organization's event ids sort in commit order (organization-changes.ts), so "after the
  * position" never skips an event that commits later, and a hand-out that reads an event reads
@@ -101,7 +100,7 @@ function insertDeliveries(tx: Tx, deliveries: NewDelivery[]): Compilable<unknown
     : insert.onDuplicateKeyUpdate((update) => ({ id: update.ref('webhook_deliveries.id') }));
 }
 
-/** Hands out one organization's next events; the number of deliveries made (0 while another transaction does it). */
+/** Hands out one organization's next events; the number of deliveries made (0 while another transaction holds its position). */
 function handOut(db: Db, organizationId: string): Promise<number> {
   // No organization's turn (admission.ts): the hand-out takes no organization's lock, and
   // waiting behind the API's changes of a busy organization only held deliveries up.
@@ -163,9 +162,7 @@ export class HandOutFailed extends Error {
   readonly organizationId: string;
 
   constructor(organizationId: string, cause: unknown) {
-    super(`Handing out the events of organization ${organizationId} failed; the other organizations' went on`, {
-      cause,
-    });
+    super(`Handing out the events of organization ${organizationId} failed; the pass went on without it`, { cause });
     this.organizationId = organizationId;
   }
 }
