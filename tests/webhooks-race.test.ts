@@ -111,8 +111,9 @@ describe.skipIf(!mariadb.available)('two instances racing for a read position an
       DATABASE_URL: databaseUrl,
       // As often as the check that found the race polled.
       WEBHOOK_POLL_INTERVAL_MS: '50',
-      // A budget longer than the hold: a hand-out that waits for the position (as the one that lost
-      // this race used to) waits until the hold ends, which is what lets the two interleave so.
+      // A budget longer than the hold: a hand-out that waits for a held position waits until the hold
+      // ends, so the second instance's queues behind the first's, the interleaving that once left the
+      // position behind a delivery.
       DB_TIMEOUT_MS: '30000',
       SHUTDOWN_TIMEOUT_MS: '40000',
     };
