@@ -1,14 +1,18 @@
 /**
  * For the webhook tests (behaviour §13): the REST paths of an organization's webhooks, a way to
- * create one, and a receiver — an HTTP server on 127.0.0.1 that records every request it gets,
- * headers and raw body, and answers each as the test says.
+ * create one, an organization made through a running instance, the warnings an instance logged
+ * about its delivery passes, and a receiver — an HTTP server on 127.0.0.1 that records every
+ * request it gets, headers and raw body, and answers each as the test says.
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import type { DeliveryView, WebhookView } from '../../shared/webhooks.ts';
-import type { TestUser } from './fixtures.ts';
+import { uniqueId, type TestUser } from './fixtures.ts';
+import type { ServiceProcess } from './process.ts';
+import { restCall } from './rest-call.ts';
 import type { TestServer } from './server.ts';
+import { tokenFor } from './tokens.ts';
 
 export const webhooksPath = (organizationId: string, prefix = '') =>
   `${prefix}/organizations/${organizationId}/webhooks`;
@@ -46,6 +50,28 @@ export async function deliveriesOf(
   expect(listed.status, JSON.stringify(listed.body)).toBe(200);
   return listed.body;
 }
+
+/** A user who owns a new organization, made through the instance at `baseUrl`. */
+export async function ownerOfNewOrganization(baseUrl: string): Promise<{ token: string; organizationId: string }> {
+  const id = uniqueId('hooks');
+  const token = await tokenFor(id, { role: 'owner' });
+  const user = await restCall(baseUrl, 'POST', '/users', token, {
+    first_name: 'Hook',
+    last_name: 'Owner',
+    email: `${id}@example.com`,
+  });
+  expect(user.status).toBe(201);
+  const organization = await restCall(baseUrl, 'POST', '/organizations', token, {
+    organization_name: `Organization of ${id}`,
+    organization_description: '',
+  });
+  expect(organization.status).toBe(201);
+  return { token, organizationId: organization.body.organization_id };
+}
+
+/** The `warn` lines an instance logged about webhook delivery (a pass, or one organization's hand-out, that failed). */
+export const deliveryWarnings = (service: ServiceProcess): Record<string, any>[] =>
+  service.entries().filter((entry) => entry.level === 40 && String(entry.msg).startsWith('webhooks:'));
 
 export interface ReceivedRequest {
   method: string;

@@ -1,6 +1,10 @@
 /**
  * Makes the attempts of webhook deliveries (behaviour §13), on every instance.
  *
+ * - A timed pass hands out the organizations' new events (fan-out.ts), then claims the attempts
+ *   that are due. Each part fails on its own, and one organization's hand-out apart from the
+ *   others': a failure is reported and tried again at the next pass, and never keeps what is due
+ *   from being attempted.
  * - An attempt is claimed in the database before it is made: one conditional UPDATE of the
  *   delivery (`where attempts = <what was read> and next_attempt_at <= now`) that counts the
  *   attempt, writes a claim token and moves `next_attempt_at` to when the claim lapses. Of two
@@ -56,7 +60,10 @@ export interface DispatcherSettings {
   /** How often the log is looked at for events to hand out and attempts that are due. */
   pollMs: number;
   observer?: DeliveryObserver;
-  /** Told when a pass fails; the next one tries again. */
+  /**
+   * Told when a part of a pass fails (an organization's hand-out, a `HandOutFailed`, or claiming
+   * what is due); the next pass tries again.
+   */
   onFailure: (error: unknown) => void;
 }
 
@@ -161,7 +168,7 @@ export class Dispatcher {
    * One pass at a time: a pass asked for while one is queued joins it. A timed pass hands out new
    * events first (`handOut`); a pass asked for by a finished attempt only claims what is due, so
    * a busy dispatcher does not read every organization's log after each attempt. Resolves when
-   * the pass that serves the request has ended; it never rejects (a failed pass is reported and
+   * the pass that serves the request has ended; it never rejects (what failed is reported and
    * tried again).
    */
   #requestPass({ handOut }: { handOut: boolean }): Promise<void> {
@@ -172,15 +179,22 @@ export class Dispatcher {
       this.#passQueued = false;
       const handingOut = this.#handOutWanted;
       this.#handOutWanted = false;
-      try {
-        if (handingOut) await this.#inBudget(() => fanOut(this.#db));
+      if (handingOut) await this.#reporting(() => this.#inBudget(() => fanOut(this.#db, this.#settings.onFailure)));
+      await this.#reporting(async () => {
         await this.#dispatch();
         await this.#countDepth();
-      } catch (error) {
-        this.#settings.onFailure(error);
-      }
+      });
     });
     return this.#pass;
+  }
+
+  /** Runs a part of a pass; its failure is reported, and the pass goes on. */
+  async #reporting(part: () => Promise<unknown>): Promise<void> {
+    try {
+      await part();
+    } catch (error) {
+      this.#settings.onFailure(error);
+    }
   }
 
   #inBudget<T>(work: () => Promise<T>): Promise<T> {
