@@ -33,9 +33,10 @@ type ProcedurePath = {
   [Router in keyof RouterInputs & string]: `${Router}.${keyof RouterInputs[Router] & string}`;
 }[keyof RouterInputs & string];
 
-type InputOf<Path extends ProcedurePath> = Path extends `${infer Router extends keyof RouterInputs & string}.${infer Name}`
-  ? RouterInputs[Router][Name & keyof RouterInputs[Router]]
-  : never;
+type InputOf<Path extends ProcedurePath> =
+  Path extends `${infer Router extends keyof RouterInputs & string}.${infer Name}`
+    ? RouterInputs[Router][Name & keyof RouterInputs[Router]]
+    : never;
 
 /** What an organization's sample inputs refer to, made by its owner (setUpOrganization). */
 interface Fixtures {
@@ -171,9 +172,7 @@ function sampleOf(path: string): Sample<ProcedurePath> {
 }
 
 /** A role may hold every permission but the owners' own (there is no roles file here). */
-const GRANTABLE = Object.keys(SERVICE_PERMISSIONS).filter(
-  (permission) => !OWNERS_ONLY.includes(permission as never),
-);
+const GRANTABLE = Object.keys(SERVICE_PERMISSIONS).filter((permission) => !OWNERS_ONLY.includes(permission as never));
 
 /** How a call was refused, or not: its HTTP status, the service's error code and message. */
 interface Outcome {
@@ -297,7 +296,9 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
     ]);
     // All of them, not a first page.
     expect(events.length).toBeLessThan(1000);
-    const teamMembers = await Promise.all(teams.map(({ team_id }) => ownerGet(teamMembersPath(organizationId, team_id))));
+    const teamMembers = await Promise.all(
+      teams.map(({ team_id }) => ownerGet(teamMembersPath(organizationId, team_id))),
+    );
     const deliveries = await Promise.all(
       webhooks.map(({ webhook_id }) => ownerGet(deliveriesPath(organizationId, webhook_id))),
     );
