@@ -85,8 +85,8 @@ describeOnEachDatabase('the authorization guard', (target) => {
   const readUsers = (tx: Tx) => tx.all(tx.sql.selectFrom('users').select('id').limit(1));
 
   /**
-   * How a transaction's work may queue its writes around the guard, none reading after its writes:
-   * each leaves the guard queued until something sends it.
+   * How a transaction's work may queue its statements around the guard, reading nothing after its
+   * last write: the guard goes out with a read, or else before COMMIT.
    */
   const shapes: Array<[string, (tx: Tx, ids: [string, string], refusal?: Refusal) => Promise<void>]> = [
     [
@@ -262,8 +262,8 @@ describeOnEachDatabase('the authorization guard', (target) => {
   it.each([false, true])(
     'runs the guard of a change whose work reads nothing before it commits (with an Idempotency-Key: %s)',
     async (withKey) => {
-      const owner = uniqueId('owner');
-      const organizationId = await seedOrganization(owner, 'member');
+      const member = uniqueId('member');
+      const organizationId = await seedOrganization(member, 'member');
       const stranger = uniqueId('stranger');
       await insertUser(stranger);
       const version = await versionOf(organizationId);
@@ -272,7 +272,7 @@ describeOnEachDatabase('the authorization guard', (target) => {
       // A non-member, then a member lacking the permission (role member: no members:add).
       const byStranger = writeOnlyChange(organizationId, stranger, 'organization:read', refusedWrites[0]!, withKey);
       await expect(byStranger.done).rejects.toMatchObject({ code: 'FORBIDDEN' });
-      const lacking = writeOnlyChange(organizationId, owner, 'members:add', refusedWrites[1]!, withKey);
+      const lacking = writeOnlyChange(organizationId, member, 'members:add', refusedWrites[1]!, withKey);
       await expect(lacking.done).rejects.toMatchObject({
         code: 'FORBIDDEN',
         message: expect.stringContaining('(members:add)'),
@@ -283,12 +283,12 @@ describeOnEachDatabase('the authorization guard', (target) => {
         await sql
           .selectFrom('idempotency_keys')
           .select('caller_id')
-          .where('caller_id', 'in', [stranger, owner])
+          .where('caller_id', 'in', [stranger, member])
           .execute(),
       ).toEqual([]);
 
       const allowedWrite = uniqueId('allowed');
-      const allowed = writeOnlyChange(organizationId, owner, 'organization:read', allowedWrite, withKey);
+      const allowed = writeOnlyChange(organizationId, member, 'organization:read', allowedWrite, withKey);
       expect(await allowed.done).toBe('changed');
       expect(allowed.access.passed).toBe(true);
       expect(await usersAmong([allowedWrite])).toEqual([allowedWrite]);
