@@ -174,6 +174,18 @@ function sampleOf(path: string): Sample<ProcedurePath> {
 /** A role may hold every permission but the owners' own (there is no roles file here). */
 const GRANTABLE = Object.keys(SERVICE_PERMISSIONS).filter((permission) => !OWNERS_ONLY.includes(permission as never));
 
+/** A subscription of the typed client, as far as this test uses one. */
+interface Subscribable {
+  subscribe(
+    input: unknown,
+    handlers: {
+      onData: () => void;
+      onError: (error: { message: string; data?: { code?: string; httpStatus?: number } }) => void;
+      onComplete: () => void;
+    },
+  ): { unsubscribe(): void };
+}
+
 /** How a call was refused, or not: its HTTP status, the service's error code and message. */
 interface Outcome {
   status: number;
@@ -325,7 +337,7 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
   async function subscriptionOutcome(path: string, input: unknown, caller: TestUser): Promise<Outcome> {
     const api = createClient({ url: server().baseUrl, token: caller.token });
     const [router, name] = path.split('.') as [string, string];
-    const procedure = (api as unknown as Record<string, Record<string, { subscribe: Function }>>)[router]![name]!;
+    const procedure = (api as unknown as Record<string, Record<string, Subscribable>>)[router]![name]!;
     return new Promise((resolve) => {
       const subscription = procedure.subscribe(input, {
         // Resolved before unsubscribing, which completes the subscription.
@@ -333,7 +345,7 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
           resolve({ status: 200 });
           subscription.unsubscribe();
         },
-        onError: (error: { message: string; data?: { code?: string; httpStatus?: number } }) => {
+        onError: (error) => {
           resolve({ status: error.data?.httpStatus ?? 0, code: error.data?.code, message: error.message });
           subscription.unsubscribe();
         },
