@@ -16,6 +16,11 @@ export class GuardedReads implements Reader {
   readonly #pool: Sql;
   readonly #together: boolean;
   #pending: Array<{ query: Compilable<unknown>; check: Statement['check'] }> = [];
+  /**
+   * Settles once every guard sent so far has passed, or rejects with the first refusal: a read
+   * made while a guard is under way, or after it refused, hands nothing back before it passed.
+   */
+  #checked: Promise<unknown> = Promise.resolve();
 
   /** `pool` runs the reads; `buildOnly` builds them (unit-of-work.ts, buildOnlySql). */
   constructor(pool: Sql, buildOnly: Sql, dialect: Dialect, together: boolean) {
@@ -43,13 +48,20 @@ export class GuardedReads implements Reader {
     return this.#pending.length > 0;
   }
 
-  /** Sends the guards still queued, on their own, and runs their checks. */
+  /** Sends the guards still queued, on their own; settles once every guard sent has passed. */
   async settle(): Promise<void> {
-    if (this.#pending.length > 0) await sendStatements(this.#pool, this.#takeGuards(), this.#together);
+    if (this.#pending.length > 0) await this.#sendGuarded([]);
+    await this.#checked;
   }
 
-  #takeGuards(): Statement[] {
-    return this.#pending.splice(0).map(({ query, check }) => ({ query: query.compile(), check, guard: true }));
+  /** Sends the guards queued, then `statements`; the reads wait for their checks (#checked). */
+  #sendGuarded(statements: Statement[]): Promise<Array<QueryResult<unknown>>> {
+    const guards = this.#pending.splice(0).map(({ query, check }) => ({ query: query.compile(), check, guard: true }));
+    const sent = sendStatements(this.#pool, [...guards, ...statements], this.#together);
+    const checked = this.#checked.then(() => sent);
+    checked.catch(() => undefined); // each read awaits it; unawaited meanwhile, it is no unhandled rejection
+    this.#checked = checked;
+    return sent;
   }
 
   async first<Row>(query: Compilable<Row>): Promise<Row | undefined> {
@@ -62,8 +74,11 @@ export class GuardedReads implements Reader {
 
   async #run<Row>(query: Compilable<Row>): Promise<QueryResult<Row>> {
     const compiled = query.compile();
-    if (this.#pending.length === 0) return this.#pool.executeQuery(compiled);
-    const results = await sendStatements(this.#pool, [...this.#takeGuards(), { query: compiled }], this.#together);
-    return results.at(-1) as QueryResult<Row>;
+    const result =
+      this.#pending.length === 0
+        ? await this.#pool.executeQuery(compiled)
+        : (await this.#sendGuarded([{ query: compiled }])).at(-1);
+    await this.#checked;
+    return result as QueryResult<Row>;
   }
 }

@@ -74,8 +74,8 @@ export interface Tx extends Reader {
   /**
    * Queues a statement whose `check` must have passed before anything of the transaction is
    * returned or committed: it goes out with the next statement whose result is awaited, its check
-   * runs before that result is handed back, and COMMIT never travels with it (the authorization
-   * guard, ../authorization/guard.ts).
+   * runs before that result is handed back, and COMMIT never travels with it; once a check has
+   * thrown, nothing more is sent (the authorization guard, ../authorization/guard.ts).
    */
   guard<Row>(query: Compilable<Row>, check: (result: QueryResult<Row>) => void): void;
   /** Runs a statement, after those queued; its result. */
@@ -190,6 +190,11 @@ export class UnitOfWork implements Tx {
   #now: DbTimestamp | undefined;
   /** Whether BEGIN has gone out, so that a failure must roll back. */
   #begun = false;
+  /**
+   * What a guard's check threw: nothing more is sent, COMMIT included, even if the work caught it
+   * and went on (Tx.guard).
+   */
+  #refused: { error: unknown } | undefined;
 
   /** `connection`: a Kysely bound to one connection. */
   constructor(connection: Sql, { dialect, sql, together, waitsForLock, deadline }: UnitOfWorkOptions) {
@@ -212,7 +217,15 @@ export class UnitOfWork implements Tx {
   }
 
   guard<Row>(query: Compilable<Row>, check: (result: QueryResult<Row>) => void): void {
-    this.#queued.push({ query: query.compile(), check: check as Statement['check'], guard: true });
+    const checkOrRefuse = (result: QueryResult<unknown>) => {
+      try {
+        check(result as QueryResult<Row>);
+      } catch (error) {
+        this.#refused ??= { error };
+        throw error;
+      }
+    };
+    this.#queued.push({ query: query.compile(), check: checkOrRefuse, guard: true });
   }
 
   async run<Row>(query: Compilable<Row>): Promise<QueryResult<Row>> {
@@ -252,6 +265,7 @@ export class UnitOfWork implements Tx {
   }
 
   #send(statements: Statement[]): Promise<Array<QueryResult<unknown>>> {
+    if (this.#refused) return Promise.reject(this.#refused.error);
     return sendStatements(this.#connection, statements, this.#together, () => {
       const bound = this.#withinBudget();
       this.#begun = true;
