@@ -10,6 +10,7 @@ import { createClient, type Client } from '../client/src/index.ts';
 import type { Database } from '../server/platform/database/schema.ts';
 import type { AuditEvent } from '../shared/events.ts';
 import { databaseTargets } from './support/databases.ts';
+import { failWithout } from './support/needs.ts';
 import { writeEvents } from './support/events.ts';
 import { addMember, createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import { spawnService, type ServiceProcess } from './support/process.ts';
@@ -75,7 +76,8 @@ const newestEventId = async (server: TestServer, user: TestUser, organizationId:
   return (listed.body as AuditEvent[]).at(-1)!.event_id;
 };
 
-describe.skipIf(!mariadb.available)('audit event subscriptions on mariadb', () => {
+describe('audit event subscriptions on mariadb', () => {
+  failWithout(mariadb.missing);
   // Polled often: the slow-subscriber test pushes thousands of events through.
   const server = useServer(mariadb, { EVENTS_POLL_INTERVAL_MS: '100' });
   let owner: TestUser;
@@ -241,7 +243,8 @@ describe.skipIf(!mariadb.available)('audit event subscriptions on mariadb', () =
   }, 120_000);
 });
 
-describe.skipIf(!mariadb.available)('audit event subscriptions across two instances on one MariaDB', () => {
+describe('audit event subscriptions across two instances on one MariaDB', () => {
+  failWithout(mariadb.missing);
   const instances: ServiceProcess[] = [];
   let drop: () => Promise<void> = async () => {};
 

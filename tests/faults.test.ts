@@ -13,13 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toDbTimestamp, type Database } from '../server/platform/database/schema.ts';
 import { databaseTargets } from './support/databases.ts';
 import { createOrganization, insertUsersAsMembers, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
-import { canRunOwnMariadb, OwnMariadb } from './support/mariadb-instance.ts';
+import { OwnMariadb } from './support/mariadb-instance.ts';
+import { failWithout, ownMariadbMissing } from './support/needs.ts';
 import { startTestServer, useServer, type TestServer } from './support/server.ts';
 import { tokenFor } from './support/tokens.ts';
-
-const runnable = canRunOwnMariadb();
-if (!runnable && process.env.CI)
-  throw new Error('The fault tests must run in CI: they need root and /usr/sbin/mariadbd');
 
 interface Answer {
   status: number;
@@ -74,7 +71,8 @@ async function organizationAndAdd(server: TestServer, key: string) {
   return { owner, organizationId, newcomer, add };
 }
 
-describe.skipIf(!runnable)('the database killed under write load', () => {
+describe('the database killed under write load', () => {
+  failWithout(ownMariadbMissing());
   const database = new OwnMariadb();
   let server: TestServer;
 
@@ -193,7 +191,8 @@ function slowReader(baseUrl: string, path: string, headers: Record<string, strin
   return { started, ended, resume: () => response?.resume(), received: () => bytes };
 }
 
-describe.skipIf(!runnable)('the database killed while a whole list is streamed', () => {
+describe('the database killed while a whole list is streamed', () => {
+  failWithout(ownMariadbMissing());
   const database = new OwnMariadb();
   let server: TestServer;
   /** Enough that the answer (about 190 bytes a member) outgrows what loopback sockets buffer. */
@@ -250,7 +249,8 @@ describe.skipIf(!runnable)('the database killed while a whole list is streamed',
   }, 120_000);
 });
 
-describe.skipIf(!runnable)('the database stalled past the processing limit', () => {
+describe('the database stalled past the processing limit', () => {
+  failWithout(ownMariadbMissing());
   const database = new OwnMariadb();
   let server: TestServer;
   const processingLimitMs = DB_TIMEOUT_MS + 200;
@@ -351,7 +351,8 @@ describe.skipIf(!runnable)('the database stalled past the processing limit', () 
 
 const mariadb = databaseTargets().find((target) => target.name === 'mariadb')!;
 
-describe.skipIf(!mariadb.available)('organizations locked past DB_TIMEOUT_MS under load', () => {
+describe('organizations locked past DB_TIMEOUT_MS under load', () => {
+  failWithout(mariadb.missing);
   const server = useServer(mariadb, { DB_TIMEOUT_MS: String(DB_TIMEOUT_MS), DB_POOL_SIZE: '10' });
 
   it('refuses their changes with 503 in time, stores none of them, and keeps serving everything else', async () => {
@@ -424,7 +425,8 @@ describe.skipIf(!mariadb.available)('organizations locked past DB_TIMEOUT_MS und
   });
 });
 
-describe.skipIf(!mariadb.available)('one organization locked for five times DB_TIMEOUT_MS', () => {
+describe('one organization locked for five times DB_TIMEOUT_MS', () => {
+  failWithout(mariadb.missing);
   const timeoutMs = 2000;
   const server = useServer(mariadb, { DB_TIMEOUT_MS: String(timeoutMs), DB_POOL_SIZE: '10' });
 

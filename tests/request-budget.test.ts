@@ -11,6 +11,7 @@ import { PoolAcquireTimeoutError } from '../server/platform/database/failures.ts
 import type { Orm } from '../server/platform/database/orm.ts';
 import { Db } from '../server/platform/database/transaction.ts';
 import { databaseTargets, openMigrated, type TestDatabase } from './support/databases.ts';
+import { failWithout } from './support/needs.ts';
 
 const mariadb = databaseTargets().find((target) => target.name === 'mariadb')!;
 
@@ -20,7 +21,8 @@ const SPENT_MS = 400;
 /** How late after the budget's end the transaction may fail (a loaded machine). */
 const LATE_MS = 100;
 
-describe.skipIf(!mariadb.available)('a request budget of DB_TIMEOUT_MS on MariaDB', () => {
+describe('a request budget of DB_TIMEOUT_MS on MariaDB', () => {
+  failWithout(mariadb.missing);
   let database: TestDatabase;
   let orm: Orm;
   let db: Db;

@@ -22,6 +22,7 @@ import type { Database } from '../server/platform/database/schema.ts';
 import { migrate, openDatabase, type Orm } from '../server/platform/database/orm.ts';
 import { spawnQuietService, statusOf, type QuietService } from './support/bundle-processes.ts';
 import { databaseTargets, type DatabaseTarget, type TestDatabase } from './support/databases.ts';
+import { failWithout } from './support/needs.ts';
 import { writeEvents } from './support/events.ts';
 import { uniqueId } from './support/fixtures.ts';
 import { readmeSettingRows } from './support/markdown.ts';
@@ -443,7 +444,8 @@ describe('the bundle logging warnings only, on an address of its own', () => {
   });
 });
 
-describe.skipIf(!mariadb.available)('the bundle on MariaDB', () => {
+describe('the bundle on MariaDB', () => {
+  failWithout(mariadb.missing);
   let database: TestDatabase;
   let service: ServiceProcess;
   let metricsPort: number;
@@ -790,9 +792,7 @@ describe('the README settings', () => {
         const [file, title] = proof.includes(' › ') ? proof.split(' › ') : [undefined, proof];
         if (file === undefined) {
           const passed = here.get(proof) === 'pass' && given.has(setting);
-          // Outside CI a test whose needs are missing (MariaDB) is skipped; in CI every one must pass.
-          const excused = here.get(proof) === 'skip' && !process.env.CI;
-          if (!passed && !excused) unproven.push(`${setting}: ${proof}`);
+          if (!passed) unproven.push(`${setting}: ${proof}`);
           continue;
         }
         // A test of another file, which runs in the same `npm test`: it must be there and start the bundle.
