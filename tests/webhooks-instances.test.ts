@@ -20,6 +20,7 @@ import { freePorts } from './support/ports.ts';
 import { spawnService, type ServiceProcess } from './support/process.ts';
 import { restCall } from './support/rest-call.ts';
 import { TEST_SECRET, tokenFor } from './support/tokens.ts';
+import { ANSWER_MARGIN_MS } from './support/timing.ts';
 import {
   deliveriesPath,
   startReceiver,
@@ -360,8 +361,6 @@ describe('two instances delivering the webhooks of one MariaDB database', () => 
 });
 
 const DB_TIMEOUT_MS = 1500;
-/** As tests/faults.test.ts: the processing limit is DB_TIMEOUT_MS + 200 ms, and 50 ms carry the answer back. */
-const ANSWER_MARGIN_MS = 250;
 
 describe('webhook deliveries while the database is frozen', () => {
   failWithout(ownMariadbMissing());
