@@ -57,7 +57,7 @@ const MAX_TRANSACTION_ATTEMPTS = 20;
 
 /**
  * EXPIRY_SWEEP_INTERVAL_MS, how often this instance sweeps expired memberships, is for tests only
- * (they cannot wait 15 s for each sweep): not a setting, and so not in the README's table.
+ * (they cannot wait 15 s for each sweep): not a setting, and so not in docs/configuration.md.
  */
 function sweepIntervalForTests(): number | undefined {
   const ms = Number(process.env.EXPIRY_SWEEP_INTERVAL_MS);

@@ -6,7 +6,7 @@
  * Idempotency-Key and sees the replay, and receives a live event; a page of an origin not in
  * CORS_ORIGINS is refused by the browser.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,16 +18,11 @@ import type * as ClientModule from '../client/src/index.ts';
 import { MAX_BATCH_ITEMS } from '../shared/limits.ts';
 import { databaseTargets } from './support/databases.ts';
 import { addMember, registerUser, uniqueId } from './support/fixtures.ts';
+import { CHROMIUM, chromiumMissing, failWithout } from './support/needs.ts';
 import { freePorts } from './support/ports.ts';
 import { projectRoot } from './support/process.ts';
 import { useServer } from './support/server.ts';
 import { tokenFor } from './support/tokens.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI) throw new Error(`The browser test must run in CI, but ${CHROMIUM} is missing`);
-if (!haveChromium)
-  console.warn(`\n!! ${CHROMIUM} is missing (apt-get install -y chromium): the browser test is skipped.\n`);
 
 /** What the page's script puts on `window`: the package's exports. */
 declare global {
@@ -75,7 +70,8 @@ async function servePage(port: number, script: string): Promise<Server> {
   return server;
 }
 
-describe.skipIf(!haveChromium)('typed client in Chromium, from another origin', () => {
+describe('typed client in Chromium, from another origin', () => {
+  failWithout(chromiumMissing());
   const service = useServer(
     databaseTargets().find((target) => target.name === 'embedded')!,
     { CORS_ORIGINS: pageOrigin },

@@ -16,7 +16,7 @@
  * `UPDATE_SCREENSHOTS=true npx vitest run tests/console.test.ts` writes them to docs/console/
  * instead (the README shows two).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,16 +27,11 @@ import { CONSOLE_CSP } from '../server/http/console.ts';
 import { SCRIPT_BUDGET_BYTES } from '../console/build.ts';
 import { databaseTargets, describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
 import { uniqueId } from './support/fixtures.ts';
+import { CHROMIUM, chromiumMissing, failWithout } from './support/needs.ts';
 import { projectRoot, spawnService, type ServiceProcess } from './support/process.ts';
 import { restCall } from './support/rest-call.ts';
 import { TEST_SECRET, tokenFor } from './support/tokens.ts';
 import { startReceiver, type Receiver } from './support/webhooks.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI) throw new Error(`The browser test must run in CI, but ${CHROMIUM} is missing`);
-if (!haveChromium)
-  console.warn(`\n!! ${CHROMIUM} is missing (apt-get install -y chromium): the console's browser tests are skipped.\n`);
 
 const updateScreenshots = process.env.UPDATE_SCREENSHOTS === 'true';
 const SCREENSHOTS = updateScreenshots
@@ -218,6 +213,7 @@ const openSection = async (page: Page, section: string) => {
 };
 
 describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
+  failWithout(chromiumMissing());
   let database: TestDatabase;
   let service: ServiceProcess;
   let browser: Browser;
@@ -256,7 +252,6 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
   };
 
   beforeAll(async () => {
-    if (!haveChromium) return;
     database = await target.create();
     service = await startConsoleService(database.url);
     receiver = await startReceiver();
@@ -274,7 +269,7 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
 
   const newContext = () => browser.newContext({ viewport: { width: 1280, height: 860 }, reducedMotion: 'reduce' });
 
-  it.skipIf(!haveChromium)(
+  it(
     'walks an owner and a colleague through every page: profile, organization, invitation, role, team, webhook, live events',
     { timeout: 240_000 },
     async () => {
@@ -505,7 +500,7 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
     },
   );
 
-  it.skipIf(!haveChromium)('shows a member no management controls', { timeout: 120_000 }, async () => {
+  it('shows a member no management controls', { timeout: 120_000 }, async () => {
     const ownerId = `${run}-boss`;
     const memberId = `${run}-member`;
     const ownerToken = await userWithProfile(ownerId, 'Some', ownerId);
@@ -555,68 +550,62 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
     expect(member.problems).toEqual([]);
   });
 
-  it.skipIf(!haveChromium)(
-    'hands the ownership over to a member, who then deletes the organization',
-    { timeout: 120_000 },
-    async () => {
-      const ownerId = `${run}-founder`;
-      const heirId = `${run}-heir`;
-      const ownerToken = await userWithProfile(ownerId, 'Founder', 'Person');
-      const heirToken = await userWithProfile(heirId, 'Heir', 'Person');
-      const organizationId = await organizationBy(ownerToken, 'Heirloom');
-      expect(
-        (
-          await restCall(
-            service.baseUrl,
-            'POST',
-            '/organization-user',
-            ownerToken,
-            { email: `${heirId}@example.com`, role: 'admin' },
-            organizationId,
-          )
-        ).status,
-      ).toBe(201);
-
-      const founder = await openConsole(await newContext());
-      await founder.page.goto(
-        `${service.baseUrl}/console/organizations/${organizationId}/settings#token=${ownerToken}`,
-      );
-      const newOwner = founder.page.getByLabel('New owner');
-      await newOwner.selectOption({ label: (await newOwner.locator('option', { hasText: 'Heir' }).textContent())! });
-      await founder.page.getByRole('button', { name: 'Transfer ownership' }).click();
-      await founder.page.getByRole('button', { name: 'Confirm' }).click();
-      await expect
-        .poll(
-          async () =>
-            (
-              await restCall(
-                service.baseUrl,
-                'GET',
-                `/organization-user/${heirId}`,
-                ownerToken,
-                undefined,
-                organizationId,
-              )
-            ).body.role,
+  it('hands the ownership over to a member, who then deletes the organization', { timeout: 120_000 }, async () => {
+    const ownerId = `${run}-founder`;
+    const heirId = `${run}-heir`;
+    const ownerToken = await userWithProfile(ownerId, 'Founder', 'Person');
+    const heirToken = await userWithProfile(heirId, 'Heir', 'Person');
+    const organizationId = await organizationBy(ownerToken, 'Heirloom');
+    expect(
+      (
+        await restCall(
+          service.baseUrl,
+          'POST',
+          '/organization-user',
+          ownerToken,
+          { email: `${heirId}@example.com`, role: 'admin' },
+          organizationId,
         )
-        .toBe('owner');
-      // The founder, an admin now, has no deletion to offer.
-      await founder.page.reload();
-      await founder.page.getByRole('heading', { name: 'Edit organization' }).waitFor();
-      expect(await founder.page.getByRole('button', { name: 'Delete organization' }).count()).toBe(0);
+      ).status,
+    ).toBe(201);
 
-      const heir = await openConsole(await newContext());
-      await heir.page.goto(`${service.baseUrl}/console/organizations/${organizationId}/settings#token=${heirToken}`);
-      await heir.page.getByRole('button', { name: 'Delete organization' }).click();
-      await heir.page.getByRole('button', { name: 'Confirm' }).click();
-      await heir.page.getByRole('heading', { level: 1, name: 'Your organizations' }).waitFor();
-      expect((await restCall(service.baseUrl, 'GET', '/organizations', heirToken)).body).toEqual([]);
-      expect(founder.problems).toEqual([]);
-      expect(heir.problems).toEqual([]);
-    },
-  );
+    const founder = await openConsole(await newContext());
+    await founder.page.goto(`${service.baseUrl}/console/organizations/${organizationId}/settings#token=${ownerToken}`);
+    const newOwner = founder.page.getByLabel('New owner');
+    await newOwner.selectOption({ label: (await newOwner.locator('option', { hasText: 'Heir' }).textContent())! });
+    await founder.page.getByRole('button', { name: 'Transfer ownership' }).click();
+    await founder.page.getByRole('button', { name: 'Confirm' }).click();
+    await expect
+      .poll(
+        async () =>
+          (
+            await restCall(
+              service.baseUrl,
+              'GET',
+              `/organization-user/${heirId}`,
+              ownerToken,
+              undefined,
+              organizationId,
+            )
+          ).body.role,
+      )
+      .toBe('owner');
+    // The founder, an admin now, has no deletion to offer.
+    await founder.page.reload();
+    await founder.page.getByRole('heading', { name: 'Edit organization' }).waitFor();
+    expect(await founder.page.getByRole('button', { name: 'Delete organization' }).count()).toBe(0);
 
-  it.skipIf(!haveChromium)(
+    const heir = await openConsole(await newContext());
+    await heir.page.goto(`${service.baseUrl}/console/organizations/${organizationId}/settings#token=${heirToken}`);
+    await heir.page.getByRole('button', { name: 'Delete organization' }).click();
+    await heir.page.getByRole('button', { name: 'Confirm' }).click();
+    await heir.page.getByRole('heading', { level: 1, name: 'Your organizations' }).waitFor();
+    expect((await restCall(service.baseUrl, 'GET', '/organizations', heirToken)).body).toEqual([]);
+    expect(founder.problems).toEqual([]);
+    expect(heir.problems).toEqual([]);
+  });
+
+  it(
     'is enough with the keyboard alone: signing in, moving between sections, creating and deleting a team',
     { timeout: 120_000 },
     async () => {
@@ -691,7 +680,7 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
     },
   );
 
-  it.skipIf(!haveChromium)(
+  it(
     'lands on the sign-in page with an expired token, and with one the service refuses',
     { timeout: 60_000 },
     async () => {
@@ -715,7 +704,7 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
   );
 
   // Last: it replaces the service the others use.
-  it.skipIf(!haveChromium)(
+  it(
     'resumes the live events after the service comes back, from the last event it showed',
     { timeout: 120_000 },
     async () => {

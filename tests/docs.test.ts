@@ -5,18 +5,12 @@
  * "Authorize". Nothing is loaded from elsewhere, and nothing is upgraded to HTTPS, which the
  * service does not speak: the page also shows under a name other than loopback.
  */
-import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseTargets } from './support/databases.ts';
+import { CHROMIUM, chromiumMissing, failWithout } from './support/needs.ts';
 import { createOrganization, registerUser } from './support/fixtures.ts';
 import { useServer } from './support/server.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI) throw new Error(`The browser test must run in CI, but ${CHROMIUM} is missing`);
-if (!haveChromium)
-  console.warn(`\n!! ${CHROMIUM} is missing (apt-get install -y chromium): the browser test is skipped.\n`);
 
 const embedded = databaseTargets().find((target) => target.name === 'embedded')!;
 /** Browsers never upgrade loopback to HTTPS; under any other name they obey the page's policy. */
@@ -57,7 +51,8 @@ describe('API reference page over plain HTTP', () => {
   });
 });
 
-describe.skipIf(!haveChromium)('API reference page in Chromium', () => {
+describe('API reference page in Chromium', () => {
+  failWithout(chromiumMissing());
   let browser: Browser;
 
   beforeAll(async () => {

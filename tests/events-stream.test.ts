@@ -2,22 +2,26 @@
  * The live audit events over tRPC subscriptions (server-sent events), on MariaDB: delivery as
  * changes commit, resuming after a given event id, the end of a subscription whose caller loses
  * the role, refusals with the contract's codes, a subscriber too slow to read being disconnected,
- * and delivery within one second of a change made through another instance of the service.
+ * and delivery at the next poll of a change made through another instance of the service.
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { createClient, type Client } from '../client/src/index.ts';
+import { readSettings } from '../server/platform/config.ts';
 import type { Database } from '../server/platform/database/schema.ts';
 import type { AuditEvent } from '../shared/events.ts';
 import { databaseTargets } from './support/databases.ts';
+import { failWithout } from './support/needs.ts';
 import { writeEvents } from './support/events.ts';
 import { addMember, createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import { spawnService, type ServiceProcess } from './support/process.ts';
 import { useServer, type TestServer } from './support/server.ts';
 import { TEST_SECRET, tokenFor } from './support/tokens.ts';
 import { restCall } from './support/rest-call.ts';
+import { LOADED_MACHINE_SLACK_MS } from './support/timing.ts';
 
 const mariadb = databaseTargets().find((target) => target.name === 'mariadb')!;
+const DEFAULT_POLL_INTERVAL_MS = readSettings({}).EVENTS_POLL_INTERVAL_MS;
 
 type Ending = { completed: true } | { error: unknown };
 
@@ -75,7 +79,8 @@ const newestEventId = async (server: TestServer, user: TestUser, organizationId:
   return (listed.body as AuditEvent[]).at(-1)!.event_id;
 };
 
-describe.skipIf(!mariadb.available)('audit event subscriptions on mariadb', () => {
+describe('audit event subscriptions on mariadb', () => {
+  failWithout(mariadb.missing);
   // Polled often: the slow-subscriber test pushes thousands of events through.
   const server = useServer(mariadb, { EVENTS_POLL_INTERVAL_MS: '100' });
   let owner: TestUser;
@@ -241,7 +246,8 @@ describe.skipIf(!mariadb.available)('audit event subscriptions on mariadb', () =
   }, 120_000);
 });
 
-describe.skipIf(!mariadb.available)('audit event subscriptions across two instances on one MariaDB', () => {
+describe('audit event subscriptions across two instances on one MariaDB', () => {
+  failWithout(mariadb.missing);
   const instances: ServiceProcess[] = [];
   let drop: () => Promise<void> = async () => {};
 
@@ -275,7 +281,7 @@ describe.skipIf(!mariadb.available)('audit event subscriptions across two instan
     return { id, token, email: `${id}@example.com` };
   }
 
-  it('delivers within one second an event committed through the other instance, and lets it stop', async () => {
+  it('delivers an event committed through the other instance at its next poll, and lets it stop', async () => {
     const owner = await user(0, 'far-owner');
     const organization = await rest(0, 'POST', '/organizations', owner.token, {
       organization_name: 'Far',
@@ -301,7 +307,8 @@ describe.skipIf(!mariadb.available)('audit event subscriptions across two instan
       const committed = Date.now();
       await watching.received(index + 1);
       expect(watching.events[index]).toMatchObject({ type: 'member.added', subject_user_id: subject.id });
-      expect(watching.arrivals[index]! - committed).toBeLessThan(1000);
+      // The next poll comes within EVENTS_POLL_INTERVAL_MS, the default here.
+      expect(watching.arrivals[index]! - committed).toBeLessThan(DEFAULT_POLL_INTERVAL_MS + LOADED_MACHINE_SLACK_MS);
     }
 
     // Stopping the instance that holds the stream does not wait for the stream to end.

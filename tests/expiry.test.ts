@@ -20,8 +20,11 @@ import { startTestServer, useServer, type TestServer } from './support/server.ts
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
-/** Long enough to read a membership before it expires, short enough to wait for. */
-const SHORTLY_MS = 1_500;
+/**
+ * Long enough to read a membership a few times before it expires, even on a loaded machine (where
+ * a few requests can take a second or two), and short enough to wait for.
+ */
+const SHORTLY_MS = 3_000;
 
 /** An expiry `ms` from now, as the service answers it (ISO, milliseconds, Z). */
 const inMs = (ms: number) => new Date(Date.now() + ms).toISOString();
@@ -465,7 +468,8 @@ describeOnEachDatabase('the expiry sweep (behaviour §11)', (target) => {
         // Enough expiring at one moment that each sweep runs for a while and the two instances'
         // sweeps overlap, both reading rows the other is removing.
         const users = await Promise.all(organizations.map(() => manyUsers(50)));
-        const expiresAt = inMs(3_000);
+        // 100 adds, 50 after one another in each organization: a few seconds on a loaded machine.
+        const expiresAt = inMs(8_000);
         await Promise.all(
           organizations.map(async (organizationId, index) => {
             for (const user of users[index]!) {

@@ -4,8 +4,8 @@
  * database stalled past the processing limit, and organizations locked by another session for
  * longer than DB_TIMEOUT_MS.
  * In each, every answer is either a success that is stored or a 503 with the error body and
- * Retry-After whose change is not stored, and every answer comes within DB_TIMEOUT_MS and a small
- * margin.
+ * Retry-After whose change is not stored, and every answer comes within DB_TIMEOUT_MS and a margin
+ * for the processing limit and a loaded machine (./support/timing.ts).
  */
 import { request, type IncomingMessage } from 'node:http';
 import mysql from 'mysql2/promise';
@@ -13,13 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toDbTimestamp, type Database } from '../server/platform/database/schema.ts';
 import { databaseTargets } from './support/databases.ts';
 import { createOrganization, insertUsersAsMembers, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
-import { canRunOwnMariadb, OwnMariadb } from './support/mariadb-instance.ts';
+import { OwnMariadb } from './support/mariadb-instance.ts';
+import { failWithout, ownMariadbMissing } from './support/needs.ts';
 import { startTestServer, useServer, type TestServer } from './support/server.ts';
+import { ANSWER_MARGIN_MS } from './support/timing.ts';
 import { tokenFor } from './support/tokens.ts';
-
-const runnable = canRunOwnMariadb();
-if (!runnable && process.env.CI)
-  throw new Error('The fault tests must run in CI: they need root and /usr/sbin/mariadbd');
 
 interface Answer {
   status: number;
@@ -53,11 +51,6 @@ function expectContract503(answer: Answer): void {
 }
 
 const DB_TIMEOUT_MS = 1500;
-/**
- * How late after DB_TIMEOUT_MS an answer may come, measured from sending: the service's processing
- * limit is DB_TIMEOUT_MS + 200 ms, and 50 ms more carry the answer back on a loaded machine.
- */
-const ANSWER_MARGIN_MS = 250;
 
 /** A new organization, a user to add to it, and the add, sent with `key` as its Idempotency-Key. */
 async function organizationAndAdd(server: TestServer, key: string) {
@@ -74,7 +67,8 @@ async function organizationAndAdd(server: TestServer, key: string) {
   return { owner, organizationId, newcomer, add };
 }
 
-describe.skipIf(!runnable)('the database killed under write load', () => {
+describe('the database killed under write load', () => {
+  failWithout(ownMariadbMissing());
   const database = new OwnMariadb();
   let server: TestServer;
 
@@ -193,7 +187,8 @@ function slowReader(baseUrl: string, path: string, headers: Record<string, strin
   return { started, ended, resume: () => response?.resume(), received: () => bytes };
 }
 
-describe.skipIf(!runnable)('the database killed while a whole list is streamed', () => {
+describe('the database killed while a whole list is streamed', () => {
+  failWithout(ownMariadbMissing());
   const database = new OwnMariadb();
   let server: TestServer;
   /** Enough that the answer (about 190 bytes a member) outgrows what loopback sockets buffer. */
@@ -250,7 +245,8 @@ describe.skipIf(!runnable)('the database killed while a whole list is streamed',
   }, 120_000);
 });
 
-describe.skipIf(!runnable)('the database stalled past the processing limit', () => {
+describe('the database stalled past the processing limit', () => {
+  failWithout(ownMariadbMissing());
   const database = new OwnMariadb();
   let server: TestServer;
   const processingLimitMs = DB_TIMEOUT_MS + 200;
@@ -351,7 +347,8 @@ describe.skipIf(!runnable)('the database stalled past the processing limit', () 
 
 const mariadb = databaseTargets().find((target) => target.name === 'mariadb')!;
 
-describe.skipIf(!mariadb.available)('organizations locked past DB_TIMEOUT_MS under load', () => {
+describe('organizations locked past DB_TIMEOUT_MS under load', () => {
+  failWithout(mariadb.missing);
   const server = useServer(mariadb, { DB_TIMEOUT_MS: String(DB_TIMEOUT_MS), DB_POOL_SIZE: '10' });
 
   it('refuses their changes with 503 in time, stores none of them, and keeps serving everything else', async () => {
@@ -402,6 +399,7 @@ describe.skipIf(!mariadb.available)('organizations locked past DB_TIMEOUT_MS und
     await blocker.end();
 
     expect(others.length).toBeGreaterThan(6);
+    // Served at once, not after waiting out the locked changes' budgets (which end in a 503).
     for (const answer of others) {
       expect(answer.status).toBeGreaterThanOrEqual(200);
       expect(answer.status).toBeLessThan(300);
@@ -424,7 +422,8 @@ describe.skipIf(!mariadb.available)('organizations locked past DB_TIMEOUT_MS und
   });
 });
 
-describe.skipIf(!mariadb.available)('one organization locked for five times DB_TIMEOUT_MS', () => {
+describe('one organization locked for five times DB_TIMEOUT_MS', () => {
+  failWithout(mariadb.missing);
   const timeoutMs = 2000;
   const server = useServer(mariadb, { DB_TIMEOUT_MS: String(timeoutMs), DB_POOL_SIZE: '10' });
 
@@ -479,7 +478,8 @@ describe.skipIf(!mariadb.available)('one organization locked for five times DB_T
       expectContract503(answer);
       expect(answer.ms).toBeLessThan(timeoutMs + ANSWER_MARGIN_MS);
     }
-    expect(refused.length).toBeGreaterThanOrEqual(3 * newcomers.length);
+    // Every writer was refused more than once: refused changes went on being sent all along.
+    expect(refused.length).toBeGreaterThanOrEqual(2 * newcomers.length);
     expect(reads.length).toBeGreaterThan(10);
     for (const answer of reads) {
       expect(answer.status).toBe(200);

@@ -11,18 +11,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../server/platform/database/schema.ts';
 import { addMember, createOrganization, registerUser, type TestUser } from './support/fixtures.ts';
-import { canRunGalera, GaleraCluster } from './support/galera.ts';
+import { GaleraCluster } from './support/galera.ts';
+import { failWithout, galeraMissing } from './support/needs.ts';
 import { pooled } from './support/pooled.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { teamMembersWithoutMembership } from './support/teams.ts';
-
-const runnable = canRunGalera();
-if (!runnable) {
-  if (process.env.CI) throw new Error('The Galera tests must run in CI: they need root, mariadbd and galera-4');
-  console.warn(
-    '\n!! Galera tests skipped: they need root, /usr/sbin/mariadbd and galera-4 (apt-get install galera-4).\n',
-  );
-}
 
 /** Members removed from the organization through one node while added to a team through another. */
 const RACING_MEMBERS = 30;
@@ -37,7 +30,8 @@ interface Member {
   role: string;
 }
 
-describe.skipIf(!runnable)('one instance per node of a 3-node Galera cluster', () => {
+describe('one instance per node of a 3-node Galera cluster', () => {
+  failWithout(galeraMissing());
   const cluster = new GaleraCluster();
   const instances: TestServer[] = [];
   /** By node: node1 … node3. */

@@ -9,6 +9,7 @@ import type { Orm } from '../server/platform/database/orm.ts';
 import { prepare } from '../server/platform/database/prepared.ts';
 import { Db } from '../server/platform/database/transaction.ts';
 import { databaseTargets, openMigrated, type TestDatabase } from './support/databases.ts';
+import { failWithout } from './support/needs.ts';
 
 const mariadb = databaseTargets().find((target) => target.name === 'mariadb')!;
 
@@ -30,7 +31,8 @@ const memberCount = prepare((sql: Sql, organizationId: string) =>
     .where('organization_id', '=', organizationId),
 );
 
-describe.skipIf(!mariadb.available)('the serving pool on MariaDB', () => {
+describe('the serving pool on MariaDB', () => {
+  failWithout(mariadb.missing);
   let database: TestDatabase;
   let orm: Orm;
   let db: Db;

@@ -4,14 +4,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerUser } from './support/fixtures.ts';
-import { canRunOwnMariadb, OwnMariadb } from './support/mariadb-instance.ts';
+import { OwnMariadb } from './support/mariadb-instance.ts';
+import { failWithout, ownMariadbMissing } from './support/needs.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
-const runnable = canRunOwnMariadb();
-if (!runnable && process.env.CI)
-  throw new Error('The outage test must run in CI: it needs root and /usr/sbin/mariadbd');
-
-describe.skipIf(!runnable)('database outage on MariaDB', () => {
+describe('database outage on MariaDB', () => {
+  failWithout(ownMariadbMissing());
   const database = new OwnMariadb();
   let server: TestServer;
 

@@ -4,13 +4,13 @@
  * transport.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSettings } from '../server/platform/config.ts';
 import { databaseTargets, describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
 import { addMember, createOrganization, registerUser, uniqueId } from './support/fixtures.ts';
+import { failWithout, install, REDIS_SERVER, redisServerMissing } from './support/needs.ts';
 import { freePorts } from './support/ports.ts';
 import { spawnServices } from './support/bundle-processes.ts';
 import type { ServiceProcess } from './support/process.ts';
@@ -133,11 +133,10 @@ async function redisAnswers(url: string): Promise<boolean> {
   }
 }
 
-const sharedRedis = await redisAnswers(SHARED_REDIS_URL);
-if (!sharedRedis) {
-  if (process.env.CI) throw new Error(`The shared rate-limit tests must run in CI: no Redis at ${SHARED_REDIS_URL}`);
-  console.warn(`\n!! No Redis at ${SHARED_REDIS_URL}: the shared rate-limit test is skipped on this machine.\n`);
-}
+const sharedRedisMissing = (await redisAnswers(SHARED_REDIS_URL))
+  ? undefined
+  : `No Redis answers at ${SHARED_REDIS_URL}: start one there (redis-server --daemonize yes --bind 127.0.0.1 ` +
+    `--port 6379 --save ''); where redis-server is missing, ${install(['redis-server'])}`;
 
 /**
  * For a describe block: `count` instances of the bundle, as `npm start` runs it, each on a database
@@ -159,7 +158,8 @@ function useBundles(count: number, env: () => Record<string, string>): () => Ser
   return () => instances;
 }
 
-describe.skipIf(!sharedRedis)('rate limit shared through Redis by instances of the bundle', () => {
+describe('rate limit shared through Redis by instances of the bundle', () => {
+  failWithout(sharedRedisMissing);
   // A key prefix of this test's own, so that runs and other users of this Redis never share counters.
   const prefix = `${uniqueId('test')}:`;
   const instances = useBundles(2, () => ({
@@ -193,13 +193,6 @@ describe.skipIf(!sharedRedis)('rate limit shared through Redis by instances of t
     }
   });
 });
-
-const REDIS_SERVER = '/usr/bin/redis-server';
-const canRunOwnRedis = existsSync(REDIS_SERVER);
-if (!canRunOwnRedis) {
-  if (process.env.CI) throw new Error(`The Redis outage test must run in CI: ${REDIS_SERVER} is missing`);
-  console.warn(`\n!! ${REDIS_SERVER} is missing: the Redis outage test is skipped on this machine.\n`);
-}
 
 /** A Redis server of this test's own, so that stopping it disturbs nobody else. */
 class OwnRedis {
@@ -236,7 +229,8 @@ class OwnRedis {
   }
 }
 
-describe.skipIf(!canRunOwnRedis)('rate limit of instances of the bundle while their Redis is away', () => {
+describe('rate limit of instances of the bundle while their Redis is away', () => {
+  failWithout(redisServerMissing());
   let redis: OwnRedis;
   beforeAll(async () => {
     const [port] = await freePorts(1);

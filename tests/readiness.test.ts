@@ -5,15 +5,13 @@
  */
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canRunOwnMariadb, OwnMariadb } from './support/mariadb-instance.ts';
+import { OwnMariadb } from './support/mariadb-instance.ts';
+import { failWithout, ownMariadbMissing } from './support/needs.ts';
 import { projectRoot, spawnService, type ServiceProcess } from './support/process.ts';
 import { TEST_SECRET } from './support/tokens.ts';
 
-const runnable = canRunOwnMariadb();
-if (!runnable && process.env.CI)
-  throw new Error('The readiness test must run in CI: it needs root and /usr/sbin/mariadbd');
-
-describe.skipIf(!runnable)('readiness with MIGRATE_ON_START=false on MariaDB', () => {
+describe('readiness with MIGRATE_ON_START=false on MariaDB', () => {
+  failWithout(ownMariadbMissing());
   const database = new OwnMariadb();
   let service: ServiceProcess | undefined;
   beforeAll(() => database.start(), 60_000);

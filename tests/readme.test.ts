@@ -1,9 +1,10 @@
 /**
  * The README and the docs kept true. The README's tour and the shell examples of docs/api.md that
  * go on from it run, in that order, with bash against the service started as `npm start` starts
- * it, with the roles file the README's first block writes, and print what their `# →` lines say. The tables name every setting (README, with its
- * default), REST endpoint, error code, audit event type (docs/api.md, with an example `data` the
- * event schema accepts) and metric (docs/operations.md) the code has, and nothing else.
+ * it, with the roles file the README's first block writes, and print what their `# →` lines say.
+ * The tables name every setting (docs/configuration.md, with its default), REST endpoint, error
+ * code, audit event type (docs/api.md, with an example `data` the event schema accepts) and metric
+ * (docs/operations.md) the code has, and nothing else.
  * In README.md, client/README.md and docs/*.md every relative link resolves to a file of the
  * repository (and an #anchor to a heading), the repository paths and npm scripts they name exist,
  * and nothing points outside the repository.
@@ -22,7 +23,7 @@ import {
   codeBlock,
   codeOf,
   parseMarkdown,
-  readmeSettingRows,
+  settingRows,
   section,
   tableRows,
   type Markdown,
@@ -155,14 +156,14 @@ describe('the README tour', () => {
   });
 });
 
-// ---- the README's tables against the code -------------------------------------------------------
+// ---- the docs' tables against the code ---------------------------------------------------------
 
-describe('the tables of the README and docs', () => {
+describe('the tables of the docs', () => {
   it('list every setting of server/platform/config.ts once, with its default', () => {
     const source = read('server/platform/config.ts');
     const schema = source.slice(source.indexOf('const settingsSchema'), source.indexOf('\n});'));
     const names = [...schema.matchAll(/^ {2}([A-Z][A-Z0-9_]*):/gm)].map((match) => match[1]!);
-    const rows = readmeSettingRows();
+    const rows = settingRows();
     expect(rows.map((row) => row.name).sort()).toEqual([...names].sort());
 
     const defaults: Record<string, unknown> = readSettings({});

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseTargets } from './support/databases.ts';
+import { failWithout } from './support/needs.ts';
 import { spawnService, type ServiceProcess } from './support/process.ts';
 import { TEST_SECRET, tokenFor } from './support/tokens.ts';
 import { uniqueId } from './support/fixtures.ts';
@@ -13,7 +14,8 @@ import { restCall } from './support/rest-call.ts';
 const mariadb = databaseTargets().find((target) => target.name === 'mariadb')!;
 const ROUNDS = 6;
 
-describe.skipIf(!mariadb.available)('two instances on one MariaDB', () => {
+describe('two instances on one MariaDB', () => {
+  failWithout(mariadb.missing);
   const instances: ServiceProcess[] = [];
   let drop: () => Promise<void> = async () => {};
 

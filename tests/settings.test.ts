@@ -1,8 +1,9 @@
 /**
- * Every setting of the README's table works under `npm start`, the bundle of server/build.ts, as it
- * does from the sources: for each one a test starts the bundle with it and shows its effect. The
- * table PROOFS names those tests, and its check at the end fails when the README has a setting no
- * bundle test covers, so that a new setting cannot go untested.
+ * Every setting of the table in docs/configuration.md works under `npm start`, the bundle of
+ * server/build.ts, as it does from the sources: for each one a test starts the bundle with it and
+ * shows its effect. The table PROOFS names those tests, and its check at the end fails when
+ * docs/configuration.md has a setting no bundle test covers, so that a new setting cannot go
+ * untested.
  *
  * Four processes show most of them, several settings each, every one on a database of its own and
  * on loopback only; a few are shown by the tests of other files that start the bundle.
@@ -22,16 +23,17 @@ import type { Database } from '../server/platform/database/schema.ts';
 import { migrate, openDatabase, type Orm } from '../server/platform/database/orm.ts';
 import { spawnQuietService, statusOf, type QuietService } from './support/bundle-processes.ts';
 import { databaseTargets, type DatabaseTarget, type TestDatabase } from './support/databases.ts';
+import { failWithout } from './support/needs.ts';
 import { writeEvents } from './support/events.ts';
 import { uniqueId } from './support/fixtures.ts';
-import { readmeSettingRows } from './support/markdown.ts';
+import { settingRows } from './support/markdown.ts';
 import { freePorts } from './support/ports.ts';
 import { projectRoot, spawnService, type ServiceProcess } from './support/process.ts';
 import { restCall } from './support/rest-call.ts';
 import { TEST_SECRET, tokenFor } from './support/tokens.ts';
 
 /**
- * For each setting of the README's table, the tests that start the bundle with it and show its
+ * For each setting of the table in docs/configuration.md, the tests that start the bundle with it and show its
  * effect: tests of this file by their title, tests of other files as `file › title`.
  */
 const PROOFS: Record<string, string[]> = {
@@ -443,7 +445,8 @@ describe('the bundle logging warnings only, on an address of its own', () => {
   });
 });
 
-describe.skipIf(!mariadb.available)('the bundle on MariaDB', () => {
+describe('the bundle on MariaDB', () => {
+  failWithout(mariadb.missing);
   let database: TestDatabase;
   let service: ServiceProcess;
   let metricsPort: number;
@@ -778,9 +781,9 @@ function testStates(task: RunnerTask, states = new Map<string, string>()): Map<s
 /** What a test file that starts the bundle calls: ./support/process.ts, ./support/bundle-processes.ts. */
 const STARTS_THE_BUNDLE = /\b(?:spawnService|spawnServices|spawnQuietService)\(|\bSERVICE_ENTRY\b/;
 
-describe('the README settings', () => {
+describe('the settings of docs/configuration.md', () => {
   it('each have a test that starts the bundle with the setting and shows its effect', ({ task }) => {
-    const settings = readmeSettingRows().map((row) => row.name);
+    const settings = settingRows().map((row) => row.name);
     expect(Object.keys(PROOFS).sort()).toEqual([...settings].sort());
 
     const here = testStates(task.file);
@@ -790,9 +793,7 @@ describe('the README settings', () => {
         const [file, title] = proof.includes(' › ') ? proof.split(' › ') : [undefined, proof];
         if (file === undefined) {
           const passed = here.get(proof) === 'pass' && given.has(setting);
-          // Outside CI a test whose needs are missing (MariaDB) is skipped; in CI every one must pass.
-          const excused = here.get(proof) === 'skip' && !process.env.CI;
-          if (!passed && !excused) unproven.push(`${setting}: ${proof}`);
+          if (!passed) unproven.push(`${setting}: ${proof}`);
           continue;
         }
         // A test of another file, which runs in the same `npm test`: it must be there and start the bundle.

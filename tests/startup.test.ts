@@ -11,11 +11,11 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import mysql from 'mysql2/promise';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processingLimitMs, readSettings } from '../server/platform/config.ts';
 import { NEEDED_NODE_MAJOR } from '../server/node-version.ts';
 import { copyBundleForAnyUser, type BundleCopy } from './support/bundle-copy.ts';
-import { databaseTargets } from './support/databases.ts';
+import { databaseTargets, mariadbUrl } from './support/databases.ts';
 import {
   isRunning,
   projectRoot as root,
@@ -174,8 +174,8 @@ describe('a start that fails on its setup says what to fix in one line', () => {
     expect(result.stderr).not.toContain('secret-password');
   });
 
-  it.skipIf(!inject('mariadbUrl'))('a wrong database password', () => {
-    const url = new URL(inject('mariadbUrl'));
+  it('a wrong database password', () => {
+    const url = new URL(mariadbUrl());
     url.password = 'wrong-password';
     const result = runToExit(SERVICE_ENTRY, { JWT_SECRET: TEST_SECRET, DATABASE_URL: `${url.href}/orgs` });
     expectOneLineFailure(
@@ -186,10 +186,10 @@ describe('a start that fails on its setup says what to fix in one line', () => {
   });
 
   // A typo in the name must not start the service on a new, empty database.
-  it.skipIf(!inject('mariadbUrl')).each(['true', 'false'])(
+  it.each(['true', 'false'])(
     'a database that does not exist (MIGRATE_ON_START=%s), which stays so',
     async (migrateOnStart) => {
-      const url = new URL(inject('mariadbUrl'));
+      const url = new URL(mariadbUrl());
       const name = `orgs_test_missing_${randomBytes(6).toString('hex')}`;
       const result = runToExit(SERVICE_ENTRY, {
         JWT_SECRET: TEST_SECRET,
@@ -403,7 +403,7 @@ describe('npm start with no settings but a data directory', () => {
   });
 });
 
-describe.skipIf(!inject('mariadbUrl'))('the start line on MariaDB', () => {
+describe('the start line on MariaDB', () => {
   it('names the database without its password', async () => {
     const [, mariadb] = databaseTargets();
     const database = await mariadb!.create();

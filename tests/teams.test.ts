@@ -38,8 +38,8 @@ import {
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const UNKNOWN_TEAM = '01900000-0000-7000-8000-000000000000';
-/** Long enough to set an expiry before it passes, short enough to wait for. */
-const SHORTLY_MS = 1_000;
+/** Long enough to set an expiry before it passes, even on a loaded machine, and short enough to wait for. */
+const SHORTLY_MS = 2_000;
 
 /**
  * A roles file with an application permission granted to no built-in role but owner (which holds

@@ -14,11 +14,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryView, WebhookView } from '../shared/webhooks.ts';
 import { spawnServices } from './support/bundle-processes.ts';
 import { databaseTargets } from './support/databases.ts';
-import { canRunOwnMariadb, OwnMariadb } from './support/mariadb-instance.ts';
+import { OwnMariadb } from './support/mariadb-instance.ts';
+import { failWithout, ownMariadbMissing } from './support/needs.ts';
 import { freePorts } from './support/ports.ts';
 import { spawnService, type ServiceProcess } from './support/process.ts';
 import { restCall } from './support/rest-call.ts';
 import { TEST_SECRET } from './support/tokens.ts';
+import { ANSWER_MARGIN_MS } from './support/timing.ts';
 import {
   deliveriesPath,
   deliveryWarnings,
@@ -208,7 +210,8 @@ const LEASE_MS = 2000;
 /** A short lease, and a timeout short enough for it: the service wants the lease 1 s longer. */
 const SHORT_LEASE = { WEBHOOK_LEASE_MS: String(LEASE_MS), WEBHOOK_TIMEOUT_MS: String(LEASE_MS - 1000) };
 
-describe.skipIf(!mariadb.available)('two instances delivering the webhooks of one MariaDB database', () => {
+describe('two instances delivering the webhooks of one MariaDB database', () => {
+  failWithout(mariadb.missing);
   let instances: ServiceProcess[] = [];
   let metricsPorts: number[] = [];
   let drop: () => Promise<void> = async () => {};
@@ -344,16 +347,10 @@ describe.skipIf(!mariadb.available)('two instances delivering the webhooks of on
   });
 });
 
-const runnable = canRunOwnMariadb();
-if (!runnable && process.env.CI) {
-  throw new Error('The stalled-database test must run in CI: it needs root and /usr/sbin/mariadbd');
-}
-
 const DB_TIMEOUT_MS = 1500;
-/** As tests/faults.test.ts: the processing limit is DB_TIMEOUT_MS + 200 ms, and 50 ms carry the answer back. */
-const ANSWER_MARGIN_MS = 250;
 
-describe.skipIf(!runnable)('webhook deliveries while the database is frozen', () => {
+describe('webhook deliveries while the database is frozen', () => {
+  failWithout(ownMariadbMissing());
   // Made in beforeAll: its directory is made at once, and only a run of this block removes it.
   let database: OwnMariadb;
   let service: ServiceProcess | undefined;

@@ -18,6 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../server/platform/database/schema.ts';
+import { failWithout } from './support/needs.ts';
 import { spawnServices } from './support/bundle-processes.ts';
 import { databaseTargets, describeOnEachDatabase } from './support/databases.ts';
 import { createOrganization, registerUser, uniqueId } from './support/fixtures.ts';
@@ -96,7 +97,8 @@ async function rename(baseUrl: string, token: string, organizationId: string): P
 const arrivalsAbout = (receiver: Receiver, userId: string) =>
   receiver.requests.filter((request) => JSON.parse(request.body).data.subject_user_id === userId);
 
-describe.skipIf(!mariadb.available)('two instances racing for a read position another session holds', () => {
+describe('two instances racing for a read position another session holds', () => {
+  failWithout(mariadb.missing);
   let environment: Record<string, string> = {};
   let databaseUrl = '';
   let first: ServiceProcess;
@@ -184,7 +186,8 @@ describe.skipIf(!mariadb.available)('two instances racing for a read position an
   });
 });
 
-describe.skipIf(!mariadb.available)('an organization whose hand-out fails at every pass', () => {
+describe('an organization whose hand-out fails at every pass', () => {
+  failWithout(mariadb.missing);
   /** DB_TIMEOUT_MS: how long a pass waits for the held row before that organization's hand-out fails. */
   const BUDGET_MS = 1000;
   let service: ServiceProcess;

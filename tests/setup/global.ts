@@ -1,9 +1,11 @@
 /**
  * Runs once before the suite: builds the server's bundle (server/build.ts), which the tests that
- * start the service as a process run, and the console it serves (console/build.ts), and finds out whether the MariaDB the tests use is reachable,
- * and tells the test files through `inject('mariadbUrl')`. On a developer machine where the test
- * account is missing it is created over the local socket as root; in CI (CI=true) an unreachable
- * MariaDB fails the run instead of skipping its tests.
+ * start the service as a process run, and the console it serves (console/build.ts), and finds out
+ * whether the MariaDB the tests use is reachable, and tells the test files through
+ * `inject('mariadbUrl')`, or, where it is not, what to do about it through `inject('mariadbMissing')`.
+ * Where the test account is missing and `mariadb -uroot` works over the local socket, it is
+ * created. An unreachable MariaDB fails the tests on MariaDB (tests/support/databases.ts), not the
+ * run: the other tests still run.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -43,15 +45,30 @@ export default async function setup(project: TestProject): Promise<void> {
       // No local root access: reported below.
     }
   }
-  if (problem) {
-    if (process.env.CI) throw new Error(`MariaDB tests must run in CI, but ${url} is unreachable: ${problem}`);
-    console.warn(`\n!! MariaDB at ${url} is unreachable (${problem}): its tests are skipped on this machine.\n`);
-  }
   project.provide('mariadbUrl', problem ? '' : url);
+  project.provide('mariadbMissing', problem ? unreachable(url, problem) : '');
+}
+
+/** What the tests on MariaDB fail with where it is unreachable: how to make it reachable. */
+function unreachable(url: string, problem: string): string {
+  // Host and user only: a TEST_MARIADB_URL's password stays out of the test log.
+  const { host, username } = new URL(url);
+  const setUrl =
+    'set TEST_MARIADB_URL=mariadb://user:pass@host:3306 to an account that may create and drop orgs_test_* databases';
+  if (process.env.TEST_MARIADB_URL)
+    return `MariaDB at ${host} refused or did not answer ${username} (${problem}): ${setUrl}`;
+  return (
+    `MariaDB at ${host} refused or did not answer the test account ${username} (${problem}). ` +
+    "Install and start MariaDB (Debian's `mariadb-server` package: apt-get install mariadb-server), then create the " +
+    'account as root: mariadb -uroot < tests/setup/mariadb-test-user.sql (the tests do it themselves where ' +
+    `mariadb -uroot works). Or ${setUrl}. bash .ci/run, as root, does all of this.`
+  );
 }
 
 declare module 'vitest' {
   export interface ProvidedContext {
     mariadbUrl: string;
+    /** Where MariaDB is unreachable: what to do about it; empty otherwise. */
+    mariadbMissing: string;
   }
 }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { describe, inject } from 'vitest';
 import { migrate, openDatabase, type DatabaseBounds, type Orm } from '../../server/platform/database/orm.ts';
+import { failWithout } from './needs.ts';
 
 export interface TestDatabase {
   url: string;
@@ -17,25 +18,28 @@ export interface TestDatabase {
 
 export interface DatabaseTarget {
   name: 'embedded' | 'mariadb';
-  available: boolean;
+  /** What this machine lacks to give the tests this database, and how to get it; undefined when nothing. */
+  missing: string | undefined;
+  /** A fresh database; throws `missing` when there is one. */
   create(): Promise<TestDatabase>;
 }
 
 const embedded: DatabaseTarget = {
   name: 'embedded',
-  available: true,
+  missing: undefined,
   async create() {
     const dir = mkdtempSync(join(tmpdir(), 'orgs-test-'));
     return { url: `file:${join(dir, 'orgs.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
   },
 };
 
-function mariadbTarget(adminUrl: string): DatabaseTarget {
+function mariadbTarget(adminUrl: string, missing: string): DatabaseTarget {
   const uri = adminUrl.replace(/^mariadb:/, 'mysql:');
   return {
     name: 'mariadb',
-    available: adminUrl !== '',
+    missing: adminUrl === '' ? missing : undefined,
     async create() {
+      if (adminUrl === '') throw new Error(missing);
       const name = `orgs_test_${randomBytes(6).toString('hex')}`;
       const admin = await mysql.createConnection({ uri });
       await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`);
@@ -52,12 +56,24 @@ function mariadbTarget(adminUrl: string): DatabaseTarget {
   };
 }
 
-export const databaseTargets = (): DatabaseTarget[] => [embedded, mariadbTarget(inject('mariadbUrl'))];
+export const databaseTargets = (): DatabaseTarget[] => [
+  embedded,
+  mariadbTarget(inject('mariadbUrl'), inject('mariadbMissing')),
+];
 
-/** Declares the same tests once per database target (skipped only where MariaDB is unreachable outside CI). */
+/** The URL of the MariaDB test account (tests/setup/global.ts); throws what is missing when it is unreachable. */
+export function mariadbUrl(): string {
+  if (inject('mariadbUrl') === '') throw new Error(inject('mariadbMissing'));
+  return inject('mariadbUrl');
+}
+
+/** Declares the same tests once per database target; on MariaDB they fail at once where it is unreachable. */
 export function describeOnEachDatabase(title: string, body: (target: DatabaseTarget) => void): void {
   for (const target of databaseTargets()) {
-    describe.skipIf(!target.available)(`${title} on ${target.name}`, () => body(target));
+    describe(`${title} on ${target.name}`, () => {
+      failWithout(target.missing);
+      body(target);
+    });
   }
 }
 

@@ -7,15 +7,13 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
-import { canRunOwnMariadb } from './mariadb-instance.ts';
+import { GALERA_PROVIDER, MARIADBD } from './needs.ts';
 import { freePorts } from './ports.ts';
 
-export const GALERA_PROVIDER = '/usr/lib/galera/libgalera_smm.so';
-const MARIADBD = '/usr/sbin/mariadbd';
 const NODES = 3;
 /** Generous: the SST script is a shell script that crawls on a machine whose 2 cores are busy. */
 const START_DEADLINE_MS = 150_000;
@@ -34,8 +32,6 @@ const INNODB_OPTIONS = [
   '--innodb_buffer_pool_size=64M',
   '--innodb_flush_log_at_trx_commit=2',
 ];
-
-export const canRunGalera = () => canRunOwnMariadb() && existsSync(GALERA_PROVIDER);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -3,16 +3,16 @@
  * its PID, so a test can take the database away without touching the shared server.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 
-const MARIADBD = '/usr/sbin/mariadbd';
+import { MARIADBD, ownMariadbMissing } from './needs.ts';
 
 /** Root can run it (the daemon drops to the mysql user); CI runs as root. */
-export const canRunOwnMariadb = () => existsSync(MARIADBD) && process.getuid?.() === 0;
+export const canRunOwnMariadb = () => ownMariadbMissing() === undefined;
 
 async function freePort(): Promise<number> {
   const server = createServer();

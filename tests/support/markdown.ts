@@ -1,8 +1,8 @@
 /**
  * Markdown, as far as the tests that keep the documents true need it: the prose lines, the fenced
  * code blocks with their info strings (`sh tour`, `json tsconfig.json`), sections and tables (the
- * README's settings table, which tests/readme.test.ts checks against server/platform/config.ts and
- * tests/settings.test.ts against the tests that run each setting).
+ * settings table of docs/configuration.md, which tests/readme.test.ts checks against
+ * server/platform/config.ts and tests/settings.test.ts against the tests that run each setting).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -70,10 +70,10 @@ export const tableRows = (lines: string[]): string[][] =>
 /** The text of a cell that is one code span: `` `x` `` → `x`. */
 export const codeOf = (cell: string | undefined) => /^`([^`]+)`$/.exec(cell ?? '')?.[1];
 
-/** The rows of the README's `## Settings` table, one per setting: its name, meaning and default. */
-export function readmeSettingRows(): Array<{ name: string; cells: string[] }> {
-  const readme = parseMarkdown(readFileSync(join(projectRoot, 'README.md'), 'utf8'));
-  return tableRows(section(readme, 'Settings')).flatMap((cells) => {
+/** The settings table of docs/configuration.md (its `## Settings`), one row per setting: its name, meaning and default. */
+export function settingRows(): Array<{ name: string; cells: string[] }> {
+  const configuration = parseMarkdown(readFileSync(join(projectRoot, 'docs', 'configuration.md'), 'utf8'));
+  return tableRows(section(configuration, 'Settings')).flatMap((cells) => {
     const name = codeOf(cells[0]);
     return name === undefined ? [] : [{ name, cells }];
   });

@@ -6,7 +6,7 @@
  * own last seen `event_id`; up to CHANNELS_PER_QUERY organizations per statement, as index range
  * scans on (organization_id, event_id)), and hands them to that organization's subscribers. The
  * cost is per instance, not per subscriber: idle, it is a few empty index probes a second (figures
- * in the README). Polling needs nothing beside the database, sees every committed event whichever
+ * in docs/performance.md). Polling needs nothing beside the database, sees every committed event whichever
  * instance wrote it (and no uncommitted one, so the feed cannot disagree with the table), and loses
  * nothing when an instance dies between a commit and a notification. A broker would cut the delay
  * below the interval, but needs a notification sent after each commit (the changes' transactions
