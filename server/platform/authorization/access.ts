@@ -2,7 +2,7 @@
  * The one authorization path of an operation in an organization (behaviour §3.2, §11). Each
  * operation declares what it needs where it is declared (rpc/procedures.ts): a permission, or only
  * membership. The platform builds an `OrganizationAccess` for the request and queues its guard, the
- * read of what the actor holds, before the operation's own statements (guard.ts explains how it
+ * read of what the actor holds, before the operation's own statements (in-organization.ts explains how it
  * cannot be skipped). The operation is handed what the actor holds, to ask for more where its
  * rules do (the no-escalation rule, owner-only powers: rules.ts), never less.
  */

@@ -1,5 +1,5 @@
 /**
- * Reads outside a transaction that come after a guard (../authorization/guard.ts): a statement whose
+ * Reads outside a transaction that come after a guard (../authorization/in-organization.ts): a statement whose
  * check must pass before any of them is handed back. The guard is queued, and goes out with the
  * first read, in the same round trip where the database takes several statements in one query
  * (MySQL, MariaDB), else just before it; its check runs before that read's rows are returned. So an
