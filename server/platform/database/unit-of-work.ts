@@ -75,7 +75,7 @@ export interface Tx extends Reader {
    * Queues a statement whose `check` must have passed before anything of the transaction is
    * returned or committed: it goes out with the next statement whose result is awaited, its check
    * runs before that result is handed back, and COMMIT never travels with it; once a check has
-   * thrown, nothing more is sent (the authorization guard, ../authorization/guard.ts).
+   * thrown, nothing more is sent (the authorization guard, ../authorization/in-organization.ts).
    */
   guard<Row>(query: Compilable<Row>, check: (result: QueryResult<Row>) => void): void;
   /** Runs a statement, after those queued; its result. */
