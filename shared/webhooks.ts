@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { EVENT_TYPES } from './events.ts';
-import { multilineText } from './text.ts';
+import { descriptionText } from './text.ts';
 
 /** The most endpoints one organization may have. */
 export const MAX_WEBHOOKS = 20;
@@ -27,7 +27,7 @@ export const webhookEventTypesSchema = z
   .refine((types) => new Set(types).size === types.length, { error: 'Names an event type more than once' })
   .meta({ uniqueItems: true });
 
-export const webhookDescriptionSchema = multilineText().max(MAX_WEBHOOK_DESCRIPTION);
+export const webhookDescriptionSchema = descriptionText(MAX_WEBHOOK_DESCRIPTION);
 
 export const createWebhookInput = z.object({
   url: webhookUrlSchema,

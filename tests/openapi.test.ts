@@ -36,13 +36,17 @@ type Document = {
 };
 
 /**
- * The document as the snapshot keeps it: JSON in which white space other than ASCII's is written as
- * a `\uXXXX` escape (the same JSON), so that a review sees it.
+ * The document as the snapshot keeps it: JSON in which white space other than ASCII's and invisible
+ * (default-ignorable) characters are written as `\uXXXX` escapes (the same JSON; a character
+ * beyond U+FFFF as its two surrogates), so that a review sees them.
  */
 const reviewable = (document: Document) =>
   `${JSON.stringify(document, null, 2)}\n`.replace(
-    /(?![\x00-\x7f])\p{White_Space}/gu,
-    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    /(?![\x00-\x7f])[\p{White_Space}\p{Default_Ignorable_Code_Point}]/gu,
+    (character) =>
+      [...Array(character.length).keys()]
+        .map((index) => `\\u${character.charCodeAt(index).toString(16).padStart(4, '0')}`)
+        .join(''),
   );
 
 /** Every `pattern` anywhere in the document. */

@@ -3,6 +3,7 @@
  * from the procedures' meta; `completeDocument` is the one place that corrects what it cannot
  * express, so that a client generated from the document works against the REST layer as it is.
  */
+import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
 import {
   forEachOpenApiProcedure,
@@ -16,7 +17,7 @@ import type { ZodType } from 'zod';
 import packageJson from '../../package.json' with { type: 'json' };
 import { ERROR_CODES } from '../../shared/errors.ts';
 import { PERMISSION_NAME } from '../../shared/roles.ts';
-import { NOT_WHITE_SPACE } from '../../shared/text.ts';
+import { bracketMembers, WHITE_SPACE_MEMBERS } from '../../shared/text.ts';
 import type { AppRouter } from '../modules/router.ts';
 import { OWNERS_ONLY, RoleCatalogue } from '../platform/role-catalogue.ts';
 import { procedureMetas } from '../platform/rpc/init.ts';
@@ -94,15 +95,41 @@ function documentDeleteBodies(document: OpenAPIObject): void {
   }
 }
 
-/** A string field zod trims and then refuses when empty: it needs a character that is not white space. */
+/** A string field zod trims and then refuses when empty: a name. */
 const isTrimmedNonBlank = (field: ZodType) => !field.safeParse(' ').success && field.safeParse(' x ').data === 'x';
 
 /**
+ * Unicode's default-ignorable code points as ranges, from regenerate-unicode-properties (the
+ * package Babel builds its Unicode regular expressions with), since the document's patterns cannot
+ * name a property (RE2 and Python's re know no `\p{Default_Ignorable_Code_Point}`), and finding
+ * them by testing every code point against the property took 200 ms at start.
+ * tests/unit/text.test.ts checks that they are the property the service's own checks use.
+ */
+export function defaultIgnorableRanges(): Array<[number, number]> {
+  const { characters } = createRequire(import.meta.url)(
+    'regenerate-unicode-properties/Binary_Property/Default_Ignorable_Code_Point.js',
+  ) as { characters: { toArray(): number[] } };
+  const ranges: Array<[number, number]> = [];
+  for (const code of characters.toArray()) {
+    const last = ranges.at(-1);
+    if (last && last[1] === code - 1) last[1] = code;
+    else ranges.push([code, code]);
+  }
+  return ranges;
+}
+
+/**
+ * A pattern that finds a character that is neither white space nor default-ignorable: what a name
+ * must hold (behaviour §4.4). Not `\S`: engines disagree on what `\s` is, and in none is it
+ * exactly the White_Space that names are trimmed of.
+ */
+export const NAME_CHARACTER = `[^${WHITE_SPACE_MEMBERS}${bracketMembers(defaultIgnorableRanges())}]`;
+
+/**
  * What zod checks and the generated JSON Schema cannot say, found by asking each body's zod schema:
- * a trimmed field that must not be blank gets a pattern that finds a character that is not white
- * space (not `\S`: engines disagree on what `\s` is, and in none is it exactly the White_Space that
- * names are trimmed of), and a body whose fields are all optional but which refuses `{}` (`PUT /users`)
- * needs at least one of them (`anyOf`).
+ * a name needs a character other than white space and invisible ones (`NAME_CHARACTER`), and a
+ * body whose fields are all optional but which refuses `{}` (`PUT /users`) needs at least one of
+ * them (`anyOf`).
  */
 function declareRefinements(document: OpenAPIObject, router: AppRouter): void {
   forEachOpenApiProcedure(router._def.procedures, ({ procedure, meta }) => {
@@ -116,8 +143,8 @@ function declareRefinements(document: OpenAPIObject, router: AppRouter): void {
       if (!field || !isTrimmedNonBlank(field)) continue;
       // A pattern of its own stays: JSON Schema takes one per schema, so the second goes in allOf.
       const own = property as { pattern?: string; allOf?: object[] };
-      if (own.pattern === undefined) own.pattern = NOT_WHITE_SPACE;
-      else own.allOf = [...(own.allOf ?? []), { pattern: NOT_WHITE_SPACE }];
+      if (own.pattern === undefined) own.pattern = NAME_CHARACTER;
+      else own.allOf = [...(own.allOf ?? []), { pattern: NAME_CHARACTER }];
     }
     if (!schema.required?.length && !input.safeParse({}).success) {
       schema.anyOf = Object.keys(schema.properties).map((name) => ({ required: [name] }));

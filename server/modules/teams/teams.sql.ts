@@ -14,7 +14,6 @@ import type { EventData } from '../../../shared/events.ts';
 import type { Role } from '../../../shared/fields.ts';
 import {
   MAX_TEAMS,
-  teamNameKey,
   type createTeamInput,
   type TeamMemberView,
   type TeamView,
@@ -47,6 +46,7 @@ import { prepare } from '../../platform/database/prepared.ts';
 import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
 import { isoTimestamp, type StoredTimestamp } from '../../platform/database/timestamps.ts';
 import type { Db, Reader, Tx } from '../../platform/database/transaction.ts';
+import { storedTeamNameKey } from './name-key.ts';
 
 const noSuchTeam = () => notFound('The organization has no such team');
 const nameInUse = (name: string) => conflict(`The organization has a team named ${name} already (ignoring case)`);
@@ -250,7 +250,7 @@ export async function createTeam(
   actor: OrganizationActor,
   input: z.infer<typeof createTeamInput>,
 ): Promise<TeamView> {
-  const nameKey = teamNameKey(input.name);
+  const nameKey = storedTeamNameKey(input.name);
   try {
     return await changeOrganization(db, actor, async (tx, change) => {
       const row = await tx.first(
@@ -347,8 +347,8 @@ export async function updateTeam(
       const before = await getTeam(tx, actor, row.id);
       const changes: TeamChanges = {};
       if (input.name !== undefined && input.name !== before.name) {
-        const nameKey = teamNameKey(input.name);
-        if (nameKey !== teamNameKey(before.name) && (await nameTaken(tx, actor.organizationId, nameKey))) {
+        const nameKey = storedTeamNameKey(input.name);
+        if (nameKey !== storedTeamNameKey(before.name) && (await nameTaken(tx, actor.organizationId, nameKey))) {
           throw nameInUse(input.name);
         }
         changes.name = { from: before.name, to: input.name };
@@ -364,7 +364,7 @@ export async function updateTeam(
           .updateTable('teams')
           .set({
             name: changes.name?.to,
-            name_key: changes.name && teamNameKey(changes.name.to),
+            name_key: changes.name && storedTeamNameKey(changes.name.to),
             description: changes.description?.to,
             updated_at: tx.timestamp(),
           })
