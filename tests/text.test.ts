@@ -135,6 +135,36 @@ describeOnEachDatabase('text fields', (target) => {
     expect(organization.description).toBe('Café au lait\nsecond line');
   });
 
+  it('refuses a body that is not well-formed UTF-8 with 400 naming the body, on REST and tRPC, and keeps the record', async () => {
+    const user = await registerUser(server());
+    const before = (await server().call('GET', '/users', { token: user.token })).body;
+    // `{"first_name":"A\xff\xfeB"}`: bytes no UTF-8 decoder may take for text, and an overlong "/".
+    for (const bytes of [
+      [0xff, 0xfe],
+      [0xc0, 0xaf],
+      [0xed, 0xa0, 0x80],
+    ]) {
+      const body = Buffer.concat([Buffer.from('{"first_name":"A'), Buffer.from(bytes), Buffer.from('B"}')]);
+      for (const [method, path] of [
+        ['PUT', '/users'],
+        ['POST', '/trpc/users.update'],
+      ] as const) {
+        const response = await fetch(`${server().baseUrl}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
+          body,
+        });
+        const answer = await response.json();
+        expect(response.status, `${method} ${path} ${bytes}`).toBe(400);
+        const { code, message } = path.startsWith('/trpc')
+          ? { code: answer.error.data.code, message: answer.error.message }
+          : answer;
+        expect({ code, message }).toEqual({ code: 'BAD_REQUEST', message: expect.stringMatching(/body.*UTF-8/) });
+      }
+    }
+    expect((await server().call('GET', '/users', { token: user.token })).body).toEqual(before);
+  });
+
   it('refuses the same input over tRPC with the same code and issue', async () => {
     const user = await registerUser(server());
     const response = await server().call('POST', '/trpc/users.update', {

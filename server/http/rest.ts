@@ -23,6 +23,7 @@ import type { AppRouter } from '../modules/router.ts';
 import type { contextFactory } from './context.ts';
 import { httpStatusOf, logFailure, publicErrorBody } from '../platform/errors.ts';
 import type { Meta } from '../platform/rpc/init.ts';
+import { fastifyJsonParser, parseJsonBodiesAs } from './json-body.ts';
 import { asksForWholeList, STREAMED_PAGE_SIZE, wholeList } from './streamed-list.ts';
 
 type CreateContext = ReturnType<typeof contextFactory>;
@@ -101,6 +102,7 @@ function readsBody(procedure: Parameters<typeof getInputOutputParsers>[0], metho
 
 export function restPlugin(router: AppRouter, createContext: CreateContext) {
   return async (app: FastifyInstance) => {
+    parseJsonBodiesAs(app, fastifyJsonParser(app));
     forEachOpenApiProcedure(router._def.procedures, ({ path, type, procedure, meta }) => {
       const { method, path: restPath } = meta.openapi as { method: HttpMethod; path: string };
       const successStatus = (meta as Meta).successStatus ?? 200;

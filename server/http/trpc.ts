@@ -14,6 +14,7 @@ import { EventFeed } from '../modules/events/event-feed.ts';
 import type { AppRouter } from '../modules/router.ts';
 import type { contextFactory } from './context.ts';
 import { logFailure } from '../platform/errors.ts';
+import { parseJsonBodiesAs } from './json-body.ts';
 import { SSE_PING_INTERVAL_MS } from '../platform/rpc/init.ts';
 
 type CreateContext = ReturnType<typeof contextFactory>;
@@ -99,9 +100,8 @@ const withReplayHeader =
 /** `responseMeta`: sees each answered request's calls and results (http/metrics.ts counts them). */
 export function trpcPlugin(router: AppRouter, createContext: CreateContext, responseMeta?: ResponseMetaFn<AppRouter>) {
   return async (app: FastifyInstance) => {
-    // tRPC parses the JSON body itself, so it gets the raw text (as its Fastify plugin arranges).
-    app.removeContentTypeParser('application/json');
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    // tRPC parses the JSON body itself, so it gets the text (as its Fastify plugin arranges).
+    parseJsonBodiesAs(app, (_request, text, done) => done(null, text));
     // tRPC sends some errors (415, a refused batch) without a content type, which fetch's Response
     // then calls text/plain: every tRPC answer but a stream is JSON.
     app.addHook('onSend', (_request, _reply, payload, done) => {
