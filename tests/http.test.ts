@@ -382,26 +382,35 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
   });
 });
 
-// Slow clients do not depend on the database: one server with a short request timeout.
+// Slow clients do not depend on the database: one server with a short request timeout, longer than
+// the processing limit (DB_TIMEOUT_MS + 200 ms), which starts only once the body is in.
 describe('a request not received within REQUEST_TIMEOUT_MS', () => {
   // The socket closes unanswered at twice the timeout: room for a loaded machine to answer first.
-  const server = useServer(databaseTargets()[0]!, { REQUEST_TIMEOUT_MS: '2000' });
+  const server = useServer(databaseTargets()[0]!, { REQUEST_TIMEOUT_MS: '2000', DB_TIMEOUT_MS: '300' });
   const head = (requestLine: string, ...headers: string[]) => [requestLine, 'Host: 127.0.0.1', ...headers].join('\r\n');
 
   it('is answered 408: the contract body on REST, tRPC shape on /trpc, the contract body before the path is known', async () => {
-    const token = await tokenFor('slow-sender');
-    const halfBody = ['Content-Type: application/json', 'Content-Length: 20', `Authorization: Bearer ${token}`];
-    const [rest, trpc, stalledHeaders] = await Promise.all([
+    const token = await tokenFor('slow-sender', { role: 'owner' });
+    const halfBody = ['Content-Type: application/json', 'Content-Length: 100', `Authorization: Bearer ${token}`];
+    const sentAt = performance.now();
+    const [rest, trpc, creation, stalledHeaders] = await Promise.all([
       rawRequest(server().baseUrl, head('PUT /users HTTP/1.1', ...halfBody), { body: '{"first_' }),
       rawRequest(server().baseUrl, head('POST /trpc/users.update HTTP/1.1', ...halfBody), { body: '{"first_' }),
+      rawRequest(server().baseUrl, head('POST /organizations HTTP/1.1', ...halfBody), { body: '{"or' }),
       rawRequest(server().baseUrl, head('PUT /users HTTP/1.1', 'Content-Type: application/json'), {
         stallHeaders: true,
       }),
     ]);
     expectContractError(rest, 408, 'TIMEOUT', 'REST body');
     expectTrpcError(trpc, 408, 'TIMEOUT', 'tRPC body');
+    expectContractError(creation, 408, 'TIMEOUT', 'POST /organizations body');
     expectContractError(stalledHeaders, 408, 'TIMEOUT', 'headers');
-    expect(rest.headers.connection).toBe('close');
+    for (const answer of [rest, trpc, creation]) {
+      expect(answer.headers.connection).toBe('close');
+      expect(answer.headers['x-content-type-options']).toBe('nosniff');
+    }
+    // Not the processing limit's 503 at 500 ms: the body had REQUEST_TIMEOUT_MS to arrive.
+    expect(performance.now() - sentAt).toBeGreaterThan(1500);
   });
 });
 
