@@ -19,7 +19,13 @@ export const deliveryIdSchema = z.uuid().toLowerCase();
  * The URL's form; where it leads (https only, no credentials, no private address) is the service's
  * to check, at creation and again at every delivery (400 on `url`).
  */
-export const webhookUrlSchema = z.url({ protocol: /^https?$/, error: 'Must be an http(s) URL' }).max(MAX_WEBHOOK_URL);
+export const webhookUrlSchema = z
+  .url({
+    protocol: /^https?$/,
+    // Only for the URL's form: an error for the whole schema would also stand for its length's.
+    error: (issue) => (issue.code === 'invalid_format' ? 'Must be an http(s) URL' : undefined),
+  })
+  .max(MAX_WEBHOOK_URL, `Must be at most ${MAX_WEBHOOK_URL} characters`);
 
 /** `["*"]` (every type, those added later too) or 1 or more distinct event types. */
 export const webhookEventTypesSchema = z

@@ -47,6 +47,7 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
     const json = 'Content-Type: application/json';
     const tooLong = 'a'.repeat(20_000);
     const bigBody = JSON.stringify({ first_name: 'Big', padding: 'x'.repeat(70 * 1024) });
+    const manyLines = Array.from({ length: 1200 }, (_, index) => `X-${index}: v`);
     const cases: Array<{ name: string; status: number; code: string; rest: RawRequest; trpc: RawRequest }> = [
       {
         name: 'unknown path',
@@ -119,6 +120,20 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
         trpc: [head('POST /trpc/users.update HTTP/1.1', auth, json, `Content-Length: ${bigBody.length}`), bigBody],
       },
       {
+        name: 'no Host header',
+        status: 400,
+        code: 'BAD_REQUEST',
+        rest: ['GET /users HTTP/1.1'],
+        trpc: ['GET /trpc/users.me HTTP/1.1'],
+      },
+      {
+        name: 'over 1000 header lines, in under 16 KiB',
+        status: 431,
+        code: 'BAD_REQUEST',
+        rest: [head('GET /users HTTP/1.1', ...manyLines)],
+        trpc: [head('GET /trpc/users.me HTTP/1.1', ...manyLines)],
+      },
+      {
         name: 'body not JSON',
         status: 415,
         code: 'UNSUPPORTED_MEDIA_TYPE',
@@ -127,15 +142,51 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
       },
     ];
     for (const { name, status, code, rest, trpc } of cases) {
-      expectContractError(await rawRequest(server().baseUrl, rest[0], { body: rest[1] }), status, code, name);
-      expectTrpcError(await rawRequest(server().baseUrl, trpc[0], { body: trpc[1] }), status, code, name);
+      const overRest = await rawRequest(server().baseUrl, rest[0], { body: rest[1] });
+      const overTrpc = await rawRequest(server().baseUrl, trpc[0], { body: trpc[1] });
+      expectContractError(overRest, status, code, name);
+      expectTrpcError(overTrpc, status, code, name);
+      // Every answer carries the security headers, those written before there is a request too.
+      for (const answer of [overRest, overTrpc]) expect(answer.headers['x-content-type-options'], name).toBe('nosniff');
     }
+    // 431 says which of its two limits it may be.
+    const tooManyLines = await rawRequest(server().baseUrl, head('GET /users HTTP/1.1', ...manyLines));
+    expect(tooManyLines.body.message).toMatch(/1000 header lines/);
+    const fewerLines = manyLines.slice(0, 990);
+    expect((await rawRequest(server().baseUrl, head('GET /users HTTP/1.1', auth, ...fewerLines))).status).toBe(200);
     expect((await server().call('GET', '/users', { token: user.token })).body.first_name).not.toBe('Big');
     const justUnder = await server().call('PUT', '/users', {
       token: user.token,
       body: { first_name: 'Fits', padding: 'x'.repeat(60 * 1024) },
     });
     expect(justUnder.status).toBe(200);
+  });
+
+  it('names what is wrong: a repeated, unreadable or out-of-range limit, an over-long webhook URL', async () => {
+    const owner = await registerUser(server());
+    const organizationId = await createOrganization(server(), owner);
+    for (const query of [
+      'limit=1&limit=2',
+      'limit=1e400',
+      'limit=99999999999999999999',
+      'limit=abc',
+      'limit=0',
+      'limit=1001',
+      'limit=2.5',
+    ]) {
+      const answer = await server().call('GET', `/organization-user?${query}`, { token: owner.token, organizationId });
+      expect(answer.status, query).toBe(400);
+      expect(answer.body.issues, query).toEqual([
+        { field: 'limit', problem: 'Must be one whole number from 1 to 1000' },
+      ]);
+    }
+    // A loopback URL: if the length were not refused first, the URL guard would refuse http (no lookup).
+    const hook = await server().call('POST', `/organizations/${organizationId}/webhooks`, {
+      token: owner.token,
+      body: { url: `http://127.0.0.1:9/${'a'.repeat(3000)}`, event_types: ['*'] },
+    });
+    expect(hook.status).toBe(400);
+    expect(hook.body.issues).toEqual([{ field: 'url', problem: expect.stringMatching(/2048 characters/) }]);
   });
 
   it('answers a method a known path does not serve with 405 and Allow, before reading any body', async () => {

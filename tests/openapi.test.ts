@@ -86,6 +86,29 @@ describe('OpenAPI document', () => {
     await expect(reviewable(document)).toMatchFileSnapshot('./__snapshots__/openapi.json');
   });
 
+  it('describes each error status as what it means, the same in every operation', () => {
+    const descriptions = new Map<string, Set<string>>();
+    for (const item of Object.values(document.paths)) {
+      for (const operation of Object.values(item)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          const described = descriptions.get(status) ?? new Set<string>();
+          described.add((response as { description: string }).description);
+          descriptions.set(status, described);
+        }
+      }
+    }
+    const only = (status: string) => {
+      expect([...(descriptions.get(status) ?? [])], status).toHaveLength(1);
+      return [...descriptions.get(status)!][0];
+    };
+    expect(only('410')).toMatch(/invitation/i);
+    expect(only('414')).toMatch(/URL/);
+    expect(only('431')).toMatch(/header/i);
+    expect(only('500')).toMatch(/fail|bug/i);
+    const errorStatuses = [...descriptions.keys()].filter((status) => Number(status) >= 400);
+    expect(new Set(errorStatuses.map(only)).size).toBe(errorStatuses.length);
+  });
+
   it('has only patterns that RE2 compiles and reads as ECMAScript does', () => {
     const patterns = patternsIn(document);
     expect(patterns.size).toBeGreaterThan(3);

@@ -21,6 +21,7 @@ import { bracketMembers, WHITE_SPACE_MEMBERS } from '../../shared/text.ts';
 import type { AppRouter } from '../modules/router.ts';
 import { OWNERS_ONLY, RoleCatalogue } from '../platform/role-catalogue.ts';
 import { procedureMetas } from '../platform/rpc/init.ts';
+import { ERROR_DESCRIPTIONS } from '../platform/rpc/rest-meta.ts';
 import { isAliased } from './api-alias.ts';
 
 type ObjectSchema = { type?: string; properties?: Record<string, object>; required?: string[]; anyOf?: object[] };
@@ -152,7 +153,11 @@ function declareRefinements(document: OpenAPIObject, router: AppRouter): void {
   });
 }
 
-/** One error body schema for every error status, instead of the generator's per-code variants. */
+/**
+ * One error body schema for every error status, instead of the generator's per-code variants, and
+ * each status described as what it means: the generator keeps one description per tRPC code, so
+ * the statuses without one of their own (410, 414, 431, 500) all took the first one it met.
+ */
 function useOneErrorBody(document: OpenAPIObject): void {
   const components = (document.components ??= {});
   const schemas = (components.schemas ??= {});
@@ -160,8 +165,12 @@ function useOneErrorBody(document: OpenAPIObject): void {
   schemas.ErrorBody = ERROR_BODY_SCHEMA;
   for (const [, , operation] of operations(document)) {
     for (const [status, response] of Object.entries(operation.responses)) {
+      // A new object: the generator's are shared between statuses.
       if (Number(status) >= 400) {
-        response.content = { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } };
+        operation.responses[status] = {
+          description: ERROR_DESCRIPTIONS[Number(status)] ?? response.description,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
+        };
       }
     }
   }

@@ -1020,7 +1020,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -1029,7 +1029,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1038,7 +1038,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1150,7 +1150,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -1159,7 +1159,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1168,7 +1168,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1228,7 +1228,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1291,7 +1291,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -1300,7 +1300,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1309,7 +1309,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1394,7 +1394,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -1403,7 +1403,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1412,7 +1412,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1470,7 +1470,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1533,7 +1533,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -1542,7 +1542,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1551,7 +1551,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1608,7 +1608,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1644,7 +1644,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -1653,7 +1653,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1662,7 +1662,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1726,7 +1726,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1780,7 +1780,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -1789,7 +1789,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1798,7 +1798,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1849,7 +1849,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1903,7 +1903,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -1912,7 +1912,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1921,7 +1921,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1978,7 +1978,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2041,7 +2041,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -2050,7 +2050,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2059,7 +2059,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2122,7 +2122,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2158,7 +2158,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -2167,7 +2167,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2176,7 +2176,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2236,7 +2236,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2308,7 +2308,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -2317,7 +2317,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2326,7 +2326,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2390,7 +2390,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2462,7 +2462,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -2471,7 +2471,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2480,7 +2480,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2538,7 +2538,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2610,7 +2610,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -2619,7 +2619,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2628,7 +2628,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2690,7 +2690,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2735,7 +2735,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -2744,7 +2744,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2753,7 +2753,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2814,7 +2814,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2850,7 +2850,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -2859,7 +2859,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2868,7 +2868,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2939,7 +2939,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3002,7 +3002,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3011,7 +3011,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3020,7 +3020,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3072,7 +3072,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3099,7 +3099,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The invitation is no longer pending or has expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -3144,7 +3144,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3153,7 +3153,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3162,7 +3162,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3257,7 +3257,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3266,7 +3266,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3275,7 +3275,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3328,7 +3328,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3364,7 +3364,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The invitation is no longer pending or has expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -3409,7 +3409,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3418,7 +3418,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3427,7 +3427,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3478,7 +3478,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3505,7 +3505,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The invitation is no longer pending or has expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -3550,7 +3550,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3559,7 +3559,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3568,7 +3568,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3983,7 +3983,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4019,7 +4019,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4028,7 +4028,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4037,7 +4037,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4115,7 +4115,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4124,7 +4124,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4133,7 +4133,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4187,7 +4187,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4223,7 +4223,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4232,7 +4232,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4241,7 +4241,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4304,7 +4304,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4358,7 +4358,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4367,7 +4367,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4376,7 +4376,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4433,7 +4433,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4469,7 +4469,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4478,7 +4478,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4487,7 +4487,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4553,7 +4553,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4616,7 +4616,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4625,7 +4625,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4634,7 +4634,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4699,7 +4699,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4771,7 +4771,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4780,7 +4780,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4789,7 +4789,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4841,7 +4841,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4913,7 +4913,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4922,7 +4922,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4931,7 +4931,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4994,7 +4994,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5030,7 +5030,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -5039,7 +5039,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5048,7 +5048,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5116,7 +5116,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5179,7 +5179,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -5188,7 +5188,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5197,7 +5197,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5256,7 +5256,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5301,7 +5301,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -5310,7 +5310,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5319,7 +5319,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5386,7 +5386,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5458,7 +5458,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -5467,7 +5467,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5476,7 +5476,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5528,7 +5528,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5591,7 +5591,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -5600,7 +5600,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5609,7 +5609,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5670,7 +5670,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5715,7 +5715,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -5724,7 +5724,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5733,7 +5733,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5793,7 +5793,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5865,7 +5865,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -5874,7 +5874,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5883,7 +5883,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5936,7 +5936,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5999,7 +5999,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6008,7 +6008,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6017,7 +6017,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6100,7 +6100,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6109,7 +6109,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6118,7 +6118,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6182,7 +6182,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6218,7 +6218,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6227,7 +6227,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6236,7 +6236,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6308,7 +6308,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6371,7 +6371,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6380,7 +6380,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6389,7 +6389,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6449,7 +6449,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6494,7 +6494,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6503,7 +6503,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6512,7 +6512,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6584,7 +6584,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6647,7 +6647,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6656,7 +6656,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6665,7 +6665,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6717,7 +6717,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6780,7 +6780,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6789,7 +6789,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6798,7 +6798,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6850,7 +6850,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6913,7 +6913,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6922,7 +6922,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6931,7 +6931,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6998,7 +6998,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7043,7 +7043,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -7052,7 +7052,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7061,7 +7061,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7124,7 +7124,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7196,7 +7196,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -7205,7 +7205,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7214,7 +7214,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7304,7 +7304,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -7313,7 +7313,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7322,7 +7322,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7434,7 +7434,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -7443,7 +7443,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7452,7 +7452,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7512,7 +7512,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7575,7 +7575,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -7584,7 +7584,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7593,7 +7593,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7678,7 +7678,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -7687,7 +7687,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7696,7 +7696,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7754,7 +7754,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7817,7 +7817,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -7826,7 +7826,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7835,7 +7835,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7892,7 +7892,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7928,7 +7928,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -7937,7 +7937,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7946,7 +7946,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8010,7 +8010,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8064,7 +8064,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -8073,7 +8073,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8082,7 +8082,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8133,7 +8133,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8187,7 +8187,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -8196,7 +8196,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8205,7 +8205,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8262,7 +8262,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8325,7 +8325,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -8334,7 +8334,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8343,7 +8343,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8404,7 +8404,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8440,7 +8440,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -8449,7 +8449,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8458,7 +8458,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8529,7 +8529,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8592,7 +8592,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -8601,7 +8601,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8610,7 +8610,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8662,7 +8662,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8689,7 +8689,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The invitation is no longer pending or has expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8734,7 +8734,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -8743,7 +8743,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8752,7 +8752,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8847,7 +8847,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -8856,7 +8856,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8865,7 +8865,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8918,7 +8918,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8954,7 +8954,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The invitation is no longer pending or has expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -8999,7 +8999,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -9008,7 +9008,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9017,7 +9017,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9068,7 +9068,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9095,7 +9095,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The invitation is no longer pending or has expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -9140,7 +9140,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -9149,7 +9149,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9158,7 +9158,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9573,7 +9573,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9609,7 +9609,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -9618,7 +9618,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9627,7 +9627,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9705,7 +9705,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -9714,7 +9714,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9723,7 +9723,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9777,7 +9777,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9813,7 +9813,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -9822,7 +9822,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9831,7 +9831,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9894,7 +9894,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9948,7 +9948,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -9957,7 +9957,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9966,7 +9966,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10023,7 +10023,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10059,7 +10059,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -10068,7 +10068,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10077,7 +10077,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10143,7 +10143,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10206,7 +10206,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -10215,7 +10215,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10224,7 +10224,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10289,7 +10289,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10361,7 +10361,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -10370,7 +10370,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10379,7 +10379,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10431,7 +10431,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10503,7 +10503,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -10512,7 +10512,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10521,7 +10521,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10584,7 +10584,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10620,7 +10620,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -10629,7 +10629,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10638,7 +10638,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10706,7 +10706,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10769,7 +10769,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -10778,7 +10778,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10787,7 +10787,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10846,7 +10846,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10891,7 +10891,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -10900,7 +10900,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10909,7 +10909,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10976,7 +10976,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11048,7 +11048,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -11057,7 +11057,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11066,7 +11066,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11118,7 +11118,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11181,7 +11181,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -11190,7 +11190,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11199,7 +11199,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11260,7 +11260,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11305,7 +11305,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -11314,7 +11314,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11323,7 +11323,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11383,7 +11383,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11455,7 +11455,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -11464,7 +11464,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11473,7 +11473,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11526,7 +11526,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11589,7 +11589,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -11598,7 +11598,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11607,7 +11607,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11690,7 +11690,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -11699,7 +11699,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11708,7 +11708,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11772,7 +11772,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11808,7 +11808,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -11817,7 +11817,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11826,7 +11826,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11898,7 +11898,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11961,7 +11961,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -11970,7 +11970,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11979,7 +11979,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12039,7 +12039,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12084,7 +12084,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -12093,7 +12093,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -12102,7 +12102,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12174,7 +12174,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12237,7 +12237,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -12246,7 +12246,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -12255,7 +12255,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12307,7 +12307,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12370,7 +12370,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -12379,7 +12379,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -12388,7 +12388,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12440,7 +12440,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12503,7 +12503,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -12512,7 +12512,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -12521,7 +12521,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12588,7 +12588,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12633,7 +12633,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -12642,7 +12642,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -12651,7 +12651,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12714,7 +12714,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12786,7 +12786,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -12795,7 +12795,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -12804,7 +12804,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
