@@ -39,7 +39,7 @@ export const teamRolesSchema = z
   .refine((roles) => repeatedName(roles) === undefined, {
     error: (issue) => `Names ${repeatedName(issue.input as string[])} more than once`,
   })
-  .meta({ uniqueItems: true });
+  .meta({ uniqueItems: true, not: { contains: { const: 'owner' } } });
 
 export const teamPathInput = z.object({ team_id: teamIdSchema });
 

@@ -13,7 +13,7 @@ import { RE2JS } from 're2js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { paths } from './generated/rest-api.ts';
 import { databaseTargets, describeOnEachDatabase } from './support/databases.ts';
-import { createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
+import { addMember, createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import { REST_TYPES_FILE, renderRestTypes } from './support/rest-types.ts';
 import { useServer } from './support/server.ts';
 import { addressWithLabels, paddedName } from './support/text-samples.ts';
@@ -522,6 +522,13 @@ describeOnEachDatabase('the document and the service on names and e-mail address
     organizationId = await createOrganization(server(), owner);
   });
 
+  /** Whether the document accepts `body` as the body of an operation. */
+  function documentAcceptsBody(method: string, path: string, body: object): boolean {
+    const schema = document.paths[path]?.[method]?.requestBody?.content['application/json'].schema;
+    expect(schema, `${method} ${path}`).toBeDefined();
+    return ajv.validate(schema!, body);
+  }
+
   /** Whether the document accepts `value` as the body field `field` of an operation. */
   function documentAccepts(method: string, path: string, field: string, value: string): boolean {
     const body = document.paths[path]?.[method]?.requestBody?.content['application/json'].schema;
@@ -571,15 +578,28 @@ describeOnEachDatabase('the document and the service on names and e-mail address
 
   it('accept and refuse the same names', async () => {
     const organization = `/organizations/{organization_id}`;
+    const teams = `/organizations/{organization_id}/teams`;
+    // Names are 1 to 100 characters once trimmed: the document counts them between the white space too.
+    const atTheLimits = fc.constantFrom(
+      ` ${'a'.repeat(100)}`,
+      `\t${'a'.repeat(100)}\u3000\u3000`,
+      ` ${'a'.repeat(101)} `,
+      `${'😀'.repeat(100)}`,
+      `${'😀'.repeat(101)}`,
+      `a${' '.repeat(98)}b`,
+      `a${' '.repeat(99)}b`,
+    );
     const names = fc.oneof(
       paddedName.map((name) => name.sent),
       wellFormedText,
+      atTheLimits,
     );
     const fields = fc.constantFrom(
       ['put', '/users', 'first_name'],
       ['put', '/users', 'last_name'],
       ['put', organization, 'organization_name'],
       ['post', '/organizations', 'organization_name'],
+      ['post', teams, 'name'],
     );
     await fc.assert(
       fc.asyncProperty(fields, names, async ([method, path, field], name) => {
@@ -589,10 +609,81 @@ describeOnEachDatabase('the document and the service on names and e-mail address
           body,
         });
         const label = `${method} ${path} ${field} ${JSON.stringify(name)}: ${JSON.stringify(answer.body)}`;
-        expect([200, 201, 400], label).toContain(answer.status);
+        // A team's name may be taken already (409): a refusal for the state, not the value.
+        expect([200, 201, 400, 409], label).toContain(answer.status);
         expect(answer.status !== 400, label).toBe(documentAccepts(method, path, field, name));
       }),
-      { numRuns: 60 },
+      { numRuns: 80 },
     );
+  });
+
+  it('accept and refuse the same team roles: a team never gives owner (behaviour §12)', async () => {
+    const teams = `/organizations/{organization_id}/teams`;
+    for (const roles of [['owner'], ['member', 'owner'], ['member'], []]) {
+      const sent = { name: uniqueId('roles'), roles };
+      const answer = await server().call('POST', teams.replace('{organization_id}', organizationId), {
+        token: owner.token,
+        body: sent,
+      });
+      const label = `${JSON.stringify(sent)}: ${JSON.stringify(answer.body)}`;
+      expect([201, 400], label).toContain(answer.status);
+      expect(answer.status !== 400, label).toBe(documentAcceptsBody('post', teams, sent));
+    }
+  });
+
+  it("accept and refuse the same expiries: an owner's membership never expires (behaviour §11)", async () => {
+    const invitations = `/organizations/{organization_id}/invitations`;
+    const inAYear = new Date(Date.now() + 365 * 24 * 3600 * 1000).toISOString();
+    const member = await registerUser(server());
+    await addMember(server(), owner, organizationId, member, 'member');
+    for (const role of ['owner', 'admin']) {
+      for (const expires_at of [undefined, inAYear, null]) {
+        const body = { role, ...(expires_at !== undefined && { expires_at }) };
+        const invitee = await registerUser(server());
+        const answers: Array<[string, string, object, { status: number; body: unknown }]> = [
+          [
+            'post',
+            '/organization-user',
+            { email: invitee.email, ...body },
+            await server().call('POST', '/organization-user', {
+              token: owner.token,
+              organizationId,
+              body: { email: invitee.email, ...body },
+            }),
+          ],
+          [
+            'put',
+            '/organization-user',
+            { user_id: member.id, ...body },
+            await server().call('PUT', '/organization-user', {
+              token: owner.token,
+              organizationId,
+              body: { user_id: member.id, ...body },
+            }),
+          ],
+          [
+            'post',
+            invitations,
+            { email: `invited-${invitee.email}`, ...body },
+            await server().call('POST', invitations.replace('{organization_id}', organizationId), {
+              token: owner.token,
+              body: { email: `invited-${invitee.email}`, ...body },
+            }),
+          ],
+        ];
+        for (const [method, path, sent, answer] of answers) {
+          const label = `${method} ${path} ${JSON.stringify(sent)}: ${JSON.stringify(answer.body)}`;
+          expect([200, 201, 400], label).toContain(answer.status);
+          expect(answer.status !== 400, label).toBe(documentAcceptsBody(method, path, sent));
+        }
+        // Back to a member whose membership lasts, for the next round.
+        const reset = await server().call('PUT', '/organization-user', {
+          token: owner.token,
+          organizationId,
+          body: { user_id: member.id, role: 'member', expires_at: null },
+        });
+        expect(reset.status).toBe(200);
+      }
+    }
   });
 });

@@ -154,6 +154,23 @@ function declareRefinements(document: OpenAPIObject, router: AppRouter): void {
 }
 
 /**
+ * An owner's membership never expires (behaviour §11): a body that gives the role `owner` has no
+ * `expires_at`, or `null` where it takes one (a change of role, which it clears). The service
+ * checks it after the caller's permission (members.sql.ts, `assertOwnerDoesNotExpire`), so no zod
+ * schema holds it for the generator to state; every body with both fields gets it here.
+ */
+function declareOwnersNeverExpire(document: OpenAPIObject): void {
+  for (const [, , operation] of operations(document)) {
+    const schema = operation.requestBody?.content['application/json']?.schema as
+      | (ObjectSchema & { if?: object; then?: object })
+      | undefined;
+    if (!schema?.properties?.role || !schema.properties.expires_at) continue;
+    schema.if = { properties: { role: { const: 'owner' } }, required: ['role'] };
+    schema.then = { properties: { expires_at: { type: 'null' } } };
+  }
+}
+
+/**
  * One error body schema for every error status, instead of the generator's per-code variants, and
  * each status described as what it means: the generator keeps one description per tRPC code, so
  * the statuses without one of their own (410, 414, 431, 500) all took the first one it met.
@@ -211,6 +228,7 @@ function completeDocument(generated: OpenAPIObject, router: AppRouter, roles: Ro
   documentDeleteBodies(document);
   declareRefinements(document, router);
   listKnownPermissions(document, roles);
+  declareOwnersNeverExpire(document);
   useOneErrorBody(document);
   addApiAliases(document);
   const bearer = document.components?.securitySchemes?.Authorization;
