@@ -27,6 +27,7 @@ import { isAliased } from './api-alias.ts';
 type ObjectSchema = { type?: string; properties?: Record<string, object>; required?: string[]; anyOf?: object[] };
 type Operation = {
   operationId?: string;
+  servers?: Array<{ url: string; description?: string }>;
   parameters?: Array<{ in: string; name: string; required?: boolean; schema?: object; description?: string }>;
   requestBody?: { required?: boolean; content: Record<string, { schema: ObjectSchema }> };
   responses: Record<string, { description: string; content?: Record<string, { schema: object }> }>;
@@ -162,8 +163,7 @@ function declareRefinements(document: OpenAPIObject, router: AppRouter): void {
 function declareOwnersNeverExpire(document: OpenAPIObject): void {
   for (const [, , operation] of operations(document)) {
     const schema = operation.requestBody?.content['application/json']?.schema as
-      | (ObjectSchema & { if?: object; then?: object })
-      | undefined;
+      (ObjectSchema & { if?: object; then?: object }) | undefined;
     if (!schema?.properties?.role || !schema.properties.expires_at) continue;
     schema.if = { properties: { role: { const: 'owner' } }, required: ['role'] };
     schema.then = { properties: { expires_at: { type: 'null' } } };
@@ -193,15 +193,19 @@ function useOneErrorBody(document: OpenAPIObject): void {
   }
 }
 
-function addApiAliases(document: OpenAPIObject): void {
-  const paths = (document.paths ??= {});
-  for (const [path, item] of Object.entries(paths)) {
-    if (!isAliased(path)) continue;
-    const alias: PathItem = structuredClone(item as PathItem);
-    for (const operation of Object.values(alias)) operation.operationId = `${operation.operationId}-api`;
-    paths[`/api${path}`] = alias;
+/**
+ * The paths also served under /api (api-alias.ts) are listed once, at their own path: each of their
+ * operations names the two servers it is served from, which a generated client and "Try it out"
+ * may choose between, and the document's description says so for those who read it. Listing every
+ * such operation a second time under /api made the reference twice as long, each entry twice.
+ */
+function declareApiAliases(document: OpenAPIObject): void {
+  for (const [path, , operation] of operations(document)) {
+    if (isAliased(path)) operation.servers = [{ url: '/' }, { url: '/api', description: API_ALIAS }];
   }
 }
+
+const API_ALIAS = 'The same operation under /api';
 
 /**
  * Lists the permissions this deployment knows (the service's and its roles file's) as the `enum`
@@ -230,7 +234,7 @@ function completeDocument(generated: OpenAPIObject, router: AppRouter, roles: Ro
   listKnownPermissions(document, roles);
   declareOwnersNeverExpire(document);
   useOneErrorBody(document);
-  addApiAliases(document);
+  declareApiAliases(document);
   const bearer = document.components?.securitySchemes?.Authorization;
   if (bearer && 'scheme' in bearer) bearer.bearerFormat = 'JWT';
   return document;
@@ -240,8 +244,13 @@ export function buildOpenApiDocument(router: AppRouter, roles = new RoleCatalogu
   const generated = generateOpenApiDocument(router, {
     title: 'Organization and user management service',
     description:
-      'Users, organizations and memberships with roles (owner, admin, member), behind JWT bearer tokens. ' +
-      'The same operations are tRPC procedures at /trpc.',
+      'Users, organizations and their members, each with a role: the built-in owner, admin and member, or a ' +
+      'role the application (its roles file) or the organization defines, each a set of permissions. ' +
+      'Organizations also have teams, which give their members more roles, invitations, an audit trail of every ' +
+      'change, and webhooks. Every call carries a JWT bearer token. The same operations are tRPC procedures at ' +
+      '/trpc.\n\nEvery path under /users, /organizations, /invitations, /teams and /permissions is also served ' +
+      'under /api (/api/users, /api/organizations/{organization_id}…): the same operation, listed here once, with ' +
+      '/api as its second server. The membership paths (/organization-user) are served only without it.',
     version: packageJson.version,
     baseUrl: '/',
   });
