@@ -81,9 +81,10 @@ import os from 'node:os';
 import autocannon from 'autocannon';
 import type mysql from 'mysql2/promise';
 import { buildServer } from '../server/build.ts';
+import { storedTeamNameKey } from '../server/modules/teams/name-key.ts';
 import { newId } from '../server/platform/database/ids.ts';
 import { toDbTimestamp } from '../server/platform/database/schema.ts';
-import { MAX_TEAMS, teamNameKey } from '../shared/teams.ts';
+import { MAX_TEAMS } from '../shared/teams.ts';
 import { freePorts } from '../tests/support/ports.ts';
 import { SERVICE_ARGUMENTS, spawnService, type ServiceProcess } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
@@ -210,7 +211,7 @@ async function insertTeams(connection: Connection, teams: Team[]): Promise<void>
   const columns = ['id', 'organization_id', 'name', 'name_key', 'description', 'created_at', 'updated_at'];
   await insertRows(connection, 'teams', columns, [0, teams.length], (index) => {
     const { id, organizationId, name, created } = teams[index]!;
-    return [id, organizationId, name, teamNameKey(name), `Seeded ${name}`, at(created), at(created)];
+    return [id, organizationId, name, storedTeamNameKey(name), `Seeded ${name}`, at(created), at(created)];
   });
   await insertRows(connection, 'team_roles', ['team_id', 'role', 'permissions'], [0, teams.length], (index) => [
     teams[index]!.id,

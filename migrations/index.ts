@@ -13,11 +13,13 @@ import { Migration20261124230000_exact_identity as MysqlExactIdentity } from './
 import { Migration20261125120000_roles_and_expiry as MysqlRolesAndExpiry } from './mysql/Migration20261125120000_roles_and_expiry.ts';
 import { Migration20261126090000_teams as MysqlTeams } from './mysql/Migration20261126090000_teams.ts';
 import { Migration20261126120000_webhooks as MysqlWebhooks } from './mysql/Migration20261126120000_webhooks.ts';
+import { Migration20261128120000_team_name_keys as MysqlTeamNameKeys } from './mysql/Migration20261128120000_team_name_keys.ts';
 import { Migration20261122212048_initial as SqliteInitial } from './sqlite/Migration20261122212048_initial.ts';
 import { Migration20261123170000_lifecycle_events_idempotency as SqliteLifecycle } from './sqlite/Migration20261123170000_lifecycle_events_idempotency.ts';
 import { Migration20261125120000_roles_and_expiry as SqliteRolesAndExpiry } from './sqlite/Migration20261125120000_roles_and_expiry.ts';
 import { Migration20261126090000_teams as SqliteTeams } from './sqlite/Migration20261126090000_teams.ts';
 import { Migration20261126120000_webhooks as SqliteWebhooks } from './sqlite/Migration20261126120000_webhooks.ts';
+import { Migration20261128120000_team_name_keys as SqliteTeamNameKeys } from './sqlite/Migration20261128120000_team_name_keys.ts';
 
 export const mysqlMigrations: MigrationObject[] = [
   { name: 'Migration20261122212048_initial', class: MysqlInitial },
@@ -26,6 +28,7 @@ export const mysqlMigrations: MigrationObject[] = [
   { name: 'Migration20261125120000_roles_and_expiry', class: MysqlRolesAndExpiry },
   { name: 'Migration20261126090000_teams', class: MysqlTeams },
   { name: 'Migration20261126120000_webhooks', class: MysqlWebhooks },
+  { name: 'Migration20261128120000_team_name_keys', class: MysqlTeamNameKeys },
 ];
 export const sqliteMigrations: MigrationObject[] = [
   { name: 'Migration20261122212048_initial', class: SqliteInitial },
@@ -33,4 +36,5 @@ export const sqliteMigrations: MigrationObject[] = [
   { name: 'Migration20261125120000_roles_and_expiry', class: SqliteRolesAndExpiry },
   { name: 'Migration20261126090000_teams', class: SqliteTeams },
   { name: 'Migration20261126120000_webhooks', class: SqliteWebhooks },
+  { name: 'Migration20261128120000_team_name_keys', class: SqliteTeamNameKeys },
 ];

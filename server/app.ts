@@ -10,7 +10,7 @@ import { processingLimitMs, type Settings } from './platform/config.ts';
 import { KeysInFlight, purgeExpiredKeysHourly } from './platform/idempotency.ts';
 import { isGaleraNode, migrate, openDatabase, pingDatabase, type Orm } from './platform/database/orm.ts';
 import { Db } from './platform/database/transaction.ts';
-import { MAX_BODY_BYTES, MAX_HEADER_BYTES } from '../shared/limits.ts';
+import { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_HEADER_LINES } from '../shared/limits.ts';
 import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH, registerErrorHandlers } from './http/error-body.ts';
 import { healthPlugin } from './http/health.ts';
 import { listenFor, METRICS_LISTENER, REQUESTS_LISTENER } from './http/listen.ts';
@@ -128,6 +128,9 @@ export async function startService(settings: Settings): Promise<Service> {
       // 408 well before the connection timeout closes their socket without an answer.
       http: {
         maxHeaderSize: MAX_HEADER_BYTES,
+        // A request without Host is refused with the error body (http/error-body.ts), not by Node
+        // with an empty 400.
+        requireHostHeader: false,
         connectionsCheckingInterval: Math.min(1_000, settings.REQUEST_TIMEOUT_MS / 4),
         // After the signal every answer says Connection: close, whatever wrote it (http/stopping.ts).
         ServerResponse: StopAwareResponse,
@@ -157,9 +160,11 @@ export async function startService(settings: Settings): Promise<Service> {
     await app.register(referencePagePlugin(openApiDocument));
     if (settings.CONSOLE) await app.register(consolePlugin());
     // Sibling scopes: the tRPC plugin replaces the JSON parser inside its own scope.
-    await app.register(trpcPlugin(appRouter, createContext, metrics?.countProcedureCalls));
-    await app.register(restPlugin(appRouter, createContext));
+    await app.register(trpcPlugin(appRouter, createContext, verifyToken, metrics?.countProcedureCalls));
+    await app.register(restPlugin(appRouter, createContext, verifyToken));
     app.server.maxConnections = settings.MAX_CONNECTIONS;
+    // Past it Node's parser refuses the request (431), as it does past maxHeaderSize.
+    app.server.maxHeadersCount = MAX_HEADER_LINES;
     if (metrics) {
       await metrics.observeDatabasePool(orm, settings.database.engine);
       metricsListener = await listenFor(METRICS_LISTENER, settings, () =>

@@ -41,7 +41,7 @@ export const expiresAtSchema = z.iso
   .transform((date) => date.toISOString());
 
 /** A user id is the token's `sub` claim (behaviour §2). */
-export const userIdSchema = plainText().min(1).max(128);
+export const userIdSchema = plainText({ min: 1, max: 128 });
 export const organizationIdSchema = z.uuid();
 /** An Idempotency-Key header (behaviour §10): 1 to 255 printable ASCII characters. */
 export const idempotencyKeySchema = z.string().regex(/^[\x20-\x7e]{1,255}$/);

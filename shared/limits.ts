@@ -12,6 +12,9 @@ export const MAX_BODY_BYTES = 64 * 1024;
  */
 export const MAX_HEADER_BYTES = 16 * 1024;
 
+/** The most header lines a request may have (Node's default, made explicit): more is answered 431. */
+export const MAX_HEADER_LINES = 1000;
+
 /**
  * The most calls one tRPC batch may carry; more are refused (400) as a whole. Ten, because the
  * rate limit counts HTTP requests, so a batch multiplies what one request may ask of the database

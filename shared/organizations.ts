@@ -1,10 +1,10 @@
 /** Organizations (behaviour §4.2, §8): creating, listing, reading, renaming, deleting, handing over. */
 import { z } from 'zod';
 import { isoTimestampSchema, organizationIdSchema, roleSchema, userIdSchema } from './fields.ts';
-import { multilineText, plainText } from './text.ts';
+import { descriptionText, nameText } from './text.ts';
 
-export const organizationNameSchema = plainText({ trimmed: true }).min(1).max(100);
-export const organizationDescriptionSchema = multilineText().max(1000);
+export const organizationNameSchema = nameText(100);
+export const organizationDescriptionSchema = descriptionText(1000);
 
 export const createOrganizationInput = z.object({
   organization_name: organizationNameSchema,

@@ -1,7 +1,7 @@
 /** Roles (behaviour §11): what each role of an organization lets its holders do, and its own roles. */
 import { z } from 'zod';
 import { roleSchema } from './fields.ts';
-import { multilineText } from './text.ts';
+import { descriptionText } from './text.ts';
 
 /** `<resource>:<action>`, each part a lower-case letter and up to 39 more of `a-z`, `0-9`, `_`, `-`. */
 export const PERMISSION_NAME = /^[a-z][a-z0-9_-]{0,39}:[a-z][a-z0-9_-]{0,39}$/;
@@ -40,7 +40,7 @@ export const permissionListSchema = (max: number, { grantable = false } = {}) =>
     })
     .meta({ uniqueItems: true });
 
-export const roleDescriptionSchema = multilineText().max(MAX_ROLE_DESCRIPTION);
+export const roleDescriptionSchema = descriptionText(MAX_ROLE_DESCRIPTION);
 
 export const createRoleInput = z.object({
   role: roleSchema,

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { roleSchema, userIdSchema } from './fields.ts';
 import { repeatedName } from './roles.ts';
-import { multilineText, plainText } from './text.ts';
+import { comparableName, descriptionText, nameText } from './text.ts';
 
 /** The most teams one organization may have. */
 export const MAX_TEAMS = 1000;
@@ -15,19 +15,18 @@ export const MAX_TEAM_NAME = 100;
 export const MAX_TEAM_DESCRIPTION = 1000;
 
 /**
- * The key two team names of one organization may not share (409): the name with its letter case
- * folded, so that "Support", "SUPPORT" and "support" are one name. Upper then lower case folds the
- * letters whose capitals are longer, as "ß" and "ss" (Unicode's full case folding, by JavaScript's
- * locale-independent mappings); the database compares the keys byte for byte.
+ * The form two team names of one organization may not share (409): `comparableName`, so that
+ * "Support", "SUPPORT", "Ｓｕｐｐｏｒｔ" and "Sup\u200bport" are one name, and so are "straße" and
+ * "STRASSE" (behaviour §4.4, §12). The database keeps its digest (server/modules/teams/name-key.ts).
  */
-export const teamNameKey = (name: string) => name.toUpperCase().toLowerCase();
+export const teamNameKey = comparableName;
 
-/** Upper then lower case can lengthen a name threefold at most (e.g. "ΐ" → "Ϊ́" → "ΐ"). */
+/** The width of the stored key's column: the digest of 43 characters fits (it once held the folded name). */
 export const MAX_TEAM_NAME_KEY = 3 * MAX_TEAM_NAME;
 
 export const teamIdSchema = z.uuid().toLowerCase();
-export const teamNameSchema = plainText({ trimmed: true }).min(1).max(MAX_TEAM_NAME);
-export const teamDescriptionSchema = multilineText().max(MAX_TEAM_DESCRIPTION);
+export const teamNameSchema = nameText(MAX_TEAM_NAME);
+export const teamDescriptionSchema = descriptionText(MAX_TEAM_DESCRIPTION);
 
 /**
  * The roles a team gives: 0 to 20 distinct role names the organization has, never `owner`, which
@@ -40,7 +39,7 @@ export const teamRolesSchema = z
   .refine((roles) => repeatedName(roles) === undefined, {
     error: (issue) => `Names ${repeatedName(issue.input as string[])} more than once`,
   })
-  .meta({ uniqueItems: true });
+  .meta({ uniqueItems: true, not: { contains: { const: 'owner' } } });
 
 export const teamPathInput = z.object({ team_id: teamIdSchema });
 

@@ -1,7 +1,9 @@
 /**
- * What the string fields accept, defined once for the zod schemas and the OpenAPI document: white
- * space (trimmed from names), control characters (refused), well-formed Unicode (lone surrogates
- * refused) and e-mail addresses.
+ * What the string fields accept (behaviour §4.4), defined once for the zod schemas and the OpenAPI
+ * document: names (trimmed of white space, stored in NFC, holding a character that shows) and the
+ * form in which two names are one (`comparableName`), descriptions, ids and e-mail addresses;
+ * control characters, bidirectional controls and lone surrogates refused; lengths in code points.
+ * Each field is refused with one problem, the first rule it breaks.
  *
  * The patterns here are also the document's `pattern`s, which other tools compile with their own
  * engines (RE2, Python's re): so no lookaround, no `\s`/`\S` (a different set in each engine) and
@@ -45,66 +47,156 @@ export function trimWhiteSpace(text: string): string {
   return text.slice(start, end);
 }
 
-const spell = (code: number) => (code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : String.fromCharCode(code));
+/** A code point as a pattern writes it: `\xHH` up to U+00FF, above it the character itself. */
+const spell = (code: number) =>
+  code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : String.fromCodePoint(code);
 
-/** The White_Space characters as the inside of a bracket expression, `\x09-\x0d\x20…`. */
-const WHITE_SPACE_MEMBERS = WHITE_SPACE_RANGES.map(([first, last]) =>
-  first === last ? spell(first) : `${spell(first)}-${spell(last)}`,
-).join('');
+/** Ranges of code points as the inside of a bracket expression, `\x09-\x0d\x20…`. */
+export const bracketMembers = (ranges: ReadonlyArray<readonly [number, number]>) =>
+  ranges.map(([first, last]) => (first === last ? spell(first) : `${spell(first)}-${spell(last)}`)).join('');
+
+/** The White_Space characters as the inside of a bracket expression. */
+export const WHITE_SPACE_MEMBERS = bracketMembers(WHITE_SPACE_RANGES);
 /** Control characters are U+0000 to U+001F and U+007F. */
 const CONTROL_MEMBERS = '\\x00-\\x1f\\x7f';
+/** Control characters but tab and line breaks, which text that may span lines holds. */
+const MULTILINE_CONTROL_MEMBERS = '\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f';
+/**
+ * The bidirectional embedding and override controls (U+202A to U+202E) and isolates (U+2066 to
+ * U+2069): one of them reorders the text that follows it, so that a name reads as another (a team
+ * `\u202eSrotartsinimdA` shows as "AdministratorS"), and an unclosed one spills into whatever is
+ * shown after the field. Refused in names and descriptions. The marks (U+200E, U+200F, U+061C)
+ * reorder nothing and are kept.
+ */
+const BIDI_CONTROL_MEMBERS = bracketMembers([
+  [0x202a, 0x202e],
+  [0x2066, 0x2069],
+]);
 
-/** A pattern that finds a character that is not white space: what a trimmed name must hold. */
-export const NOT_WHITE_SPACE = `[^${WHITE_SPACE_MEMBERS}]`;
+/**
+ * Unicode's default-ignorable code points: characters with no glyph of their own (zero-width
+ * spaces and joiners, the soft hyphen, U+FEFF, variation selectors, tags…). A property escape, so
+ * that the definition is the JavaScript engine's, kept up to date with Unicode.
+ */
+const DEFAULT_IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
+/** A character that is neither white space nor default-ignorable: what a name must hold one of. */
+const NAME_CHARACTER = /[^\p{White_Space}\p{Default_Ignorable_Code_Point}]/u;
 
-const HAS_CONTROL_CHARACTERS = 'Must be text without control characters';
+/**
+ * The form in which two names are the same name (behaviour §4.4): compatibility characters as their
+ * plain equivalents (NFKC: full-width letters, ligatures, composed accents), without
+ * default-ignorable code points, letter case folded, trimmed. Upper then lower case folds the
+ * letters whose capitals are longer, as "ß" and "ss" (Unicode's full case folding, by JavaScript's
+ * locale-independent mappings); NFKC again after it, since case mapping can leave a letter and
+ * its accent apart.
+ */
+export const comparableName = (name: string) =>
+  trimWhiteSpace(name.normalize('NFKC').replace(DEFAULT_IGNORABLE, '').toUpperCase().toLowerCase().normalize('NFKC'));
+
 const WITHOUT_CONTROL_CHARACTERS = new RegExp(`^[^${CONTROL_MEMBERS}]*$`);
-/** Free text may also hold tabs and line breaks. */
-const MULTILINE_WITHOUT_CONTROL_CHARACTERS = /^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$/;
+const MULTILINE_WITHOUT_CONTROL_CHARACTERS = new RegExp(`^[^${MULTILINE_CONTROL_MEMBERS}]*$`);
+const BIDI_CONTROL = new RegExp(`[${BIDI_CONTROL_MEMBERS}]`);
 
-/**
- * Text whose first and last characters, past any white space, are neither white space nor control
- * characters, with no control character between them. zod checks it after trimming, where it says
- * only "no control character"; the document states it for the value as sent, where white space at
- * either end (tabs and line breaks included) is allowed because it is trimmed first. Linear in a
- * backtracking engine too, where the plainer `^W*[^C]*W*$` (W white space, C control characters)
- * takes quadratic time over a long run of spaces.
- */
-const TRIMMED_WITHOUT_CONTROL_CHARACTERS = (() => {
-  const space = `[${WHITE_SPACE_MEMBERS}]`;
-  const visible = `[^${CONTROL_MEMBERS}${WHITE_SPACE_MEMBERS}]`;
-  return `^${space}*(?:${visible}(?:[^${CONTROL_MEMBERS}]*${visible})?${space}*)?$`;
-})();
+/** Code points, not UTF-16 code units: what "characters" means in the rules, in a database column and in JSON Schema. */
+const characterCount = (text: string) => {
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
+};
 
-/*
- * A lone surrogate (JSON can spell `\udc00`) is not text, and storing it would replace it silently.
- * A refinement, not a pattern: a pattern of surrogate ranges compiles in ECMAScript only (RE2 and
- * Python engines refuse it, and tools then drop the whole pattern, control characters included).
- * The document needs no such rule: a client that encodes real text as JSON never sends one.
- */
-const NOT_WELL_FORMED = 'Must be well-formed Unicode text (no lone surrogates)';
-const wellFormed = (schema: z.ZodString) => schema.refine((text) => text.isWellFormed(), NOT_WELL_FORMED);
+const PROBLEMS = {
+  /*
+   * A lone surrogate (JSON can spell `\udc00`) is not text, and storing it would replace it
+   * silently. Not in the document's patterns: a pattern of surrogate ranges compiles in ECMAScript
+   * only (RE2 and Python engines refuse it, and tools then drop the whole pattern), and a client
+   * that encodes real text as JSON never sends one.
+   */
+  notWellFormed: 'Must be well-formed Unicode text (no lone surrogates)',
+  control: 'Must be text without control characters',
+  bidi: 'Must be text without bidirectional embedding, override or isolate controls (U+202A to U+202E, U+2066 to U+2069)',
+  empty: 'Must hold a character other than white space and invisible (default-ignorable) ones',
+} as const;
 
-/**
- * A single-line text field: a name, an id. `trimmed`: white space at either end is removed first,
- * so that only a control character inside is refused.
- */
-export const plainText = ({ trimmed = false } = {}) =>
-  wellFormed(
-    trimmed
-      ? z
-          .string()
-          .overwrite(trimWhiteSpace)
-          .regex(new RegExp(TRIMMED_WITHOUT_CONTROL_CHARACTERS), HAS_CONTROL_CHARACTERS)
-          // The document would state the regex's `source`, where ECMAScript writes U+2028 and U+2029
-          // as `\u2028` and `\u2029`, escapes RE2 does not read (`override` is zod-openapi's).
-          .meta({ override: { pattern: TRIMMED_WITHOUT_CONTROL_CHARACTERS } })
-      : z.string().regex(WITHOUT_CONTROL_CHARACTERS, HAS_CONTROL_CHARACTERS),
+/** The first rule `text` breaks, so that each field is refused with one problem. */
+function textProblem(text: string, { multiline = false } = {}): string | undefined {
+  if (!text.isWellFormed()) return PROBLEMS.notWellFormed;
+  if (!(multiline ? MULTILINE_WITHOUT_CONTROL_CHARACTERS : WITHOUT_CONTROL_CHARACTERS).test(text))
+    return PROBLEMS.control;
+  return undefined;
+}
+
+const lengthProblem = (text: string, min: number, max: number) => {
+  const count = characterCount(text);
+  if (count > max) return `Must be at most ${max} characters`;
+  if (count < min) return `Must be at least ${min} character${min === 1 ? '' : 's'}`;
+  return undefined;
+};
+
+function nameProblem(name: string, max: number): string | undefined {
+  return (
+    textProblem(name) ??
+    (BIDI_CONTROL.test(name) ? PROBLEMS.bidi : undefined) ??
+    (NAME_CHARACTER.test(name) ? undefined : PROBLEMS.empty) ??
+    lengthProblem(name, 1, max)
   );
+}
 
-/** Free text that may span lines. */
-export const multilineText = () =>
-  wellFormed(z.string().regex(MULTILINE_WITHOUT_CONTROL_CHARACTERS, HAS_CONTROL_CHARACTERS));
+function descriptionProblem(description: string, max: number): string | undefined {
+  return (
+    textProblem(description, { multiline: true }) ??
+    (BIDI_CONTROL.test(description) ? PROBLEMS.bidi : undefined) ??
+    lengthProblem(description, 0, max)
+  );
+}
+
+/** A refinement that states the first problem `problemOf` finds as the field's one issue. */
+const noProblem = (problemOf: (text: string) => string | undefined) =>
+  [
+    (text: string) => problemOf(text) === undefined,
+    { error: (issue: { input: unknown }) => problemOf(issue.input as string) },
+  ] as const;
+
+/**
+ * What the document says of a name as sent: white space at either end (trimmed first, tabs and
+ * line breaks included), and between it 1 to `max` characters whose first and last are neither
+ * white space nor control characters, with no control character or bidirectional control at all.
+ * Linear in a backtracking engine too, where the plainer `^W*[^C]{1,max}W*$` (W white space, C
+ * control characters) is quadratic over a long run of spaces. That it holds a character other
+ * than white space and default-ignorable ones is a second pattern (server/http/openapi.ts).
+ */
+const namePattern = (max: number) => {
+  const space = `[${WHITE_SPACE_MEMBERS}]`;
+  const refused = `${CONTROL_MEMBERS}${BIDI_CONTROL_MEMBERS}`;
+  const visible = `[^${refused}${WHITE_SPACE_MEMBERS}]`;
+  return `^${space}*${visible}(?:[^${refused}]{0,${max - 2}}${visible})?${space}*$`;
+};
+
+/**
+ * A name (behaviour §4.4): trimmed of white space, stored in NFC (composed accents), then 1 to
+ * `max` characters of text without control or bidirectional controls, holding something other
+ * than white space and invisible characters. Where names must be unique, `comparableName` compares them.
+ */
+export const nameText = (max: number) =>
+  z
+    .string()
+    .overwrite((name) => trimWhiteSpace(name).normalize('NFC'))
+    .refine(...noProblem((name) => nameProblem(name, max)))
+    .meta({ override: { pattern: namePattern(max) } });
+
+/** Free text that may span lines (a description): stored in NFC, 0 to `max` characters. */
+export const descriptionText = (max: number) =>
+  z
+    .string()
+    .overwrite((description) => description.normalize('NFC'))
+    .refine(...noProblem((description) => descriptionProblem(description, max)))
+    .meta({ override: { pattern: `^[^${MULTILINE_CONTROL_MEMBERS}${BIDI_CONTROL_MEMBERS}]*$`, maxLength: max } });
+
+/** A single-line text field taken exactly as sent, `min` to `max` characters: an id, compared byte for byte (behaviour §4.4). */
+export const plainText = ({ min, max }: { min: number; max: number }) =>
+  z
+    .string()
+    .refine(...noProblem((text) => textProblem(text) ?? lengthProblem(text, min, max)))
+    .meta({ override: { pattern: `^[^${CONTROL_MEMBERS}]*$`, minLength: min, maxLength: max } });
 
 /*
  * An e-mail address. The local part is zod's (`z.regexes.email`); each domain label is 1 to 63

@@ -1,10 +1,10 @@
 /** The caller's user record (behaviour §4.1): POST, GET and PUT /users. */
 import { z } from 'zod';
 import { emailSchema, isoTimestampSchema } from './fields.ts';
-import { plainText } from './text.ts';
+import { nameText } from './text.ts';
 
-/** A first or last name: trimmed, 1 to 100 characters (behaviour §4.4). */
-const personNameSchema = plainText({ trimmed: true }).min(1).max(100);
+/** A first or last name (behaviour §4.4). */
+const personNameSchema = nameText(100);
 
 export const createUserInput = z.object({
   first_name: personNameSchema,

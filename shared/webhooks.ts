@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { EVENT_TYPES } from './events.ts';
-import { multilineText } from './text.ts';
+import { descriptionText } from './text.ts';
 
 /** The most endpoints one organization may have. */
 export const MAX_WEBHOOKS = 20;
@@ -19,7 +19,13 @@ export const deliveryIdSchema = z.uuid().toLowerCase();
  * The URL's form; where it leads (https only, no credentials, no private address) is the service's
  * to check, at creation and again at every delivery (400 on `url`).
  */
-export const webhookUrlSchema = z.url({ protocol: /^https?$/, error: 'Must be an http(s) URL' }).max(MAX_WEBHOOK_URL);
+export const webhookUrlSchema = z
+  .url({
+    protocol: /^https?$/,
+    // Only for the URL's form: an error for the whole schema would also stand for its length's.
+    error: (issue) => (issue.code === 'invalid_format' ? 'Must be an http(s) URL' : undefined),
+  })
+  .max(MAX_WEBHOOK_URL, `Must be at most ${MAX_WEBHOOK_URL} characters`);
 
 /** `["*"]` (every type, those added later too) or 1 or more distinct event types. */
 export const webhookEventTypesSchema = z
@@ -27,7 +33,7 @@ export const webhookEventTypesSchema = z
   .refine((types) => new Set(types).size === types.length, { error: 'Names an event type more than once' })
   .meta({ uniqueItems: true });
 
-export const webhookDescriptionSchema = multilineText().max(MAX_WEBHOOK_DESCRIPTION);
+export const webhookDescriptionSchema = descriptionText(MAX_WEBHOOK_DESCRIPTION);
 
 export const createWebhookInput = z.object({
   url: webhookUrlSchema,

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { describeOnEachDatabase } from './support/databases.ts';
+import { rawRequest } from './support/raw-http.ts';
 import { startTestServer, useServer, type TestServer } from './support/server.ts';
 import { TEST_SECRET, tokenFor } from './support/tokens.ts';
 
@@ -85,6 +86,64 @@ describeOnEachDatabase('token checks', (target) => {
       expect(await statusWith(server(), `Bearer ${await sign({ sub: 'x'.repeat(129), exp: now + 60 })}`)).toBe(401);
       expect(await statusWith(server(), `Bearer ${await sign({ sub: 42, exp: now + 60 })}`)).toBe(401);
       expect(await statusWith(server(), `Bearer ${await sign({ sub: 'x'.repeat(128), exp: now + 60 })}`)).toBe(200);
+    });
+
+    it('names the claim that is wrong in its 401', async () => {
+      const now = nowSeconds();
+      const secret = new TextEncoder().encode(TEST_SECRET);
+      const sign = (claims: Record<string, unknown>) =>
+        new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(secret);
+      for (const [claims, named] of [
+        [{ sub: 'a', role: ['owner'] }, /^Token claim role must be a string/],
+        [{ sub: 'a', role: 7 }, /^Token claim role must be a string/],
+        [{ sub: 42 }, /^Token claim sub must be a string of 1 to 128 characters/],
+        [{}, /^Token claim sub must be a string of 1 to 128 characters/],
+      ] as const) {
+        const response = await server().call('GET', '/organizations', {
+          token: await sign({ ...claims, exp: now + 60 }),
+        });
+        expect(response.status, JSON.stringify(claims)).toBe(401);
+        expect(response.body.message, JSON.stringify(claims)).toMatch(named);
+      }
+    });
+
+    it('refuses a request without a valid token before reading its body: 401 whatever the body holds', async () => {
+      const garbage = 'Authorization: Bearer not.a.jwt';
+      const bigBody = JSON.stringify({ first_name: 'Big', padding: 'x'.repeat(70 * 1024) });
+      const bodies: Array<[string, string[], string]> = [
+        ['malformed JSON', ['Content-Type: application/json'], '{"first_name":'],
+        ['not JSON', ['Content-Type: text/plain'], 'x'],
+        ['a body over 64 KiB', ['Content-Type: application/json'], bigBody],
+        ['no body', ['Content-Type: application/json'], ''],
+      ];
+      for (const [why, headers, body] of bodies) {
+        for (const authorization of [[], [garbage]]) {
+          for (const requestLine of ['PUT /users HTTP/1.1', 'POST /trpc/users.update HTTP/1.1']) {
+            const head = [
+              requestLine,
+              'Host: 127.0.0.1',
+              ...authorization,
+              ...headers,
+              `Content-Length: ${body.length}`,
+            ];
+            const answer = await rawRequest(server().baseUrl, head.join('\r\n'), { body });
+            const label = `${requestLine} ${why} ${authorization.length ? 'garbage token' : 'no token'}`;
+            expect(answer.status, label).toBe(401);
+            const code = requestLine.includes('/trpc') ? answer.body.error.data.code : answer.body.code;
+            expect(code, label).toBe('UNAUTHORIZED');
+          }
+        }
+      }
+      // The verified caller gets the body's own refusals.
+      const token = `Authorization: Bearer ${await tokenFor('reads-bodies')}`;
+      for (const [, headers, body, status] of [
+        ['malformed JSON', ['Content-Type: application/json'], '{"first_name":', 400],
+        ['not JSON', ['Content-Type: text/plain'], 'x', 415],
+        ['a body over 64 KiB', ['Content-Type: application/json'], bigBody, 413],
+      ] as const) {
+        const head = ['PUT /users HTTP/1.1', 'Host: 127.0.0.1', token, ...headers, `Content-Length: ${body.length}`];
+        expect((await rawRequest(server().baseUrl, head.join('\r\n'), { body })).status).toBe(status);
+      }
     });
 
     it('refuses a token once it expires, though it was accepted a moment before', async () => {

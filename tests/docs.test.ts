@@ -168,7 +168,7 @@ describe('API reference page in Chromium', () => {
           body: await operation.locator('.live-responses-table .microlight').first().textContent(),
         };
       };
-      const me = await tryItOut('users-me-api');
+      const me = await tryItOut('users-me');
       expect(me.status).toBe('200');
       expect(me.body).toContain(user.id);
       // The member list needs the organization_id header: it comes from "Authorize".

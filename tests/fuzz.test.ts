@@ -11,7 +11,7 @@
  */
 import fc from 'fast-check';
 import { beforeAll, beforeEach, expect, it } from 'vitest';
-import { NOT_WHITE_SPACE } from '../shared/text.ts';
+import { NAME_CHARACTER } from '../server/http/openapi.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { addMember, createOrganization, registerUser, type TestUser } from './support/fixtures.ts';
 import { ajv, arbitraryFor, type Schema } from './support/schema-arbitrary.ts';
@@ -39,9 +39,9 @@ interface Document {
 
 const DOT_SEGMENT = /^\.{1,2}$/;
 
-/** A trimmed name that must not be blank: the document asks for a character that is not white space. */
+/** A name that must not be blank: the document asks for a character that is neither white space nor invisible. */
 const mustNotBeBlank = (property: Schema) =>
-  [property, ...(property.allOf ?? [])].some((schema) => schema.pattern === NOT_WHITE_SPACE);
+  [property, ...(property.allOf ?? [])].some((schema) => schema.pattern === NAME_CHARACTER);
 
 /** Opaque values a client only ever echoes (a cursor from a `Link`), left out of made-up requests. */
 const OPAQUE_PARAMETERS = new Set(['cursor']);

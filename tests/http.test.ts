@@ -47,6 +47,7 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
     const json = 'Content-Type: application/json';
     const tooLong = 'a'.repeat(20_000);
     const bigBody = JSON.stringify({ first_name: 'Big', padding: 'x'.repeat(70 * 1024) });
+    const manyLines = Array.from({ length: 1200 }, (_, index) => `X-${index}: v`);
     const cases: Array<{ name: string; status: number; code: string; rest: RawRequest; trpc: RawRequest }> = [
       {
         name: 'unknown path',
@@ -119,6 +120,20 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
         trpc: [head('POST /trpc/users.update HTTP/1.1', auth, json, `Content-Length: ${bigBody.length}`), bigBody],
       },
       {
+        name: 'no Host header',
+        status: 400,
+        code: 'BAD_REQUEST',
+        rest: ['GET /users HTTP/1.1'],
+        trpc: ['GET /trpc/users.me HTTP/1.1'],
+      },
+      {
+        name: 'over 1000 header lines, in under 16 KiB',
+        status: 431,
+        code: 'BAD_REQUEST',
+        rest: [head('GET /users HTTP/1.1', ...manyLines)],
+        trpc: [head('GET /trpc/users.me HTTP/1.1', ...manyLines)],
+      },
+      {
         name: 'body not JSON',
         status: 415,
         code: 'UNSUPPORTED_MEDIA_TYPE',
@@ -127,15 +142,51 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
       },
     ];
     for (const { name, status, code, rest, trpc } of cases) {
-      expectContractError(await rawRequest(server().baseUrl, rest[0], { body: rest[1] }), status, code, name);
-      expectTrpcError(await rawRequest(server().baseUrl, trpc[0], { body: trpc[1] }), status, code, name);
+      const overRest = await rawRequest(server().baseUrl, rest[0], { body: rest[1] });
+      const overTrpc = await rawRequest(server().baseUrl, trpc[0], { body: trpc[1] });
+      expectContractError(overRest, status, code, name);
+      expectTrpcError(overTrpc, status, code, name);
+      // Every answer carries the security headers, those written before there is a request too.
+      for (const answer of [overRest, overTrpc]) expect(answer.headers['x-content-type-options'], name).toBe('nosniff');
     }
+    // 431 says which of its two limits it may be.
+    const tooManyLines = await rawRequest(server().baseUrl, head('GET /users HTTP/1.1', ...manyLines));
+    expect(tooManyLines.body.message).toMatch(/1000 header lines/);
+    const fewerLines = manyLines.slice(0, 990);
+    expect((await rawRequest(server().baseUrl, head('GET /users HTTP/1.1', auth, ...fewerLines))).status).toBe(200);
     expect((await server().call('GET', '/users', { token: user.token })).body.first_name).not.toBe('Big');
     const justUnder = await server().call('PUT', '/users', {
       token: user.token,
       body: { first_name: 'Fits', padding: 'x'.repeat(60 * 1024) },
     });
     expect(justUnder.status).toBe(200);
+  });
+
+  it('names what is wrong: a repeated, unreadable or out-of-range limit, an over-long webhook URL', async () => {
+    const owner = await registerUser(server());
+    const organizationId = await createOrganization(server(), owner);
+    for (const query of [
+      'limit=1&limit=2',
+      'limit=1e400',
+      'limit=99999999999999999999',
+      'limit=abc',
+      'limit=0',
+      'limit=1001',
+      'limit=2.5',
+    ]) {
+      const answer = await server().call('GET', `/organization-user?${query}`, { token: owner.token, organizationId });
+      expect(answer.status, query).toBe(400);
+      expect(answer.body.issues, query).toEqual([
+        { field: 'limit', problem: 'Must be one whole number from 1 to 1000' },
+      ]);
+    }
+    // A loopback URL: if the length were not refused first, the URL guard would refuse http (no lookup).
+    const hook = await server().call('POST', `/organizations/${organizationId}/webhooks`, {
+      token: owner.token,
+      body: { url: `http://127.0.0.1:9/${'a'.repeat(3000)}`, event_types: ['*'] },
+    });
+    expect(hook.status).toBe(400);
+    expect(hook.body.issues).toEqual([{ field: 'url', problem: expect.stringMatching(/2048 characters/) }]);
   });
 
   it('answers a method a known path does not serve with 405 and Allow, before reading any body', async () => {
@@ -382,26 +433,35 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
   });
 });
 
-// Slow clients do not depend on the database: one server with a short request timeout.
+// Slow clients do not depend on the database: one server with a short request timeout, longer than
+// the processing limit (DB_TIMEOUT_MS + 200 ms), which starts only once the body is in.
 describe('a request not received within REQUEST_TIMEOUT_MS', () => {
   // The socket closes unanswered at twice the timeout: room for a loaded machine to answer first.
-  const server = useServer(databaseTargets()[0]!, { REQUEST_TIMEOUT_MS: '2000' });
+  const server = useServer(databaseTargets()[0]!, { REQUEST_TIMEOUT_MS: '2000', DB_TIMEOUT_MS: '300' });
   const head = (requestLine: string, ...headers: string[]) => [requestLine, 'Host: 127.0.0.1', ...headers].join('\r\n');
 
   it('is answered 408: the contract body on REST, tRPC shape on /trpc, the contract body before the path is known', async () => {
-    const token = await tokenFor('slow-sender');
-    const halfBody = ['Content-Type: application/json', 'Content-Length: 20', `Authorization: Bearer ${token}`];
-    const [rest, trpc, stalledHeaders] = await Promise.all([
+    const token = await tokenFor('slow-sender', { role: 'owner' });
+    const halfBody = ['Content-Type: application/json', 'Content-Length: 100', `Authorization: Bearer ${token}`];
+    const sentAt = performance.now();
+    const [rest, trpc, creation, stalledHeaders] = await Promise.all([
       rawRequest(server().baseUrl, head('PUT /users HTTP/1.1', ...halfBody), { body: '{"first_' }),
       rawRequest(server().baseUrl, head('POST /trpc/users.update HTTP/1.1', ...halfBody), { body: '{"first_' }),
+      rawRequest(server().baseUrl, head('POST /organizations HTTP/1.1', ...halfBody), { body: '{"or' }),
       rawRequest(server().baseUrl, head('PUT /users HTTP/1.1', 'Content-Type: application/json'), {
         stallHeaders: true,
       }),
     ]);
     expectContractError(rest, 408, 'TIMEOUT', 'REST body');
     expectTrpcError(trpc, 408, 'TIMEOUT', 'tRPC body');
+    expectContractError(creation, 408, 'TIMEOUT', 'POST /organizations body');
     expectContractError(stalledHeaders, 408, 'TIMEOUT', 'headers');
-    expect(rest.headers.connection).toBe('close');
+    for (const answer of [rest, trpc, creation]) {
+      expect(answer.headers.connection).toBe('close');
+      expect(answer.headers['x-content-type-options']).toBe('nosniff');
+    }
+    // Not the processing limit's 503 at 500 ms: the body had REQUEST_TIMEOUT_MS to arrive.
+    expect(performance.now() - sentAt).toBeGreaterThan(1500);
   });
 });
 

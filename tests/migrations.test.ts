@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { migrate, openDatabase, type Orm } from '../server/platform/database/orm.ts';
+import { storedTeamNameKey } from '../server/modules/teams/name-key.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 
 const INITIAL = 'Migration20261122212048_initial';
@@ -9,6 +10,7 @@ const EXACT_IDENTITY = 'Migration20261124230000_exact_identity';
 const ROLES_AND_EXPIRY = 'Migration20261125120000_roles_and_expiry';
 const TEAMS = 'Migration20261126090000_teams';
 const WEBHOOKS = 'Migration20261126120000_webhooks';
+const TEAM_NAME_KEYS = 'Migration20261128120000_team_name_keys';
 
 /**
  * The service's tables (not the migrator's own) and text columns whose collation is not MariaDB's
@@ -45,8 +47,8 @@ async function schemaDiff(orm: Orm, engine: string): Promise<string> {
 describeOnEachDatabase('migrations', (target) => {
   const all =
     target.name === 'embedded'
-      ? [INITIAL, LIFECYCLE, ROLES_AND_EXPIRY, TEAMS, WEBHOOKS]
-      : [INITIAL, LIFECYCLE, EXACT_IDENTITY, ROLES_AND_EXPIRY, TEAMS, WEBHOOKS];
+      ? [INITIAL, LIFECYCLE, ROLES_AND_EXPIRY, TEAMS, WEBHOOKS, TEAM_NAME_KEYS]
+      : [INITIAL, LIFECYCLE, EXACT_IDENTITY, ROLES_AND_EXPIRY, TEAMS, WEBHOOKS, TEAM_NAME_KEYS];
 
   it('build exactly the schema the entities describe, and apply once', async () => {
     const database = await target.create();
@@ -100,6 +102,58 @@ describeOnEachDatabase('migrations', (target) => {
     }
   });
 
+  it("recompute an earlier release's team name keys, keeping the teams whose names are now one (behaviour §4.4)", async () => {
+    const database = await target.create();
+    const orm = await openDatabase(database.url);
+    try {
+      await orm.migrator.up({ to: WEBHOOKS });
+      const at = target.name === 'embedded' ? 1_700_000_000_123 : '2023-11-14 22:13:20.123';
+      const connection = orm.em.getConnection();
+      const run = (sql: string, params: unknown[]) => connection.execute(sql, params, 'run');
+      await run('insert into users values (?, ?, ?, ?, ?, ?)', ['u1', 'Ann', 'Lee', 'ann@example.com', at, at]);
+      for (const organization of ['o1', 'o2']) {
+        await run(
+          'insert into organizations (id, name, description, created_by, created_at, updated_at, version) values (?, ?, ?, ?, ?, ?, ?)',
+          [organization, 'Acme', '', 'u1', at, at, 0],
+        );
+      }
+      // Keys as the earlier release made them: the name, upper then lower case.
+      const teams = [
+        ['t1', 'o1', 'Managers'],
+        ['t2', 'o1', 'Mana\u200bgers'],
+        ['t3', 'o1', 'Café'],
+        ['t4', 'o2', 'Ｍａｎａｇｅｒｓ'],
+      ];
+      for (const [id, organization, name] of teams) {
+        await run(
+          'insert into teams (id, organization_id, name, name_key, description, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?)',
+          [id, organization, name, name!.toUpperCase().toLowerCase(), '', at, at],
+        );
+      }
+
+      expect(await migrate(orm)).toEqual([TEAM_NAME_KEYS]);
+
+      const managers = storedTeamNameKey('Managers');
+      expect(await connection.execute('select id, name, name_key from teams order by id')).toEqual([
+        { id: 't1', name: 'Managers', name_key: managers },
+        { id: 't2', name: 'Mana\u200bgers', name_key: `${managers} t2` },
+        { id: 't3', name: 'Café', name_key: storedTeamNameKey('Cafe\u0301') },
+        { id: 't4', name: 'Ｍａｎａｇｅｒｓ', name_key: managers },
+      ]);
+      // No third team of o1 may take the name, in any spelling.
+      await expect(
+        run(
+          'insert into teams (id, organization_id, name, name_key, description, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?)',
+          ['t5', 'o1', 'MANAGERS', storedTeamNameKey('MANAGERS'), '', at, at],
+        ),
+      ).rejects.toThrow(/unique|duplicate/i);
+      expect(await schemaDiff(orm, target.name)).toBe('');
+    } finally {
+      await orm.close();
+      await database.drop();
+    }
+  });
+
   // Only MySQL and MariaDB had a collation to change: the embedded database compares bytes already.
   if (target.name === 'mariadb')
     it('make an existing database compare ids byte for byte, keeping its rows and what they reference', async () => {
@@ -146,7 +200,7 @@ describeOnEachDatabase('migrations', (target) => {
         ]);
         await run('insert into idempotency_keys values (?, ?, ?, ?, ?)', ['alice', 'Key-1', 'f1', '{}', at]);
 
-        expect(await migrate(orm)).toEqual([EXACT_IDENTITY, ROLES_AND_EXPIRY, TEAMS, WEBHOOKS]);
+        expect(await migrate(orm)).toEqual([EXACT_IDENTITY, ROLES_AND_EXPIRY, TEAMS, WEBHOOKS, TEAM_NAME_KEYS]);
 
         // Every row kept; a reference now names the row it referenced exactly. The audit trail keeps
         // the actor as it was written (it references no row).

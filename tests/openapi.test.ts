@@ -13,8 +13,9 @@ import { RE2JS } from 're2js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { paths } from './generated/rest-api.ts';
 import { databaseTargets, describeOnEachDatabase } from './support/databases.ts';
-import { createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
+import { addMember, createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import { REST_TYPES_FILE, renderRestTypes } from './support/rest-types.ts';
+import { isAliased } from '../server/http/api-alias.ts';
 import { useServer } from './support/server.ts';
 import { addressWithLabels, paddedName } from './support/text-samples.ts';
 import { tokenFor } from './support/tokens.ts';
@@ -36,13 +37,17 @@ type Document = {
 };
 
 /**
- * The document as the snapshot keeps it: JSON in which white space other than ASCII's is written as
- * a `\uXXXX` escape (the same JSON), so that a review sees it.
+ * The document as the snapshot keeps it: JSON in which white space other than ASCII's and invisible
+ * (default-ignorable) characters are written as `\uXXXX` escapes (the same JSON; a character
+ * beyond U+FFFF as its two surrogates), so that a review sees them.
  */
 const reviewable = (document: Document) =>
   `${JSON.stringify(document, null, 2)}\n`.replace(
-    /(?![\x00-\x7f])\p{White_Space}/gu,
-    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    /(?![\x00-\x7f])[\p{White_Space}\p{Default_Ignorable_Code_Point}]/gu,
+    (character) =>
+      [...Array(character.length).keys()]
+        .map((index) => `\\u${character.charCodeAt(index).toString(16).padStart(4, '0')}`)
+        .join(''),
   );
 
 /** Every `pattern` anywhere in the document. */
@@ -82,6 +87,45 @@ describe('OpenAPI document', () => {
     await expect(reviewable(document)).toMatchFileSnapshot('./__snapshots__/openapi.json');
   });
 
+  it('describes each error status as what it means, the same in every operation', () => {
+    const descriptions = new Map<string, Set<string>>();
+    for (const item of Object.values(document.paths)) {
+      for (const operation of Object.values(item)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          const described = descriptions.get(status) ?? new Set<string>();
+          described.add((response as { description: string }).description);
+          descriptions.set(status, described);
+        }
+      }
+    }
+    const only = (status: string) => {
+      expect([...(descriptions.get(status) ?? [])], status).toHaveLength(1);
+      return [...descriptions.get(status)!][0];
+    };
+    expect(only('410')).toMatch(/invitation/i);
+    expect(only('414')).toMatch(/URL/);
+    expect(only('431')).toMatch(/header/i);
+    expect(only('500')).toMatch(/fail|bug/i);
+    const errorStatuses = [...descriptions.keys()].filter((status) => Number(status) >= 400);
+    expect(new Set(errorStatuses.map(only)).size).toBe(errorStatuses.length);
+  });
+
+  it('lists each operation once, at its own path, with /api as the second server of those served there too', () => {
+    const info = (document as unknown as { info: { description: string } }).info;
+    expect(info.description).toMatch(/\/api/);
+    expect(info.description).not.toMatch(/roles \(owner, admin, member\)/);
+    for (const [path, item] of Object.entries(document.paths)) {
+      expect(path).not.toMatch(/^\/api\//);
+      for (const [method, operation] of Object.entries(item)) {
+        const servers = (operation as { servers?: Array<{ url: string }> }).servers?.map((server) => server.url);
+        expect(servers, `${method} ${path}`).toEqual(isAliased(path) ? ['/', '/api'] : undefined);
+      }
+    }
+    const deletion = document.paths['/organizations/{organization_id}']?.delete as unknown as { summary: string };
+    expect(deletion.summary).toMatch(/teams/);
+    expect(deletion.summary).toMatch(/webhook/);
+  });
+
   it('has only patterns that RE2 compiles and reads as ECMAScript does', () => {
     const patterns = patternsIn(document);
     expect(patterns.size).toBeGreaterThan(3);
@@ -112,9 +156,10 @@ describe('OpenAPI document', () => {
         if (!(String(response.status) in documented)) undocumented.push(`${operation} → ${response.status}`);
       },
     };
-    const clientFor = async (sub: string, role?: string) => {
+    // A client of the /api alias too: the same document, the operation's second server.
+    const clientFor = async (sub: string, role?: string, base: '' | '/api' = '') => {
       const client = createFetchClient<paths>({
-        baseUrl: server().baseUrl,
+        baseUrl: `${server().baseUrl}${base}`,
         headers: { authorization: `Bearer ${await tokenFor(sub, role ? { role } : {})}` },
       });
       client.use(recordAnswers);
@@ -125,8 +170,10 @@ describe('OpenAPI document', () => {
     const memberId = uniqueId('doc-member');
     const owner = await clientFor(ownerId, 'owner');
     const member = await clientFor(memberId, 'admin');
+    const ownerApi = await clientFor(ownerId, 'owner', '/api');
+    const memberApi = await clientFor(memberId, 'admin', '/api');
 
-    const created = await owner.POST('/api/users', {
+    const created = await ownerApi.POST('/users', {
       body: { first_name: 'Doc', last_name: 'Owner', email: `${ownerId}@example.com` },
     });
     expect(created.response.status).toBe(201);
@@ -139,9 +186,9 @@ describe('OpenAPI document', () => {
       ).response.status,
     ).toBe(201);
     expect((await owner.GET('/users')).data?.id).toBe(ownerId);
-    expect((await owner.GET('/api/users')).data?.email).toBe(`${ownerId}@example.com`);
+    expect((await ownerApi.GET('/users')).data?.email).toBe(`${ownerId}@example.com`);
     expect((await owner.PUT('/users', { body: { last_name: 'Renamed' } })).data?.success).toBe(true);
-    expect((await owner.PUT('/api/users', { body: { first_name: 'Again' } })).response.status).toBe(200);
+    expect((await ownerApi.PUT('/users', { body: { first_name: 'Again' } })).response.status).toBe(200);
 
     const organization = await owner.POST('/organizations', {
       body: { organization_name: 'Documented', organization_description: '' },
@@ -149,13 +196,13 @@ describe('OpenAPI document', () => {
     expect(organization.response.status).toBe(201);
     const organizationId = organization.data!.organization_id;
     expect(
-      (await owner.POST('/api/organizations', { body: { organization_name: 'Second', organization_description: 'x' } }))
+      (await ownerApi.POST('/organizations', { body: { organization_name: 'Second', organization_description: 'x' } }))
         .response.status,
     ).toBe(201);
     const firstPage = await owner.GET('/organizations', { params: { query: { limit: 1 } } });
     expect(firstPage.data).toHaveLength(1);
     expect(firstPage.response.headers.get('link')).toMatch(/rel="next"/);
-    expect((await owner.GET('/api/organizations')).data).toHaveLength(2);
+    expect((await ownerApi.GET('/organizations')).data).toHaveLength(2);
 
     const header = { organization_id: organizationId };
     const added = await owner.POST('/organization-user', {
@@ -181,7 +228,7 @@ describe('OpenAPI document', () => {
     });
     expect(events.data?.map((event) => event.type)).toEqual(['organization.created', 'member.added']);
     expect(events.response.headers.get('link')).toMatch(/rel="next"/);
-    const apiEvents = await owner.GET('/api/organizations/{organization_id}/events', {
+    const apiEvents = await ownerApi.GET('/organizations/{organization_id}/events', {
       params: { path: { organization_id: organizationId }, query: { type: 'member.removed' } },
     });
     expect(apiEvents.data?.map((event) => event.subject_user_id)).toEqual([memberId]);
@@ -202,13 +249,13 @@ describe('OpenAPI document', () => {
     // The organization lifecycle and invitations, each path with and without /api.
     const path = { organization_id: organizationId };
     expect((await owner.GET('/organizations/{organization_id}', { params: { path } })).data?.member_count).toBe(1);
-    expect((await owner.GET('/api/organizations/{organization_id}', { params: { path } })).data?.role).toBe('owner');
+    expect((await ownerApi.GET('/organizations/{organization_id}', { params: { path } })).data?.role).toBe('owner');
     const renamed = await owner.PUT('/organizations/{organization_id}', {
       params: { path },
       body: { organization_name: 'Renamed' },
     });
     expect(renamed.data?.organization_name).toBe('Renamed');
-    const described = await owner.PUT('/api/organizations/{organization_id}', {
+    const described = await ownerApi.PUT('/organizations/{organization_id}', {
       params: { path },
       body: { organization_description: 'Described' },
     });
@@ -217,10 +264,10 @@ describe('OpenAPI document', () => {
     // The caller's permissions and the check of them (the member was removed above: holds nothing).
     const catalogue = await member.GET('/permissions');
     expect(catalogue.data?.map((entry) => entry.permission)).toContain('members:read');
-    expect((await member.GET('/api/permissions')).data).toEqual(catalogue.data);
+    expect((await memberApi.GET('/permissions')).data).toEqual(catalogue.data);
     const mine = await owner.GET('/organizations/{organization_id}/permissions', { params: { path } });
     expect(mine.data).toMatchObject({ user_id: ownerId, role: 'owner', teams: [] });
-    expect((await owner.GET('/api/organizations/{organization_id}/permissions', { params: { path } })).data?.role).toBe(
+    expect((await ownerApi.GET('/organizations/{organization_id}/permissions', { params: { path } })).data?.role).toBe(
       'owner',
     );
     const checked = await owner.POST('/organizations/{organization_id}/permissions/check', {
@@ -232,7 +279,7 @@ describe('OpenAPI document', () => {
       allowed: false,
       results: { 'members:read': false, 'organization:delete': false },
     });
-    const unknownPermission = await owner.POST('/api/organizations/{organization_id}/permissions/check', {
+    const unknownPermission = await ownerApi.POST('/organizations/{organization_id}/permissions/check', {
       params: { path },
       // @ts-expect-error: the generated types know the permissions too
       body: { permissions: ['reports:export'] },
@@ -242,7 +289,7 @@ describe('OpenAPI document', () => {
     // The organization's roles, each path with and without /api.
     const roles = await owner.GET('/organizations/{organization_id}/roles', { params: { path } });
     expect(roles.data?.map((role) => role.kind)).toEqual(['built_in', 'built_in', 'built_in']);
-    expect((await owner.GET('/api/organizations/{organization_id}/roles', { params: { path } })).data).toHaveLength(3);
+    expect((await ownerApi.GET('/organizations/{organization_id}/roles', { params: { path } })).data).toHaveLength(3);
     const createdRole = await owner.POST('/organizations/{organization_id}/roles', {
       params: { path },
       body: { role: 'auditor', description: 'Reads the trail', permissions: ['events:read'] },
@@ -251,7 +298,7 @@ describe('OpenAPI document', () => {
     expect(createdRole.data).toMatchObject({ role: 'auditor', kind: 'organization', permissions: ['events:read'] });
     expect(
       (
-        await owner.POST('/api/organizations/{organization_id}/roles', {
+        await ownerApi.POST('/organizations/{organization_id}/roles', {
           params: { path },
           body: { role: 'helper', permissions: ['members:read'] },
         })
@@ -263,7 +310,7 @@ describe('OpenAPI document', () => {
       body: { permissions: ['events:read', 'members:read'] },
     });
     expect(reshaped.data?.permissions).toEqual(['events:read', 'members:read']);
-    const redescribed = await owner.PUT('/api/organizations/{organization_id}/roles/{role}', {
+    const redescribed = await ownerApi.PUT('/organizations/{organization_id}/roles/{role}', {
       ...rolePath('helper'),
       body: { description: 'Helps' },
     });
@@ -271,7 +318,7 @@ describe('OpenAPI document', () => {
     expect((await owner.DELETE('/organizations/{organization_id}/roles/{role}', rolePath('auditor'))).data).toEqual({
       message: expect.any(String),
     });
-    const builtIn = await owner.DELETE('/api/organizations/{organization_id}/roles/{role}', rolePath('admin'));
+    const builtIn = await ownerApi.DELETE('/organizations/{organization_id}/roles/{role}', rolePath('admin'));
     expect(builtIn.error?.code).toBe('CONFLICT');
 
     // The organization's teams, each path with and without /api.
@@ -281,7 +328,7 @@ describe('OpenAPI document', () => {
     });
     expect(team.response.status).toBe(201);
     expect(team.data).toMatchObject({ name: 'Support', roles: ['helper'], member_count: 0 });
-    const sameName = await owner.POST('/api/organizations/{organization_id}/teams', {
+    const sameName = await ownerApi.POST('/organizations/{organization_id}/teams', {
       params: { path },
       body: { name: 'SUPPORT' },
     });
@@ -292,35 +339,35 @@ describe('OpenAPI document', () => {
       params: { path, query: { limit: 1 } },
     });
     expect(teamsPage.data?.map((item) => item.team_id)).toEqual([team_id]);
-    expect((await owner.GET('/api/organizations/{organization_id}/teams', { params: { path } })).data).toHaveLength(1);
+    expect((await ownerApi.GET('/organizations/{organization_id}/teams', { params: { path } })).data).toHaveLength(1);
     const joined = await owner.POST('/organizations/{organization_id}/teams/{team_id}/members', {
       ...teamPath,
       body: { user_id: ownerId },
     });
     expect(joined.response.status).toBe(201);
-    const joinedAgain = await owner.POST('/api/organizations/{organization_id}/teams/{team_id}/members', {
+    const joinedAgain = await ownerApi.POST('/organizations/{organization_id}/teams/{team_id}/members', {
       ...teamPath,
       body: { user_id: ownerId },
     });
     expect(joinedAgain.error?.code).toBe('CONFLICT');
     const teamMembers = await owner.GET('/organizations/{organization_id}/teams/{team_id}/members', teamPath);
     expect(teamMembers.data?.map((item) => item.user_id)).toEqual([ownerId]);
-    const teamMembersPage = await owner.GET('/api/organizations/{organization_id}/teams/{team_id}/members', {
+    const teamMembersPage = await ownerApi.GET('/organizations/{organization_id}/teams/{team_id}/members', {
       params: { path: { ...path, team_id }, query: { limit: 1 } },
     });
     expect(teamMembersPage.data).toHaveLength(1);
     expect((await owner.GET('/organizations/{organization_id}/teams/{team_id}', teamPath)).data?.member_count).toBe(1);
-    expect((await owner.GET('/api/organizations/{organization_id}/teams/{team_id}', teamPath)).data?.roles).toEqual([
+    expect((await ownerApi.GET('/organizations/{organization_id}/teams/{team_id}', teamPath)).data?.roles).toEqual([
       'helper',
     ]);
     expect((await owner.GET('/teams')).data?.map((item) => item.team_id)).toEqual([team_id]);
-    expect((await owner.GET('/api/teams')).data).toHaveLength(1);
+    expect((await ownerApi.GET('/teams')).data).toHaveLength(1);
     const renamedTeam = await owner.PUT('/organizations/{organization_id}/teams/{team_id}', {
       ...teamPath,
       body: { name: 'Helpdesk' },
     });
     expect(renamedTeam.data?.name).toBe('Helpdesk');
-    const withoutRoles = await owner.PUT('/api/organizations/{organization_id}/teams/{team_id}', {
+    const withoutRoles = await ownerApi.PUT('/organizations/{organization_id}/teams/{team_id}', {
       ...teamPath,
       body: { roles: [] },
     });
@@ -328,15 +375,15 @@ describe('OpenAPI document', () => {
     const ownerInTeam = { params: { path: { ...path, team_id, user_id: ownerId } } };
     const left = await owner.DELETE('/organizations/{organization_id}/teams/{team_id}/members/{user_id}', ownerInTeam);
     expect(left.response.status).toBe(200);
-    const leftAgain = await owner.DELETE(
-      '/api/organizations/{organization_id}/teams/{team_id}/members/{user_id}',
+    const leftAgain = await ownerApi.DELETE(
+      '/organizations/{organization_id}/teams/{team_id}/members/{user_id}',
       ownerInTeam,
     );
     expect(leftAgain.error?.code).toBe('NOT_FOUND');
     expect((await owner.DELETE('/organizations/{organization_id}/teams/{team_id}', teamPath)).response.status).toBe(
       200,
     );
-    const deletedAgain = await owner.DELETE('/api/organizations/{organization_id}/teams/{team_id}', teamPath);
+    const deletedAgain = await ownerApi.DELETE('/organizations/{organization_id}/teams/{team_id}', teamPath);
     expect(deletedAgain.error?.code).toBe('NOT_FOUND');
 
     // The organization's webhooks, each path with and without /api.
@@ -348,7 +395,7 @@ describe('OpenAPI document', () => {
     expect(hook.data?.secret).toMatch(/^whsec_/);
     const webhook_id = hook.data!.webhook_id;
     const hookPath = { params: { path: { ...path, webhook_id } } };
-    const ftpUrl = await owner.POST('/api/organizations/{organization_id}/webhooks', {
+    const ftpUrl = await ownerApi.POST('/organizations/{organization_id}/webhooks', {
       params: { path },
       body: { url: 'ftp://127.0.0.1/hook', event_types: ['*'] },
     });
@@ -357,7 +404,7 @@ describe('OpenAPI document', () => {
       params: { path, query: { limit: 1 } },
     });
     expect(hooks.data?.map((item) => item.webhook_id)).toEqual([webhook_id]);
-    expect((await owner.GET('/api/organizations/{organization_id}/webhooks', { params: { path } })).data).toHaveLength(
+    expect((await ownerApi.GET('/organizations/{organization_id}/webhooks', { params: { path } })).data).toHaveLength(
       1,
     );
     expect((await owner.GET('/organizations/{organization_id}/webhooks/{webhook_id}', hookPath)).data?.enabled).toBe(
@@ -369,7 +416,7 @@ describe('OpenAPI document', () => {
     });
     expect(redescribedHook.data?.description).toBe('Documented');
     // A change the endpoint asks for, so that it has a delivery (its attempts fail: nobody listens).
-    await owner.PUT('/api/organizations/{organization_id}/webhooks/{webhook_id}', {
+    await ownerApi.PUT('/organizations/{organization_id}/webhooks/{webhook_id}', {
       ...hookPath,
       body: { event_types: ['*'] },
     });
@@ -382,7 +429,7 @@ describe('OpenAPI document', () => {
       })
       .toBeGreaterThan(0);
     const deliveryPath = { params: { path: { ...path, webhook_id, delivery_id: deliveryId } } };
-    const page = await owner.GET('/api/organizations/{organization_id}/webhooks/{webhook_id}/deliveries', {
+    const page = await ownerApi.GET('/organizations/{organization_id}/webhooks/{webhook_id}/deliveries', {
       params: { path: { ...path, webhook_id }, query: { limit: 1 } },
     });
     expect(page.data).toHaveLength(1);
@@ -391,23 +438,23 @@ describe('OpenAPI document', () => {
       deliveryPath,
     );
     expect([202, 409]).toContain(retried.response.status);
-    await owner.POST('/api/organizations/{organization_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/retry', {
+    await ownerApi.POST('/organizations/{organization_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/retry', {
       params: { path: { ...path, webhook_id, delivery_id: '00000000-0000-7000-8000-000000000000' } },
     });
     const rotated = await owner.POST('/organizations/{organization_id}/webhooks/{webhook_id}/rotate-secret', hookPath);
     expect(rotated.data?.secret).toMatch(/^whsec_/);
     expect(rotated.data?.secret).not.toBe(hook.data?.secret);
-    const rotatedAgain = await owner.POST(
-      '/api/organizations/{organization_id}/webhooks/{webhook_id}/rotate-secret',
+    const rotatedAgain = await ownerApi.POST(
+      '/organizations/{organization_id}/webhooks/{webhook_id}/rotate-secret',
       hookPath,
     );
     expect(rotatedAgain.response.status).toBe(200);
     expect(
       (await owner.DELETE('/organizations/{organization_id}/webhooks/{webhook_id}', hookPath)).response.status,
     ).toBe(200);
-    const hookGone = await owner.DELETE('/api/organizations/{organization_id}/webhooks/{webhook_id}', hookPath);
+    const hookGone = await ownerApi.DELETE('/organizations/{organization_id}/webhooks/{webhook_id}', hookPath);
     expect(hookGone.error?.code).toBe('NOT_FOUND');
-    expect((await owner.GET('/api/organizations/{organization_id}/webhooks/{webhook_id}', hookPath)).error?.code).toBe(
+    expect((await ownerApi.GET('/organizations/{organization_id}/webhooks/{webhook_id}', hookPath)).error?.code).toBe(
       'NOT_FOUND',
     );
 
@@ -419,7 +466,7 @@ describe('OpenAPI document', () => {
       });
     const declinable = await inviteMember();
     expect(declinable.response.status).toBe(201);
-    const revocable = await owner.POST('/api/organizations/{organization_id}/invitations', {
+    const revocable = await ownerApi.POST('/organizations/{organization_id}/invitations', {
       params: { path },
       body: { email: 'revocable@example.com', role: 'member' },
     });
@@ -431,13 +478,13 @@ describe('OpenAPI document', () => {
     expect(
       (await owner.DELETE('/organizations/{organization_id}/invitations/{invitation_id}', revocation)).response.status,
     ).toBe(200);
-    const revokedAgain = await owner.DELETE(
-      '/api/organizations/{organization_id}/invitations/{invitation_id}',
+    const revokedAgain = await ownerApi.DELETE(
+      '/organizations/{organization_id}/invitations/{invitation_id}',
       revocation,
     );
     expect(revokedAgain.error?.code).toBe('GONE');
     expect(
-      (await owner.GET('/api/organizations/{organization_id}/invitations', { params: { path } })).data?.map(
+      (await ownerApi.GET('/organizations/{organization_id}/invitations', { params: { path } })).data?.map(
         (invitation) => invitation.email,
       ),
     ).toEqual([memberEmail]);
@@ -447,23 +494,23 @@ describe('OpenAPI document', () => {
     ]);
     const declined = { params: { path: { invitation_id: declinable.data!.invitation_id } } };
     expect((await member.POST('/invitations/{invitation_id}/decline', declined)).response.status).toBe(200);
-    expect((await member.POST('/api/invitations/{invitation_id}/decline', declined)).response.status).toBe(410);
-    expect((await member.GET('/api/invitations')).data).toEqual([]);
+    expect((await memberApi.POST('/invitations/{invitation_id}/decline', declined)).response.status).toBe(410);
+    expect((await memberApi.GET('/invitations')).data).toEqual([]);
     const accepted = { params: { path: { invitation_id: (await inviteMember()).data!.invitation_id } } };
     const membership = await member.POST('/invitations/{invitation_id}/accept', accepted);
     expect(membership.response.status).toBe(201);
     expect(membership.data).toEqual({ organization_id: organizationId, user_id: memberId, role: 'admin' });
-    expect((await member.POST('/api/invitations/{invitation_id}/accept', accepted)).error?.code).toBe('GONE');
+    expect((await memberApi.POST('/invitations/{invitation_id}/accept', accepted)).error?.code).toBe('GONE');
 
-    const handOver = (client: typeof owner, to: string, prefix: '' | '/api') =>
-      client.POST(`${prefix}/organizations/{organization_id}/transfer-ownership`, {
+    const handOver = (client: typeof owner, to: string) =>
+      client.POST('/organizations/{organization_id}/transfer-ownership', {
         params: { path },
         body: { user_id: to },
       });
-    expect((await handOver(owner, memberId, '')).response.status).toBe(200);
-    expect((await handOver(member, ownerId, '/api')).response.status).toBe(200);
+    expect((await handOver(owner, memberId)).response.status).toBe(200);
+    expect((await handOver(memberApi, ownerId)).response.status).toBe(200);
     expect((await owner.DELETE('/organizations/{organization_id}', { params: { path } })).response.status).toBe(200);
-    expect((await owner.DELETE('/api/organizations/{organization_id}', { params: { path } })).error?.code).toBe(
+    expect((await ownerApi.DELETE('/organizations/{organization_id}', { params: { path } })).error?.code).toBe(
       'FORBIDDEN',
     );
 
@@ -494,6 +541,13 @@ describeOnEachDatabase('the document and the service on names and e-mail address
     owner = await registerUser(server());
     organizationId = await createOrganization(server(), owner);
   });
+
+  /** Whether the document accepts `body` as the body of an operation. */
+  function documentAcceptsBody(method: string, path: string, body: object): boolean {
+    const schema = document.paths[path]?.[method]?.requestBody?.content['application/json'].schema;
+    expect(schema, `${method} ${path}`).toBeDefined();
+    return ajv.validate(schema!, body);
+  }
 
   /** Whether the document accepts `value` as the body field `field` of an operation. */
   function documentAccepts(method: string, path: string, field: string, value: string): boolean {
@@ -544,15 +598,28 @@ describeOnEachDatabase('the document and the service on names and e-mail address
 
   it('accept and refuse the same names', async () => {
     const organization = `/organizations/{organization_id}`;
+    const teams = `/organizations/{organization_id}/teams`;
+    // Names are 1 to 100 characters once trimmed: the document counts them between the white space too.
+    const atTheLimits = fc.constantFrom(
+      ` ${'a'.repeat(100)}`,
+      `\t${'a'.repeat(100)}\u3000\u3000`,
+      ` ${'a'.repeat(101)} `,
+      `${'😀'.repeat(100)}`,
+      `${'😀'.repeat(101)}`,
+      `a${' '.repeat(98)}b`,
+      `a${' '.repeat(99)}b`,
+    );
     const names = fc.oneof(
       paddedName.map((name) => name.sent),
       wellFormedText,
+      atTheLimits,
     );
     const fields = fc.constantFrom(
       ['put', '/users', 'first_name'],
       ['put', '/users', 'last_name'],
       ['put', organization, 'organization_name'],
       ['post', '/organizations', 'organization_name'],
+      ['post', teams, 'name'],
     );
     await fc.assert(
       fc.asyncProperty(fields, names, async ([method, path, field], name) => {
@@ -562,10 +629,81 @@ describeOnEachDatabase('the document and the service on names and e-mail address
           body,
         });
         const label = `${method} ${path} ${field} ${JSON.stringify(name)}: ${JSON.stringify(answer.body)}`;
-        expect([200, 201, 400], label).toContain(answer.status);
+        // A team's name may be taken already (409): a refusal for the state, not the value.
+        expect([200, 201, 400, 409], label).toContain(answer.status);
         expect(answer.status !== 400, label).toBe(documentAccepts(method, path, field, name));
       }),
-      { numRuns: 60 },
+      { numRuns: 80 },
     );
+  });
+
+  it('accept and refuse the same team roles: a team never gives owner (behaviour §12)', async () => {
+    const teams = `/organizations/{organization_id}/teams`;
+    for (const roles of [['owner'], ['member', 'owner'], ['member'], []]) {
+      const sent = { name: uniqueId('roles'), roles };
+      const answer = await server().call('POST', teams.replace('{organization_id}', organizationId), {
+        token: owner.token,
+        body: sent,
+      });
+      const label = `${JSON.stringify(sent)}: ${JSON.stringify(answer.body)}`;
+      expect([201, 400], label).toContain(answer.status);
+      expect(answer.status !== 400, label).toBe(documentAcceptsBody('post', teams, sent));
+    }
+  });
+
+  it("accept and refuse the same expiries: an owner's membership never expires (behaviour §11)", async () => {
+    const invitations = `/organizations/{organization_id}/invitations`;
+    const inAYear = new Date(Date.now() + 365 * 24 * 3600 * 1000).toISOString();
+    const member = await registerUser(server());
+    await addMember(server(), owner, organizationId, member, 'member');
+    for (const role of ['owner', 'admin']) {
+      for (const expires_at of [undefined, inAYear, null]) {
+        const body = { role, ...(expires_at !== undefined && { expires_at }) };
+        const invitee = await registerUser(server());
+        const answers: Array<[string, string, object, { status: number; body: unknown }]> = [
+          [
+            'post',
+            '/organization-user',
+            { email: invitee.email, ...body },
+            await server().call('POST', '/organization-user', {
+              token: owner.token,
+              organizationId,
+              body: { email: invitee.email, ...body },
+            }),
+          ],
+          [
+            'put',
+            '/organization-user',
+            { user_id: member.id, ...body },
+            await server().call('PUT', '/organization-user', {
+              token: owner.token,
+              organizationId,
+              body: { user_id: member.id, ...body },
+            }),
+          ],
+          [
+            'post',
+            invitations,
+            { email: `invited-${invitee.email}`, ...body },
+            await server().call('POST', invitations.replace('{organization_id}', organizationId), {
+              token: owner.token,
+              body: { email: `invited-${invitee.email}`, ...body },
+            }),
+          ],
+        ];
+        for (const [method, path, sent, answer] of answers) {
+          const label = `${method} ${path} ${JSON.stringify(sent)}: ${JSON.stringify(answer.body)}`;
+          expect([200, 201, 400], label).toContain(answer.status);
+          expect(answer.status !== 400, label).toBe(documentAcceptsBody(method, path, sent));
+        }
+        // Back to a member whose membership lasts, for the next round.
+        const reset = await server().call('PUT', '/organization-user', {
+          token: owner.token,
+          organizationId,
+          body: { user_id: member.id, role: 'member', expires_at: null },
+        });
+        expect(reset.status).toBe(200);
+      }
+    }
   });
 });

@@ -486,6 +486,41 @@ describeOnEachDatabase('teams (behaviour §12)', (target) => {
       await createTeam(server(), owner, organizationId, elsewhere.name.toUpperCase());
     });
 
+    it('refuses a name that only looks different from one in use (width, composed accents, invisible characters) with 409', async () => {
+      // Behaviour §4.4: names that must be unique are compared after NFKC, case folding and the
+      // removal of default-ignorable code points.
+      await createTeam(server(), owner, organizationId, 'Managers');
+      await createTeam(server(), owner, organizationId, 'Café');
+      const lookalikes = [
+        'Mana\u200bgers',
+        'Ｍａｎａｇｅｒｓ',
+        '\u00adMANAGERS\u2060',
+        'Cafe\u0301',
+        'CAFE\u0301',
+        'ｃａｆé',
+      ];
+      for (const name of lookalikes) {
+        const taken = await refused(owner, organizationId, 409, () =>
+          send(owner, 'POST', teamsPath(organizationId), { name }),
+        );
+        expect(taken.body, JSON.stringify(name)).toEqual({ code: 'CONFLICT', message: expect.any(String) });
+      }
+      const other = await createTeam(server(), owner, organizationId, uniqueId('lookalike'));
+      for (const name of lookalikes) {
+        await refused(owner, organizationId, 409, () =>
+          send(owner, 'PUT', teamPath(organizationId, other.team_id), { name }),
+        );
+      }
+    });
+
+    it('stores a name in NFC, the composed form, whatever form it was sent in', async () => {
+      const team = await createTeam(server(), owner, organizationId, 'Cre\u0300me bru\u0302le\u0301e');
+      expect(team.name).toBe('Crème brûlée');
+      expect((await send(owner, 'GET', teamPath(organizationId, team.team_id))).body.name).toBe('Crème brûlée');
+      const renamed = await send(owner, 'PUT', teamPath(organizationId, team.team_id), { name: 'Cre\u0300me' });
+      expect(renamed.body.name).toBe('Crème');
+    });
+
     it('lets a team be renamed to its own name in another letter case', async () => {
       for (const [name, rename] of [
         ['Night shift', 'NIGHT SHIFT'],
@@ -511,6 +546,14 @@ describeOnEachDatabase('teams (behaviour §12)', (target) => {
         ['a name of white space', { name: ' \u00a0\u3000 ' }, 'name'],
         ['a name with a control character', { name: 'Sup\u0007port' }, 'name'],
         ['a name with a line break', { name: 'Sup\nport' }, 'name'],
+        ['a name of invisible characters only', { name: '\u200b\u200b\u2060' }, 'name'],
+        ['a name with a right-to-left override', { name: '\u202eSrotartsinimdA' }, 'name'],
+        ['a name with a bidirectional isolate', { name: 'Support \u2067team\u2069' }, 'name'],
+        [
+          'a description with a right-to-left override',
+          { name: 'x', description: 'a \u202edescription' },
+          'description',
+        ],
         ['no name', { roles: ['member'] }, 'name'],
         ['a description of 1001 characters', { name: 'x', description: 'd'.repeat(1001) }, 'description'],
       ];

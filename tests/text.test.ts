@@ -115,6 +115,56 @@ describeOnEachDatabase('text fields', (target) => {
     expect(nul.body.issues).toEqual([{ field: 'organization_description', problem: expect.any(String) }]);
   });
 
+  it('refuses bidirectional controls in a description too, and stores it in NFC', async () => {
+    const owner = await registerUser(server());
+    const refused = await server().call('POST', '/organizations', {
+      token: owner.token,
+      body: { organization_name: 'Bidi', organization_description: 'Read \u202eme backwards' },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.issues).toEqual([
+      { field: 'organization_description', problem: expect.stringMatching(/bidirectional/) },
+    ]);
+    expect((await server().call('GET', '/organizations', { token: owner.token })).body).toEqual([]);
+    const created = await server().call('POST', '/organizations', {
+      token: owner.token,
+      body: { organization_name: 'Nfc', organization_description: 'Cafe\u0301 au lait\nsecond line' },
+    });
+    expect(created.status).toBe(201);
+    const [organization] = (await server().call('GET', '/organizations', { token: owner.token })).body;
+    expect(organization.description).toBe('Café au lait\nsecond line');
+  });
+
+  it('refuses a body that is not well-formed UTF-8 with 400 naming the body, on REST and tRPC, and keeps the record', async () => {
+    const user = await registerUser(server());
+    const before = (await server().call('GET', '/users', { token: user.token })).body;
+    // `{"first_name":"A\xff\xfeB"}`: bytes no UTF-8 decoder may take for text, and an overlong "/".
+    for (const bytes of [
+      [0xff, 0xfe],
+      [0xc0, 0xaf],
+      [0xed, 0xa0, 0x80],
+    ]) {
+      const body = Buffer.concat([Buffer.from('{"first_name":"A'), Buffer.from(bytes), Buffer.from('B"}')]);
+      for (const [method, path] of [
+        ['PUT', '/users'],
+        ['POST', '/trpc/users.update'],
+      ] as const) {
+        const response = await fetch(`${server().baseUrl}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
+          body,
+        });
+        const answer = await response.json();
+        expect(response.status, `${method} ${path} ${bytes}`).toBe(400);
+        const { code, message } = path.startsWith('/trpc')
+          ? { code: answer.error.data.code, message: answer.error.message }
+          : answer;
+        expect({ code, message }).toEqual({ code: 'BAD_REQUEST', message: expect.stringMatching(/body.*UTF-8/) });
+      }
+    }
+    expect((await server().call('GET', '/users', { token: user.token })).body).toEqual(before);
+  });
+
   it('refuses the same input over tRPC with the same code and issue', async () => {
     const user = await registerUser(server());
     const response = await server().call('POST', '/trpc/users.update', {
@@ -194,6 +244,35 @@ describeOnEachDatabase('text fields', (target) => {
         await expectStored(field, '\ufeffAda\ufeff', '\ufeffAda\ufeff');
         await expectRefused(field, 'Ada\u001f');
         await expectRefused(field, '\u001cAda');
+      }
+    });
+
+    it('stores a name in NFC, the composed form, whatever form it was sent in', async () => {
+      for (const field of NAME_FIELDS) {
+        await expectStored(field, 'Cafe\u0301', 'Café');
+        await expectStored(field, ' Ame\u0301lie\u3000', 'Amélie');
+        // NFC, not NFKC: a full-width letter is a letter of its own, kept as sent.
+        await expectStored(field, 'Ｍａｒｙ', 'Ｍａｒｙ');
+      }
+    });
+
+    it('refuses a name of invisible (default-ignorable) characters only, naming the field', async () => {
+      for (const field of NAME_FIELDS) {
+        for (const invisible of ['\u200b\u200b', '\u00ad', '\u200b \u2060', '\ufeff', '\u{e0041}\u{e0042}']) {
+          await expectRefused(field, invisible);
+        }
+        await expectStored(field, '\u200bAda', '\u200bAda');
+      }
+    });
+
+    it('refuses bidirectional embedding, override and isolate controls in a name, naming the field', async () => {
+      const controls = ['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069'];
+      for (const field of NAME_FIELDS) {
+        for (const control of controls) {
+          await expectRefused(field, `${control}Srotartsinimda`, expect.stringMatching(/bidirectional/));
+        }
+        // The marks (U+200E, U+200F, U+061C) change no text's order: kept.
+        await expectStored(field, 'Ada\u200f', 'Ada\u200f');
       }
     });
 

@@ -1,7 +1,7 @@
 /**
  * The paths also served under /api (behaviour §4, §8, §12): these roots and every path under them.
  * The server rewrites `/api/<root>…` to `/<root>…` before routing (app.ts), and the OpenAPI
- * document lists each such operation twice (openapi.ts).
+ * document gives each such operation /api as its second server (openapi.ts).
  */
 const API_ALIASED = ['users', 'organizations', 'invitations', 'teams', 'permissions'];
 

@@ -1,11 +1,17 @@
-/** The procedures' context (platform/rpc/context.ts) read off a Fastify request, for tRPC and REST alike. */
+/**
+ * The procedures' context (platform/rpc/context.ts) read off a Fastify request, for tRPC and REST
+ * alike. A request whose token its route verified before reading the body (authentication.ts) hands
+ * the procedure that caller, instead of having the token verified again.
+ */
 import type { FastifyRequest } from 'fastify';
 import { createContext, type Context, type Services } from '../platform/rpc/context.ts';
+import { verifiedCaller } from './authentication.ts';
 import { givenUpSignal } from './processing-limit.ts';
 
 export function contextFactory(services: Services) {
-  return ({ req }: { req: FastifyRequest }): Context =>
-    createContext(services, {
+  return ({ req }: { req: FastifyRequest }): Context => {
+    const caller = verifiedCaller(req);
+    return createContext(caller ? { ...services, verifyToken: async () => caller } : services, {
       log: req.log,
       authorization: req.headers.authorization,
       organizationIdHeader: req.headers['organization_id'],
@@ -13,4 +19,5 @@ export function contextFactory(services: Services) {
       requestPath: req.originalUrl.split('?')[0] ?? '/',
       signal: givenUpSignal(req),
     });
+  };
 }

@@ -11,9 +11,10 @@ import type { Socket } from 'node:net';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_STATUS, type ErrorBody, type ErrorCode } from '../../shared/errors.ts';
-import { MAX_BODY_BYTES, MAX_HEADER_BYTES } from '../../shared/limits.ts';
+import { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_HEADER_LINES } from '../../shared/limits.ts';
 import { trpcCarrierCode } from '../platform/errors.ts';
 import { allowedMethodsRecorder } from './allowed-methods.ts';
+import { SECURITY_HEADERS } from './protection.ts';
 
 /** Path parameters longer than this are answered 414 (see app.ts). */
 export const MAX_PARAM_LENGTH = 5000;
@@ -70,10 +71,14 @@ function sendError(request: FastifyRequest, reply: FastifyReply, error: FastifyE
  * `MAX_PARAM_LENGTH` (414), found while routing, before any hook runs.
  */
 export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  // No hook runs for these: the request id and the log line are given here.
-  void sendError(request, reply.header('x-request-id', request.id), error);
+  // No hook runs for these: the request id, the security headers and the log line are given here.
+  void sendError(request, reply.headers(SECURITY_HEADERS).header('x-request-id', request.id), error);
   request.log.info({ method: request.method, url: request.url, status: reply.statusCode }, 'request');
 }
+
+const SECURITY_HEADER_LINES = Object.entries(SECURITY_HEADERS)
+  .map(([name, value]) => `${name}: ${value}\r\n`)
+  .join('');
 
 /** The request line, when the packet Node's parser gave up on starts with one. */
 const REQUEST_LINE = /^[A-Z]+ (\S*)( HTTP\/\d\.\d\r?\n)?/;
@@ -101,8 +106,9 @@ export function answerClientError(this: FastifyInstance, error: ConnectionError,
     status = 414;
     message = `The URL is longer than ${MAX_HEADER_BYTES / 1024} KiB`;
   } else if (error.code === 'HPE_HEADER_OVERFLOW') {
+    // Node's parser raises the same error for either limit.
     status = 431;
-    message = `The request line and headers are larger than ${MAX_HEADER_BYTES / 1024} KiB`;
+    message = `The request has more than ${MAX_HEADER_LINES} header lines, or its request line and headers are larger than ${MAX_HEADER_BYTES / 1024} KiB`;
   } else if (error.code === 'HPE_INVALID_HEADER_TOKEN') {
     message = 'A header holds a character HTTP does not allow';
   }
@@ -110,7 +116,7 @@ export function answerClientError(this: FastifyInstance, error: ConnectionError,
   if (socket.writable) {
     const body = JSON.stringify(errorPayload(url, status, message));
     socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${SECURITY_HEADER_LINES}Content-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
@@ -165,6 +171,14 @@ export function registerErrorHandlers(app: FastifyInstance): void {
   // preParsing: after the onRequest hooks (security headers, rate limit), before a body is read, so
   // an unrouted request is answered 404 or 405 whatever its body holds.
   app.addHook('preParsing', (request, reply, payload, done) => {
+    // HTTP/1.1 requires Host (RFC 9112, 3.2); Node's own refusal of one without it has no body.
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      void reply
+        .header('connection', 'close')
+        .status(400)
+        .send(errorPayload(request.url, 400, 'The request has no Host header, which HTTP/1.1 requires'));
+      return;
+    }
     if (request.is404) {
       void answerUnrouted(request, reply);
       return;

@@ -3,6 +3,7 @@
  * from the procedures' meta; `completeDocument` is the one place that corrects what it cannot
  * express, so that a client generated from the document works against the REST layer as it is.
  */
+import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
 import {
   forEachOpenApiProcedure,
@@ -16,15 +17,17 @@ import type { ZodType } from 'zod';
 import packageJson from '../../package.json' with { type: 'json' };
 import { ERROR_CODES } from '../../shared/errors.ts';
 import { PERMISSION_NAME } from '../../shared/roles.ts';
-import { NOT_WHITE_SPACE } from '../../shared/text.ts';
+import { bracketMembers, WHITE_SPACE_MEMBERS } from '../../shared/text.ts';
 import type { AppRouter } from '../modules/router.ts';
 import { OWNERS_ONLY, RoleCatalogue } from '../platform/role-catalogue.ts';
 import { procedureMetas } from '../platform/rpc/init.ts';
+import { ERROR_DESCRIPTIONS } from '../platform/rpc/rest-meta.ts';
 import { isAliased } from './api-alias.ts';
 
 type ObjectSchema = { type?: string; properties?: Record<string, object>; required?: string[]; anyOf?: object[] };
 type Operation = {
   operationId?: string;
+  servers?: Array<{ url: string; description?: string }>;
   parameters?: Array<{ in: string; name: string; required?: boolean; schema?: object; description?: string }>;
   requestBody?: { required?: boolean; content: Record<string, { schema: ObjectSchema }> };
   responses: Record<string, { description: string; content?: Record<string, { schema: object }> }>;
@@ -94,15 +97,41 @@ function documentDeleteBodies(document: OpenAPIObject): void {
   }
 }
 
-/** A string field zod trims and then refuses when empty: it needs a character that is not white space. */
+/** A string field zod trims and then refuses when empty: a name. */
 const isTrimmedNonBlank = (field: ZodType) => !field.safeParse(' ').success && field.safeParse(' x ').data === 'x';
 
 /**
+ * Unicode's default-ignorable code points as ranges, from regenerate-unicode-properties (the
+ * package Babel builds its Unicode regular expressions with), since the document's patterns cannot
+ * name a property (RE2 and Python's re know no `\p{Default_Ignorable_Code_Point}`), and finding
+ * them by testing every code point against the property took 200 ms at start.
+ * tests/unit/text.test.ts checks that they are the property the service's own checks use.
+ */
+export function defaultIgnorableRanges(): Array<[number, number]> {
+  const { characters } = createRequire(import.meta.url)(
+    'regenerate-unicode-properties/Binary_Property/Default_Ignorable_Code_Point.js',
+  ) as { characters: { toArray(): number[] } };
+  const ranges: Array<[number, number]> = [];
+  for (const code of characters.toArray()) {
+    const last = ranges.at(-1);
+    if (last && last[1] === code - 1) last[1] = code;
+    else ranges.push([code, code]);
+  }
+  return ranges;
+}
+
+/**
+ * A pattern that finds a character that is neither white space nor default-ignorable: what a name
+ * must hold (behaviour §4.4). Not `\S`: engines disagree on what `\s` is, and in none is it
+ * exactly the White_Space that names are trimmed of.
+ */
+export const NAME_CHARACTER = `[^${WHITE_SPACE_MEMBERS}${bracketMembers(defaultIgnorableRanges())}]`;
+
+/**
  * What zod checks and the generated JSON Schema cannot say, found by asking each body's zod schema:
- * a trimmed field that must not be blank gets a pattern that finds a character that is not white
- * space (not `\S`: engines disagree on what `\s` is, and in none is it exactly the White_Space that
- * names are trimmed of), and a body whose fields are all optional but which refuses `{}` (`PUT /users`)
- * needs at least one of them (`anyOf`).
+ * a name needs a character other than white space and invisible ones (`NAME_CHARACTER`), and a
+ * body whose fields are all optional but which refuses `{}` (`PUT /users`) needs at least one of
+ * them (`anyOf`).
  */
 function declareRefinements(document: OpenAPIObject, router: AppRouter): void {
   forEachOpenApiProcedure(router._def.procedures, ({ procedure, meta }) => {
@@ -116,8 +145,8 @@ function declareRefinements(document: OpenAPIObject, router: AppRouter): void {
       if (!field || !isTrimmedNonBlank(field)) continue;
       // A pattern of its own stays: JSON Schema takes one per schema, so the second goes in allOf.
       const own = property as { pattern?: string; allOf?: object[] };
-      if (own.pattern === undefined) own.pattern = NOT_WHITE_SPACE;
-      else own.allOf = [...(own.allOf ?? []), { pattern: NOT_WHITE_SPACE }];
+      if (own.pattern === undefined) own.pattern = NAME_CHARACTER;
+      else own.allOf = [...(own.allOf ?? []), { pattern: NAME_CHARACTER }];
     }
     if (!schema.required?.length && !input.safeParse({}).success) {
       schema.anyOf = Object.keys(schema.properties).map((name) => ({ required: [name] }));
@@ -125,7 +154,27 @@ function declareRefinements(document: OpenAPIObject, router: AppRouter): void {
   });
 }
 
-/** One error body schema for every error status, instead of the generator's per-code variants. */
+/**
+ * An owner's membership never expires (behaviour §11): a body that gives the role `owner` has no
+ * `expires_at`, or `null` where it takes one (a change of role, which it clears). The service
+ * checks it after the caller's permission (members.sql.ts, `assertOwnerDoesNotExpire`), so no zod
+ * schema holds it for the generator to state; every body with both fields gets it here.
+ */
+function declareOwnersNeverExpire(document: OpenAPIObject): void {
+  for (const [, , operation] of operations(document)) {
+    const schema = operation.requestBody?.content['application/json']?.schema as
+      (ObjectSchema & { if?: object; then?: object }) | undefined;
+    if (!schema?.properties?.role || !schema.properties.expires_at) continue;
+    schema.if = { properties: { role: { const: 'owner' } }, required: ['role'] };
+    schema.then = { properties: { expires_at: { type: 'null' } } };
+  }
+}
+
+/**
+ * One error body schema for every error status, instead of the generator's per-code variants, and
+ * each status described as what it means: the generator keeps one description per tRPC code, so
+ * the statuses without one of their own (410, 414, 431, 500) all took the first one it met.
+ */
 function useOneErrorBody(document: OpenAPIObject): void {
   const components = (document.components ??= {});
   const schemas = (components.schemas ??= {});
@@ -133,22 +182,30 @@ function useOneErrorBody(document: OpenAPIObject): void {
   schemas.ErrorBody = ERROR_BODY_SCHEMA;
   for (const [, , operation] of operations(document)) {
     for (const [status, response] of Object.entries(operation.responses)) {
+      // A new object: the generator's are shared between statuses.
       if (Number(status) >= 400) {
-        response.content = { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } };
+        operation.responses[status] = {
+          description: ERROR_DESCRIPTIONS[Number(status)] ?? response.description,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
+        };
       }
     }
   }
 }
 
-function addApiAliases(document: OpenAPIObject): void {
-  const paths = (document.paths ??= {});
-  for (const [path, item] of Object.entries(paths)) {
-    if (!isAliased(path)) continue;
-    const alias: PathItem = structuredClone(item as PathItem);
-    for (const operation of Object.values(alias)) operation.operationId = `${operation.operationId}-api`;
-    paths[`/api${path}`] = alias;
+/**
+ * The paths also served under /api (api-alias.ts) are listed once, at their own path: each of their
+ * operations names the two servers it is served from, which a generated client and "Try it out"
+ * may choose between, and the document's description says so for those who read it. Listing every
+ * such operation a second time under /api made the reference twice as long, each entry twice.
+ */
+function declareApiAliases(document: OpenAPIObject): void {
+  for (const [path, , operation] of operations(document)) {
+    if (isAliased(path)) operation.servers = [{ url: '/' }, { url: '/api', description: API_ALIAS }];
   }
 }
+
+const API_ALIAS = 'The same operation under /api';
 
 /**
  * Lists the permissions this deployment knows (the service's and its roles file's) as the `enum`
@@ -175,8 +232,9 @@ function completeDocument(generated: OpenAPIObject, router: AppRouter, roles: Ro
   documentDeleteBodies(document);
   declareRefinements(document, router);
   listKnownPermissions(document, roles);
+  declareOwnersNeverExpire(document);
   useOneErrorBody(document);
-  addApiAliases(document);
+  declareApiAliases(document);
   const bearer = document.components?.securitySchemes?.Authorization;
   if (bearer && 'scheme' in bearer) bearer.bearerFormat = 'JWT';
   return document;
@@ -186,8 +244,13 @@ export function buildOpenApiDocument(router: AppRouter, roles = new RoleCatalogu
   const generated = generateOpenApiDocument(router, {
     title: 'Organization and user management service',
     description:
-      'Users, organizations and memberships with roles (owner, admin, member), behind JWT bearer tokens. ' +
-      'The same operations are tRPC procedures at /trpc.',
+      'Users, organizations and their members, each with a role: the built-in owner, admin and member, or a ' +
+      'role the application (its roles file) or the organization defines, each a set of permissions. ' +
+      'Organizations also have teams, which give their members more roles, invitations, an audit trail of every ' +
+      'change, and webhooks. Every call carries a JWT bearer token. The same operations are tRPC procedures at ' +
+      '/trpc.\n\nEvery path under /users, /organizations, /invitations, /teams and /permissions is also served ' +
+      'under /api (/api/users, /api/organizations/{organization_id}…): the same operation, listed here once, with ' +
+      '/api as its second server. The membership paths (/organization-user) are served only without it.',
     version: packageJson.version,
     baseUrl: '/',
   });

@@ -1,11 +1,16 @@
 /**
- * The processing limit (behaviour §10): a request still running `limitMs` after it arrived is
- * answered 503 (with Retry-After, as every 503), and its `givenUp` signal aborts, so that its
- * transaction rolls back instead of committing later (database/transaction.ts). The signal also aborts
- * when the connection closes before the answer was written. The limit is a backstop, a little past
- * DB_TIMEOUT_MS (config.ts): the data layer ends a request's waits on the database at DB_TIMEOUT_MS
- * itself, so the limit answers what the database's bounds cannot end (a database that answers
- * nothing at all).
+ * The processing limit (behaviour §10): a request still running `limitMs` after it was received
+ * whole (its body in, when it has one) is answered 503 (with Retry-After, as every 503), and its
+ * `givenUp` signal aborts, so that its transaction rolls back instead of committing later
+ * (database/transaction.ts). The signal also aborts when the connection closes before the answer
+ * was written. The limit is a backstop, a little past DB_TIMEOUT_MS (config.ts): the data layer
+ * ends a request's waits on the database at DB_TIMEOUT_MS itself, so the limit answers what the
+ * database's bounds cannot end (a database that answers nothing at all).
+ *
+ * The wait for a body is not processing: a client that sends its body slowly has until
+ * REQUEST_TIMEOUT_MS, and then gets 408 (error-body.ts), whatever the processing limit is. Started
+ * at the first hook, the limit answered a body that was still arriving with 503 and kept the
+ * connection, whose remaining bytes could then be read as the next request.
  *
  * Why not Fastify's own `handlerTimeout`: in Fastify 5.12 its timer is cleared as soon as a request's
  * body has been read (the raw request's 'close' event is taken for a disconnect; fastify/fastify
@@ -22,35 +27,45 @@ declare module 'fastify' {
   }
 }
 
+interface ProcessingLimit {
+  controller: AbortController;
+  timer: NodeJS.Timeout | undefined;
+}
+
 /** A request as this module decorates it: read through givenUpSignal. */
-type LimitedRequest = FastifyRequest & { givenUp: AbortSignal | null };
+type LimitedRequest = FastifyRequest & { processingLimit: ProcessingLimit | null };
 
 /** Aborted when the service gives the request up: the limit passed, or the client left. */
 export const givenUpSignal = (request: FastifyRequest): AbortSignal | undefined =>
-  (request as LimitedRequest).givenUp ?? undefined;
+  (request as LimitedRequest).processingLimit?.controller.signal;
 
 const GIVEN_UP_MESSAGE = 'The request took too long and was given up; nothing it asked for was changed';
 
 export function registerProcessingLimit(app: FastifyInstance, limitMs: number): void {
-  app.decorateRequest('givenUp', null);
-  // A callback hook, not an async one: it runs on every request (see http/logging.ts).
+  app.decorateRequest('processingLimit', null);
+  // Callback hooks, not async ones: they run on every request (see http/logging.ts).
   app.addHook('onRequest', (request, reply, done) => {
-    const controller = new AbortController();
-    (request as LimitedRequest).givenUp = controller.signal;
-    const timer = request.routeOptions.config.streaming
-      ? undefined
-      : setTimeout(() => {
-          controller.abort();
-          if (reply.sent || reply.raw.headersSent) return;
-          void reply.status(503).send(errorPayload(request.url, 503, GIVEN_UP_MESSAGE));
-          // The handler still runs and will answer too (REST or tRPC): that answer goes nowhere,
-          // instead of into Fastify's "reply was already sent" warning.
-          reply.send = () => reply;
-        }, limitMs);
+    const limit: ProcessingLimit = { controller: new AbortController(), timer: undefined };
+    (request as LimitedRequest).processingLimit = limit;
     reply.raw.once('close', () => {
-      clearTimeout(timer);
-      if (!reply.raw.writableFinished) controller.abort();
+      clearTimeout(limit.timer);
+      if (!reply.raw.writableFinished) limit.controller.abort();
     });
+    done();
+  });
+  // Once the request is in, body parsed: what runs from here on is processing.
+  app.addHook('preHandler', (request, reply, done) => {
+    const limit = (request as LimitedRequest).processingLimit;
+    if (limit && !request.routeOptions.config.streaming) {
+      limit.timer = setTimeout(() => {
+        limit.controller.abort();
+        if (reply.sent || reply.raw.headersSent) return;
+        void reply.status(503).send(errorPayload(request.url, 503, GIVEN_UP_MESSAGE));
+        // The handler still runs and will answer too (REST or tRPC): that answer goes nowhere,
+        // instead of into Fastify's "reply was already sent" warning.
+        reply.send = () => reply;
+      }, limitMs);
+    }
     done();
   });
 }

@@ -46,7 +46,7 @@ function callerKey(request: FastifyRequest): string {
  * middleware sets each header on the raw response, which puts Node's writeHead on its slow path.
  * Here they go out with Fastify's own headers, in one writeHead.
  */
-function securityHeaders(): Record<string, string> {
+function apiSecurityHeaders(): Record<string, string> {
   const headers: Record<string, string> = { 'cache-control': 'no-store' };
   const recorder = {
     setHeader: (name: string, value: string) => void (headers[name.toLowerCase()] = value),
@@ -65,6 +65,9 @@ function securityHeaders(): Record<string, string> {
   apiHeaders({} as IncomingMessage, recorder as unknown as ServerResponse, () => undefined);
   return headers;
 }
+
+/** On every answer, those written before there is a request or a route too (http/error-body.ts). */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = apiSecurityHeaders();
 
 const UNLIMITED_PATHS = new Set(['/healthz', '/readyz']);
 
@@ -182,9 +185,8 @@ async function connectRedis(url: string): Promise<RedisConnection> {
 export async function registerProtection(app: FastifyInstance, settings: Settings): Promise<void> {
   // Swagger UI needs its own CSP hashes; @fastify/swagger-ui sets them on its routes (staticCSP),
   // over this one.
-  const headers = securityHeaders();
   app.addHook('onRequest', (_request, reply, done) => {
-    void reply.headers(headers);
+    void reply.headers(SECURITY_HEADERS);
     done();
   });
   // Without allowed origins there is nothing for CORS to say: browsers get no Access-Control headers.

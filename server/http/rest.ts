@@ -20,9 +20,12 @@ import {
   unwrapZodType,
 } from 'trpc-to-openapi';
 import type { AppRouter } from '../modules/router.ts';
+import type { VerifyToken } from '../platform/auth/tokens.ts';
+import { authenticateFirst } from './authentication.ts';
 import type { contextFactory } from './context.ts';
 import { httpStatusOf, logFailure, publicErrorBody } from '../platform/errors.ts';
 import type { Meta } from '../platform/rpc/init.ts';
+import { fastifyJsonParser, parseJsonBodiesAs } from './json-body.ts';
 import { asksForWholeList, STREAMED_PAGE_SIZE, wholeList } from './streamed-list.ts';
 
 type CreateContext = ReturnType<typeof contextFactory>;
@@ -99,8 +102,10 @@ function readsBody(procedure: Parameters<typeof getInputOutputParsers>[0], metho
   return Object.keys(schema.shape).some((field) => !pathParameters.has(field));
 }
 
-export function restPlugin(router: AppRouter, createContext: CreateContext) {
+export function restPlugin(router: AppRouter, createContext: CreateContext, authenticate: VerifyToken) {
   return async (app: FastifyInstance) => {
+    parseJsonBodiesAs(app, fastifyJsonParser(app));
+    const authenticated = authenticateFirst(app, authenticate);
     forEachOpenApiProcedure(router._def.procedures, ({ path, type, procedure, meta }) => {
       const { method, path: restPath } = meta.openapi as { method: HttpMethod; path: string };
       const successStatus = (meta as Meta).successStatus ?? 200;
@@ -111,6 +116,7 @@ export function restPlugin(router: AppRouter, createContext: CreateContext) {
       app.route({
         method,
         url: fastifyPath(restPath),
+        preParsing: authenticated,
         handler: async (request, reply) => {
           try {
             if (method !== 'GET') assertJsonBody(request, withBody);

@@ -8,12 +8,15 @@
  */
 import { fastifyRequestHandler } from '@trpc/server/adapters/fastify';
 import type { ResponseMetaFn } from '@trpc/server/http';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, preParsingHookHandler } from 'fastify';
 import { MAX_BATCH_ITEMS } from '../../shared/limits.ts';
 import { EventFeed } from '../modules/events/event-feed.ts';
 import type { AppRouter } from '../modules/router.ts';
+import type { VerifyToken } from '../platform/auth/tokens.ts';
+import { authenticateFirst } from './authentication.ts';
 import type { contextFactory } from './context.ts';
 import { logFailure } from '../platform/errors.ts';
+import { parseJsonBodiesAs } from './json-body.ts';
 import { SSE_PING_INTERVAL_MS } from '../platform/rpc/init.ts';
 
 type CreateContext = ReturnType<typeof contextFactory>;
@@ -96,11 +99,20 @@ const withReplayHeader =
   };
 
 /** `responseMeta`: sees each answered request's calls and results (http/metrics.ts counts them). */
-export function trpcPlugin(router: AppRouter, createContext: CreateContext, responseMeta?: ResponseMetaFn<AppRouter>) {
+export function trpcPlugin(
+  router: AppRouter,
+  createContext: CreateContext,
+  authenticate: VerifyToken,
+  responseMeta?: ResponseMetaFn<AppRouter>,
+) {
   return async (app: FastifyInstance) => {
-    // tRPC parses the JSON body itself, so it gets the raw text (as its Fastify plugin arranges).
-    app.removeContentTypeParser('application/json');
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    // Only a POST carries a body to keep from the unauthenticated; a GET's procedure verifies the
+    // token itself, after tRPC has refused a mutation asked for by GET (405), as paths are refused.
+    const authenticated = authenticateFirst(app, authenticate);
+    const authenticatedPost: preParsingHookHandler = (request, reply, payload, done) =>
+      request.method === 'POST' ? authenticated.call(app, request, reply, payload, done) : done(null, payload);
+    // tRPC parses the JSON body itself, so it gets the text (as its Fastify plugin arranges).
+    parseJsonBodiesAs(app, (_request, text, done) => done(null, text));
     // tRPC sends some errors (415, a refused batch) without a content type, which fetch's Response
     // then calls text/plain: every tRPC answer but a stream is JSON.
     app.addHook('onSend', (_request, _reply, payload, done) => {
@@ -117,6 +129,7 @@ export function trpcPlugin(router: AppRouter, createContext: CreateContext, resp
       url: '/trpc/:path',
       // tRPC answers HEAD with an empty 204 whatever the path: not a method it serves.
       exposeHeadRoute: false,
+      preParsing: authenticatedPost,
       handler: (request, reply) =>
         fastifyRequestHandler({
           router,

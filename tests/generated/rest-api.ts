@@ -49,7 +49,7 @@ export interface paths {
         /** Change an organization's name and/or description (owner or admin) */
         put: operations["organizations-update"];
         post?: never;
-        /** Delete an organization with its memberships and invitations (owner) */
+        /** Delete an organization with its memberships, invitations, roles, teams and webhook endpoints (owner) */
         delete: operations["organizations-remove"];
         options?: never;
         head?: never;
@@ -477,446 +477,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/users": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Read the caller's user record */
-        get: operations["users-me-api"];
-        /** Update the caller's first and/or last name */
-        put: operations["users-update-api"];
-        /** Create the caller's user record (id from the token's sub) */
-        post: operations["users-create-api"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/organizations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List the organizations the caller belongs to, oldest first */
-        get: operations["organizations-list-api"];
-        put?: never;
-        /** Create an organization; the caller becomes its owner */
-        post: operations["organizations-create-api"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/organizations/{organization_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Read an organization with the caller's role and its member count (any member) */
-        get: operations["organizations-get-api"];
-        /** Change an organization's name and/or description (owner or admin) */
-        put: operations["organizations-update-api"];
-        post?: never;
-        /** Delete an organization with its memberships and invitations (owner) */
-        delete: operations["organizations-remove-api"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/organizations/{organization_id}/transfer-ownership": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Make a member the owner; the caller becomes admin (owner) */
-        post: operations["organizations-transferOwnership-api"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/organizations/{organization_id}/invitations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List the organization's pending, unexpired invitations, oldest first (owner or admin) */
-        get: operations["invitations-list-api"];
-        put?: never;
-        /** Invite an e-mail address with a role (owner or admin; an owner invitation: owner) */
-        post: operations["invitations-create-api"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/organizations/{organization_id}/invitations/{invitation_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Revoke a pending invitation (owner or admin; an owner invitation: owner) */
-        delete: operations["invitations-revoke-api"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/invitations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List the pending, unexpired invitations to the caller's e-mail address, oldest first */
-        get: operations["invitations-mine-api"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/invitations/{invitation_id}/accept": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Accept an invitation to the caller: the membership is made at once (the invitee) */
-        post: operations["invitations-accept-api"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/invitations/{invitation_id}/decline": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Decline an invitation to the caller (the invitee) */
-        post: operations["invitations-decline-api"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/organizations/{organization_id}/events": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The organization's audit events, oldest first (owner or admin) */
-        get: operations["events-list-api"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/permissions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Every permission the service knows, its own then the roles file's, with its description and whether only owners hold it (any caller) */
-        get: operations["permissions-catalogue-api"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/organizations/{organization_id}/permissions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The caller's role in the organization and its permissions, sorted (any member) */
-        get: operations["permissions-mine-api"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/organizations/{organization_id}/permissions/check": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Whether the caller, or another user, holds each of these permissions (any member) */
-        post: operations["permissions-check-api"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/organizations/{organization_id}/roles": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The organization's roles: the built-in ones, the instance ones, then its own by name, each with its permissions, sorted (roles:read: any member) */
-        get: operations["roles-list-api"];
-        put?: never;
-        /** Create a role of the organization with permissions the caller holds (roles:manage) */
-        post: operations["roles-create-api"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/organizations/{organization_id}/roles/{role}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /** Change an organization role's description and/or permissions; the caller must hold every permission it will hold (roles:manage) */
-        put: operations["roles-update-api"];
-        post?: never;
-        /** Delete a role of the organization that no member or pending invitation holds (roles:manage) */
-        delete: operations["roles-remove-api"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/organizations/{organization_id}/teams": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List the organization's teams, oldest first (teams:read: any member) */
-        get: operations["teams-list-api"];
-        put?: never;
-        /** Create a team; its name is unique in the organization ignoring case, and the caller must hold every permission of its roles (teams:manage) */
-        post: operations["teams-create-api"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/organizations/{organization_id}/teams/{team_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Read one team (teams:read: any member) */
-        get: operations["teams-get-api"];
-        /** Change a team's name, description and/or roles (given roles replace its own; the caller must hold every permission of each) (teams:manage) */
-        put: operations["teams-update-api"];
-        post?: never;
-        /** Delete a team: its members lose the permissions it gave (teams:manage) */
-        delete: operations["teams-remove-api"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/organizations/{organization_id}/teams/{team_id}/members": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List a team's members, by when they joined it (teams:read: any member) */
-        get: operations["teams-members-api"];
-        put?: never;
-        /** Add a member of the organization to a team; the caller must hold every permission of the team's roles (teams:manage) */
-        post: operations["teams-addMember-api"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/organizations/{organization_id}/teams/{team_id}/members/{user_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Take a member out of a team (teams:manage, or the member themselves) */
-        delete: operations["teams-removeMember-api"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/teams": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The caller's teams in every organization they are a member of, by organization, oldest first */
-        get: operations["teams-mine-api"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/organizations/{organization_id}/webhooks": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List the organization's webhook endpoints, oldest first, without their secrets (webhooks:manage) */
-        get: operations["webhooks-list-api"];
-        put?: never;
-        /** Create a webhook endpoint; the answer holds its signing secret, shown only here and on rotation (webhooks:manage) */
-        post: operations["webhooks-create-api"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/organizations/{organization_id}/webhooks/{webhook_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Read one webhook endpoint, without its secret (webhooks:manage) */
-        get: operations["webhooks-get-api"];
-        /** Change a webhook endpoint's url, event types, description or whether it is enabled (webhooks:manage) */
-        put: operations["webhooks-update-api"];
-        post?: never;
-        /** Delete a webhook endpoint and its delivery log (webhooks:manage) */
-        delete: operations["webhooks-remove-api"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/organizations/{organization_id}/webhooks/{webhook_id}/rotate-secret": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Replace the signing secret; the old one signs beside the new one for 24 hours (webhooks:manage) */
-        post: operations["webhooks-rotateSecret-api"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/organizations/{organization_id}/webhooks/{webhook_id}/deliveries": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A webhook endpoint's deliveries, newest first (webhooks:manage) */
-        get: operations["webhooks-deliveries-api"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/organizations/{organization_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/retry": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Make one more attempt of a delivery now, whatever its status (webhooks:manage) */
-        post: operations["webhooks-retryDelivery-api"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1020,7 +580,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -1029,7 +589,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1038,7 +598,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1150,7 +710,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -1159,7 +719,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1168,7 +728,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1228,7 +788,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1291,7 +851,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -1300,7 +860,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1309,7 +869,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1394,7 +954,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -1403,7 +963,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1412,7 +972,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1470,7 +1030,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1533,7 +1093,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -1542,7 +1102,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1551,7 +1111,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1608,7 +1168,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1644,7 +1204,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -1653,7 +1213,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1662,7 +1222,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1726,7 +1286,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1780,7 +1340,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -1789,7 +1349,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1798,7 +1358,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1849,7 +1409,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1903,7 +1463,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -1912,7 +1472,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1921,7 +1481,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1978,7 +1538,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2041,7 +1601,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -2050,7 +1610,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2059,7 +1619,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2122,7 +1682,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2158,7 +1718,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -2167,7 +1727,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2176,7 +1736,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2236,7 +1796,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2308,7 +1868,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -2317,7 +1877,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2326,7 +1886,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2390,7 +1950,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2462,7 +2022,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -2471,7 +2031,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2480,7 +2040,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2538,7 +2098,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2610,7 +2170,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -2619,7 +2179,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2628,7 +2188,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2690,7 +2250,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2735,7 +2295,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -2744,7 +2304,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2753,7 +2313,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2814,7 +2374,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2850,7 +2410,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -2859,7 +2419,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2868,7 +2428,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2939,7 +2499,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3002,7 +2562,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3011,7 +2571,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3020,7 +2580,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3072,7 +2632,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3099,7 +2659,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The invitation is no longer pending or has expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -3144,7 +2704,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3153,7 +2713,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3162,7 +2722,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3257,7 +2817,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3266,7 +2826,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3275,7 +2835,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3328,7 +2888,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3364,7 +2924,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The invitation is no longer pending or has expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -3409,7 +2969,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3418,7 +2978,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3427,7 +2987,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3478,7 +3038,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3505,7 +3065,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The invitation is no longer pending or has expired */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -3550,7 +3110,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -3559,7 +3119,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3568,7 +3128,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3983,7 +3543,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4019,7 +3579,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4028,7 +3588,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4037,7 +3597,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4115,7 +3675,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4124,7 +3684,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4133,7 +3693,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4187,7 +3747,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4223,7 +3783,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4232,7 +3792,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4241,7 +3801,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4304,7 +3864,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4358,7 +3918,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4367,7 +3927,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4376,7 +3936,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4433,7 +3993,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4469,7 +4029,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4478,7 +4038,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4487,7 +4047,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4553,7 +4113,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4616,7 +4176,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4625,7 +4185,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4634,7 +4194,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4699,7 +4259,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4771,7 +4331,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4780,7 +4340,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4789,7 +4349,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4841,7 +4401,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4913,7 +4473,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -4922,7 +4482,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4931,7 +4491,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4994,7 +4554,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5030,7 +4590,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -5039,7 +4599,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5048,7 +4608,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5116,7 +4676,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5179,7 +4739,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -5188,7 +4748,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5197,7 +4757,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5256,7 +4816,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5301,7 +4861,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -5310,7 +4870,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5319,7 +4879,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5386,7 +4946,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5458,7 +5018,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -5467,7 +5027,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5476,7 +5036,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5528,7 +5088,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5591,7 +5151,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -5600,7 +5160,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5609,7 +5169,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5670,7 +5230,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5715,7 +5275,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -5724,7 +5284,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5733,7 +5293,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5793,7 +5353,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5865,7 +5425,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -5874,7 +5434,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5883,7 +5443,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5936,7 +5496,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5999,7 +5559,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6008,7 +5568,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6017,7 +5577,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6100,7 +5660,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6109,7 +5669,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6118,7 +5678,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6182,7 +5742,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6218,7 +5778,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6227,7 +5787,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6236,7 +5796,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6308,7 +5868,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6371,7 +5931,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6380,7 +5940,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6389,7 +5949,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6449,7 +6009,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6494,7 +6054,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6503,7 +6063,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6512,7 +6072,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6584,7 +6144,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6647,7 +6207,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6656,7 +6216,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6665,7 +6225,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6717,7 +6277,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6780,7 +6340,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6789,7 +6349,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6798,7 +6358,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6850,7 +6410,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6913,7 +6473,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -6922,7 +6482,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6931,7 +6491,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6998,7 +6558,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7043,7 +6603,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -7052,7 +6612,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7061,7 +6621,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7124,7 +6684,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Caller lacks the role this needs */
+            /** @description The caller may not do this: not a member, or without the permission it needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7196,7 +6756,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
             431: {
                 headers: {
                     [name: string]: unknown;
@@ -7205,7 +6765,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            /** @description The operation failed: a bug, whose details the answer never shows */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7214,5597 +6774,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "users-me-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        id: string;
-                        first_name: string;
-                        last_name: string;
-                        email: string;
-                        created_at: string;
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "users-update-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    first_name?: string & unknown;
-                    last_name?: string & unknown;
-                } | unknown | unknown;
-            };
-        };
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        success: true;
-                        message: string;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body is not JSON (Content-Type: application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "users-create-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    first_name: string & unknown;
-                    last_name: string & unknown;
-                    /** Format: email */
-                    email: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        success: true;
-                        message: string;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Conflicts with the current state */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body is not JSON (Content-Type: application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "organizations-list-api": {
-        parameters: {
-            query?: {
-                limit?: number;
-                cursor?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    /** @description With ?limit=N, when more items follow: `<path?limit=N&cursor=…>; rel="next"` */
-                    link?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        description: string;
-                        created_by: string;
-                        created_at: string;
-                    }[];
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "organizations-create-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    organization_name: string & unknown;
-                    organization_description: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        organization_id: string;
-                        user_id: string;
-                        role: string;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body is not JSON (Content-Type: application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "organizations-get-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organization_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        organization_id: string;
-                        organization_name: string;
-                        organization_description: string;
-                        role: string;
-                        member_count: number;
-                        created_at: string;
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "organizations-update-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organization_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    organization_name?: string & unknown;
-                    organization_description?: string;
-                } | unknown | unknown;
-            };
-        };
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        organization_id: string;
-                        organization_name: string;
-                        organization_description: string;
-                        role: string;
-                        member_count: number;
-                        created_at: string;
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body is not JSON (Content-Type: application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "organizations-remove-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organization_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        message: string;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body is not JSON (Content-Type: application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "organizations-transferOwnership-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organization_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    user_id: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        message: string;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body is not JSON (Content-Type: application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "invitations-list-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organization_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        invitation_id: string;
-                        organization_id: string;
-                        organization_name: string;
-                        email: string;
-                        role: string;
-                        /** @enum {string} */
-                        status: "pending" | "accepted" | "declined" | "revoked";
-                        invited_by: string;
-                        created_at: string;
-                        expires_at: string;
-                        membership_expires_at: string | null;
-                    }[];
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "invitations-create-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organization_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** Format: email */
-                    email: string;
-                    role: string;
-                    /** Format: date-time */
-                    expires_at?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        invitation_id: string;
-                        organization_id: string;
-                        organization_name: string;
-                        email: string;
-                        role: string;
-                        /** @enum {string} */
-                        status: "pending" | "accepted" | "declined" | "revoked";
-                        invited_by: string;
-                        created_at: string;
-                        expires_at: string;
-                        membership_expires_at: string | null;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Conflicts with the current state */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body is not JSON (Content-Type: application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "invitations-revoke-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organization_id: string;
-                invitation_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        message: string;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body is not JSON (Content-Type: application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "invitations-mine-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        invitation_id: string;
-                        organization_id: string;
-                        organization_name: string;
-                        email: string;
-                        role: string;
-                        /** @enum {string} */
-                        status: "pending" | "accepted" | "declined" | "revoked";
-                        invited_by: string;
-                        created_at: string;
-                        expires_at: string;
-                        membership_expires_at: string | null;
-                    }[];
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "invitations-accept-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                invitation_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        organization_id: string;
-                        user_id: string;
-                        role: string;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Conflicts with the current state */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body is not JSON (Content-Type: application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "invitations-decline-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                invitation_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        message: string;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body is not JSON (Content-Type: application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "events-list-api": {
-        parameters: {
-            query?: {
-                after?: string;
-                limit?: number;
-                type?: "organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "member.expired" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined" | "role.created" | "role.updated" | "role.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.member_added" | "team.member_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled";
-            };
-            header?: never;
-            path: {
-                organization_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    /** @description When the page is full: `<path?after=<last event_id>&limit=N>; rel="next"` */
-                    link?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        event_id: string;
-                        /** @constant */
-                        type: "organization.created";
-                        organization_id: string;
-                        actor_user_id: string;
-                        subject_user_id: string | null;
-                        data: {
-                            organization_name: string;
-                            organization_description: string;
-                        };
-                        created_at: string;
-                    } | {
-                        event_id: string;
-                        /** @constant */
-                        type: "organization.updated";
-                        organization_id: string;
-                        actor_user_id: string;
-                        subject_user_id: string | null;
-                        data: {
-                            changes: {
-                                organization_name?: {
-                                    from: string;
-                                    to: string;
-                                };
-                                organization_description?: {
-                                    from: string;
-                                    to: string;
-                                };
-                            };
-                        };
-                        created_at: string;
-                    } | {
-                        event_id: string;
-                        /** @constant */
-                        type: "organization.deleted";
-                        organization_id: string;
-                        actor_user_id: string;
-                        subject_user_id: string | null;
-                        data: {
-                            organization_name: string;
-                        };
-                        created_at: string;
-                    } | {
-                        event_id: string;
-                        /** @constant */
-                        type: "member.added";
-                        organization_id: string;
-                        actor_user_id: string;
-                        subject_user_id: string | null;
-                        data: {
-                            role: string;
-                            expires_at?: string;
-                        };
-                        created_at: string;
-                    } | {
-                        event_id: string;
-                        /** @constant */
-                        type: "member.role_changed";
-                        organization_id: string;
-                        actor_user_id: string;
-                        subject_user_id: string | null;
-                        data: {
-                            from: string;
-                            to: string;
-                            expires_at?: {
-                                from: string | null;
-                                to: string | null;
-                            };
-                        };
-                        created_at: string;
-                    } | {
-                        event_id: string;
-                        /** @constant */
-                        type: "member.removed";
-                        organization_id: string;
-                        actor_user_id: string;
-                        subject_user_id: string | null;
-                        data: {
-                            role: string;
-                        };
-                        created_at: string;
-                    } | {
-                        event_id: string;
-                        /** @constant */
-                        type: "member.left";
-                        organization_id: string;
-                        actor_user_id: string;
-                        subject_user_id: string | null;
-                        data: {
-                            role: string;
-                        };
-                        created_at: string;
-                    } | {
-                        event_id: string;
-                        /** @constant */
-                        type: "member.expired";
-                        organization_id: string;
-                        actor_user_id: string;
-                        subject_user_id: string | null;
-                        data: {
-                            role: string;
-                            expires_at: string;
-                        };
-                        created_at: string;
-                    } | {
-                        event_id: string;
-                        /** @constant */
-                        type: "ownership.transferred";
-                        organization_id: string;
-                        actor_user_id: string;
-                        subject_user_id: string | null;
-                        data: {
-                            previous_owner_user_id: string;
-                            new_owner_previous_role: string;
-                        };
-                        created_at: string;
-                    } | {
-                        event_id: string;
-                        /** @constant */
-                        type: "invitation.created";
-                        organization_id: string;
-                        actor_user_id: string;
-                        subject_user_id: string | null;
-                        data: {
-                            invitation_id: string;
-                            email: string;
-                            role: string;
-                            membership_expires_at?: string;
-                        };
-                        created_at: string;
-                    } | {
-                        event_id: string;
-                        /** @constant */
-                        type: "invitation.revoked";
-                        organization_id: string;
-                        actor_user_id: string;
-                        subject_user_id: string | null;
-                        data: {
-                            invitation_id: string;
-                            email: string;
-                            role: string;
-                        };
-                        created_at: string;
-                    } | {
-                        event_id: string;
-                        /** @constant */
-                        type: "invitation.accepted";
-                        organization_id: string;
-                        actor_user_id: string;
-                        subject_user_id: string | null;
-                        data: {
-                            invitation_id: string;
-                            role: string;
-                            expires_at?: string;
-                        };
-                        created_at: string;
-                    } | {
-                        event_id: string;
-                        /** @constant */
-                        type: "invitation.declined";
-                        organization_id: string;
-                        actor_user_id: string;
-                        subject_user_id: string | null;
-                        data: {
-                            invitation_id: string;
-                            email: string;
-                            role: string;
-                        };
-                        created_at: string;
-                    } | {
-                        event_id: string;
-                        /** @constant */
-                        type: "role.created";
-                        organization_id: string;
-                        actor_user_id: string;
-                        subject_user_id: string | null;
-                        data: {
-                            role: string;
-                            description: string;
-                            permissions: string[];
-                        };
-                        created_at: string;
-                    } | {
-                        event_id: string;
-                        /** @constant */
-                        type: "role.updated";
-                        organization_id: string;
-                        actor_user_id: string;
-                        subject_user_id: string | null;
-                        data: {
-                            role: string;
-                            changes: {
-                                description?: {
-                                    from: string;
-                                    to: string;
-                                };
-                                permissions?: {
-                                    from: string[];
-                                    to: string[];
-                                };
-                            };
-                        };
-                        created_at: string;
-                    } | {
-                        event_id: string;
-                        /** @constant */
-                        type: "role.deleted";
-                        organization_id: string;
-                        actor_user_id: string;
-                        subject_user_id: string | null;
-                        data: {
-                            role: string;
-                        };
-                        created_at: string;
-                    } | {
-                        event_id: string;
-                        /** @constant */
-                        type: "team.created";
-                        organization_id: string;
-                        actor_user_id: string;
-                        subject_user_id: string | null;
-                        data: {
-                            team_id: string;
-                            name: string;
-                            description: string;
-                            roles: string[];
-                        };
-                        created_at: string;
-                    } | {
-                        event_id: string;
-                        /** @constant */
-                        type: "team.updated";
-                        organization_id: string;
-                        actor_user_id: string;
-                        subject_user_id: string | null;
-                        data: {
-                            team_id: string;
-                            changes: {
-                                name?: {
-                                    from: string;
-                                    to: string;
-                                };
-                                description?: {
-                                    from: string;
-                                    to: string;
-                                };
-                                roles?: {
-                                    from: string[];
-                                    to: string[];
-                                };
-                            };
-                        };
-                        created_at: string;
-                    } | {
-                        event_id: string;
-                        /** @constant */
-                        type: "team.deleted";
-                        organization_id: string;
-                        actor_user_id: string;
-                        subject_user_id: string | null;
-                        data: {
-                            team_id: string;
-                            name: string;
-                        };
-                        created_at: string;
-                    } | {
-                        event_id: string;
-                        /** @constant */
-                        type: "team.member_added";
-                        organization_id: string;
-                        actor_user_id: string;
-                        subject_user_id: string | null;
-                        data: {
-                            team_id: string;
-                            name: string;
-                        };
-                        created_at: string;
-                    } | {
-                        event_id: string;
-                        /** @constant */
-                        type: "team.member_removed";
-                        organization_id: string;
-                        actor_user_id: string;
-                        subject_user_id: string | null;
-                        data: {
-                            team_id: string;
-                            name: string;
-                        };
-                        created_at: string;
-                    } | {
-                        event_id: string;
-                        /** @constant */
-                        type: "webhook.created";
-                        organization_id: string;
-                        actor_user_id: string;
-                        subject_user_id: string | null;
-                        data: {
-                            webhook_id: string;
-                            url: string;
-                            event_types: string[];
-                            description: string;
-                        };
-                        created_at: string;
-                    } | {
-                        event_id: string;
-                        /** @constant */
-                        type: "webhook.updated";
-                        organization_id: string;
-                        actor_user_id: string;
-                        subject_user_id: string | null;
-                        data: {
-                            webhook_id: string;
-                            changes: {
-                                url?: {
-                                    from: string;
-                                    to: string;
-                                };
-                                event_types?: {
-                                    from: string[];
-                                    to: string[];
-                                };
-                                description?: {
-                                    from: string;
-                                    to: string;
-                                };
-                                enabled?: {
-                                    from: boolean;
-                                    to: boolean;
-                                };
-                            };
-                            /** @constant */
-                            secret_rotated?: true;
-                        };
-                        created_at: string;
-                    } | {
-                        event_id: string;
-                        /** @constant */
-                        type: "webhook.deleted";
-                        organization_id: string;
-                        actor_user_id: string;
-                        subject_user_id: string | null;
-                        data: {
-                            webhook_id: string;
-                            url: string;
-                        };
-                        created_at: string;
-                    } | {
-                        event_id: string;
-                        /** @constant */
-                        type: "webhook.disabled";
-                        organization_id: string;
-                        actor_user_id: string;
-                        subject_user_id: string | null;
-                        data: {
-                            webhook_id: string;
-                            url: string;
-                            reason: string;
-                        };
-                        created_at: string;
-                    })[];
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "permissions-catalogue-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        permission: string;
-                        description: string;
-                        owners_only: boolean;
-                    }[];
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "permissions-mine-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organization_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        user_id: string;
-                        role: string;
-                        teams: string[];
-                        permissions: string[];
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "permissions-check-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organization_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    permissions: ("organization:read" | "organization:update" | "organization:delete" | "ownership:transfer" | "members:read" | "members:add" | "members:update" | "members:remove" | "invitations:read" | "invitations:create" | "invitations:revoke" | "events:read" | "roles:read" | "roles:manage" | "teams:read" | "teams:manage" | "webhooks:manage")[];
-                    /** @description Whose permissions (default: the caller); another user needs members:read */
-                    user_id?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        user_id: string;
-                        allowed: boolean;
-                        results: {
-                            [key: string]: boolean;
-                        };
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body is not JSON (Content-Type: application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "roles-list-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organization_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        role: string;
-                        description: string;
-                        permissions: string[];
-                        /** @enum {string} */
-                        kind: "built_in" | "instance" | "organization";
-                        created_at: string | null;
-                        updated_at: string | null;
-                    }[];
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "roles-create-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organization_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    role: string;
-                    /** @default  */
-                    description?: string;
-                    permissions: ("organization:read" | "organization:update" | "members:read" | "members:add" | "members:update" | "members:remove" | "invitations:read" | "invitations:create" | "invitations:revoke" | "events:read" | "roles:read" | "roles:manage" | "teams:read" | "teams:manage" | "webhooks:manage")[];
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        role: string;
-                        description: string;
-                        permissions: string[];
-                        /** @enum {string} */
-                        kind: "built_in" | "instance" | "organization";
-                        created_at: string | null;
-                        updated_at: string | null;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Conflicts with the current state */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body is not JSON (Content-Type: application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "roles-update-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organization_id: string;
-                role: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    description?: string;
-                    permissions?: ("organization:read" | "organization:update" | "members:read" | "members:add" | "members:update" | "members:remove" | "invitations:read" | "invitations:create" | "invitations:revoke" | "events:read" | "roles:read" | "roles:manage" | "teams:read" | "teams:manage" | "webhooks:manage")[];
-                } | unknown | unknown;
-            };
-        };
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        role: string;
-                        description: string;
-                        permissions: string[];
-                        /** @enum {string} */
-                        kind: "built_in" | "instance" | "organization";
-                        created_at: string | null;
-                        updated_at: string | null;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Conflicts with the current state */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body is not JSON (Content-Type: application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "roles-remove-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organization_id: string;
-                role: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        message: string;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Conflicts with the current state */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body is not JSON (Content-Type: application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "teams-list-api": {
-        parameters: {
-            query?: {
-                limit?: number;
-                cursor?: string;
-            };
-            header?: never;
-            path: {
-                organization_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    /** @description With ?limit=N, when more items follow: `<path?limit=N&cursor=…>; rel="next"` */
-                    link?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        team_id: string;
-                        organization_id: string;
-                        name: string;
-                        description: string;
-                        roles: string[];
-                        member_count: number;
-                        created_at: string;
-                        updated_at: string;
-                    }[];
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "teams-create-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organization_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name: string & unknown;
-                    /** @default  */
-                    description?: string;
-                    /** @default [] */
-                    roles?: string[];
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        team_id: string;
-                        organization_id: string;
-                        name: string;
-                        description: string;
-                        roles: string[];
-                        member_count: number;
-                        created_at: string;
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Conflicts with the current state */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body is not JSON (Content-Type: application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "teams-get-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organization_id: string;
-                team_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        team_id: string;
-                        organization_id: string;
-                        name: string;
-                        description: string;
-                        roles: string[];
-                        member_count: number;
-                        created_at: string;
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "teams-update-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organization_id: string;
-                team_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name?: string & unknown;
-                    description?: string;
-                    roles?: string[];
-                } | unknown | unknown | unknown;
-            };
-        };
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        team_id: string;
-                        organization_id: string;
-                        name: string;
-                        description: string;
-                        roles: string[];
-                        member_count: number;
-                        created_at: string;
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Conflicts with the current state */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body is not JSON (Content-Type: application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "teams-remove-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organization_id: string;
-                team_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        message: string;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body is not JSON (Content-Type: application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "teams-members-api": {
-        parameters: {
-            query?: {
-                limit?: number;
-                cursor?: string;
-            };
-            header?: never;
-            path: {
-                organization_id: string;
-                team_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    /** @description With ?limit=N, when more items follow: `<path?limit=N&cursor=…>; rel="next"` */
-                    link?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        user_id: string;
-                        first_name: string;
-                        last_name: string;
-                        email: string;
-                        added_at: string;
-                    }[];
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "teams-addMember-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organization_id: string;
-                team_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    user_id: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        team_id: string;
-                        user_id: string;
-                        added_at: string;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Conflicts with the current state */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body is not JSON (Content-Type: application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "teams-removeMember-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organization_id: string;
-                team_id: string;
-                user_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        message: string;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body is not JSON (Content-Type: application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "teams-mine-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        team_id: string;
-                        organization_id: string;
-                        name: string;
-                        description: string;
-                        roles: string[];
-                        member_count: number;
-                        created_at: string;
-                        updated_at: string;
-                    }[];
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "webhooks-list-api": {
-        parameters: {
-            query?: {
-                limit?: number;
-                cursor?: string;
-            };
-            header?: never;
-            path: {
-                organization_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    /** @description With ?limit=N, when more items follow: `<path?limit=N&cursor=…>; rel="next"` */
-                    link?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        webhook_id: string;
-                        organization_id: string;
-                        url: string;
-                        event_types: string[];
-                        description: string;
-                        enabled: boolean;
-                        disabled_reason: string | null;
-                        created_at: string;
-                        updated_at: string;
-                    }[];
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "webhooks-create-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organization_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** Format: uri */
-                    url: string;
-                    event_types: [
-                        "*"
-                    ] | ("organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "member.expired" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined" | "role.created" | "role.updated" | "role.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.member_added" | "team.member_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled")[];
-                    /** @default  */
-                    description?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        webhook_id: string;
-                        organization_id: string;
-                        url: string;
-                        event_types: string[];
-                        description: string;
-                        enabled: boolean;
-                        disabled_reason: string | null;
-                        created_at: string;
-                        updated_at: string;
-                        secret: string;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Conflicts with the current state */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body is not JSON (Content-Type: application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "webhooks-get-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organization_id: string;
-                webhook_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        webhook_id: string;
-                        organization_id: string;
-                        url: string;
-                        event_types: string[];
-                        description: string;
-                        enabled: boolean;
-                        disabled_reason: string | null;
-                        created_at: string;
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "webhooks-update-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organization_id: string;
-                webhook_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** Format: uri */
-                    url?: string;
-                    event_types?: [
-                        "*"
-                    ] | ("organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "member.expired" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined" | "role.created" | "role.updated" | "role.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.member_added" | "team.member_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled")[];
-                    description?: string;
-                    enabled?: boolean;
-                } | unknown | unknown | unknown | unknown;
-            };
-        };
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        webhook_id: string;
-                        organization_id: string;
-                        url: string;
-                        event_types: string[];
-                        description: string;
-                        enabled: boolean;
-                        disabled_reason: string | null;
-                        created_at: string;
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body is not JSON (Content-Type: application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "webhooks-remove-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organization_id: string;
-                webhook_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        message: string;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body is not JSON (Content-Type: application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "webhooks-rotateSecret-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organization_id: string;
-                webhook_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        secret: string;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body is not JSON (Content-Type: application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "webhooks-deliveries-api": {
-        parameters: {
-            query?: {
-                limit?: number;
-                cursor?: string;
-            };
-            header?: never;
-            path: {
-                organization_id: string;
-                webhook_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful response */
-            200: {
-                headers: {
-                    /** @description With ?limit=N, when more items follow: `<path?limit=N&cursor=…>; rel="next"` */
-                    link?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        delivery_id: string;
-                        event_id: string;
-                        event_type: string;
-                        /** @enum {string} */
-                        status: "pending" | "succeeded" | "failed";
-                        attempts: number;
-                        last_status_code: number | null;
-                        last_error: string | null;
-                        next_attempt_at: string | null;
-                        created_at: string;
-                        updated_at: string;
-                    }[];
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    "webhooks-retryDelivery-api": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organization_id: string;
-                webhook_id: string;
-                delivery_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Accepted */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        delivery_id: string;
-                        event_id: string;
-                        event_type: string;
-                        /** @enum {string} */
-                        status: "pending" | "succeeded" | "failed";
-                        attempts: number;
-                        last_status_code: number | null;
-                        last_error: string | null;
-                        next_attempt_at: string | null;
-                        created_at: string;
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Invalid body, query, header, path parameter or URL */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Bearer token missing or invalid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Caller lacks the role this needs */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request was not received within the request timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Conflicts with the current state */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request body is not JSON (Content-Type: application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this caller: retry after Retry-After seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The database is unavailable */
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;

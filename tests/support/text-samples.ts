@@ -22,9 +22,12 @@ export const UNICODE_WHITE_SPACE = [
 /** Control characters that are not white space: refused anywhere in a name. */
 const CONTROL_NOT_WHITE_SPACE = ['\u0000', '\u0001', '\u0008', '\u000e', '\u001b', '\u001c', '\u001f', '\u007f'];
 
-/** Characters of a name that are neither white space nor control characters, U+FEFF among them. */
+/**
+ * Characters of a name that are neither white space nor control characters: U+FEFF and U+200B
+ * (invisible, allowed beside others), a bidirectional override (refused), a combining accent (composed).
+ */
 const visibleCharacter = fc.oneof(
-  fc.constantFrom('a', 'Z', '7', '-', "'", '.', 'é', 'ß', '\ufeff', '\u200b', '😀', '漢'),
+  fc.constantFrom('a', 'Z', '7', '-', "'", '.', 'é', 'ß', '\ufeff', '\u200b', '\u202e', 'e\u0301', '😀', '漢'),
   fc
     .integer({ min: 0x21, max: 0xfffd })
     .map((code) => String.fromCharCode(code))
@@ -39,7 +42,12 @@ const innerCharacter = fc.oneof(
 
 const whiteSpaceRun = fc.array(fc.constantFrom(...UNICODE_WHITE_SPACE), { maxLength: 4 }).map((run) => run.join(''));
 
-/** A name as sent and what the service makes of it: the trimmed value, or null where it refuses. */
+/** Bidirectional embedding, override and isolate controls: refused anywhere in a name. */
+const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/;
+/** A character that is neither white space nor default-ignorable: a name needs one. */
+const COUNTS = /[^\p{White_Space}\p{Default_Ignorable_Code_Point}]/u;
+
+/** A name as sent and what the service makes of it: the trimmed value in NFC, or null where it refuses. */
 export interface NameSample {
   sent: string;
   stored: string | null;
@@ -66,7 +74,10 @@ export const paddedName: fc.Arbitrary<NameSample> = fc
   })
   .map(({ before, core, after }) => ({
     sent: `${before}${core}${after}`,
-    stored: core === '' || /[\u0000-\u001f\u007f]/.test(core) ? null : core,
+    stored:
+      /[\u0000-\u001f\u007f]/.test(core) || BIDI_CONTROLS.test(core) || !COUNTS.test(core)
+        ? null
+        : core.normalize('NFC'),
   }));
 
 /** An e-mail address and whether every domain label keeps hyphens inside it (RFC 1035). */

@@ -1,6 +1,8 @@
 /** The one definition of white space (behaviour §4.4) against Unicode's, and trimming with it. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { defaultIgnorableRanges } from '../../server/http/openapi.ts';
+import { teamNameKey } from '../../shared/teams.ts';
 import { trimWhiteSpace, WHITE_SPACE_RANGES } from '../../shared/text.ts';
 
 const UNICODE_WHITE_SPACE = /^\p{White_Space}$/u;
@@ -26,5 +28,42 @@ describe('white space', () => {
         expect(trimWhiteSpace(value)).toBe(reference);
       }),
     );
+  });
+});
+
+describe('the key that makes team names unique (behaviour §4.4)', () => {
+  it('is one for names that differ in letter case, width, composition or invisible characters only', () => {
+    const alike = [
+      [
+        'Managers',
+        'MANAGERS',
+        'Mana\u200bgers',
+        'Ｍａｎａｇｅｒｓ',
+        '\u00adManagers\u2060',
+        'Man\ufeffagers',
+        '\u200b Managers',
+      ],
+      ['Café', 'Cafe\u0301', 'CAFÉ', 'ＣＡＦＥ\u0301'],
+      ['Straße', 'STRASSE', 'strasse'],
+      ['ﬁnance', 'finance', 'FINANCE'],
+    ];
+    for (const names of alike) expect(new Set(names.map(teamNameKey)), names.join(' ')).toHaveLength(1);
+  });
+
+  it('tells apart names that differ in more than that', () => {
+    const different = ['Managers', 'Manager', 'Managers 2', 'Cafe', 'Café', 'Sup port', 'Support', 'Supp0rt'];
+    expect(new Set(different.map(teamNameKey)).size).toBe(different.length);
+  });
+});
+
+describe("the document's default-ignorable code points", () => {
+  it("are exactly Unicode's Default_Ignorable_Code_Point property as the service tests it, over every code point", () => {
+    const listed = defaultIgnorableRanges().flatMap(([first, last]) =>
+      Array.from({ length: last - first + 1 }, (_, index) => first + index),
+    );
+    const property = /^\p{Default_Ignorable_Code_Point}$/u;
+    const unicode: number[] = [];
+    for (let code = 0; code <= 0x10ffff; code++) if (property.test(String.fromCodePoint(code))) unicode.push(code);
+    expect(listed).toEqual(unicode);
   });
 });

@@ -10,7 +10,7 @@ export const removeOrganizationProcedure = organizationProcedure({ from: 'path',
       method: 'DELETE',
       path: '/organizations/{organization_id}',
       tags: ['organizations'],
-      summary: 'Delete an organization with its memberships and invitations (owner)',
+      summary: 'Delete an organization with its memberships, invitations, roles, teams and webhook endpoints (owner)',
       errors: [...BODY_ERRORS, 403],
     }),
   )

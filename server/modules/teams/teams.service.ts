@@ -10,7 +10,6 @@ import type { EventData } from '../../../shared/events.ts';
 import type { Role } from '../../../shared/fields.ts';
 import {
   MAX_TEAMS,
-  teamNameKey,
   type createTeamInput,
   type TeamMemberView,
   type TeamView,
@@ -27,6 +26,7 @@ import type { Reader, Tx } from '../../platform/database/transaction.ts';
 import { conflict, notFound } from '../../platform/errors.ts';
 import { appendEvent, type OrganizationChange } from '../../platform/organization-changes.ts';
 import { sameList } from '../../platform/same-list.ts';
+import { storedTeamNameKey } from './name-key.ts';
 import {
   deleteTeam,
   deleteTeamMember,
@@ -137,7 +137,7 @@ async function assertMayGiveAll(tx: Tx, org: InOrganization, held: Holds, roles:
  * may have at most MAX_TEAMS (409), and the actor must be able to give each of its roles.
  */
 export async function createTeam(org: InOrganization, input: z.infer<typeof createTeamInput>): Promise<TeamView> {
-  const nameKey = teamNameKey(input.name);
+  const nameKey = storedTeamNameKey(input.name);
   try {
     return await org.change(async (tx, change) => {
       const row = await nameAndCount(tx, org.organizationId, nameKey);
@@ -197,8 +197,8 @@ export async function updateTeam(org: InOrganization, input: z.infer<typeof upda
       const [before] = await teamViews(tx, [row]);
       const changes: TeamChanges = {};
       if (input.name !== undefined && input.name !== before!.name) {
-        const nameKey = teamNameKey(input.name);
-        if (nameKey !== teamNameKey(before!.name) && (await teamNamed(tx, org.organizationId, nameKey))) {
+        const nameKey = storedTeamNameKey(input.name);
+        if (nameKey !== storedTeamNameKey(before!.name) && (await teamNamed(tx, org.organizationId, nameKey))) {
           throw nameInUse(input.name);
         }
         changes.name = { from: before!.name, to: input.name };
@@ -211,7 +211,7 @@ export async function updateTeam(org: InOrganization, input: z.infer<typeof upda
       if (!changes.name && !changes.description && !changes.roles) return before!;
       updateTeamRow(tx, row.id, {
         name: changes.name?.to,
-        nameKey: changes.name && teamNameKey(changes.name.to),
+        nameKey: changes.name && storedTeamNameKey(changes.name.to),
         description: changes.description?.to,
       });
       if (changes.roles) await writeTeamRoles(tx, org.organizationId, row.id, roles, { replace: true });

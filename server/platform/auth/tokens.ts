@@ -47,6 +47,17 @@ const VERIFIED_TOKEN_LIFE_MS = 60_000;
 
 const claimsSchema = z.object({ sub: userIdSchema, role: z.string().optional() });
 
+/** What each claim the service reads must be, for the 401 that names the one that is not. */
+const CLAIM_RULES: Record<keyof z.infer<typeof claimsSchema>, string> = {
+  sub: 'a string of 1 to 128 characters without control characters',
+  role: 'a string when present',
+};
+
+function invalidClaims(error: z.ZodError) {
+  const claim = String(error.issues[0]?.path[0] ?? 'sub') as keyof typeof CLAIM_RULES;
+  return unauthorized(`Token claim ${claim} must be ${CLAIM_RULES[claim] ?? CLAIM_RULES.sub}`);
+}
+
 function algorithmOfPublicKey(key: KeyObject): string {
   switch (key.asymmetricKeyType) {
     case 'rsa':
@@ -148,8 +159,7 @@ export function createTokenVerifier(settings: Settings): VerifyToken {
       throw unauthorized(error instanceof joseErrors.JWTExpired ? 'Token has expired' : 'Invalid bearer token');
     }
     const claims = claimsSchema.safeParse(payload);
-    if (!claims.success)
-      throw unauthorized('Token claims missing or invalid: sub must be a string of 1 to 128 characters');
+    if (!claims.success) throw invalidClaims(claims.error);
     const caller = { userId: claims.data.sub, tokenRole: claims.data.role };
     // exp is a required claim, checked above with the clock tolerance: the entry ends with it.
     const validForMs = (payload.exp! + CLOCK_TOLERANCE_SECONDS) * 1000 - Date.now();

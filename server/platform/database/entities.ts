@@ -111,9 +111,10 @@ export const OrganizationRole = defineEntity({
 });
 
 /**
- * An organization's teams (behaviour §12). `name_key` is the name with its letter case folded
- * (shared/teams.ts, `teamNameKey`): the tables compare text byte for byte, so the key, unique in the
- * organization, is what makes names unique ignoring case. Listed oldest first, by (created_at, id).
+ * An organization's teams (behaviour §12). `name_key` is the digest of the name's comparable form
+ * (server/modules/teams/name-key.ts): the tables compare text byte for byte, so the key, unique in
+ * the organization, is what makes names unique ignoring case, width and invisible characters
+ * (behaviour §4.4). Listed oldest first, by (created_at, id).
  */
 export const Team = defineEntity({
   name: 'Team',

@@ -12,12 +12,15 @@ import type { Context } from './context.ts';
 const MAX_PAGE_SIZE = 1000;
 export const DEFAULT_PAGE_SIZE = 100;
 
+const PAGE_SIZE_PROBLEM = `Must be one whole number from 1 to ${MAX_PAGE_SIZE}`;
+
 /**
  * A page's size, 1 to 1000. A function, not a shared object: the REST layer turns the number fields
  * of a query schema into coercing ones in place (trpc-to-openapi's `coerceSchema`), and that must
- * not leak into other schemas.
+ * not leak into other schemas. One problem for whatever is wrong with it: a query's `limit` given
+ * twice or as letters coerces to NaN, and one too long to Infinity, which zod would name instead.
  */
-export const pageSize = () => z.number().int().min(1).max(MAX_PAGE_SIZE);
+export const pageSize = () => z.number({ error: PAGE_SIZE_PROBLEM }).int({ abort: true }).min(1).max(MAX_PAGE_SIZE);
 
 /** The REST `Link` header of a paged list, as the OpenAPI document states it. */
 export const nextLinkHeader = (description: string) => z.object({ link: z.string().optional().meta({ description }) });

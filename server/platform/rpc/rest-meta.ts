@@ -8,10 +8,11 @@ import { organizationIdSchema } from '../../../shared/fields.ts';
 import type { Meta } from './init.ts';
 import { nextLinkHeader } from './lists.ts';
 
-const ERROR_DESCRIPTIONS: Record<number, string> = {
+/** What each error status means, in the OpenAPI document (server/http/openapi.ts). */
+export const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid body, query, header, path parameter or URL',
   401: 'Bearer token missing or invalid',
-  403: 'Caller lacks the role this needs',
+  403: 'The caller may not do this: not a member, or without the permission it needs',
   404: 'Not found',
   408: 'The request was not received within the request timeout',
   409: 'Conflicts with the current state',
@@ -20,9 +21,9 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   414: 'URL over 16 KiB, or a path parameter over 5000 characters',
   415: 'Request body is not JSON (Content-Type: application/json)',
   429: 'Too many requests from this caller: retry after Retry-After seconds',
-  431: 'Request line and headers over 16 KiB',
-  500: 'The operation failed',
-  503: 'The database is unavailable',
+  431: 'Request line and headers over 16 KiB, or over 1000 header lines',
+  500: 'The operation failed: a bug, whose details the answer never shows',
+  503: 'The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After',
 };
 
 /**

@@ -1,0 +1,26 @@
+/**
+ * Recomputes every team's stored name key (behaviour §4.4, §12), for the migrations of both
+ * dialects: the key was the name with its letter case folded, and is now the digest of its
+ * comparable form (server/modules/teams/name-key.ts), which also ignores width, composition and
+ * invisible characters. The names themselves are kept as they were written.
+ *
+ * Two teams of one organization whose names were distinct before may be one name now ("Managers"
+ * and "Mana\u200bgers"). Both stay, named as they were: the oldest gets the key, and each later
+ * one a key of its own, the key and its id, so that no third team can take the name, and renaming
+ * either to another spelling of it is a 409 like any name in use.
+ */
+import type { Migration } from '@mikro-orm/migrations';
+import { storedTeamNameKey } from '../server/modules/teams/name-key.ts';
+
+export async function recomputeTeamNameKeys(migration: Migration): Promise<void> {
+  const teams = (await migration.execute(
+    'select id, organization_id, name from teams order by organization_id, created_at, id',
+  )) as Array<{ id: string; organization_id: string; name: string }>;
+  const taken = new Set<string>();
+  for (const team of teams) {
+    let key = storedTeamNameKey(team.name);
+    if (taken.has(`${team.organization_id} ${key}`)) key = `${key} ${team.id}`;
+    taken.add(`${team.organization_id} ${key}`);
+    await migration.execute('update teams set name_key = ? where id = ?', [key, team.id]);
+  }
+}
