@@ -5,7 +5,7 @@
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { OrganizationSwitcher, OrgServiceProvider, usePermissions } from '../../client/src/react/index.ts';
+import { OrganizationSwitcher, OrgServiceProvider, usePermissions } from '@org-service/client/react';
 import {
   HomePage,
   InvitationsPage,

@@ -6,8 +6,8 @@
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { errorView, isSignedOut } from '../../client/src/react/index.ts';
-import '../../client/src/react/styles.css';
+import { errorView, isSignedOut } from '@org-service/client/react';
+import '@org-service/client/react/styles.css';
 import { App, type SignOutSignal } from './app.tsx';
 import './console.css';
 import { takeTokenFromFragment } from './session.ts';

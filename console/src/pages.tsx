@@ -1,5 +1,4 @@
 /** The console's pages: each one lays out the client package's components for one route. */
-import { useQuery } from '@tanstack/react-query';
 import {
   AddMemberForm,
   Busy,
@@ -16,18 +15,16 @@ import {
   Section,
   TeamsPanel,
   usePermissions,
+  useOrganizations,
   useProfile,
   WebhooksPanel,
-} from '../../client/src/react/index.ts';
-// The console is the package's own application: it may use the components' typed options proxy.
-import { useTRPC } from '../../client/src/react/service.tsx';
+} from '@org-service/client/react';
 import { Link, navigate, type OrganizationSection } from './router.tsx';
 
 /** Home: the caller's organizations, a new one, and invitations waiting for them. */
 export function HomePage() {
-  const trpc = useTRPC();
   const me = useProfile();
-  const organizations = useQuery(trpc.organizations.list.queryOptions(undefined));
+  const organizations = useOrganizations();
   if (me.isPending) return <Busy />;
   if (me.data === null) {
     return (

@@ -48,6 +48,7 @@ export {
   CreateOrganizationForm,
   OrganizationSettings,
   OrganizationSwitcher,
+  useOrganizations,
   type CreateOrganizationFormProps,
   type OrganizationSettingsProps,
   type OrganizationSwitcherProps,

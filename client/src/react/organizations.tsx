@@ -72,10 +72,15 @@ export interface OrganizationSwitcherProps {
   label?: string;
 }
 
+/** The organizations the caller belongs to (`organizations.list`): id, name, description, creator, creation time. */
+export function useOrganizations() {
+  const trpc = useTRPC();
+  return useQuery(trpc.organizations.list.queryOptions(undefined));
+}
+
 /** A select over the organizations the caller belongs to. */
 export function OrganizationSwitcher({ value, onChange, label = 'Organization' }: OrganizationSwitcherProps) {
-  const trpc = useTRPC();
-  const organizations = useQuery(trpc.organizations.list.queryOptions(undefined));
+  const organizations = useOrganizations();
   return (
     <QueryList
       query={organizations}
