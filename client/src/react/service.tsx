@@ -10,7 +10,6 @@
  *   </QueryClientProvider>
  */
 import { useQueryClient } from '@tanstack/react-query';
-import type { TRPCClient } from '@trpc/client';
 import { createTRPCContext, type TRPCOptionsProxy } from '@trpc/tanstack-react-query';
 import { useMemo, useRef, type ReactNode } from 'react';
 import { createTrpcClient, type AppRouter, type ClientOptions } from '../index.ts';
@@ -21,8 +20,6 @@ const trpcContext = createTRPCContext<AppRouter>();
 // package bundles rather than declares (client/build.ts), so no declaration of it may name them.
 /** The typed options proxy: `useQuery(useTRPC().organizations.list.queryOptions())`. */
 export const useTRPC: () => TRPCOptionsProxy<AppRouter> = trpcContext.useTRPC;
-/** The typed client itself, for a call outside a query or mutation. */
-export const useTRPCClient: () => TRPCClient<AppRouter> = trpcContext.useTRPCClient;
 
 export interface OrgServiceProviderProps {
   /** Base URL of the service; the page's own origin when the console is served by the service. */
