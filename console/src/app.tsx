@@ -125,7 +125,9 @@ function OrganizationNav({
   organizationId: string;
   current: Extract<Route, { page: 'organization' }>;
 }) {
-  const { can } = usePermissions(organizationId);
+  const { can, error } = usePermissions(organizationId);
+  // The page says why the organization cannot be shown; it has no sections to go to.
+  if (error) return null;
   return (
     <nav className="console-nav" aria-label="Organization">
       <ul>
