@@ -24,17 +24,17 @@ export interface SignOutSignal {
   current: ((reason: SignedOutReason) => void) | undefined;
 }
 
-export function App({ signOut }: { signOut: SignOutSignal }) {
+export function App({ signOutRef }: { signOutRef: SignOutSignal }) {
   const queryClient = useQueryClient();
   const [session, setSession] = useState<Session | SignedOutReason>(storedSession);
   useEffect(() => {
-    signOut.current = (reason) => {
+    signOutRef.current = (reason) => {
       forgetToken();
       // What the last token could read is not for whoever signs in next in this tab.
       queryClient.clear();
       setSession(reason);
     };
-  }, [signOut, queryClient]);
+  }, [signOutRef, queryClient]);
   // A host application may hand over another token to a console already open (a new fragment).
   useEffect(() => {
     const takeToken = () => {
@@ -48,13 +48,16 @@ export function App({ signOut }: { signOut: SignOutSignal }) {
   // The token's own expiry signs out too, without waiting for a call to be refused.
   useEffect(() => {
     if (typeof session === 'string' || session.expiresAt === undefined) return;
-    const timer = setTimeout(() => signOut.current?.('expired'), Math.min(session.expiresAt - Date.now(), 2 ** 31 - 1));
+    const timer = setTimeout(
+      () => signOutRef.current?.('expired'),
+      Math.min(session.expiresAt - Date.now(), 2 ** 31 - 1),
+    );
     return () => clearTimeout(timer);
-  }, [session, signOut]);
+  }, [session, signOutRef]);
   if (typeof session === 'string') return <SignInPage reason={session} onSignedIn={setSession} />;
   return (
     <OrgServiceProvider url={location.origin} token={session.token}>
-      <Frame session={session} onSignOut={() => signOut.current?.('missing')} />
+      <Frame session={session} onSignOut={() => signOutRef.current?.('missing')} />
     </OrgServiceProvider>
   );
 }

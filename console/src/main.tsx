@@ -14,9 +14,9 @@ import { takeTokenFromFragment } from './session.ts';
 
 takeTokenFromFragment();
 
-const signOut: SignOutSignal = { current: undefined };
+const signOutRef: SignOutSignal = { current: undefined };
 const onError = (error: unknown) => {
-  if (isSignedOut(error)) signOut.current?.('refused');
+  if (isSignedOut(error)) signOutRef.current?.('refused');
 };
 
 const queryClient = new QueryClient({
@@ -35,7 +35,7 @@ const queryClient = new QueryClient({
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
-      <App signOut={signOut} />
+      <App signOutRef={signOutRef} />
     </QueryClientProvider>
   </StrictMode>,
 );

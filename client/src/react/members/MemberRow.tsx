@@ -55,7 +55,7 @@ export function MemberRow({ organizationId, member, self, canUpdate, canRemove, 
         <span className="osc-row">
           {canUpdate && <Button {...editor.editButton}>Edit</Button>}
           {(self || canRemove) && (
-            <span ref={editor.removalHolder}>
+            <span {...editor.removalHolder}>
               <ConfirmButton
                 confirmLabel={self ? 'Leave this organization?' : `Remove ${name}?`}
                 busy={remove.isPending}

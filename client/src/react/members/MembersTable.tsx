@@ -34,7 +34,8 @@ function MembersPages({ organizationId, pageSize = DEFAULT_PAGE_SIZE, onLeft }: 
   // The cursors of the pages after the first that led here, the last one the page shown: Previous
   // goes back without the service having to page backwards.
   const [cursors, setCursors] = useState<string[]>([]);
-  const [moved, setMoved] = useState<'next' | 'previous'>();
+  // The last move between pages: a new object at each, for the effect that follows it.
+  const [move, setMove] = useState<{ direction: 'next' | 'previous' }>();
   const [removed, setRemoved] = useState<string>();
   const [left, setLeft] = useState(false);
   const table = useRef<HTMLTableElement>(null);
@@ -58,12 +59,13 @@ function MembersPages({ organizationId, pageSize = DEFAULT_PAGE_SIZE, onLeft }: 
   // A pager button disabled by its own loading, or for good on the first or last page, hands the
   // focus to its neighbour rather than to nobody.
   useEffect(() => {
-    if (moved === undefined || loadingPage) return;
+    if (move === undefined || loadingPage) return;
     const [pressed, other] =
-      moved === 'next' ? [nextButton.current, previousButton.current] : [previousButton.current, nextButton.current];
+      move.direction === 'next'
+        ? [nextButton.current, previousButton.current]
+        : [previousButton.current, nextButton.current];
     keepFocus(pressed?.disabled ? other : pressed);
-    setMoved(undefined);
-  }, [moved, loadingPage]);
+  }, [move, loadingPage]);
   // A removed member's row took the focus with it.
   useEffect(() => {
     if (removed !== undefined) keepFocus(table.current);
@@ -74,7 +76,7 @@ function MembersPages({ organizationId, pageSize = DEFAULT_PAGE_SIZE, onLeft }: 
 
   const goTo = (pages: string[], direction: 'next' | 'previous') => {
     setCursors(pages);
-    setMoved(direction);
+    setMove({ direction });
     setRemoved(undefined);
   };
   const nextCursor = page.data?.nextCursor;
@@ -137,7 +139,7 @@ function MembersPages({ organizationId, pageSize = DEFAULT_PAGE_SIZE, onLeft }: 
           <Button
             ref={previousButton}
             disabled={pageNumber === 1}
-            busy={loadingPage && moved === 'previous'}
+            busy={loadingPage && move?.direction === 'previous'}
             onClick={() => goTo(cursors.slice(0, -1), 'previous')}
           >
             Previous page
@@ -145,7 +147,7 @@ function MembersPages({ organizationId, pageSize = DEFAULT_PAGE_SIZE, onLeft }: 
           <Button
             ref={nextButton}
             disabled={!nextCursor}
-            busy={loadingPage && moved === 'next'}
+            busy={loadingPage && move?.direction === 'next'}
             onClick={() => nextCursor && goTo([...cursors, nextCursor], 'next')}
           >
             Next page

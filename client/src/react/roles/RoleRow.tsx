@@ -55,7 +55,7 @@ export function RoleRow({
           {editable ? (
             <span className="osc-row">
               <Button {...editor.editButton}>Edit</Button>
-              <span ref={editor.removalHolder}>
+              <span {...editor.removalHolder}>
                 <ConfirmButton
                   confirmLabel={`Delete role ${role.role}?`}
                   busy={remove.isPending}

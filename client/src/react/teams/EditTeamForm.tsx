@@ -8,7 +8,15 @@ import { useTeamsChanged } from './useTeamsChanged.ts';
 
 const sameRoles = (a: string[], b: string[]) => a.length === b.length && a.every((role) => b.includes(role));
 
-export function EditTeamForm({ organizationId, team, onDone }: { organizationId: string; team: Team; onDone: () => void }) {
+export function EditTeamForm({
+  organizationId,
+  team,
+  onDone,
+}: {
+  organizationId: string;
+  team: Team;
+  onDone: () => void;
+}) {
   const trpc = useTRPC();
   const teamsChanged = useTeamsChanged();
   const [draft, setDraft] = useState<TeamDraft>({ name: team.name, description: team.description, roles: team.roles });

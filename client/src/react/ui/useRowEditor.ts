@@ -9,8 +9,8 @@ export interface RowEditor {
   close: () => void;
   /** The props of the row's button that opens and closes the editor. */
   editButton: ButtonProps;
-  /** For the element that holds the row's removal button. */
-  removalHolder: Ref<HTMLSpanElement>;
+  /** The props of the element that holds the row's removal button. */
+  removalHolder: { ref: Ref<HTMLSpanElement> };
   removal: CallState;
   formRowId: string;
 }
@@ -23,9 +23,7 @@ export interface RowEditor {
 export function useRowEditor(removal: CallState & { reset: () => void }): RowEditor {
   const [editing, setEditing] = useState(false);
   const opener = useRef<HTMLButtonElement>(null);
-  const removalHolder = useFocusAfter<HTMLSpanElement>(removal.status, ['error'], (holder) =>
-    holder.querySelector('button'),
-  );
+  const removalHolder = useFocusAfter<HTMLSpanElement>(removal.status, ['error']);
   const formRowId = useId();
   const open = () => {
     removal.reset();
@@ -44,7 +42,7 @@ export function useRowEditor(removal: CallState & { reset: () => void }): RowEdi
       'aria-controls': editing ? formRowId : undefined,
       onClick: editing ? close : open,
     },
-    removalHolder,
+    removalHolder: { ref: removalHolder },
     removal,
     formRowId,
   };

@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import type { ButtonProps } from './Button.tsx';
 
 /**
@@ -10,12 +10,13 @@ export function useRowPanel() {
   const ids = useId();
   const [openKey, setOpenKey] = useState<string>();
   const buttonId = (key: string) => `${ids}-${key}`;
-  const [returnFocusTo, setReturnFocusTo] = useState<string>();
+  // The button that gets the focus once the panel it opened has closed.
+  const returnFocusTo = useRef<string>(undefined);
   useEffect(() => {
-    if (!returnFocusTo) return;
-    document.getElementById(returnFocusTo)?.focus();
-    setReturnFocusTo(undefined);
-  }, [returnFocusTo]);
+    if (openKey !== undefined || returnFocusTo.current === undefined) return;
+    document.getElementById(returnFocusTo.current)?.focus();
+    returnFocusTo.current = undefined;
+  }, [openKey]);
   return {
     /** The key of the row whose panel is open. */
     openKey,
@@ -27,8 +28,8 @@ export function useRowPanel() {
     }),
     /** Closes the panel of the row `key`, the focus back on its button. */
     close: (key: string) => {
+      returnFocusTo.current = buttonId(key);
       setOpenKey(undefined);
-      setReturnFocusTo(buttonId(key));
     },
     /** Closes the panel of the row `key` if it is open, the row being gone. */
     forget: (key: string) => setOpenKey((open) => (open === key ? undefined : open)),

@@ -8,11 +8,12 @@ export function SecretNotice({ shown, onDismiss }: { shown: ShownSecret; onDismi
   const [copied, setCopied] = useState<boolean>();
   useEffect(() => ref.current?.focus(), [shown]);
   const headingId = useId();
-  const copy = () =>
+  const copy = () => {
     navigator.clipboard.writeText(shown.secret).then(
       () => setCopied(true),
       () => setCopied(false),
     );
+  };
 
   return (
     <div ref={ref} tabIndex={-1} className="osc-stack" role="group" aria-labelledby={headingId}>
