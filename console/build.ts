@@ -88,6 +88,9 @@ export async function buildConsole(outdir = consoleOutdir): Promise<ConsoleBuild
     platform: 'browser',
     target: ['es2022', 'chrome120', 'firefox120', 'safari17'],
     jsx: 'automatic',
+    // `@org-service/client` is the workspace's package: its sources, not its build (client/package.json).
+    // esbuild's default `module` condition stays only if named with it.
+    conditions: ['@org-service/source', 'module'],
     define: { 'process.env.NODE_ENV': '"production"' },
     legalComments: 'none',
     write: false,

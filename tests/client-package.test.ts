@@ -227,7 +227,7 @@ describe('client package', () => {
     expect(sources.length).toBeGreaterThan(20);
     for (const source of sources) {
       expect(source).toMatch(
-        /^\.\.\/(src\/(react\/)?[\w-]+\.tsx?|\.\.\/shared\/(errors|limits|event-types)\.ts|\.\.\/node_modules\/@trpc\/tanstack-react-query\/src\/[\w/-]+\.tsx?)$/,
+        /^\.\.\/(src\/(react\/([\w-]+\/)?)?[\w-]+\.tsx?|\.\.\/shared\/(errors|limits|event-types)\.ts|\.\.\/node_modules\/@trpc\/tanstack-react-query\/src\/[\w/-]+\.tsx?)$/,
       );
     }
   });

@@ -139,15 +139,17 @@ describe('typed client', () => {
     const readme = readFileSync(join(root, 'client/README.md'), 'utf8');
     const example = /## With TanStack Query[\s\S]*?```tsx\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(example).toContain('useQuery');
-    // Inside the project, so that its node_modules resolve; the package name maps to the sources.
+    // Inside the project, so that its node_modules resolve: the package name is the workspace's,
+    // which the web project's settings resolve to its sources (tsconfig.web.json).
     const dir = mkdtempSync(join(root, '.readme-example-'));
     try {
       writeFileSync(join(dir, 'example.tsx'), example!);
       writeFileSync(
         join(dir, 'tsconfig.json'),
         JSON.stringify({
-          extends: '../tsconfig.json',
-          compilerOptions: { jsx: 'react-jsx', paths: { '@org-service/client': ['../client/src/index.ts'] } },
+          extends: '../tsconfig.web.json',
+          // Checked once: no build information kept for the next run.
+          compilerOptions: { incremental: false, tsBuildInfoFile: null },
           include: [],
           files: ['example.tsx'],
         }),

@@ -7,8 +7,9 @@
  * the owner creates a role and a team, gives the colleague the team, and the colleague's console
  * shows what the team's role gives them; the owner creates a webhook (its secret shown once) and
  * sees a delivery, and watches the events page take a new event live. A member sees no management
- * controls; an expired or refused token lands on the sign-in page; and a task done with the keyboard
- * alone (Tab, Enter, Space, Escape), each control found by tabbing to it.
+ * controls; an organization the user is not in, or a malformed organization id, is said to be
+ * unavailable at once; an expired or refused token lands on the sign-in page; and a task done with
+ * the keyboard alone (Tab, Enter, Space, Escape), each control found by tabbing to it.
  *
  * Every page is checked with axe-core (no serious or critical violation), every console message is
  * checked for Content-Security-Policy refusals, and a screenshot of each page is taken (those of
@@ -549,6 +550,37 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
     await page.getByText('Your role in this organization does not let you see this.').waitFor();
     expect(member.problems).toEqual([]);
   });
+
+  it(
+    'says at once that an organization is not available: one the user is not in, and a malformed id, with a way back',
+    { timeout: 60_000 },
+    async () => {
+      const ownerToken = await userWithProfile(`${run}-keeper`, 'Some', 'Keeper');
+      const strangerToken = await userWithProfile(`${run}-stranger`, 'Some', 'Stranger');
+      const organizationId = await organizationBy(ownerToken, 'Not yours');
+      const { page, problems } = await openConsole(await newContext());
+      const main = page.getByRole('main');
+      // The service refuses at once (403, 400); the bound is a loaded machine's, not a wait for a timeout.
+      const shownWithin = { timeout: 10_000 };
+
+      await page.goto(`${service.baseUrl}/console/organizations/${organizationId}/members#token=${strangerToken}`);
+      await main.getByText('This organization does not exist, or you are not a member of it.').waitFor(shownWithin);
+      expect(await main.getByRole('heading', { level: 1 }).textContent()).toBe('Organization not available');
+      expect(await main.getByText(/Loading/).count()).toBe(0);
+      // No sections to offer for an organization that is not theirs.
+      expect(await navigation(page).count()).toBe(0);
+      await checkPage(page, 'organization-not-available');
+      await main.getByRole('link', { name: 'Back to your organizations' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Your organizations' }).waitFor();
+
+      await page.goto(`${service.baseUrl}/console/organizations/not-an-id/settings`);
+      await main.getByText('“not-an-id” is not an organization id.').waitFor(shownWithin);
+      expect(await main.getByText(/Loading/).count()).toBe(0);
+      await main.getByRole('link', { name: 'Back to your organizations' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Your organizations' }).waitFor();
+      expect(problems).toEqual([]);
+    },
+  );
 
   it('hands the ownership over to a member, who then deletes the organization', { timeout: 120_000 }, async () => {
     const ownerId = `${run}-founder`;

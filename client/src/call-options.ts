@@ -37,4 +37,4 @@ export function toProcedureOptions(options: MutationOptions | undefined): TRPCPr
   return { signal, context: { ...context } };
 }
 
-export const callContext = (operation: Operation): CallContext => operation.context as CallContext;
+export const callContext = (operation: Operation): CallContext => operation.context;

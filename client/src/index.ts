@@ -93,7 +93,9 @@ function withCallOptions<T extends object>(target: T, method?: string): T {
         method === 'query' || method === 'mutate' ? [input, toProcedureOptions(options as MutationOptions)] : args;
       const result = Reflect.apply(callable as (...params: unknown[]) => unknown, thisArgument, call);
       if (!(result instanceof Promise)) return result;
-      const answer = result.catch((error: unknown) => Promise.reject(toApiError(error)));
+      const answer = result.catch((error: unknown) => {
+        throw toApiError(error);
+      });
       const signal = signalOf(options);
       return signal ? untilAborted(answer, signal) : answer;
     },
@@ -128,5 +130,6 @@ export function createTrpcClient(options: ClientOptions): TRPCClient<AppRouter> 
 }
 
 export function createClient(options: ClientOptions): Client {
-  return withCallOptions(createTrpcClient(options)) as unknown as Client;
+  // tRPC's client, its calls taking our options: the type `Client` describes it so.
+  return withCallOptions(createTrpcClient(options));
 }

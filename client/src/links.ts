@@ -36,7 +36,7 @@ export const LONE_INPUT_LENGTH = 4 * 1024;
 const encodedInputLength = (operation: Operation) =>
   operation.input === undefined ? 0 : encodeURIComponent(JSON.stringify(operation.input)).length;
 
-export interface TransportOptions {
+interface TransportOptions {
   /** The tRPC endpoint, e.g. `http://127.0.0.1:3000/trpc`. */
   url: string;
   /** The request headers for a call's options (the bearer token first), asked for on each request. */

@@ -51,6 +51,7 @@ type PublicRouter<Router> =
     : never;
 
 const typeOnly = <Type>() => undefined as Type;
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- a value for its type alone (see above)
 const routerShape = typeOnly<PublicRouter<ServerRouter>>();
 
 /** The service's router as the client sees it: pass it to tRPC's own tools where they ask for one. */

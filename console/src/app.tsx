@@ -5,7 +5,7 @@
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { OrganizationSwitcher, OrgServiceProvider, usePermissions } from '../../client/src/react/index.ts';
+import { OrganizationSwitcher, OrgServiceProvider, usePermissions } from '@org-service/client/react';
 import {
   HomePage,
   InvitationsPage,
@@ -24,17 +24,17 @@ export interface SignOutSignal {
   current: ((reason: SignedOutReason) => void) | undefined;
 }
 
-export function App({ signOut }: { signOut: SignOutSignal }) {
+export function App({ signOutRef }: { signOutRef: SignOutSignal }) {
   const queryClient = useQueryClient();
   const [session, setSession] = useState<Session | SignedOutReason>(storedSession);
   useEffect(() => {
-    signOut.current = (reason) => {
+    signOutRef.current = (reason) => {
       forgetToken();
       // What the last token could read is not for whoever signs in next in this tab.
       queryClient.clear();
       setSession(reason);
     };
-  }, [signOut, queryClient]);
+  }, [signOutRef, queryClient]);
   // A host application may hand over another token to a console already open (a new fragment).
   useEffect(() => {
     const takeToken = () => {
@@ -48,13 +48,16 @@ export function App({ signOut }: { signOut: SignOutSignal }) {
   // The token's own expiry signs out too, without waiting for a call to be refused.
   useEffect(() => {
     if (typeof session === 'string' || session.expiresAt === undefined) return;
-    const timer = setTimeout(() => signOut.current?.('expired'), Math.min(session.expiresAt - Date.now(), 2 ** 31 - 1));
+    const timer = setTimeout(
+      () => signOutRef.current?.('expired'),
+      Math.min(session.expiresAt - Date.now(), 2 ** 31 - 1),
+    );
     return () => clearTimeout(timer);
-  }, [session, signOut]);
+  }, [session, signOutRef]);
   if (typeof session === 'string') return <SignInPage reason={session} onSignedIn={setSession} />;
   return (
     <OrgServiceProvider url={location.origin} token={session.token}>
-      <Frame session={session} onSignOut={() => signOut.current?.('missing')} />
+      <Frame session={session} onSignOut={() => signOutRef.current?.('missing')} />
     </OrgServiceProvider>
   );
 }
@@ -125,7 +128,9 @@ function OrganizationNav({
   organizationId: string;
   current: Extract<Route, { page: 'organization' }>;
 }) {
-  const { can } = usePermissions(organizationId);
+  const { can, error } = usePermissions(organizationId);
+  // The page says why the organization cannot be shown; it has no sections to go to.
+  if (error) return null;
   return (
     <nav className="console-nav" aria-label="Organization">
       <ul>

@@ -6,17 +6,17 @@
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { errorView, isSignedOut } from '../../client/src/react/index.ts';
-import '../../client/src/react/styles.css';
+import { errorView, isSignedOut } from '@org-service/client/react';
+import '@org-service/client/react/styles.css';
 import { App, type SignOutSignal } from './app.tsx';
 import './console.css';
 import { takeTokenFromFragment } from './session.ts';
 
 takeTokenFromFragment();
 
-const signOut: SignOutSignal = { current: undefined };
+const signOutRef: SignOutSignal = { current: undefined };
 const onError = (error: unknown) => {
-  if (isSignedOut(error)) signOut.current?.('refused');
+  if (isSignedOut(error)) signOutRef.current?.('refused');
 };
 
 const queryClient = new QueryClient({
@@ -35,7 +35,7 @@ const queryClient = new QueryClient({
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
-      <App signOut={signOut} />
+      <App signOutRef={signOutRef} />
     </QueryClientProvider>
   </StrictMode>,
 );

@@ -1,10 +1,11 @@
 /** The console's pages: each one lays out the client package's components for one route. */
-import { useQuery } from '@tanstack/react-query';
 import {
   AddMemberForm,
   Busy,
   CreateOrganizationForm,
   EmptyState,
+  ErrorNotice,
+  errorView,
   EventsLog,
   InvitationsTable,
   InviteForm,
@@ -12,23 +13,30 @@ import {
   MyInvitations,
   OrganizationSettings,
   ProfileForm,
+  QueryList,
   RoleEditor,
   Section,
   TeamsPanel,
   usePermissions,
+  useOrganizations,
   useProfile,
   WebhooksPanel,
-} from '../../client/src/react/index.ts';
-// The console is the package's own application: it may use the components' typed options proxy.
-import { useTRPC } from '../../client/src/react/service.tsx';
+} from '@org-service/client/react';
 import { Link, navigate, type OrganizationSection } from './router.tsx';
 
 /** Home: the caller's organizations, a new one, and invitations waiting for them. */
 export function HomePage() {
-  const trpc = useTRPC();
   const me = useProfile();
-  const organizations = useQuery(trpc.organizations.list.queryOptions(undefined));
+  const organizations = useOrganizations();
   if (me.isPending) return <Busy />;
+  if (me.isError) {
+    return (
+      <>
+        <h1>Your organizations</h1>
+        <ErrorNotice error={me.error} />
+      </>
+    );
+  }
   if (me.data === null) {
     return (
       <>
@@ -42,21 +50,24 @@ export function HomePage() {
     <>
       <h1>Your organizations</h1>
       <Section title="Organizations" description="Open one to manage its members, roles, teams and more.">
-        {organizations.isPending ? (
-          <Busy />
-        ) : organizations.data?.length ? (
-          <ul className="console-organization-list">
-            {organizations.data.map((organization) => (
-              <li key={organization.id}>
-                <Link to={{ page: 'organization', organizationId: organization.id, section: 'members' }}>
-                  {organization.name}
-                </Link>
-              </li>
-            ))}
-          </ul>
-        ) : (
-          <EmptyState>You are not a member of any organization yet.</EmptyState>
-        )}
+        <QueryList
+          query={organizations}
+          items={organizations.data}
+          loading="Loading your organizations…"
+          empty="You are not a member of any organization yet."
+        >
+          {(list) => (
+            <ul className="console-organization-list">
+              {list.map((organization) => (
+                <li key={organization.id}>
+                  <Link to={{ page: 'organization', organizationId: organization.id, section: 'members' }}>
+                    {organization.name}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          )}
+        </QueryList>
       </Section>
       <CreateOrganizationForm
         onCreated={(organizationId) => navigate({ page: 'organization', organizationId, section: 'members' })}
@@ -112,7 +123,9 @@ export function OrganizationPage({
   organizationId: string;
   section: OrganizationSection;
 }) {
-  const { can, loaded } = usePermissions(organizationId);
+  const { can, loaded, error } = usePermissions(organizationId);
+  // The permissions are the page's first read: a refusal of them is the page's answer.
+  if (error) return <OrganizationUnavailable organizationId={organizationId} error={error} />;
   if (!loaded) return <Busy />;
   if (!can(SECTION_PERMISSIONS[section])) {
     return (
@@ -148,6 +161,30 @@ export function OrganizationPage({
       {section === 'teams' && <TeamsPanel organizationId={organizationId} />}
       {section === 'webhooks' && <WebhooksPanel organizationId={organizationId} />}
       {section === 'events' && <EventsLog organizationId={organizationId} />}
+    </>
+  );
+}
+
+/**
+ * An organization the console cannot show: one that does not exist or that the caller is not a
+ * member of (403, 404), or an id that is none (400), said as such with the way back; any other
+ * failure (the service unreachable, a 5xx) with the service's message.
+ */
+function OrganizationUnavailable({ organizationId, error }: { organizationId: string; error: unknown }) {
+  const { status } = errorView(error);
+  return (
+    <>
+      <h1>Organization not available</h1>
+      {status === 400 ? (
+        <EmptyState>“{organizationId}” is not an organization id.</EmptyState>
+      ) : status === 403 || status === 404 ? (
+        <EmptyState>This organization does not exist, or you are not a member of it.</EmptyState>
+      ) : (
+        <ErrorNotice error={error} />
+      )}
+      <p>
+        <Link to={{ page: 'home' }}>Back to your organizations</Link>
+      </p>
     </>
   );
 }

@@ -28,8 +28,8 @@ function claimsOf(token: string): Claims | undefined {
   if (!payload) return undefined;
   try {
     const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'));
-    const claims = JSON.parse(new TextDecoder().decode(Uint8Array.from(json, (char) => char.charCodeAt(0))));
-    return typeof claims === 'object' && claims !== null ? (claims as Claims) : undefined;
+    const claims: unknown = JSON.parse(new TextDecoder().decode(Uint8Array.from(json, (char) => char.charCodeAt(0))));
+    return typeof claims === 'object' && claims !== null ? claims : undefined;
   } catch {
     return undefined;
   }

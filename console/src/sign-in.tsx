@@ -1,6 +1,6 @@
 /** The page shown without a usable token: why, where to get one, and a field to paste it in. */
 import { useState } from 'react';
-import { Form, FormActions, Notice, TextAreaField } from '../../client/src/react/index.ts';
+import { Form, FormActions, Notice, TextAreaField } from '@org-service/client/react';
 import { keepToken, sessionOf, type Session, type SignedOutReason } from './session.ts';
 
 const REASONS: Record<SignedOutReason, string> = {

@@ -26,3 +26,22 @@ export function errorView(error: unknown): ErrorView {
 
 /** Whether the service refused the token itself (missing, expired, forged): time to sign in again. */
 export const isSignedOut = (error: unknown) => errorView(error).status === 401;
+
+/**
+ * The service's problems with a list field of an input (`roles`, `event_types`, …): the list's
+ * own, then each item's, named by the item sent at its index (`roles.1` is about `sent[1]`).
+ */
+export function listProblems(
+  fields: Record<string, string>,
+  list: string,
+  sent: readonly string[] | undefined,
+): string[] {
+  const items = Object.entries(fields).flatMap(([field, problem]) => {
+    const index = field.startsWith(`${list}.`) ? field.slice(list.length + 1) : undefined;
+    if (index === undefined || !/^\d+$/.test(index)) return [];
+    const item = sent?.[Number(index)];
+    return [item === undefined ? problem : `${item}: ${problem}`];
+  });
+  const own = fields[list];
+  return own === undefined ? items : [own, ...items];
+}

@@ -7,7 +7,8 @@
  *   import '@org-service/client/react/styles.css';
  *
  * Every component reads and changes the service through the provider's client, shows only what the
- * caller's permissions allow, and shows the service's messages next to the fields they name.
+ * caller's permissions allow, and shows the service's messages next to the fields they name. The
+ * design system is in `ui/`, one part a file; each domain's components are in a folder of their own.
  */
 export { OrgServiceProvider, inOrganization, type OrgServiceProviderProps } from './service.tsx';
 export { usePermissions, type Permissions } from './permissions.ts';
@@ -42,25 +43,26 @@ export {
   type CallState,
   type Option,
   type RowEditor,
-} from './ui.tsx';
-export { ProfileForm, useProfile, type ProfileFormProps } from './profile.tsx';
+} from './ui/index.ts';
+export { ProfileForm, useProfile, type ProfileFormProps } from './profile/index.ts';
 export {
   CreateOrganizationForm,
   OrganizationSettings,
   OrganizationSwitcher,
+  useOrganizations,
   type CreateOrganizationFormProps,
   type OrganizationSettingsProps,
   type OrganizationSwitcherProps,
-} from './organizations.tsx';
+} from './organizations/index.ts';
 export {
   InvitationsTable,
   InviteForm,
   MyInvitations,
   type InvitationsTableProps,
   type InviteFormProps,
-} from './invitations.tsx';
-export { AddMemberForm, MembersTable, type AddMemberFormProps, type MembersTableProps } from './members.tsx';
-export { RoleEditor, type RoleEditorProps } from './roles.tsx';
-export { TeamsPanel, type TeamsPanelProps } from './teams.tsx';
-export { WebhooksPanel, type WebhooksPanelProps } from './webhooks.tsx';
-export { EventsLog, type EventsLogProps } from './events.tsx';
+} from './invitations/index.ts';
+export { AddMemberForm, MembersTable, type AddMemberFormProps, type MembersTableProps } from './members/index.ts';
+export { RoleEditor, type RoleEditorProps } from './roles/index.ts';
+export { TeamsPanel, type TeamsPanelProps } from './teams/index.ts';
+export { WebhooksPanel, type WebhooksPanelProps } from './webhooks/index.ts';
+export { EventsLog, type EventsLogProps } from './events/index.ts';

@@ -14,16 +14,19 @@ export interface Permissions {
   /** The caller's user id, once known. */
   userId: string | undefined;
   loaded: boolean;
+  /** The failure to read them (the organization is not the caller's, its id is malformed), or null. */
+  error: unknown;
 }
 
 export function usePermissions(organizationId: string): Permissions {
   const trpc = useTRPC();
-  const { data } = useQuery(trpc.permissions.mine.queryOptions({ organization_id: organizationId }));
+  const { data, error } = useQuery(trpc.permissions.mine.queryOptions({ organization_id: organizationId }));
   const held = new Set(data?.permissions);
   return {
     can: (permission) => held.has(permission),
     role: data?.role,
     userId: data?.user_id,
     loaded: data !== undefined,
+    error,
   };
 }

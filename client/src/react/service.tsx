@@ -10,9 +10,8 @@
  *   </QueryClientProvider>
  */
 import { useQueryClient } from '@tanstack/react-query';
-import type { TRPCClient } from '@trpc/client';
 import { createTRPCContext, type TRPCOptionsProxy } from '@trpc/tanstack-react-query';
-import { useMemo, useRef, type ReactNode } from 'react';
+import { useLayoutEffect, useMemo, useState, type ReactNode } from 'react';
 import { createTrpcClient, type AppRouter, type ClientOptions } from '../index.ts';
 
 const trpcContext = createTRPCContext<AppRouter>();
@@ -21,8 +20,6 @@ const trpcContext = createTRPCContext<AppRouter>();
 // package bundles rather than declares (client/build.ts), so no declaration of it may name them.
 /** The typed options proxy: `useQuery(useTRPC().organizations.list.queryOptions())`. */
 export const useTRPC: () => TRPCOptionsProxy<AppRouter> = trpcContext.useTRPC;
-/** The typed client itself, for a call outside a query or mutation. */
-export const useTRPCClient: () => TRPCClient<AppRouter> = trpcContext.useTRPCClient;
 
 export interface OrgServiceProviderProps {
   /** Base URL of the service; the page's own origin when the console is served by the service. */
@@ -32,23 +29,25 @@ export interface OrgServiceProviderProps {
   children?: ReactNode;
 }
 
+/** The token the client sends, changed in place: the client asks it for the token at each request. */
+function latestToken(initial: ClientOptions['token']) {
+  let token = initial;
+  return {
+    set: (next: ClientOptions['token']) => {
+      token = next;
+    },
+    get: () => (typeof token === 'function' ? token() : token),
+  };
+}
+
 /** Must sit inside TanStack Query's `QueryClientProvider`: the components use its client. */
 export function OrgServiceProvider({ url, token, children }: OrgServiceProviderProps) {
   const queryClient = useQueryClient();
-  // A new token reaches the next request without a new client (and so without dropping the cache).
-  const currentToken = useRef(token);
-  currentToken.current = token;
-  const trpcClient = useMemo(
-    () =>
-      createTrpcClient({
-        url,
-        token: () => {
-          const token = currentToken.current;
-          return typeof token === 'function' ? token() : token;
-        },
-      }),
-    [url],
-  );
+  // A new token reaches the next request without a new client (and so without dropping the
+  // cache). It is taken once the render that brings it commits, before the effects that may call.
+  const [tokens] = useState(() => latestToken(token));
+  useLayoutEffect(() => tokens.set(token), [tokens, token]);
+  const trpcClient = useMemo(() => createTrpcClient({ url, token: tokens.get }), [url, tokens]);
   return (
     <trpcContext.TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
       {children}
@@ -77,5 +76,5 @@ export function keyedByOrganization<Options extends { queryKey: readonly unknown
 ): Options {
   const key = [...options.queryKey];
   key[key.length - 1] = { ...(key.at(-1) as object), organizationId };
-  return { ...options, queryKey: key as unknown as Options['queryKey'] };
+  return { ...options, queryKey: key };
 }

@@ -10,10 +10,12 @@
 import { useQuery } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
 import { useRef, useState } from 'react';
-import type { RouterOutputs } from '../index.ts';
-import { usePermissions } from './permissions.ts';
-import { inOrganization, keyedByOrganization, useTRPC } from './service.tsx';
-import { Badge, Button, ErrorNotice, QueryList, Section, Table, Time } from './ui.tsx';
+import { usePermissions } from '../permissions.ts';
+import { inOrganization, keyedByOrganization, useTRPC } from '../service.tsx';
+import { Badge, Button, ErrorNotice, QueryList, Section } from '../ui/index.ts';
+import type { AuditEvent } from './event.ts';
+import { EventsTable } from './EventsTable.tsx';
+import { useNewestEvents } from './useNewestEvents.ts';
 
 export interface EventsLogProps {
   organizationId: string;
@@ -30,21 +32,6 @@ export function EventsLog(props: EventsLogProps) {
   // Another organization (or page size) starts afresh, with its own subscription.
   return <LiveEvents key={`${props.organizationId}/${props.pageSize}`} {...props} />;
 }
-
-/** The organization's newest `count` events, newest first: one page read newest first. */
-function useNewestEvents(organizationId: string, count: number) {
-  const trpc = useTRPC();
-  return useQuery({
-    ...trpc.events.page.queryOptions({ organization_id: organizationId, limit: count, newest_first: true }),
-    select: (page) => page.items,
-    // Read once: what follows comes through the subscription, which starts after these.
-    staleTime: Infinity,
-    refetchOnWindowFocus: false,
-    refetchOnReconnect: false,
-  });
-}
-
-type AuditEvent = RouterOutputs['events']['page']['items'][number];
 
 interface Arrivals {
   /** Newest first, at most MAX_ROWS. */
@@ -88,17 +75,10 @@ function LiveEvents({ organizationId, pageSize = 50 }: EventsLogProps) {
     ),
   );
 
+  // Without the member list (a failure to read it) the people are shown by their user ids.
   const names = new Map(
     members.data?.map((member) => [member.user_id, `${member.first_name} ${member.last_name}`] as const),
   );
-  const person = (userId: string | null) =>
-    userId === null ? (
-      <span className="osc-muted">None</span>
-    ) : names.has(userId) ? (
-      <span title={userId}>{names.get(userId)}</span>
-    ) : (
-      <span className="osc-mono">{userId}</span>
-    );
 
   const status = subscription.status;
   const connection = newest.isError
@@ -157,45 +137,8 @@ function LiveEvents({ organizationId, pageSize = 50 }: EventsLogProps) {
         loading="Loading events…"
         empty="No events yet. They appear here as they happen."
       >
-        {(rows) => (
-          <Table label="Events" columns={['Time', 'Type', 'Actor', 'Subject', 'Details']}>
-            {rows.map((event) => (
-              <tr key={event.event_id}>
-                <td>
-                  <Time value={event.created_at} />
-                </td>
-                <td>
-                  <Badge tone="accent">{event.type}</Badge>
-                </td>
-                <td>{person(event.actor_user_id)}</td>
-                <td>{person(event.subject_user_id)}</td>
-                <td className="osc-mono">{details(event.data)}</td>
-              </tr>
-            ))}
-          </Table>
-        )}
+        {(rows) => <EventsTable events={rows} names={names} />}
       </QueryList>
     </Section>
   );
-}
-
-/** A value of an event's data in a few words: a change as `from → to`, a list joined. */
-function compact(value: unknown): string {
-  if (Array.isArray(value)) return value.length ? value.map(compact).join(', ') : 'none';
-  if (value !== null && typeof value === 'object') {
-    if ('from' in value && 'to' in value) return `${compact(value.from)} → ${compact(value.to)}`;
-    return Object.entries(value)
-      .map(([key, item]) => `${key}: ${compact(item)}`)
-      .join('; ');
-  }
-  if (value === '') return '""';
-  return String(value);
-}
-
-/** An event's data in one line; the fields of `changes` stand beside the others (behaviour §9). */
-function details(data: AuditEvent['data']): string {
-  return Object.entries(data)
-    .flatMap(([key, value]) => (key === 'changes' ? Object.entries(value as object) : [[key, value] as const]))
-    .map(([key, value]) => `${key}: ${compact(value)}`)
-    .join('; ');
 }

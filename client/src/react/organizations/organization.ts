@@ -1,0 +1,3 @@
+import type { RouterOutputs } from '../../index.ts';
+
+export type OrganizationDetails = RouterOutputs['organizations']['get'];

@@ -1,0 +1,44 @@
+/**
+ * An organization's roles (behaviour §11): every role it has, built-in, instance (the deployment's
+ * roles file) and its own, with their permissions; with `roles:manage`, its own roles created,
+ * changed and deleted, which are the only ones anybody may change.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { usePermissions } from '../permissions.ts';
+import { useTRPC } from '../service.tsx';
+import { QueryList, Section } from '../ui/index.ts';
+import { CatalogueOr } from './CatalogueOr.tsx';
+import { CreateRoleForm } from './CreateRoleForm.tsx';
+import { RolesTable } from './RolesTable.tsx';
+
+export interface RoleEditorProps {
+  organizationId: string;
+}
+
+/** Every role of the organization; with `roles:manage`, its own roles created, changed and deleted. */
+export function RoleEditor({ organizationId }: RoleEditorProps) {
+  const trpc = useTRPC();
+  const { can } = usePermissions(organizationId);
+  const manage = can('roles:manage');
+  const roles = useQuery(trpc.roles.list.queryOptions({ organization_id: organizationId }));
+  const catalogue = useQuery({ ...trpc.permissions.catalogue.queryOptions(), enabled: manage });
+  return (
+    <>
+      <Section
+        title="Roles"
+        description="Built-in and instance roles are the same in every organization and cannot be changed; the organization's own roles can."
+      >
+        <QueryList query={roles} items={roles.data} loading="Loading roles…" empty="This organization has no roles.">
+          {(list) => <RolesTable organizationId={organizationId} roles={list} manage={manage} catalogue={catalogue} />}
+        </QueryList>
+      </Section>
+      {manage && (
+        <Section title="Create a role" description="A role of this organization's own, with permissions you hold.">
+          <CatalogueOr catalogue={catalogue}>
+            {(entries) => <CreateRoleForm organizationId={organizationId} catalogue={entries} />}
+          </CatalogueOr>
+        </Section>
+      )}
+    </>
+  );
+}

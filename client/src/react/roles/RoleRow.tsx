@@ -1,0 +1,75 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useTRPC } from '../service.tsx';
+import { Badge, Button, ConfirmButton, EditableRow, useRowEditor } from '../ui/index.ts';
+import { CatalogueOr } from './CatalogueOr.tsx';
+import { EditRoleForm } from './EditRoleForm.tsx';
+import { KINDS, ROLE_COLUMNS, type CatalogueQuery, type Role } from './role.ts';
+
+/** A role's row: with `roles:manage`, an organization's own role is edited and deleted in place. */
+export function RoleRow({
+  organizationId,
+  role,
+  manage,
+  catalogue,
+  onDeleted,
+}: {
+  organizationId: string;
+  role: Role;
+  manage: boolean;
+  catalogue: CatalogueQuery;
+  onDeleted: () => void;
+}) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const remove = useMutation(
+    trpc.roles.remove.mutationOptions({
+      onSuccess: async () => {
+        await queryClient.invalidateQueries({ queryKey: trpc.roles.pathKey() });
+        onDeleted();
+      },
+    }),
+  );
+  // A deletion may be refused: 409 while a member, invitation or team holds the role.
+  const editor = useRowEditor(remove);
+  const editable = manage && role.kind === 'organization';
+  return (
+    <EditableRow
+      editor={editor}
+      columns={ROLE_COLUMNS.length + (manage ? 1 : 0)}
+      form={
+        <CatalogueOr catalogue={catalogue}>
+          {(entries) => (
+            <EditRoleForm organizationId={organizationId} role={role} catalogue={entries} onClose={editor.close} />
+          )}
+        </CatalogueOr>
+      }
+    >
+      <td>{role.role}</td>
+      <td>
+        <Badge tone={KINDS[role.kind].tone}>{KINDS[role.kind].label}</Badge>
+      </td>
+      <td>{role.description || <span className="osc-muted">No description</span>}</td>
+      <td>{role.permissions.join(', ')}</td>
+      {manage && (
+        <td className="osc-table__actions">
+          {editable ? (
+            <span className="osc-row">
+              <Button {...editor.editButton}>Edit</Button>
+              <span {...editor.removalHolder}>
+                <ConfirmButton
+                  confirmLabel={`Delete role ${role.role}?`}
+                  busy={remove.isPending}
+                  onConfirm={() => remove.mutate({ organization_id: organizationId, role: role.role })}
+                >
+                  Delete
+                </ConfirmButton>
+              </span>
+            </span>
+          ) : (
+            <span className="osc-muted">Read-only</span>
+          )}
+        </td>
+      )}
+    </EditableRow>
+  );
+}

@@ -1,0 +1,2 @@
+/** An organization's roles (behaviour §11): `RoleEditor`, the page of them. */
+export { RoleEditor, type RoleEditorProps } from './RoleEditor.tsx';

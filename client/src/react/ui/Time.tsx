@@ -1,0 +1,12 @@
+/** A date and time as the reader's locale writes it, with the exact instant on hover. */
+export function Time({ value }: { value: string | null | undefined }) {
+  if (!value) return <span className="osc-muted">never</span>;
+  // The member list's legacy `YYYY-MM-DD hh:mm:ss` is UTC too.
+  const instant = new Date(/Z$|[+-]\d\d:\d\d$/.test(value) ? value : `${value.replace(' ', 'T')}Z`);
+  if (Number.isNaN(instant.getTime())) return <span>{value}</span>;
+  return (
+    <time dateTime={instant.toISOString()} title={instant.toISOString()}>
+      {instant.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}
+    </time>
+  );
+}
