@@ -2,7 +2,9 @@
  * Machine-readable error codes of the error body `{code, message, issues?}` (behaviour §5) and the
  * HTTP status of each: the one map REST and tRPC answers both follow. The codes are tRPC's own
  * names where tRPC has one, so a tRPC client's `error.data.code` and the REST body carry the same
- * word; GONE (410) is the service's own, for invitations that are no longer pending.
+ * word; GONE (410) is the service's own, for invitations that are no longer pending, and so are
+ * the conflicts that a caller may act on: MEMBER_LIMIT (the seat limit, behaviour §16),
+ * DOMAIN_NOT_VERIFIED and DOMAIN_TAKEN (behaviour §17).
  */
 export const ERROR_STATUS = {
   BAD_REQUEST: 400,
@@ -12,6 +14,9 @@ export const ERROR_STATUS = {
   METHOD_NOT_SUPPORTED: 405,
   TIMEOUT: 408,
   CONFLICT: 409,
+  MEMBER_LIMIT: 409,
+  DOMAIN_NOT_VERIFIED: 409,
+  DOMAIN_TAKEN: 409,
   GONE: 410,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,

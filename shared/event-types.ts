@@ -67,6 +67,9 @@ export interface EventData {
   'webhook.deleted': { webhook_id: string; url: string };
   /** The service disabled the endpoint: every delivery to it failed for WEBHOOK_DISABLE_AFTER_HOURS. */
   'webhook.disabled': { webhook_id: string; url: string; reason: string };
+  /** An API key was made (its secret is never in an event); `expires_at` null: it does not expire. */
+  'api_key.created': { key_id: string; name: string; role: Role; prefix: string; expires_at: string | null };
+  'api_key.revoked': { key_id: string; name: string; role: Role; prefix: string };
 }
 
 export type EventType = keyof EventData;
@@ -97,4 +100,6 @@ export const EVENT_TYPES = [
   'webhook.updated',
   'webhook.deleted',
   'webhook.disabled',
+  'api_key.created',
+  'api_key.revoked',
 ] as const satisfies readonly EventType[];

@@ -79,6 +79,14 @@ export const eventDataSchemas = {
   }),
   'webhook.deleted': z.object({ webhook_id: z.string(), url: z.string() }),
   'webhook.disabled': z.object({ webhook_id: z.string(), url: z.string(), reason: z.string() }),
+  'api_key.created': z.object({
+    key_id: z.string(),
+    name: z.string(),
+    role,
+    prefix: z.string(),
+    expires_at: z.string().nullable(),
+  }),
+  'api_key.revoked': z.object({ key_id: z.string(), name: z.string(), role, prefix: z.string() }),
 } satisfies { [Type in EventType]: z.ZodType };
 
 type DataSchemas = typeof eventDataSchemas;
@@ -95,7 +103,10 @@ const eventOf = <Type extends EventType>(type: Type) =>
     event_id: z.string(),
     type: z.literal(type),
     organization_id: z.string(),
-    actor_user_id: z.string(),
+    /** The person who made the change; null when a key did (behaviour §16). */
+    actor_user_id: z.string().nullable(),
+    /** The key that made the change (an organization's API key or an application key); null for a person. */
+    actor_key_id: z.string().nullable(),
     subject_user_id: z.string().nullable(),
     data: eventDataSchemas[type],
     /** ISO 8601 UTC with milliseconds. */
@@ -129,6 +140,8 @@ export const auditEventOutput = z.discriminatedUnion('type', [
   eventOf('webhook.updated'),
   eventOf('webhook.deleted'),
   eventOf('webhook.disabled'),
+  eventOf('api_key.created'),
+  eventOf('api_key.revoked'),
 ]);
 export type AuditEvent = z.infer<typeof auditEventOutput>;
 

@@ -23,8 +23,10 @@ export const invitationOutput = z.object({
   email: z.string(),
   role: roleSchema,
   status: invitationStatusSchema,
-  /** The user id of whoever invited. */
-  invited_by: z.string(),
+  /** The user id of whoever invited; null when a key did, or their record was deleted since. */
+  invited_by: z.string().nullable(),
+  /** The key that invited (behaviour §16); null when a person did. */
+  invited_by_key_id: z.string().nullable(),
   created_at: z.string(),
   /** When the invitation itself expires (INVITATION_TTL_HOURS after it was made). */
   expires_at: z.string(),

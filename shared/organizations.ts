@@ -3,12 +3,29 @@ import { z } from 'zod';
 import { isoTimestampSchema, organizationIdSchema, roleSchema, userIdSchema } from './fields.ts';
 import { descriptionText, nameText } from './text.ts';
 
+/** A slug (behaviour §15): lower-case letters and digits, single hyphens inside. */
+export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
 export const organizationNameSchema = nameText(100);
 export const organizationDescriptionSchema = descriptionText(1000);
 
+/** A slug given by a caller (behaviour §15): 2 to 64 characters, never shaped like a UUID. */
+export const organizationSlugSchema = z
+  .string()
+  .min(2)
+  .max(64)
+  .regex(SLUG_PATTERN, 'Must be lower-case letters and digits, with single hyphens inside')
+  .refine((slug) => !z.uuid().safeParse(slug).success, 'Must not be shaped like a UUID');
+
+/**
+ * `organization_slug`: derived from the name when absent. `owner_user_id`: with an application
+ * key only, the existing user who becomes the owner (behaviour §16).
+ */
 export const createOrganizationInput = z.object({
   organization_name: organizationNameSchema,
   organization_description: organizationDescriptionSchema,
+  organization_slug: organizationSlugSchema.optional(),
+  owner_user_id: userIdSchema.optional(),
 });
 
 export const organizationOutput = z.object({

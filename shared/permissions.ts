@@ -19,7 +19,10 @@ export const checkPermissionsInput = z.object({
 
 /** GET /organizations/{organization_id}/permissions: the caller's role and what it lets them do. */
 export const permissionsOutput = z.object({
-  user_id: z.string(),
+  /** The caller; null for a key (behaviour §16). */
+  user_id: z.string().nullable(),
+  /** The key that asks, only when a key does. */
+  key_id: z.string().optional(),
   role: roleSchema,
   /** The teams whose roles add to the caller's. */
   teams: z.array(z.string()),
@@ -29,7 +32,10 @@ export const permissionsOutput = z.object({
 export type PermissionsView = z.infer<typeof permissionsOutput>;
 
 export const permissionCheckOutput = z.object({
-  user_id: z.string(),
+  /** Whose permissions: the user named, else the caller; null when the caller is a key asking about itself. */
+  user_id: z.string().nullable(),
+  /** The key asking about itself, only then. */
+  key_id: z.string().optional(),
   /** Whether the user holds every permission asked about. */
   allowed: z.boolean(),
   results: z.record(z.string(), z.boolean()),
@@ -43,6 +49,8 @@ export const permissionCatalogueOutput = z.array(
     description: z.string(),
     /** An owners' own power (`organization:delete`, `ownership:transfer`): no role may hold it. */
     owners_only: z.boolean(),
+    /** A power of the application's keys alone (`organization:limits`, `metadata:private`): no role holds it. */
+    application_only: z.boolean(),
   }),
 );
 export type PermissionCatalogue = z.infer<typeof permissionCatalogueOutput>;

@@ -16,7 +16,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createClient, type RouterInputs } from '../client/src/index.ts';
 import { appRouter } from '../server/modules/router.ts';
 import { ANY_MEMBER, type Requirement } from '../server/platform/authorization/access.ts';
-import { OWNERS_ONLY, SERVICE_PERMISSIONS } from '../server/platform/role-catalogue.ts';
+import { isGrantable, SERVICE_PERMISSIONS } from '../server/platform/role-catalogue.ts';
 import { procedureMetas, type Meta } from '../server/platform/rpc/init.ts';
 import type { AuditEvent } from '../shared/events.ts';
 import type { TeamView } from '../shared/teams.ts';
@@ -58,6 +58,8 @@ interface Fixtures {
   deliveryId: string;
   /** The organization's first event (organization.created). */
   firstEventId: string;
+  /** An API key of the organization's (role member). */
+  apiKeyId: string;
 }
 
 interface Sample<Path extends ProcedurePath> {
@@ -147,6 +149,11 @@ const SAMPLES: { [Path in ProcedurePath]?: Sample<Path> } = {
   'webhooks.retryDelivery': {
     input: (f) => ({ organization_id: f.organizationId, webhook_id: f.webhookId, delivery_id: f.deliveryId }),
   },
+  'apiKeys.create': { input: (f) => ({ organization_id: f.organizationId, name: 'Sample key', role: 'member' }) },
+  'apiKeys.list': { input: (f) => ({ organization_id: f.organizationId }) },
+  'apiKeys.page': { input: (f) => ({ organization_id: f.organizationId, limit: 10 }) },
+  'apiKeys.get': { input: (f) => ({ organization_id: f.organizationId, key_id: f.apiKeyId }) },
+  'apiKeys.revoke': { input: (f) => ({ organization_id: f.organizationId, key_id: f.apiKeyId }), destructive: true },
 };
 
 const PROCEDURES = procedureMetas(appRouter);
@@ -172,7 +179,7 @@ function sampleOf(path: string): Sample<ProcedurePath> {
 }
 
 /** A role may hold every permission but the owners' own (there is no roles file here). */
-const GRANTABLE = Object.keys(SERVICE_PERMISSIONS).filter((permission) => !OWNERS_ONLY.includes(permission as never));
+const GRANTABLE = Object.keys(SERVICE_PERMISSIONS).filter(isGrantable);
 
 /** A subscription of the typed client, as far as this test uses one. */
 interface Subscribable {
@@ -263,8 +270,14 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
       },
       { timeout: 20_000, interval: 50 },
     );
+    const key = await server().call('POST', `/organizations/${organizationId}/api-keys`, {
+      token: owner.token,
+      body: { name: 'Fixture key', role: 'member' },
+    });
+    expect(key.status, JSON.stringify(key.body)).toBe(201);
     const [first] = await ownerGet<AuditEvent[]>(`/organizations/${organizationId}/events?limit=1`);
     return {
+      apiKeyId: key.body.key_id,
       organizationId,
       ...people,
       teamId,
@@ -297,7 +310,7 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
    * members, invitations, webhooks and their deliveries.
    */
   async function snapshot(organizationId: string) {
-    const [organization, events, members, roles, teams, invitations, webhooks] = await Promise.all([
+    const [organization, events, members, roles, teams, invitations, webhooks, apiKeys] = await Promise.all([
       ownerGet(`/organizations/${organizationId}`),
       ownerGet<AuditEvent[]>(`/organizations/${organizationId}/events?limit=1000`),
       ownerGet('/organization-user', organizationId),
@@ -305,6 +318,7 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
       ownerGet<TeamView[]>(teamsPath(organizationId)),
       ownerGet(`/organizations/${organizationId}/invitations`),
       ownerGet<WebhookView[]>(webhooksPath(organizationId)),
+      ownerGet(`/organizations/${organizationId}/api-keys`),
     ]);
     // All of them, not a first page.
     expect(events.length).toBeLessThan(1000);
@@ -314,7 +328,7 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
     const deliveries = await Promise.all(
       webhooks.map(({ webhook_id }) => ownerGet(deliveriesPath(organizationId, webhook_id))),
     );
-    return { organization, events, members, roles, teams, teamMembers, invitations, webhooks, deliveries };
+    return { organization, events, members, roles, teams, teamMembers, invitations, webhooks, deliveries, apiKeys };
   }
 
   /** A query (GET) or mutation (POST) over tRPC, the organization named in the header too. */
@@ -374,7 +388,7 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
       if (actors.has(permission)) continue;
       actors.set(
         permission,
-        OWNERS_ONLY.includes(permission as never) ? admin : await memberLacking(fixtures.organizationId, permission),
+        isGrantable(permission) ? await memberLacking(fixtures.organizationId, permission) : admin,
       );
     }
   });

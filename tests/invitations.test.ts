@@ -61,10 +61,14 @@ describeOnEachDatabase('invitations', (target) => {
         role: 'member',
         status: 'pending',
         invited_by: owner.id,
+        invited_by_key_id: null,
         created_at: expect.stringMatching(ISO_MS),
         expires_at: expect.stringMatching(ISO_MS),
         membership_expires_at: null,
       });
+      // One shape everywhere: the invitee's list shows the same object.
+      const listed = await server().call('GET', `/organizations/${organizationId}/invitations`, { token: owner.token });
+      expect(listed.body).toEqual([created.body]);
       const lifetime = Date.parse(created.body.expires_at) - Date.parse(created.body.created_at);
       expect(lifetime).toBe(TTL_HOURS * 60 * 60 * 1000);
       // Nobody holds the address yet: the event has no subject.

@@ -11,6 +11,7 @@ const ROLES_AND_EXPIRY = 'Migration20261125120000_roles_and_expiry';
 const TEAMS = 'Migration20261126090000_teams';
 const WEBHOOKS = 'Migration20261126120000_webhooks';
 const TEAM_NAME_KEYS = 'Migration20261128120000_team_name_keys';
+const MACHINES_AND_DIRECTORY = 'Migration20261129090000_machines_and_directory';
 
 /**
  * The service's tables (not the migrator's own) and text columns whose collation is not MariaDB's
@@ -47,8 +48,8 @@ async function schemaDiff(orm: Orm, engine: string): Promise<string> {
 describeOnEachDatabase('migrations', (target) => {
   const all =
     target.name === 'embedded'
-      ? [INITIAL, LIFECYCLE, ROLES_AND_EXPIRY, TEAMS, WEBHOOKS, TEAM_NAME_KEYS]
-      : [INITIAL, LIFECYCLE, EXACT_IDENTITY, ROLES_AND_EXPIRY, TEAMS, WEBHOOKS, TEAM_NAME_KEYS];
+      ? [INITIAL, LIFECYCLE, ROLES_AND_EXPIRY, TEAMS, WEBHOOKS, TEAM_NAME_KEYS, MACHINES_AND_DIRECTORY]
+      : [INITIAL, LIFECYCLE, EXACT_IDENTITY, ROLES_AND_EXPIRY, TEAMS, WEBHOOKS, TEAM_NAME_KEYS, MACHINES_AND_DIRECTORY];
 
   it('build exactly the schema the entities describe, and apply once', async () => {
     const database = await target.create();
@@ -131,7 +132,7 @@ describeOnEachDatabase('migrations', (target) => {
         );
       }
 
-      expect(await migrate(orm)).toEqual([TEAM_NAME_KEYS]);
+      expect(await migrate(orm)).toEqual([TEAM_NAME_KEYS, MACHINES_AND_DIRECTORY]);
 
       const managers = storedTeamNameKey('Managers');
       expect(await connection.execute('select id, name, name_key from teams order by id')).toEqual([
@@ -147,6 +148,78 @@ describeOnEachDatabase('migrations', (target) => {
           ['t5', 'o1', 'MANAGERS', storedTeamNameKey('MANAGERS'), '', at, at],
         ),
       ).rejects.toThrow(/unique|duplicate/i);
+      expect(await schemaDiff(orm, target.name)).toBe('');
+    } finally {
+      await orm.close();
+      await database.drop();
+    }
+  });
+
+  it("give an earlier release's organizations their slugs and member counts, and keep their events and invitations (behaviour §15, §16)", async () => {
+    const database = await target.create();
+    const orm = await openDatabase(database.url);
+    try {
+      await orm.migrator.up({ to: TEAM_NAME_KEYS });
+      const at = target.name === 'embedded' ? 1_700_000_000_123 : '2023-11-14 22:13:20.123';
+      const later = target.name === 'embedded' ? 1_700_000_000_124 : '2023-11-14 22:13:20.124';
+      const connection = orm.em.getConnection();
+      const run = (sql: string, params: unknown[]) => connection.execute(sql, params, 'run');
+      for (const user of ['u1', 'u2']) {
+        await run('insert into users values (?, ?, ?, ?, ?, ?)', [user, 'Ann', 'Lee', `${user}@example.com`, at, at]);
+      }
+      const organizations: Array<[string, string, unknown]> = [
+        ['o1', 'Acme', at],
+        ['o2', 'ACME!', later],
+        ['o3', '日本', later],
+      ];
+      for (const [id, name, created] of organizations) {
+        await run(
+          'insert into organizations (id, name, description, created_by, created_at, updated_at, version) values (?, ?, ?, ?, ?, ?, ?)',
+          [id, name, '', 'u1', created, created, 0],
+        );
+      }
+      for (const [organization, user] of [
+        ['o1', 'u1'],
+        ['o1', 'u2'],
+        ['o2', 'u1'],
+      ]) {
+        await run('insert into organization_users (organization_id, user_id, role, created_at, updated_at) values (?, ?, ?, ?, ?)', [
+          organization,
+          user,
+          'owner',
+          at,
+          at,
+        ]);
+      }
+      await run(
+        'insert into organization_events (event_id, organization_id, type, actor_user_id, subject_user_id, data, created_at) values (?, ?, ?, ?, ?, ?, ?)',
+        ['e1', 'o1', 'organization.created', 'u1', 'u1', '{}', at],
+      );
+      await run(
+        'insert into invitations (id, organization_id, email, role, status, invited_by, created_at, expires_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        ['i1', 'o1', 'x@example.com', 'member', 'pending', 'u1', at, at, at],
+      );
+
+      expect(await migrate(orm)).toEqual([MACHINES_AND_DIRECTORY]);
+
+      expect(
+        await connection.execute('select id, slug, member_count, public_metadata, private_metadata, max_members from organizations order by id'),
+      ).toEqual([
+        { id: 'o1', slug: 'acme', member_count: 2, public_metadata: '{}', private_metadata: '{}', max_members: null },
+        { id: 'o2', slug: 'acme-2', member_count: 1, public_metadata: '{}', private_metadata: '{}', max_members: null },
+        { id: 'o3', slug: 'org', member_count: 0, public_metadata: '{}', private_metadata: '{}', max_members: null },
+      ]);
+      expect(await connection.execute('select event_id, actor_user_id, actor_key_id from organization_events')).toEqual([
+        { event_id: 'e1', actor_user_id: 'u1', actor_key_id: null },
+      ]);
+      expect(await connection.execute('select id, invited_by, invited_by_key_id from invitations')).toEqual([
+        { id: 'i1', invited_by: 'u1', invited_by_key_id: null },
+      ]);
+      // Rebuilding the invitations and events tables must not cascade to anything.
+      const [{ members }] = (await connection.execute('select count(*) as members from organization_users')) as [
+        { members: number | string },
+      ];
+      expect(Number(members)).toBe(3);
       expect(await schemaDiff(orm, target.name)).toBe('');
     } finally {
       await orm.close();
@@ -200,7 +273,14 @@ describeOnEachDatabase('migrations', (target) => {
         ]);
         await run('insert into idempotency_keys values (?, ?, ?, ?, ?)', ['alice', 'Key-1', 'f1', '{}', at]);
 
-        expect(await migrate(orm)).toEqual([EXACT_IDENTITY, ROLES_AND_EXPIRY, TEAMS, WEBHOOKS, TEAM_NAME_KEYS]);
+        expect(await migrate(orm)).toEqual([
+          EXACT_IDENTITY,
+          ROLES_AND_EXPIRY,
+          TEAMS,
+          WEBHOOKS,
+          TEAM_NAME_KEYS,
+          MACHINES_AND_DIRECTORY,
+        ]);
 
         // Every row kept; a reference now names the row it referenced exactly. The audit trail keeps
         // the actor as it was written (it references no row).
@@ -244,7 +324,10 @@ describeOnEachDatabase('migrations', (target) => {
         const stored = await connection.execute('select caller_id, idempotency_key, fingerprint from idempotency_keys');
         expect(stored).toHaveLength(4);
         expect(stored).toContainEqual({ caller_id: 'alice', idempotency_key: 'Key-1', fingerprint: 'f1' });
-        await run('insert into organizations values (?, ?, ?, ?, ?, ?, ?)', ['O1', 'Upper', '', 'alice', at, at, 0]);
+        await run(
+          'insert into organizations (id, name, description, created_by, created_at, updated_at, version, slug) values (?, ?, ?, ?, ?, ?, ?, ?)',
+          ['O1', 'Upper', '', 'alice', at, at, 0, 'upper'],
+        );
         // The foreign keys are back, and as exact: 'aLice' names no user.
         await expect(
           run(

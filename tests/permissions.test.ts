@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { createClient } from '../client/src/index.ts';
 import {
-  OWNERS_ONLY,
+  isGrantable,
   SERVICE_PERMISSIONS,
   type ServicePermission as Permission,
 } from '../server/platform/role-catalogue.ts';
@@ -338,7 +338,7 @@ describeOnEachDatabase('permission endpoints (behaviour §11)', (target) => {
         body: { organization_name: 'Custom roles', organization_description: '' },
       })
     ).body.organization_id as string;
-    const grantable = ALL.filter((permission) => !OWNERS_ONLY.includes(permission));
+    const grantable = ALL.filter(isGrantable);
     const customRoles = ['auditor', 'helper', 'gatekeeper'];
     const held = new Map<string, readonly string[]>();
     for (const role of customRoles) {

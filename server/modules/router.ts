@@ -1,5 +1,6 @@
 /** The whole API as one tRPC router; its type is what the typed client imports. */
 import { router } from '../platform/rpc/init.ts';
+import { apiKeysRouter } from './api-keys/index.ts';
 import { eventsRouter } from './events/index.ts';
 import { invitationsRouter } from './invitations/index.ts';
 import { membersRouter } from './members/index.ts';
@@ -20,6 +21,7 @@ export const appRouter = router({
   roles: rolesRouter,
   teams: teamsRouter,
   webhooks: webhooksRouter,
+  apiKeys: apiKeysRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -94,4 +94,8 @@ export function publicErrorBody(error: TRPCError): ErrorBody {
  * The tRPC code whose JSON-RPC number an error's shape carries. tRPC has no GONE: a 410 carries
  * NOT_FOUND's number, with the service's own code and status in the shape's data.
  */
-export const trpcCarrierCode = (code: ErrorCode): TRPC_ERROR_CODE_KEY => (code === 'GONE' ? 'NOT_FOUND' : code);
+export function trpcCarrierCode(code: ErrorCode): TRPC_ERROR_CODE_KEY {
+  if (code === 'GONE') return 'NOT_FOUND';
+  if (code === 'MEMBER_LIMIT' || code === 'DOMAIN_NOT_VERIFIED' || code === 'DOMAIN_TAKEN') return 'CONFLICT';
+  return code;
+}

@@ -20,10 +20,19 @@ import { prepare } from './database/prepared.ts';
 import type { Tx } from './database/transaction.ts';
 
 /** An organization taken for a change, within one transaction. */
+/** Who makes a change, as its events record it: a person, or a key (behaviour §16). */
+export interface EventActor {
+  readonly userId: string | null;
+  readonly keyId: string | null;
+}
+
+/** A person as the actor of a change. */
+export const personActor = (userId: string): EventActor => ({ userId, keyId: null });
+
 export interface OrganizationChange {
   readonly organizationId: string;
   /** Who makes the change, as its events record it. */
-  readonly actorUserId: string;
+  readonly actor: EventActor;
   /**
    * The organization's newest event id, kept current as this change appends events; undefined
    * until the statement that reads it has run (with the transaction's next read).
@@ -46,10 +55,17 @@ export interface OrganizationChange {
 export function takeOrganization(
   tx: Tx,
   organizationId: string,
-  actorUserId: string,
+  actor: EventActor | (() => EventActor),
   missing: () => Error,
 ): OrganizationChange {
-  const change: OrganizationChange = { organizationId, actorUserId, newestEventId: undefined };
+  const change: OrganizationChange = {
+    organizationId,
+    // A key is known once the change's first statements have run (authorization/access.ts).
+    get actor() {
+      return typeof actor === 'function' ? actor() : actor;
+    },
+    newestEventId: undefined,
+  };
   const update = organizationLock(tx.sql, organizationId);
   tx.later(tx.dialect === 'mariadb' && !tx.waitsForLock ? noLockWait(update) : update, (result) => {
     if (Number(result.numAffectedRows ?? 0) === 0) throw missing();
@@ -85,9 +101,9 @@ const noLockWait = <Row>(query: Compilable<Row>): Compilable<Row> => ({
 });
 
 /** A brand-new organization, created in this transaction: no lock to take, no events yet. */
-export const newOrganization = (organizationId: string, actorUserId: string): OrganizationChange => ({
+export const newOrganization = (organizationId: string, actor: EventActor): OrganizationChange => ({
   organizationId,
-  actorUserId,
+  actor,
   newestEventId: null,
 });
 
@@ -129,7 +145,8 @@ const eventInsert = prepare(
     eventId: string,
     organizationId: string,
     type: EventType,
-    actorUserId: string,
+    actorUserId: string | null,
+    actorKeyId: string | null,
     subjectUserId: string | null,
     data: string,
     now: DbTimestamp,
@@ -139,6 +156,7 @@ const eventInsert = prepare(
       organization_id: organizationId,
       type,
       actor_user_id: actorUserId,
+      actor_key_id: actorKeyId,
       subject_user_id: subjectUserId,
       data,
       created_at: now,
@@ -163,7 +181,8 @@ export async function appendEvent<Type extends EventType>(
       eventId,
       change.organizationId,
       event.type,
-      event.actorUserId ?? change.actorUserId,
+      event.actorUserId ?? change.actor.userId,
+      event.actorUserId === undefined ? change.actor.keyId : null,
       event.subjectUserId,
       JSON.stringify(event.data),
       tx.timestamp(),

@@ -29,6 +29,11 @@ export const SERVICE_PERMISSIONS = {
   'teams:read': 'read its teams',
   'teams:manage': 'create, change and delete its teams',
   'webhooks:manage': 'manage its webhooks',
+  'api_keys:manage': 'create and revoke its API keys',
+  'domains:manage': 'manage its domains and its directory',
+  'directory:sync': "provision its members and teams from a company's directory (SCIM)",
+  'organization:limits': 'set its seat limit',
+  'metadata:private': 'read and change its private metadata',
 } as const;
 export type ServicePermission = keyof typeof SERVICE_PERMISSIONS;
 
@@ -36,6 +41,17 @@ const SERVICE_PERMISSION_NAMES = Object.keys(SERVICE_PERMISSIONS) as ServicePerm
 
 /** Powers of owners alone: no other role may hold them, and a role that names them is refused. */
 export const OWNERS_ONLY: readonly ServicePermission[] = ['organization:delete', 'ownership:transfer'];
+
+/**
+ * Powers of the application's own keys alone (behaviour §16): no role holds them, the owner's
+ * included, and a role that names them is refused.
+ */
+export const APPLICATION_ONLY: readonly ServicePermission[] = ['organization:limits', 'metadata:private'];
+
+/** Whether a role of an organization may hold the permission. */
+export const isGrantable = (permission: string): boolean =>
+  !(OWNERS_ONLY as readonly string[]).includes(permission) &&
+  !(APPLICATION_ONLY as readonly string[]).includes(permission);
 
 const MEMBER_PERMISSIONS: readonly ServicePermission[] = [
   'organization:read',
@@ -93,6 +109,8 @@ export class RoleCatalogue {
   readonly permissions: ReadonlyMap<string, string>;
   /** The roles that are not stored: the built-in ones, then the instance ones, by name. */
   readonly fixedRoles: ReadonlyMap<string, RoleDefinition>;
+  /** What an application key holds in every organization: every permission (behaviour §16). */
+  readonly applicationKeyPermissions: ReadonlySet<string>;
 
   /** The catalogue of a roles file's content; throws RoleCatalogueError naming the first problem. */
   constructor(file: RolesFile = {}) {
@@ -119,9 +137,10 @@ export class RoleCatalogue {
       return names;
     };
     const all = [...this.permissions.keys()];
+    this.applicationKeyPermissions = new Set(all);
     const builtIn: Record<BuiltInRole, string[]> = {
-      owner: all,
-      admin: [...SERVICE_PERMISSION_NAMES.filter((name) => !OWNERS_ONLY.includes(name)), ...grantsOf('admin')],
+      owner: all.filter((name) => !(APPLICATION_ONLY as readonly string[]).includes(name)),
+      admin: [...SERVICE_PERMISSION_NAMES.filter(isGrantable), ...grantsOf('admin')],
       member: [...MEMBER_PERMISSIONS, ...grantsOf('member')],
     };
     const fixed = new Map<string, RoleDefinition>();
@@ -179,6 +198,8 @@ export class RoleCatalogue {
     if (unknown) return `Unknown permission: ${unknown}`;
     const ownersOnly = permissions.find((name) => (OWNERS_ONLY as readonly string[]).includes(name));
     if (ownersOnly) return `${ownersOnly} belongs to owners alone; no other role may hold it`;
+    const applicationOnly = permissions.find((name) => (APPLICATION_ONLY as readonly string[]).includes(name));
+    if (applicationOnly) return `${applicationOnly} belongs to the application's keys alone; no role may hold it`;
     return undefined;
   }
 

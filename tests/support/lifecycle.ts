@@ -42,7 +42,7 @@ export async function invite(
 
 export interface StoredEvent {
   type: string;
-  actor_user_id: string;
+  actor_user_id: string | null;
   subject_user_id: string | null;
   data: unknown;
 }

@@ -22,6 +22,9 @@ const ADMIN: ServicePermission[] = [
   'teams:read',
   'teams:manage',
   'webhooks:manage',
+  'api_keys:manage',
+  'domains:manage',
+  'directory:sync',
 ];
 
 export const EXPECTED: Record<BuiltInRole, ServicePermission[]> = {

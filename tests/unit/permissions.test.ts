@@ -20,7 +20,7 @@ const codeOf = (action: () => void): string | undefined => {
  * Each operation and who may call it: a permission in the organization (or any member), or any
  * caller, or a creator; `or self` where acting on oneself needs only membership.
  */
-const OPERATIONS: Record<string, Requirement | `${ServicePermission} or self` | 'caller' | 'creator'> = {
+const OPERATIONS: Record<string, Requirement | `${ServicePermission} or self` | 'caller' | 'creator' | 'application'> = {
   'users.create': 'creator',
   'users.me': 'caller',
   'permissions.catalogue': 'caller',
@@ -77,6 +77,11 @@ const OPERATIONS: Record<string, Requirement | `${ServicePermission} or self` | 
   'webhooks.deliveries': 'webhooks:manage',
   'webhooks.deliveriesPage': 'webhooks:manage',
   'webhooks.retryDelivery': 'webhooks:manage',
+  'apiKeys.create': 'api_keys:manage',
+  'apiKeys.list': 'api_keys:manage',
+  'apiKeys.page': 'api_keys:manage',
+  'apiKeys.get': 'api_keys:manage',
+  'apiKeys.revoke': 'api_keys:manage',
 };
 
 describe('permissions (behaviour §3.2)', () => {

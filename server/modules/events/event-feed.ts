@@ -26,11 +26,13 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AuditEvent } from '../../../shared/events.ts';
 import { assertHolds } from '../../platform/authorization/access.ts';
 import { holdingRows, holdingsByUser, type Holds } from '../../platform/authorization/holdings.ts';
-import { notInOrganization, nowFor, type ClockedReader } from '../../platform/authorization/memberships.ts';
+import { keyHoldings } from '../../platform/authorization/access.ts';
+import { notInOrganization, nowFor } from '../../platform/authorization/memberships.ts';
+import type { Db } from '../../platform/database/transaction.ts';
 import { unavailable } from '../../platform/errors.ts';
 import type { RoleCatalogue } from '../../platform/role-catalogue.ts';
 import { eventsAfterCursors, newestEventId } from './events.queries.ts';
-import { readEvents, revokesAccess, toAuditEvent } from './events.service.ts';
+import { readEvents, revokesAccess, toAuditEvent, type Watcher } from './events.service.ts';
 
 export interface FeedSettings {
   /** How often the instance looks for new events while it has subscribers. */
@@ -52,7 +54,7 @@ const CATCH_UP_PAGE = 500;
 type Ending = 'revoked' | 'lagging' | 'expired';
 
 class Subscriber {
-  readonly userId: string;
+  readonly watcher: Watcher;
   /** The organization's newest event id this instance had seen when the subscriber joined. */
   readonly start: string | null;
   readonly #backlog: number;
@@ -61,8 +63,8 @@ class Subscriber {
   #ending: Ending | undefined;
   #wake: (() => void) | undefined;
 
-  constructor(userId: string, start: string | null, backlog: number, onLag: () => void) {
-    this.userId = userId;
+  constructor(watcher: Watcher, start: string | null, backlog: number, onLag: () => void) {
+    this.watcher = watcher;
     this.start = start;
     this.#backlog = backlog;
     this.#onLag = onLag;
@@ -120,15 +122,15 @@ interface Channel {
 }
 
 export class EventFeed {
-  readonly #reader: ClockedReader;
+  readonly #db: Db;
   readonly #settings: FeedSettings;
   readonly #log: FastifyBaseLogger;
   readonly #channels = new Map<string, Channel>();
   #timer: NodeJS.Timeout | undefined;
   #failing = false;
 
-  constructor(reader: ClockedReader, settings: FeedSettings, log: FastifyBaseLogger) {
-    this.#reader = reader;
+  constructor(db: Db, settings: FeedSettings, log: FastifyBaseLogger) {
+    this.#db = db;
     this.#settings = settings;
     this.#log = log;
   }
@@ -141,28 +143,28 @@ export class EventFeed {
    */
   async *watch(options: {
     organizationId: string;
-    userId: string;
+    watcher: Watcher;
     lastEventId: string | null;
     signal: AbortSignal;
     maxDurationMs: number;
     onLag: () => void;
   }): AsyncGenerator<AuditEvent> {
-    const { organizationId, userId, signal } = options;
-    const subscriber = await this.#join(organizationId, userId, options.onLag);
+    const { organizationId, watcher, signal } = options;
+    const subscriber = await this.#join(organizationId, watcher, options.onLag);
     const expiry = setTimeout(() => subscriber.end('expired'), options.maxDurationMs);
     try {
-      const held = (await this.#permissions(organizationId, [userId])).get(userId);
+      const held = (await this.#permissions(organizationId, [subscriber])).get(subscriber);
       if (!held) throw notInOrganization();
       assertHolds(held, 'events:read');
       let delivered = options.lastEventId ?? subscriber.start;
       if (options.lastEventId !== null) {
         // Catch up from the table; whatever commits meanwhile is in the queue too (skipped below).
         for (;;) {
-          const page = await readEvents(this.#reader, organizationId, { after: delivered, limit: CATCH_UP_PAGE });
+          const page = await readEvents(this.#db, organizationId, { after: delivered, limit: CATCH_UP_PAGE });
           for (const event of page) {
             yield event;
             delivered = event.event_id;
-            if (revokesAccess(event, userId, this.#settings.roles)) return;
+            if (revokesAccess(event, watcher, this.#settings.roles)) return;
           }
           if (page.length < CATCH_UP_PAGE) break;
         }
@@ -178,7 +180,7 @@ export class EventFeed {
     }
   }
 
-  async #join(organizationId: string, userId: string, onLag: () => void): Promise<Subscriber> {
+  async #join(organizationId: string, watcher: Watcher, onLag: () => void): Promise<Subscriber> {
     let channel = this.#channels.get(organizationId);
     if (!channel) {
       const created: Channel = {
@@ -188,7 +190,7 @@ export class EventFeed {
         ready: Promise.resolve(),
         subscribers: new Set(),
       };
-      created.ready = newestEventId(this.#reader, organizationId).then((newest) => {
+      created.ready = newestEventId(this.#db, organizationId).then((newest) => {
         created.cursor = newest;
         created.isReady = true;
       });
@@ -203,7 +205,7 @@ export class EventFeed {
       }
       throw error;
     }
-    const subscriber = new Subscriber(userId, channel.cursor, this.#settings.backlog, onLag);
+    const subscriber = new Subscriber(watcher, channel.cursor, this.#settings.backlog, onLag);
     channel.subscribers.add(subscriber);
     this.#schedule();
     return subscriber;
@@ -245,7 +247,7 @@ export class EventFeed {
   }
 
   async #pollChannels(channels: Channel[]): Promise<void> {
-    const rows = await eventsAfterCursors(this.#reader, channels, EVENTS_PER_POLL);
+    const rows = await eventsAfterCursors(this.#db, channels, EVENTS_PER_POLL);
     const byOrganization = Map.groupBy(rows.map(toAuditEvent), (event) => event.organization_id);
     for (const [organizationId, events] of byOrganization) {
       const channel = this.#channels.get(organizationId);
@@ -261,17 +263,17 @@ export class EventFeed {
    */
   async #deliver(channel: Channel, events: AuditEvent[]): Promise<void> {
     const subscribers = [...channel.subscribers];
-    const held = await this.#permissions(channel.organizationId, [...new Set(subscribers.map((s) => s.userId))]);
+    const held = await this.#permissions(channel.organizationId, subscribers);
     for (const subscriber of subscribers) {
       const cut = events.findIndex(
         (event) =>
           (subscriber.start === null || event.event_id > subscriber.start) &&
-          revokesAccess(event, subscriber.userId, this.#settings.roles),
+          revokesAccess(event, subscriber.watcher, this.#settings.roles),
       );
       if (cut >= 0) {
         subscriber.push(events.slice(0, cut + 1));
         subscriber.end('revoked');
-      } else if (!held.get(subscriber.userId)?.has('events:read')) {
+      } else if (!held.get(subscriber)?.has('events:read')) {
         subscriber.end('revoked');
       } else {
         subscriber.push(events);
@@ -279,9 +281,27 @@ export class EventFeed {
     }
   }
 
-  /** What each of these users may do in the organization (no entry: not a member, or an expired one). */
-  async #permissions(organizationId: string, userIds: string[]): Promise<Map<string, Holds>> {
-    const rows = await this.#reader.all(holdingRows(this.#reader.sql, organizationId, userIds, nowFor(this.#reader)));
-    return holdingsByUser(this.#settings.roles, rows);
+  /**
+   * What each subscriber may do in the organization (no entry: not a member, an expired one, a key
+   * revoked or expired): the persons' in one statement, each key's through the guard of its own.
+   */
+  async #permissions(organizationId: string, subscribers: Subscriber[]): Promise<Map<Subscriber, Holds>> {
+    const held = new Map<Subscriber, Holds>();
+    const persons = subscribers.filter((subscriber) => subscriber.watcher.kind === 'person');
+    if (persons.length > 0) {
+      const userIds = [...new Set(persons.map((subscriber) => (subscriber.watcher as { userId: string }).userId))];
+      const rows = await this.#db.all(holdingRows(this.#db.sql, organizationId, userIds, nowFor(this.#db)));
+      const byUser = holdingsByUser(this.#settings.roles, rows);
+      for (const subscriber of persons) {
+        const holds = byUser.get((subscriber.watcher as { userId: string }).userId);
+        if (holds) held.set(subscriber, holds);
+      }
+    }
+    for (const subscriber of subscribers) {
+      if (subscriber.watcher.kind !== 'key') continue;
+      const holds = await keyHoldings(this.#db, subscriber.watcher.actor, organizationId, this.#settings.roles);
+      if (holds) held.set(subscriber, holds);
+    }
+    return held;
   }
 }

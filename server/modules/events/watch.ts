@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { eventIdSchema } from '../../../shared/events.ts';
 import { organizationIdSchema } from '../../../shared/fields.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
+import type { Watcher } from './events.service.ts';
 import { STREAM_MAX_DURATION_MS } from './event-stream.ts';
 
 const organizationId = organizationIdSchema.toLowerCase();
@@ -29,9 +30,14 @@ export const watchEventsProcedure = organizationProcedure({ from: 'input', may: 
         message: 'Subscribe with a GET request (server-sent events)',
       });
     }
+    const { actor, eventActor } = ctx.org.access;
+    const watcher: Watcher =
+      actor.kind === 'person'
+        ? { kind: 'person', userId: actor.userId }
+        : { kind: 'key', actor, keyId: eventActor.keyId! };
     const events = stream.feed.watch({
       organizationId: input.organization_id,
-      userId: ctx.caller.userId,
+      watcher,
       lastEventId: input.lastEventId ?? null,
       signal: signal ?? new AbortController().signal,
       maxDurationMs: STREAM_MAX_DURATION_MS,

@@ -18,7 +18,8 @@ export interface InvitationRow {
   email: string;
   role: Role;
   status: InvitationStatus;
-  invited_by: string;
+  invited_by: string | null;
+  invited_by_key_id: string | null;
   created_at: DbTimestamp;
   expires_at: DbTimestamp;
   membership_expires_at: DbTimestamp | null;
@@ -33,6 +34,7 @@ const INVITATION_COLUMNS = [
   'i.role',
   'i.status',
   'i.invited_by',
+  'i.invited_by_key_id',
   'i.created_at',
   'i.expires_at',
   'i.membership_expires_at',

@@ -15,19 +15,22 @@
 import type { z } from 'zod';
 import type { membershipOutput } from '../../../shared/fields.ts';
 import type { createInvitationInput, InvitationView } from '../../../shared/invitations.ts';
-import type { Caller } from '../../platform/auth/tokens.ts';
+import type { PersonCaller } from '../../platform/auth/tokens.ts';
 import type { InOrganization } from '../../platform/authorization/in-organization.ts';
 import { assertCanChange, assertMayGive } from '../../platform/authorization/rules.ts';
 import { newId } from '../../platform/database/ids.ts';
 import { isoTimestamp, isoTimestampOrNull, toDate } from '../../platform/database/timestamps.ts';
 import type { Db, Tx } from '../../platform/database/transaction.ts';
 import { conflict, forbidden, gone, notFound } from '../../platform/errors.ts';
-import { appendEvent, takeOrganization, type OrganizationChange } from '../../platform/organization-changes.ts';
+import { appendEvent, personActor, takeOrganization, type OrganizationChange } from '../../platform/organization-changes.ts';
 import {
   assertOwnerDoesNotExpire,
+  assertSeatFor,
   insertMembership,
   removeLapsedMembership,
+  seatsOf,
   type LapsedMembership,
+  type Seats,
 } from '../members/members.service.ts';
 import { emailOfUser, noUserRecord } from '../users/users.service.ts';
 import {
@@ -59,6 +62,7 @@ const toView = (row: InvitationRow): InvitationView => ({
   role: row.role,
   status: row.status,
   invited_by: row.invited_by,
+  invited_by_key_id: row.invited_by_key_id,
   created_at: isoTimestamp(row.created_at),
   expires_at: isoTimestamp(row.expires_at),
   membership_expires_at: isoTimestampOrNull(row.membership_expires_at),
@@ -81,8 +85,10 @@ export async function createInvitation(
   ttlHours: number,
 ): Promise<InvitationView> {
   return org.change(async (tx, change) => {
+    const seats = seatsOf(tx, org.organizationId);
     const row = await organizationAndInvitee(tx, org.organizationId, input.email);
     const held = await change.held();
+    const { actor } = change;
     assertCanChange(held.role, undefined, input.role);
     await assertMayGive(tx, org.access, held, input.role);
     const membershipExpiresAt = input.expires_at ?? null;
@@ -91,13 +97,15 @@ export async function createInvitation(
     if (await openInvitationTo(tx, org.organizationId, input.email)) {
       throw conflict('This e-mail address has a pending invitation to this organization already');
     }
+    assertSeatFor(seats(), 'invitation');
     const invitation = {
       id: newId(tx.now.getTime()),
       organization_id: org.organizationId,
       email: input.email,
       role: input.role,
       status: 'pending' as const,
-      invited_by: org.access.userId,
+      invited_by: actor.userId,
+      invited_by_key_id: actor.keyId,
       created_at: tx.timestamp(),
       expires_at: tx.timestamp(new Date(tx.now.getTime() + ttlHours * HOUR_MS)),
       membership_expires_at: membershipExpiresAt === null ? null : tx.timestamp(new Date(membershipExpiresAt)),
@@ -123,7 +131,7 @@ export async function listOrganizationInvitations(org: InOrganization): Promise<
 }
 
 /** The caller's open invitations (to their user record's e-mail), oldest first; 404 without a record. */
-export async function listMyInvitations(db: Db, caller: Caller): Promise<InvitationView[]> {
+export async function listMyInvitations(db: Db, caller: PersonCaller): Promise<InvitationView[]> {
   return (await openInvitationsTo(db, await emailOfUser(db, caller.userId))).map(toView);
 }
 
@@ -156,6 +164,8 @@ interface AddressedInvitation {
   memberRole: string | undefined;
   /** The caller's membership that expired and is still stored, if any. */
   lapsedMembership: LapsedMembership | undefined;
+  /** The organization's seats, read with the invitation. */
+  seats: () => Seats;
 }
 
 /**
@@ -165,7 +175,7 @@ interface AddressedInvitation {
  */
 async function answerInvitation<T>(
   db: Db,
-  caller: Caller,
+  caller: PersonCaller,
   invitationId: string,
   work: (tx: Tx, change: OrganizationChange, invitation: AddressedInvitation) => Promise<T>,
 ): Promise<T> {
@@ -176,7 +186,8 @@ async function answerInvitation<T>(
   return db.transaction(
     async (tx) => {
       // Deleted meanwhile, and its invitations with it: unknown.
-      const change = takeOrganization(tx, organizationId, caller.userId, unknownInvitation);
+      const change = takeOrganization(tx, organizationId, personActor(caller.userId), unknownInvitation);
+      const seats = seatsOf(tx, organizationId);
       const found = await invitationForAnswer(tx, invitationId, caller.userId);
       if (!found) throw unknownInvitation();
       const { caller_email, member_role, lapsed_role, lapsed_expires_at, ...row } = found;
@@ -187,7 +198,7 @@ async function answerInvitation<T>(
         lapsed_role === null || lapsed_expires_at === null
           ? undefined
           : { userId: caller.userId, role: lapsed_role, expiresAt: lapsed_expires_at };
-      return work(tx, change, { row, memberRole: member_role ?? undefined, lapsedMembership });
+      return work(tx, change, { row, memberRole: member_role ?? undefined, lapsedMembership, seats });
     },
     { organizationId },
   );
@@ -202,17 +213,18 @@ async function answerInvitation<T>(
  */
 export async function acceptInvitation(
   db: Db,
-  caller: Caller,
+  caller: PersonCaller,
   invitationId: string,
 ): Promise<z.infer<typeof membershipOutput>> {
   try {
     return await answerInvitation(db, caller, invitationId, async (tx, change, invitation) => {
-      const { row, memberRole, lapsedMembership } = invitation;
+      const { row, memberRole, lapsedMembership, seats } = invitation;
       if (memberRole) throw alreadyMember();
       const expiresAt = isoTimestampOrNull(row.membership_expires_at);
       if (expiresAt !== null && new Date(expiresAt) <= tx.now) {
         throw gone('The membership this invitation offers has expired');
       }
+      assertSeatFor(seats(), 'accepted invitation');
       if (lapsedMembership) await removeLapsedMembership(tx, change, lapsedMembership);
       setStatus(tx, invitationId, 'accepted');
       insertMembership(tx, row.organization_id, caller.userId, row.role, expiresAt);
@@ -231,7 +243,7 @@ export async function acceptInvitation(
 }
 
 /** Declines an open invitation addressed to the caller. */
-export async function declineInvitation(db: Db, caller: Caller, invitationId: string): Promise<{ message: string }> {
+export async function declineInvitation(db: Db, caller: PersonCaller, invitationId: string): Promise<{ message: string }> {
   return answerInvitation(db, caller, invitationId, async (tx, change, { row }) => {
     setStatus(tx, invitationId, 'declined');
     await appendEvent(tx, change, {

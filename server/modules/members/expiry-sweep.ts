@@ -10,7 +10,7 @@
  * found the same row, the second finds it gone (or renewed meanwhile) and does nothing, so each
  * expiry is removed and recorded once.
  */
-import { takeOrganization } from '../../platform/organization-changes.ts';
+import { personActor, takeOrganization } from '../../platform/organization-changes.ts';
 import type { Db } from '../../platform/database/transaction.ts';
 import { expiredMembershipBatch, lapsedMembershipOf } from './members.queries.ts';
 import { removeLapsedMembership } from './members.service.ts';
@@ -29,7 +29,7 @@ async function removeExpired(db: Db, organizationId: string, userId: string): Pr
     await db.transaction(
       async (tx) => {
         // The member is the actor: nobody removed them, their membership ended when it was given to.
-        const change = takeOrganization(tx, organizationId, userId, () => new OrganizationGone());
+        const change = takeOrganization(tx, organizationId, personActor(userId), () => new OrganizationGone());
         const row = await lapsedMembershipOf(tx, organizationId, userId);
         if (!row?.expires_at || row.role === 'owner') return;
         await removeLapsedMembership(tx, change, { userId, role: row.role, expiresAt: row.expires_at });

@@ -84,7 +84,17 @@ const membershipInsert = prepare(
     }),
 );
 
-/** Queues the insert of a membership that expires at `expiresAt` (ISO; null: never). */
+const memberCountChange = prepare((sql, organizationId: string, by: number) =>
+  sql
+    .updateTable('organizations')
+    .set((eb) => ({ member_count: eb('member_count', '+', by) }))
+    .where('id', '=', organizationId),
+);
+
+/**
+ * Queues the insert of a membership that expires at `expiresAt` (ISO; null: never), with its count
+ * in the organization's row (entities.ts, Organization.memberCount).
+ */
 export function insertMembership(
   tx: Tx,
   organizationId: string,
@@ -93,6 +103,7 @@ export function insertMembership(
   expiresAt: string | null,
 ): void {
   tx.later(membershipInsert(tx.sql, organizationId, userId, role, tx.timestamp(), storedExpiry(tx, expiresAt)));
+  tx.later(memberCountChange(tx.sql, organizationId, 1));
 }
 
 const roleUpdate = prepare((sql, organizationId: string, userId: string, role: Role, now: DbTimestamp) =>
@@ -132,9 +143,60 @@ const membershipDelete = prepare((sql, organizationId: string, userId: string) =
   sql.deleteFrom('organization_users').where('organization_id', '=', organizationId).where('user_id', '=', userId),
 );
 
-/** Queues the delete of a membership (its team places go with it, by their foreign key). */
+/** Queues the delete of a membership (its team places go with it, by their foreign key), and its count. */
 export function deleteMembership(tx: Tx, organizationId: string, userId: string): void {
   tx.later(membershipDelete(tx.sql, organizationId, userId));
+  tx.later(memberCountChange(tx.sql, organizationId, -1));
+}
+
+const seats = prepare((sql, organizationId: string, now: DbTimestamp) =>
+  sql
+    .selectFrom('organizations as o')
+    .select((eb) => [
+      'o.max_members',
+      'o.member_count',
+      eb
+        .selectFrom('organization_users as l')
+        .select((count) => count.fn.countAll<number | string>().as('lapsed'))
+        .whereRef('l.organization_id', '=', 'o.id')
+        .where(lapsed('l', now))
+        .as('lapsed'),
+      eb
+        .selectFrom('invitations as i')
+        .select((count) => count.fn.countAll<number | string>().as('invited'))
+        .whereRef('i.organization_id', '=', 'o.id')
+        .where('i.status', '=', 'pending')
+        .where('i.expires_at', '>', now)
+        .as('invited'),
+    ])
+    .where('o.id', '=', organizationId),
+);
+
+/** What a seat limit is judged on: the limit, the current members, the open invitations. */
+export interface Seats {
+  maxMembers: number | null;
+  members: number;
+  invited: number;
+}
+
+/**
+ * Queues the read of the organization's seats, to go out with the change's next read; what it
+ * returns tells them once that read has run.
+ */
+export function seatsOf(tx: Tx, organizationId: string): () => Seats {
+  let read: Seats | undefined;
+  tx.later(seats(tx.sql, organizationId, tx.timestamp()), (result) => {
+    const row = result.rows[0];
+    read = {
+      maxMembers: row?.max_members ?? null,
+      members: Number(row?.member_count ?? 0) - Number(row?.lapsed ?? 0),
+      invited: Number(row?.invited ?? 0),
+    };
+  });
+  return () => {
+    if (!read) throw new Error('The seats are read with the change’s next read: read before asking for them');
+    return read;
+  };
 }
 
 const memberWithUser = prepare((sql, organizationId: string, userId: string, now: DbTimestamp) =>

@@ -33,7 +33,7 @@ import {
   type StoredTimestamp,
 } from '../../platform/database/timestamps.ts';
 import type { Tx } from '../../platform/database/transaction.ts';
-import { badRequest, conflict, notFound } from '../../platform/errors.ts';
+import { badRequest, conflict, DomainError, notFound } from '../../platform/errors.ts';
 import { appendEvent, type OrganizationChange } from '../../platform/organization-changes.ts';
 import { recordLeavingTeams } from '../teams/teams.service.ts';
 import {
@@ -44,11 +44,33 @@ import {
   memberRow,
   membershipOf,
   ownerCount,
+  seatsOf,
   userByEmail,
+  type Seats,
   updateRoleAndExpiry,
 } from './members.queries.ts';
 
 const notAMember = () => notFound('The user is not a member of this organization');
+
+/** How a new membership or invitation counts against the seat limit (behaviour §16). */
+export type SeatUse = 'invitation' | 'membership' | 'accepted invitation';
+
+/**
+ * Refuses, with 409 MEMBER_LIMIT, what would take the organization past its seat limit: a new
+ * invitation, or a membership that does not come from a pending invitation, when members and
+ * pending invitations would exceed it; accepting a pending invitation when members alone would.
+ * The seats are read under the organization's lock (seatsOf, queued with the change's first read).
+ */
+export function assertSeatFor({ maxMembers, members, invited }: Seats, use: SeatUse): void {
+  if (maxMembers === null) return;
+  const taken = use === 'accepted invitation' ? members : members + invited;
+  if (taken + 1 > maxMembers) {
+    throw new DomainError(
+      'MEMBER_LIMIT',
+      `The organization has ${members} members and ${invited} pending invitations, and may have ${maxMembers} at most: raise the limit or free a seat`,
+    );
+  }
+}
 const alreadyMember = () => conflict('The user is already a member of this organization');
 
 /** Owners left, counted only where the change could take away the last one. */
@@ -102,6 +124,7 @@ export async function addMember(
   const expiresAt = input.expires_at ?? null;
   try {
     return await org.change(async (tx, change) => {
+      const seats = seatsOf(tx, org.organizationId);
       const user = await userByEmail(tx, org.organizationId, input.email);
       const held = await change.held();
       assertCanChange(held.role, undefined, input.role);
@@ -109,6 +132,7 @@ export async function addMember(
       assertOwnerDoesNotExpire(input.role, expiresAt);
       if (!user) throw notFound('No user has this e-mail address');
       if (user.member_role) throw alreadyMember();
+      assertSeatFor(seats(), 'membership');
       if (user.lapsed_role !== null && user.lapsed_expires_at !== null) {
         const lapsed = { userId: user.user_id, role: user.lapsed_role, expiresAt: user.lapsed_expires_at };
         await removeLapsedMembership(tx, change, lapsed);
@@ -234,5 +258,5 @@ export async function membersPage(org: InOrganization, page: PageRequest): Promi
 /** For the roles domain: how many current members hold `role` as their role. */
 export { membersWithRole } from './members.queries.ts';
 
-/** For the domains that make memberships (invitations, organizations): the insert, queued. */
-export { insertMembership, rolesOf, updateRole, updateRoleAndExpiry } from './members.queries.ts';
+/** For the domains that make memberships (invitations, organizations): the insert, queued, and the seats. */
+export { insertMembership, rolesOf, seatsOf, updateRole, updateRoleAndExpiry, type Seats } from './members.queries.ts';

@@ -9,12 +9,13 @@ import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
 import type { Tx } from '../../platform/database/transaction.ts';
 
 const organizationInsert = prepare(
-  (sql, id: string, name: string, description: string, createdBy: string, now: DbTimestamp) =>
+  (sql, id: string, name: string, description: string, createdBy: string, slug: string, now: DbTimestamp) =>
     sql.insertInto('organizations').values({
       id,
       name,
       description,
       created_by: createdBy,
+      slug,
       created_at: now,
       updated_at: now,
       version: 0,
@@ -26,11 +27,23 @@ export interface NewOrganization {
   name: string;
   description: string;
   createdBy: string;
+  slug: string;
 }
 
 export function insertOrganization(tx: Tx, organization: NewOrganization): void {
-  const { id, name, description, createdBy } = organization;
-  tx.later(organizationInsert(tx.sql, id, name, description, createdBy, tx.timestamp()));
+  const { id, name, description, createdBy, slug } = organization;
+  tx.later(organizationInsert(tx.sql, id, name, description, createdBy, slug, tx.timestamp()));
+}
+
+/** The slugs in use that are `base` or begin with `base-` (a slug holds no LIKE wildcard). */
+export async function slugsLike(tx: Tx, base: string): Promise<Set<string>> {
+  const rows = await tx.all(
+    tx.sql
+      .selectFrom('organizations')
+      .select('slug')
+      .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)])),
+  );
+  return new Set(rows.map((row) => row.slug));
 }
 
 const organizationsOfUser = pagedList(

@@ -13,15 +13,16 @@ import type {
   transferOwnershipInput,
   updateOrganizationInput,
 } from '../../../shared/organizations.ts';
-import type { Caller } from '../../platform/auth/tokens.ts';
+import type { PersonCaller } from '../../platform/auth/tokens.ts';
 import type { InOrganization } from '../../platform/authorization/in-organization.ts';
 import type { ClockedReader } from '../../platform/authorization/memberships.ts';
 import { newId } from '../../platform/database/ids.ts';
 import { toPage, type Page, type PageRequest } from '../../platform/database/pages.ts';
 import { isoTimestamp } from '../../platform/database/timestamps.ts';
-import type { Db } from '../../platform/database/transaction.ts';
-import { badRequest, notFound } from '../../platform/errors.ts';
-import { appendEvent, newOrganization } from '../../platform/organization-changes.ts';
+import type { Db, Tx } from '../../platform/database/transaction.ts';
+import { badRequest, conflict, forbidden, notFound, unavailable } from '../../platform/errors.ts';
+import type { Creator } from '../../platform/rpc/procedures.ts';
+import { appendEvent, newOrganization, personActor } from '../../platform/organization-changes.ts';
 import { insertMembership, rolesOf, updateRole, updateRoleAndExpiry } from '../members/members.service.ts';
 import { noUserRecord } from '../users/users.service.ts';
 import {
@@ -29,37 +30,82 @@ import {
   insertOrganization,
   organizationRow,
   organizationRowsOfUser,
+  slugsLike,
   updateOrganizationRow,
 } from './organizations.queries.ts';
+import { firstFreeSlug, slugOfName } from './slug.ts';
 
-/** The organization, its owner's membership and its first event, in one transaction. */
+/** Attempts at a derived slug that others took meanwhile, before the creation gives up (503). */
+const SLUG_ATTEMPTS = 50;
+
+const slugTaken = (slug: string) => conflict(`The slug ${slug} is taken`);
+
+/**
+ * The organization, its owner's membership and its first event, in one transaction. The owner is
+ * the person who creates it, or, with the application's key, the existing user `owner_user_id`
+ * (behaviour §16). Its slug is the one given (409 when taken) or the first free one its name gives
+ * (behaviour §15): when a concurrent creation takes it first, the creation is made again with the
+ * next one.
+ */
 export async function createOrganization(
   db: Db,
-  caller: Caller,
+  creator: Creator,
   input: z.infer<typeof createOrganizationInput>,
 ): Promise<z.infer<typeof membershipOutput>> {
-  try {
-    return await db.transaction(async (tx) => {
-      const organizationId = newId();
-      // No user record: the foreign key on created_by refuses the row (no read needed first).
-      insertOrganization(tx, {
-        id: organizationId,
-        name: input.organization_name,
-        description: input.organization_description,
-        createdBy: caller.userId,
+  const ownerId = ownerOf(creator, input.owner_user_id);
+  const actor = creator.kind === 'person' ? personActor(creator.userId) : { userId: null, keyId: creator.keyId };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction(async (tx) => {
+        const organizationId = newId();
+        const slug = input.organization_slug ?? (await freeSlugFor(tx, input.organization_name));
+        // No user record: the foreign key on created_by refuses the row (no read needed first).
+        insertOrganization(tx, {
+          id: organizationId,
+          name: input.organization_name,
+          description: input.organization_description,
+          createdBy: ownerId,
+          slug,
+        });
+        insertMembership(tx, organizationId, ownerId, 'owner', null);
+        await appendEvent(tx, newOrganization(organizationId, actor), {
+          type: 'organization.created',
+          subjectUserId: ownerId,
+          data: { organization_name: input.organization_name, organization_description: input.organization_description },
+        });
+        return { organization_id: organizationId, user_id: ownerId, role: 'owner' as const };
       });
-      insertMembership(tx, organizationId, caller.userId, 'owner', null);
-      await appendEvent(tx, newOrganization(organizationId, caller.userId), {
-        type: 'organization.created',
-        subjectUserId: caller.userId,
-        data: { organization_name: input.organization_name, organization_description: input.organization_description },
-      });
-      return { organization_id: organizationId, user_id: caller.userId, role: 'owner' as const };
-    });
-  } catch (error) {
-    if (db.isForeignKeyViolation(error)) throw noUserRecord();
-    throw error;
+    } catch (error) {
+      if (db.isForeignKeyViolation(error)) throw creator.kind === 'person' ? noUserRecord() : noSuchOwner();
+      if (!db.isUniqueViolation(error) || !/slug/i.test((error as Error).message)) throw error;
+      if (input.organization_slug !== undefined) throw slugTaken(input.organization_slug);
+      if (attempt >= SLUG_ATTEMPTS) throw unavailable('Too many organizations of this name are being created at once, try again');
+    }
   }
+}
+
+const noSuchOwner = () => notFound('No user has the id owner_user_id: the owner must have a user record');
+
+/** Who owns a new organization: its creator, or the user the application's key names. */
+function ownerOf(creator: Creator, ownerUserId: string | undefined): string {
+  if (creator.kind === 'application_key') {
+    if (ownerUserId === undefined) {
+      throw badRequest("The application's key names the owner", [
+        { field: 'owner_user_id', problem: 'Required with an application key' },
+      ]);
+    }
+    return ownerUserId;
+  }
+  if (ownerUserId !== undefined && ownerUserId !== creator.userId) {
+    throw forbidden("Only the application's key may make someone else the owner of a new organization");
+  }
+  return creator.userId;
+}
+
+/** The first free slug the name gives (behaviour §15), as the slugs in use are now. */
+async function freeSlugFor(tx: Tx, name: string): Promise<string> {
+  const base = slugOfName(name);
+  return firstFreeSlug(base, await slugsLike(tx, base));
 }
 
 /**
@@ -68,7 +114,7 @@ export async function createOrganization(
  */
 export async function listOrganizations(
   reader: ClockedReader,
-  caller: Caller,
+  caller: PersonCaller,
   page: PageRequest = {},
 ): Promise<Page<OrganizationView>> {
   const rows = await organizationRowsOfUser(reader, caller.userId, page);
@@ -165,6 +211,7 @@ export async function transferOwnership(
   const actorUserId = org.access.userId;
   return org.change(async (tx, change) => {
     const roles = await rolesOf(tx, org.organizationId, [input.user_id]);
+    if (actorUserId === null) throw forbidden('Ownership is handed over by an owner, not by a key');
     if (input.user_id === actorUserId) {
       throw badRequest('Ownership cannot be handed to yourself: name another member', [
         { field: 'user_id', problem: 'Must be another member of the organization' },

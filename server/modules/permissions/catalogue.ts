@@ -4,12 +4,13 @@
  * them; they are the deployment's, not an organization's, so no membership is needed.
  */
 import { permissionCatalogueOutput } from '../../../shared/permissions.ts';
-import { OWNERS_ONLY } from '../../platform/role-catalogue.ts';
+import { APPLICATION_ONLY, OWNERS_ONLY } from '../../platform/role-catalogue.ts';
 import { callerProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { tags } from './rest.ts';
 
 const ownersOnly = new Set<string>(OWNERS_ONLY);
+const applicationOnly = new Set<string>(APPLICATION_ONLY);
 
 export const permissionCatalogueProcedure = callerProcedure
   .meta(
@@ -18,7 +19,7 @@ export const permissionCatalogueProcedure = callerProcedure
       path: '/permissions',
       tags,
       summary:
-        "Every permission the service knows, its own then the roles file's, with its description and whether only owners hold it (any caller)",
+        "Every permission the service knows, its own then the roles file's, with its description and whether only owners, or only the application's keys, hold it (any caller)",
       errors: [],
     }),
   )
@@ -28,5 +29,6 @@ export const permissionCatalogueProcedure = callerProcedure
       permission,
       description,
       owners_only: ownersOnly.has(permission),
+      application_only: applicationOnly.has(permission),
     })),
   );

@@ -11,7 +11,14 @@ import { badRequest } from '../../platform/errors.ts';
 /** The caller's role, the teams they are in and all they hold (sorted): what the guard read. */
 export async function permissionsOf(org: InOrganization): Promise<PermissionsView> {
   const held = await org.held();
-  return { user_id: org.access.userId, role: held.role, teams: [...held.teams], permissions: held.all() };
+  const { userId, keyId } = org.access.eventActor;
+  return {
+    user_id: userId,
+    ...(keyId !== null && { key_id: keyId }),
+    role: held.role,
+    teams: [...held.teams],
+    permissions: held.all(),
+  };
 }
 
 /** The names no role can hold here: not the service's, nor the roles file's (400, behaviour §11). */
@@ -32,10 +39,11 @@ function assertKnown(org: InOrganization, permissions: readonly string[]): void 
 export async function checkPermissions(
   org: InOrganization,
   permissions: readonly string[],
-  userId = org.access.userId,
+  userId?: string,
 ): Promise<PermissionCheck> {
   assertKnown(org, permissions);
-  const held = await org.holdingsOf(userId);
+  const held = userId === undefined ? await org.held() : await org.holdingsOf(userId);
+  const subject = userId === undefined ? org.access.eventActor : { userId, keyId: null };
   const results: Record<string, boolean> = {};
   let allowed = true;
   for (const permission of permissions) {
@@ -43,5 +51,5 @@ export async function checkPermissions(
     results[permission] = holds;
     allowed &&= holds;
   }
-  return { user_id: userId, allowed, results };
+  return { user_id: subject.userId, ...(subject.keyId !== null && { key_id: subject.keyId }), allowed, results };
 }

@@ -6,7 +6,6 @@ import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { listRoles } from './roles.service.ts';
 import { path, tags } from './rest.ts';
 
-// The caller's membership is read by the list's own query.
 export const listRolesProcedure = organizationProcedure({ from: 'path', may: 'roles:read' })
   .meta(
     restEndpoint({

@@ -1,7 +1,7 @@
 /** The caller's own user record (behaviour §4.1, §4): its rules over users.queries.ts. */
 import type { z } from 'zod';
 import type { createUserInput, updateUserInput, User as UserView } from '../../../shared/users.ts';
-import type { Caller } from '../../platform/auth/tokens.ts';
+import type { PersonCaller } from '../../platform/auth/tokens.ts';
 import { isoTimestamp } from '../../platform/database/timestamps.ts';
 import type { Db, Reader } from '../../platform/database/transaction.ts';
 import { conflict, notFound } from '../../platform/errors.ts';
@@ -16,7 +16,7 @@ const alreadyRegistered = () => conflict('A user record already exists for this 
  * One INSERT: the unique indexes decide both refusals (an existing record for this caller, or the
  * e-mail held by another user), also for two sign-ups racing each other.
  */
-export async function createUser(db: Db, caller: Caller, input: z.infer<typeof createUserInput>): Promise<void> {
+export async function createUser(db: Db, caller: PersonCaller, input: z.infer<typeof createUserInput>): Promise<void> {
   try {
     await db.transaction(async (tx) => {
       insertUser(tx, { id: caller.userId, firstName: input.first_name, lastName: input.last_name, email: input.email });
@@ -42,7 +42,7 @@ export async function emailOfUser(reader: Reader, userId: string): Promise<strin
 }
 
 /** A request that changes no name still counts as an update of the record (updated_at moves). */
-export async function updateUser(db: Db, caller: Caller, input: z.infer<typeof updateUserInput>): Promise<void> {
+export async function updateUser(db: Db, caller: PersonCaller, input: z.infer<typeof updateUserInput>): Promise<void> {
   await db.transaction(async (tx) => {
     updateNames(tx, caller.userId, input, (found) => {
       if (!found) throw noUserRecord();

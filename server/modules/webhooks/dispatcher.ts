@@ -110,6 +110,7 @@ const attemptMaterial = prepare((sql, id: string, token: string) =>
       'e.organization_id',
       'e.type',
       'e.actor_user_id',
+      'e.actor_key_id',
       'e.subject_user_id',
       'e.data',
       'e.created_at',

@@ -157,7 +157,7 @@ export const webhookWithCreator = (reader: Reader, webhookId: string) =>
     reader.sql
       .selectFrom('webhooks as w')
       .innerJoin('organization_events as e', 'e.event_id', 'w.created_event_id')
-      .select(['w.organization_id', 'w.url', 'w.enabled', 'w.failing_since', 'e.actor_user_id'])
+      .select(['w.organization_id', 'w.url', 'w.enabled', 'w.failing_since', 'e.actor_user_id', 'e.actor_key_id'])
       .where('w.id', '=', webhookId),
   );
 

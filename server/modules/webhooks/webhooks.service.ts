@@ -267,13 +267,14 @@ export async function retryDelivery(org: InOrganization, webhookId: string, deli
 export async function disableFailingWebhook(db: Db, webhookId: string, disableAfterMs: number): Promise<void> {
   const found = await webhookWithCreator(db, webhookId);
   if (!found) return;
+  const creator = { userId: found.actor_user_id, keyId: found.actor_key_id };
   const reason = `Every delivery attempt failed for ${disableAfterMs / 3_600_000} hours`;
   const stillFailing = (row: typeof found, now: Date) =>
     row.enabled && row.failing_since && toDate(row.failing_since).getTime() <= now.getTime() - disableAfterMs;
   await db.transaction(
     async (tx) => {
       const organizationGone = () => new Error('The organization is gone');
-      const change = takeOrganization(tx, found.organization_id, found.actor_user_id, organizationGone);
+      const change = takeOrganization(tx, found.organization_id, creator, organizationGone);
       const row = await webhookWithCreator(tx, webhookId);
       if (!row || !stillFailing(row, tx.now)) return;
       disableWebhookRow(tx, webhookId, reason);

@@ -1,10 +1,17 @@
 /**
- * Bearer token verification (behaviour §2). HS256 uses the shared secret (signature on node:crypto,
- * see hs256.ts); RS256, ES256 and EdDSA use a JWKS endpoint or a PEM public key, through jose.
- * Each algorithm is tied to its own key, so an HS256 token signed with a public key (algorithm
- * confusion) and `alg: none` never verify.
+ * Bearer credentials (behaviour §2, §16): a person's JWT, or a key's secret.
+ *
+ * A JWT is verified here. HS256 uses the shared secret (signature on node:crypto, see hs256.ts);
+ * RS256, ES256 and EdDSA use a JWKS endpoint or a PEM public key, through jose. Each algorithm is
+ * tied to its own key, so an HS256 token signed with a public key (algorithm confusion) and
+ * `alg: none` never verify.
+ *
+ * A key's secret (`oak_…`, an organization's API key; `sak_…`, an application key) is only checked
+ * for its shape and turned into its SHA-256 here: whether a key with that hash exists, is live and
+ * may act is one indexed read, made by the authorization guard with the request's first statement
+ * (authorization/access.ts), so that a revoked key is refused at once on every instance.
  */
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 import {
   createRemoteJWKSet,
   decodeProtectedHeader,
@@ -23,14 +30,41 @@ import { userIdSchema } from '../../../shared/fields.ts';
 import { hs256Verifier } from './hs256.ts';
 import { resolveHmacSecret } from './secret.ts';
 
-export interface Caller {
+/** A person, by their token. */
+export interface PersonCaller {
+  kind: 'person';
   /** The token's `sub`. */
   userId: string;
   /** The token's `role` claim; it only matters for the two creation endpoints (behaviour §3.1). */
   tokenRole: string | undefined;
+  /** The token's `email` claim, lower-cased, when it is verified (`email_verified: true`, behaviour §17). */
+  verifiedEmail: string | undefined;
 }
 
+/** A key, by the hash of its secret: not yet known to exist (see the module comment). */
+export interface KeyCaller {
+  kind: 'organization_key' | 'application_key';
+  /** base64url SHA-256 of the secret: what the key's row is found by. */
+  secretHash: string;
+}
+
+export type Caller = PersonCaller | KeyCaller;
+
 export type VerifyToken = (authorizationHeader: string | undefined) => Promise<Caller>;
+
+/** The prefix of each kind of key's secret, then 32 random bytes in base64url (43 characters). */
+export const KEY_PREFIXES = { organization_key: 'oak_', application_key: 'sak_' } as const;
+const KEY_SECRET = /^(oak|sak)_[A-Za-z0-9_-]{43}$/;
+
+/** The hash a key's secret is stored and found by. */
+export const secretHashOf = (secret: string): string => createHash('sha256').update(secret).digest('base64url');
+
+/** A key's secret as a caller, or 401 when it is not of a key's shape. */
+function keyCaller(secret: string): KeyCaller {
+  if (!KEY_SECRET.test(secret)) throw unauthorized('Invalid API key');
+  const kind = secret.startsWith(KEY_PREFIXES.organization_key) ? 'organization_key' : 'application_key';
+  return { kind, secretHash: secretHashOf(secret) };
+}
 
 const CLOCK_TOLERANCE_SECONDS = 30;
 /** A bearer token longer than this is rejected unread: real tokens are far smaller. */
@@ -45,12 +79,19 @@ const ASYMMETRIC_ALGORITHMS = ['RS256', 'ES256', 'EdDSA'] as const;
 const VERIFIED_TOKENS_KEPT = 1000;
 const VERIFIED_TOKEN_LIFE_MS = 60_000;
 
-const claimsSchema = z.object({ sub: userIdSchema, role: z.string().optional() });
+const claimsSchema = z.object({
+  sub: userIdSchema,
+  role: z.string().optional(),
+  email: z.string().max(254).optional(),
+  email_verified: z.boolean().optional(),
+});
 
 /** What each claim the service reads must be, for the 401 that names the one that is not. */
 const CLAIM_RULES: Record<keyof z.infer<typeof claimsSchema>, string> = {
   sub: 'a string of 1 to 128 characters without control characters',
   role: 'a string when present',
+  email: 'a string of at most 254 characters when present',
+  email_verified: 'a boolean when present',
 };
 
 function invalidClaims(error: z.ZodError) {
@@ -141,10 +182,13 @@ export function createTokenVerifier(settings: Settings): VerifyToken {
     return payload;
   };
 
-  const verified = new LRUCache<string, Caller>({ max: VERIFIED_TOKENS_KEPT });
+  const verified = new LRUCache<string, PersonCaller>({ max: VERIFIED_TOKENS_KEPT });
 
   return async (authorizationHeader) => {
     const token = bearerToken(authorizationHeader);
+    if (token.startsWith(KEY_PREFIXES.organization_key) || token.startsWith(KEY_PREFIXES.application_key)) {
+      return keyCaller(token);
+    }
     const known = verified.get(token);
     if (known) return known;
     let payload: JWTPayload;
@@ -160,7 +204,13 @@ export function createTokenVerifier(settings: Settings): VerifyToken {
     }
     const claims = claimsSchema.safeParse(payload);
     if (!claims.success) throw invalidClaims(claims.error);
-    const caller = { userId: claims.data.sub, tokenRole: claims.data.role };
+    const { sub, role, email, email_verified } = claims.data;
+    const caller: PersonCaller = {
+      kind: 'person',
+      userId: sub,
+      tokenRole: role,
+      verifiedEmail: email_verified === true && email !== undefined ? email.toLowerCase() : undefined,
+    };
     // exp is a required claim, checked above with the clock tolerance: the entry ends with it.
     const validForMs = (payload.exp! + CLOCK_TOLERANCE_SECONDS) * 1000 - Date.now();
     // (A ttl of 0 would keep the entry for ever: a token about to expire is not kept at all.)

@@ -1,17 +1,31 @@
 /**
- * The one authorization path of an operation in an organization (behaviour §3.2, §11). Each
+ * The one authorization path of an operation in an organization (behaviour §3.2, §11, §16). Each
  * operation declares what it needs where it is declared (rpc/procedures.ts): a permission, or only
  * membership. The platform builds an `OrganizationAccess` for the request and queues its guard, the
- * read of what the actor holds, before the operation's own statements (in-organization.ts explains how it
- * cannot be skipped). The operation is handed what the actor holds, to ask for more where its
- * rules do (the no-escalation rule, owner-only powers: rules.ts), never less.
+ * one read of what the actor holds, before the operation's own statements (in-organization.ts
+ * explains how it cannot be skipped). The operation is handed what the actor holds, to ask for more
+ * where its rules do (the no-escalation rule, owner-only powers: rules.ts), never less.
+ *
+ * The actor is a person (their membership, role and teams), an organization's API key (its role, in
+ * its own organization only) or an application key (every permission, in every organization). A
+ * key is found by the hash of its secret in the guard's own read (keys.ts), so it costs what a
+ * person's check costs, and a key revoked a moment ago is refused at once.
  */
-import type { QueryResult } from 'kysely';
-import type { Compilable } from 'kysely';
+import type { Compilable, QueryResult } from 'kysely';
 import type { DbTimestamp, Sql } from '../database/schema.ts';
-import { forbidden } from '../errors.ts';
+import type { Db } from '../database/transaction.ts';
+import { forbidden, notFound, unauthorized } from '../errors.ts';
+import type { EventActor } from '../organization-changes.ts';
 import { SERVICE_PERMISSIONS, type RoleCatalogue, type ServicePermission } from '../role-catalogue.ts';
-import { holdingRowsOfOne, holdingRowsOfTwo, holdingsByUser, NONE, type Holdings, type Holds } from './holdings.ts';
+import { Holdings, holdingRowsOfOne, holdingRowsOfTwo, holdingsByUser, NONE, type Holds } from './holdings.ts';
+import {
+  applicationKeyInOrganization,
+  isLive,
+  organizationKeyRow,
+  sameHash,
+  useToRecord,
+  type KeyUse,
+} from './keys.ts';
 import { notInOrganization } from './memberships.ts';
 
 /** An operation any member may do, whatever their role holds (reading their own permissions, leaving). */
@@ -26,8 +40,14 @@ export interface PersonActor {
   userId: string;
 }
 
+/** A key, by the hash of its secret: found, and known to be live, by the guard. */
+export interface KeyActor {
+  kind: 'organization_key' | 'application_key';
+  secretHash: string;
+}
+
 /** Who acts. */
-export type Actor = PersonActor;
+export type Actor = PersonActor | KeyActor;
 
 /** Where a guard can be queued: reads outside a transaction, or a transaction (database/*.ts). */
 export interface Guardable {
@@ -44,6 +64,8 @@ export function assertHolds(held: Holds, permission: ServicePermission): void {
   }
 }
 
+const invalidKey = () => unauthorized('Invalid API key: unknown, revoked or expired');
+
 /** An actor's access to one organization for one request, with what the guard last read. */
 export class OrganizationAccess {
   readonly actor: Actor;
@@ -54,7 +76,11 @@ export class OrganizationAccess {
   #holdings: Holdings | undefined;
   #passed = false;
   #refusal: Error | undefined;
-  /** Another user whose holdings the guard reads too, and what it read of them. */
+  /** The key the guard found, once it has run (keys only). */
+  #keyId: string | undefined;
+  /** The key's use to record after the request, if its `last_used_at` is stale. */
+  #keyUse: KeyUse | undefined;
+  /** Another user whose holdings the guard reads too, and what it read of them (persons only). */
   #also: { userId: string; holds?: Holds } | undefined;
 
   constructor(actor: Actor, organizationId: string, requirement: Requirement, roles: RoleCatalogue) {
@@ -64,52 +90,102 @@ export class OrganizationAccess {
     this.roles = roles;
   }
 
-  /** The acting person's user id. */
-  get userId(): string {
-    return this.actor.userId;
+  /** The acting person's user id; null for a key. */
+  get userId(): string | null {
+    return this.actor.kind === 'person' ? this.actor.userId : null;
   }
 
+  /** Who the organization's events name as the actor; a key's id is known once the guard has run. */
+  get eventActor(): EventActor {
+    if (this.actor.kind === 'person') return { userId: this.actor.userId, keyId: null };
+    if (this.#keyId === undefined) throw new Error('The guard has not run: the key is not known yet');
+    return { userId: null, keyId: this.#keyId };
+  }
+
+  /** What a change is refused with when its organization does not exist. */
+  missingOrganization = (): Error =>
+    this.actor.kind === 'application_key' ? notFound('No such organization') : notInOrganization();
+
   /**
-   * Queues the guard on `target`: the actor's holdings read at `now`, then checked against the
+   * Queues the guard on `target`: what the actor holds, read at `now`, then checked against the
    * requirement, before anything read after it is handed back (or, in a transaction, committed).
    */
   guard(target: Guardable, now: DbTimestamp): void {
     this.#holdings = undefined;
-    const { organizationId, actor } = this;
-    // Built when it goes out: alsoRead may add a user until then.
-    const query = {
-      compile: () =>
-        (this.#also
-          ? holdingRowsOfTwo(target.sql, organizationId, actor.userId, this.#also.userId, now)
-          : holdingRowsOfOne(target.sql, organizationId, actor.userId, now)
-        ).compile(),
-    };
-    target.guard(query, (result) => {
-      const byUser = holdingsByUser(this.roles, result.rows);
-      if (this.#also) this.#also.holds = byUser.get(this.#also.userId) ?? NONE;
-      const holdings = byUser.get(this.actor.userId);
-      try {
-        if (!holdings) throw notInOrganization();
-        if (this.requirement !== ANY_MEMBER) assertHolds(holdings, this.requirement);
-      } catch (refusal) {
-        this.#refusal = refusal as Error;
-        throw refusal;
-      }
-      this.#holdings = holdings;
-      this.#passed = true;
-    });
+    const { actor } = this;
+    if (actor.kind === 'person') {
+      // Built when it goes out: alsoRead may add a user until then.
+      const query = {
+        compile: () =>
+          (this.#also
+            ? holdingRowsOfTwo(target.sql, this.organizationId, actor.userId, this.#also.userId, now)
+            : holdingRowsOfOne(target.sql, this.organizationId, actor.userId, now)
+          ).compile(),
+      };
+      target.guard(query, (result) => this.#check(() => this.#personHoldings(actor.userId, result.rows)));
+    } else if (actor.kind === 'organization_key') {
+      target.guard(organizationKeyRow(target.sql, actor.secretHash), (result) =>
+        this.#check(() => this.#organizationKeyHoldings(actor.secretHash, result.rows[0])),
+      );
+    } else {
+      target.guard(applicationKeyInOrganization(target.sql, actor.secretHash, this.organizationId), (result) =>
+        this.#check(() => this.#applicationKeyHoldings(actor.secretHash, result.rows[0])),
+      );
+    }
   }
 
-  /** The refusal of a guard that ran and refused, to answer again whatever the operation answered. */
-  get refusal(): Error | undefined {
-    return this.#refusal;
+  /** The guard's check: what the actor holds must meet the requirement; a refusal is kept. */
+  #check(holdingsOf: () => Holdings): void {
+    try {
+      const holdings = holdingsOf();
+      if (this.requirement !== ANY_MEMBER) assertHolds(holdings, this.requirement);
+      this.#holdings = holdings;
+      this.#passed = true;
+    } catch (refusal) {
+      this.#refusal = refusal as Error;
+      throw refusal;
+    }
+  }
+
+  #personHoldings(userId: string, rows: Parameters<typeof holdingsByUser>[1]): Holdings {
+    const byUser = holdingsByUser(this.roles, rows);
+    if (this.#also) this.#also.holds = byUser.get(this.#also.userId) ?? NONE;
+    const holdings = byUser.get(userId);
+    if (!holdings) throw notInOrganization();
+    return holdings;
+  }
+
+  #organizationKeyHoldings(secretHash: string, row: KeyRow | undefined): Holdings {
+    const now = new Date();
+    if (!row || !sameHash(row.secret_hash, secretHash) || !isLive(row, now)) throw invalidKey();
+    if (row.organization_id !== this.organizationId) throw forbidden('This API key belongs to another organization');
+    this.#keyId = row.id;
+    this.#keyUse = useToRecord('api_keys', row.id, row.last_used_at, now);
+    return new Holdings(row.role, this.roles.permissionsOf(row.role, row.permissions) ?? NONE, [], []);
+  }
+
+  #applicationKeyHoldings(secretHash: string, row: ApplicationKeyRow | undefined): Holdings {
+    const now = new Date();
+    if (!row || !sameHash(row.secret_hash, secretHash) || !isLive(row, now)) throw invalidKey();
+    if (row.organization_id === null) throw notFound('No such organization');
+    this.#keyId = row.id;
+    this.#keyUse = useToRecord('application_keys', row.id, row.last_used_at, now);
+    // An application key acts as an owner would, with the application's own powers besides.
+    return new Holdings('owner', this.roles.applicationKeyPermissions, [], []);
+  }
+
+  /** The key's use to record after the request, if its `last_used_at` is stale. */
+  get keyUse(): KeyUse | undefined {
+    return this.#keyUse;
   }
 
   /**
    * Has the guard not yet sent read what `userId` holds here too, in the same statement (the
-   * permission check of another user); `read` tells what it read, once it has run.
+   * permission check of another user); `read` tells what it read, once it has run. Only a person's
+   * guard reads memberships.
    */
   alsoRead(userId: string): { read(): Holds | undefined } {
+    if (this.actor.kind !== 'person') return { read: () => undefined };
     this.#also ??= { userId };
     const also = this.#also;
     return { read: () => (also.userId === userId ? also.holds : undefined) };
@@ -118,6 +194,11 @@ export class OrganizationAccess {
   /** Whether a guard has passed for this request: the operation was authorized. */
   get passed(): boolean {
     return this.#passed;
+  }
+
+  /** The refusal of a guard that ran and refused, to answer again whatever the operation answered. */
+  get refusal(): Error | undefined {
+    return this.#refusal;
   }
 
   /** Whether the latest guard queued has run (and passed). */
@@ -130,4 +211,48 @@ export class OrganizationAccess {
     if (!this.#holdings) throw new Error('The guard has not run: read or flush before asking what the actor holds');
     return this.#holdings;
   }
+}
+
+/** The row of an organization key, as the guard reads it. */
+type KeyRow = {
+  id: string;
+  organization_id: string;
+  role: string;
+  secret_hash: string;
+  expires_at: DbTimestamp | null;
+  revoked_at: DbTimestamp | null;
+  last_used_at: DbTimestamp | null;
+  permissions: string | null;
+};
+
+/** The row of an application key in an organization, as the guard reads it. */
+type ApplicationKeyRow = {
+  id: string;
+  secret_hash: string;
+  revoked_at: DbTimestamp | null;
+  last_used_at: DbTimestamp | null;
+  organization_id: string | null;
+};
+
+/**
+ * What a key holds in an organization now, or undefined when it may not act there (unknown,
+ * revoked, expired, another organization's): its guard, run on its own. For what re-checks a key
+ * outside a request, as the event feed does before each batch it hands to a key's subscription.
+ */
+export async function keyHoldings(
+  db: Db,
+  actor: KeyActor,
+  organizationId: string,
+  roles: RoleCatalogue,
+): Promise<Holdings | undefined> {
+  const access = new OrganizationAccess(actor, organizationId, ANY_MEMBER, roles);
+  const reads = db.guardedReads();
+  access.guard(reads, reads.timestamp(new Date()));
+  try {
+    await reads.settle();
+  } catch (error) {
+    if (access.refusal) return undefined;
+    throw error;
+  }
+  return access.holdings;
 }

@@ -18,7 +18,7 @@ import type { GuardedReads } from '../database/guarded-reads.ts';
 import { takeOrganization, type OrganizationChange } from '../organization-changes.ts';
 import type { OrganizationAccess } from './access.ts';
 import { holdingRowsOfOne, holdingsByUser, NONE, type Holdings, type Holds } from './holdings.ts';
-import { notInOrganization, nowFor } from './memberships.ts';
+import { nowFor } from './memberships.ts';
 
 /** A change of the organization in its transaction, with what the actor holds under its lock. */
 export interface GuardedChange extends OrganizationChange {
@@ -72,7 +72,7 @@ export class InOrganization {
     const { access } = this;
     return this.#db.transaction(
       (tx) => {
-        const taken = takeOrganization(tx, access.organizationId, access.userId, notInOrganization);
+        const taken = takeOrganization(tx, access.organizationId, () => access.eventActor, access.missingOrganization);
         access.guard(tx, tx.timestamp());
         const change: GuardedChange = Object.assign(taken, {
           held: async () => {

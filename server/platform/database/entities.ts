@@ -46,6 +46,24 @@ export const Organization = defineEntity({
      * certifies the rows a transaction writes, not the ones it locks for reading).
      */
     version: p.integer().default(0),
+    /**
+     * Unique over the service (behaviour §15): how an application names the organization in a URL.
+     * No organization keeps the default: its creation sets one, and the migration that added the
+     * column gave every existing organization its own; the embedded database adds a column that
+     * may not be null only with a default.
+     */
+    slug: p.string().length(64).unique('organizations_slug_unique').default(''),
+    /** JSON objects (behaviour §15, §16): the public one any member reads, the private one only an application key. */
+    publicMetadata: p.text().default('{}'),
+    privateMetadata: p.text().default('{}'),
+    /** The seat limit (behaviour §16); null: none. */
+    maxMembers: p.integer().nullable(),
+    /**
+     * The membership rows of the organization, kept under its lock by every change that adds or
+     * removes one, so that a read of the organization counts nothing (expired rows the sweep has not
+     * removed yet are subtracted by their own index: organization_users_lapsed_idx).
+     */
+    memberCount: p.integer().default(0),
   },
 });
 
@@ -61,12 +79,16 @@ export const Membership = defineEntity({
     updatedAt: p.datetime(3),
     /** From this instant the membership counts as none (behaviour §11); null: it does not expire. */
     expiresAt: p.datetime(3).nullable(),
+    /** A JSON object (behaviour §15). */
+    publicMetadata: p.text().default('{}'),
   },
   indexes: [
     // The member list is ordered by (created_at, user_id) within an organization and pages by it.
     { name: 'organization_users_list_idx', properties: ['organization', 'createdAt', 'user'] },
     // The sweep looks for the memberships that have expired.
     { name: 'organization_users_expires_idx', properties: ['expiresAt'] },
+    // An organization's expired memberships not yet swept, subtracted from its member count.
+    { name: 'organization_users_lapsed_idx', properties: ['organization', 'expiresAt'] },
   ],
 });
 
@@ -79,7 +101,9 @@ export const Invitation = defineEntity({
     email: p.string().length(254),
     role: p.string().length(ROLE_NAME_MAX_LENGTH),
     status: p.enum(INVITATION_STATUSES).length(16),
-    invitedBy: () => p.manyToOne(User).fieldName('invited_by'),
+    /** Who invited: a person, or a key (`invited_by_key_id`, behaviour §16) and no person. */
+    invitedBy: () => p.manyToOne(User).fieldName('invited_by').nullable(),
+    invitedByKeyId: p.string().length(36).nullable(),
     createdAt: p.datetime(3),
     expiresAt: p.datetime(3),
     updatedAt: p.datetime(3),
@@ -251,7 +275,9 @@ export const OrganizationEvent = defineEntity({
     eventId: p.string().length(36).primary(),
     organizationId: p.string().length(36),
     type: p.string().length(32),
-    actorUserId: p.string().length(128),
+    /** The person who made the change, or null when a key did (`actor_key_id`, behaviour §16). */
+    actorUserId: p.string().length(128).nullable(),
+    actorKeyId: p.string().length(36).nullable(),
     subjectUserId: p.string().length(128).nullable(),
     /** The event's `data` object as JSON text. */
     data: p.text(),
@@ -279,6 +305,46 @@ export const IdempotencyKey = defineEntity({
   indexes: [{ name: 'idempotency_keys_created_idx', properties: ['createdAt'] }],
 });
 
+/**
+ * An organization's API keys (behaviour §16). The secret is kept only as its SHA-256
+ * (`secret_hash`, base64url), by which a request's key is found; `prefix` is its first characters,
+ * to tell keys apart. `created_by` is the user id of the person who made it, or the id of the key
+ * that did. A revoked key keeps its row (`revoked_at`), for the audit trail.
+ */
+export const ApiKey = defineEntity({
+  name: 'ApiKey',
+  tableName: 'api_keys',
+  properties: {
+    id: p.string().length(36).primary(),
+    organization: () => p.manyToOne(Organization).deleteRule('cascade'),
+    name: p.string().length(100),
+    role: p.string().length(ROLE_NAME_MAX_LENGTH),
+    prefix: p.string().length(16),
+    secretHash: p.string().length(43).unique('api_keys_secret_hash_unique'),
+    createdBy: p.string().length(128),
+    createdAt: p.datetime(3),
+    expiresAt: p.datetime(3).nullable(),
+    revokedAt: p.datetime(3).nullable(),
+    lastUsedAt: p.datetime(3).nullable(),
+  },
+  indexes: [{ name: 'api_keys_list_idx', properties: ['organization', 'createdAt', 'id'] }],
+});
+
+/** The application's own keys (behaviour §16), made and revoked by the operator (`npm run app-key`). */
+export const ApplicationKey = defineEntity({
+  name: 'ApplicationKey',
+  tableName: 'application_keys',
+  properties: {
+    id: p.string().length(36).primary(),
+    name: p.string().length(100),
+    prefix: p.string().length(16),
+    secretHash: p.string().length(43).unique('application_keys_secret_hash_unique'),
+    createdAt: p.datetime(3),
+    revokedAt: p.datetime(3).nullable(),
+    lastUsedAt: p.datetime(3).nullable(),
+  },
+});
+
 export const entities = [
   User,
   Organization,
@@ -293,4 +359,6 @@ export const entities = [
   WebhookCursor,
   OrganizationEvent,
   IdempotencyKey,
+  ApiKey,
+  ApplicationKey,
 ];

@@ -24,7 +24,7 @@ import type { Context } from './context.ts';
 export type Meta = OpenApiMeta<{
   successStatus?: 201 | 202;
   wholeListStreamed?: boolean;
-  access?: 'caller' | 'creator';
+  access?: 'caller' | 'creator' | 'application';
   permission?: Requirement;
   orSelf?: string;
 }>;

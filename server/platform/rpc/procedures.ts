@@ -1,42 +1,106 @@
 /**
- * Who may call a procedure, said by the builder it starts from (behaviour §3): a caller with a
- * token, a creator (the token's role), or an actor in an organization holding the one permission
- * the procedure names (`organizationProcedure`). Each adds what it proved to the context, so a
- * handler holds no permission ifs, and each records its access in the procedure's meta, so that
- * every operation's permission can be listed (tests/unit/permissions.test.ts).
+ * Who may call a procedure, said by the builder it starts from (behaviour §3, §16): a person acting
+ * on what is their own (`callerProcedure`), a creator (the token's role, or the application's key),
+ * the application's key alone (`applicationProcedure`), or an actor in an organization, a person or
+ * a key, holding what the procedure names (`organizationProcedure`). Each adds what it proved to the
+ * context, so a handler holds no permission ifs, and each records its access in the procedure's
+ * meta, so that every operation's permission can be listed (tests/unit/permissions.test.ts).
  */
 import { organizationPathInput } from '../../../shared/organizations.ts';
 import { organizationIdSchema } from '../../../shared/fields.ts';
-import { badRequest, forbidden } from '../errors.ts';
-import { ANY_MEMBER, OrganizationAccess, type Requirement } from '../authorization/access.ts';
+import type { Caller, PersonCaller } from '../auth/tokens.ts';
+import { badRequest, forbidden, unauthorized } from '../errors.ts';
+import { ANY_MEMBER, OrganizationAccess, type Actor, type Requirement } from '../authorization/access.ts';
 import { InOrganization } from '../authorization/in-organization.ts';
+import { liveKeyId, recordKeyUse } from '../authorization/keys.ts';
 import type { RoleCatalogue } from '../role-catalogue.ts';
 import type { Db } from '../database/transaction.ts';
 import { idempotencyHook } from '../idempotency.ts';
+import type { Log } from './context.ts';
 import { idempotentRequest } from './idempotency.ts';
 import { publicProcedure } from './init.ts';
 
-/** A caller with a valid bearer token (behaviour §2); a change may carry an Idempotency-Key. */
+/** Whose Idempotency-Keys a request's are (behaviour §10): a person's, or a key's. */
+const idempotencyOwner = (caller: Caller) =>
+  caller.kind === 'person' ? caller.userId : `${caller.kind}:${caller.secretHash}`;
+
+/** A caller with a valid bearer token or a key's secret (behaviour §2); a change may carry an Idempotency-Key. */
 const authenticatedProcedure = publicProcedure.use(async ({ ctx, next, type, path, getRawInput }) => {
   const caller = await ctx.verifyToken(ctx.authorization);
-  const idempotency = type === 'mutation' ? await idempotentRequest(ctx, caller.userId, path, getRawInput) : undefined;
+  const idempotency =
+    type === 'mutation' ? await idempotentRequest(ctx, idempotencyOwner(caller), path, getRawInput) : undefined;
   if (!idempotency) return next({ ctx: { caller } });
   const hook = idempotencyHook(idempotency, ctx.keysInFlight);
   const db = ctx.db.withChangeHook(hook, () => (ctx.responseHeaders['idempotency-replayed'] = 'true'));
   return next({ ctx: { caller, db } });
 });
 
-/** Any caller with a valid token, acting on what is their own: their record, their invitations. */
-export const callerProcedure = authenticatedProcedure.meta({ access: 'caller' });
+/** A key's id, when it is live (else 401), for the operations that are not an organization's. */
+async function verifiedKey(db: Db, caller: Exclude<Caller, PersonCaller>): Promise<string> {
+  const keyId = await liveKeyId(db, caller.kind, caller.secretHash);
+  if (keyId === undefined) throw unauthorized('Invalid API key: unknown, revoked or expired');
+  return keyId;
+}
 
-/** POST /users and POST /organizations: the token's role must be owner or admin (behaviour §3.1). */
-export const creatorProcedure = authenticatedProcedure.meta({ access: 'creator' }).use(({ ctx, next }) => {
-  const role = ctx.caller.tokenRole;
-  if (ctx.settings.REQUIRE_CREATOR_ROLE && role !== 'owner' && role !== 'admin') {
+/**
+ * A person acting on what is their own: their record, their organizations, invitations, teams.
+ * A key is refused (behaviour §16), once it is known to be one.
+ */
+export const callerProcedure = authenticatedProcedure.meta({ access: 'caller' }).use(async ({ ctx, next }) => {
+  const { caller } = ctx;
+  if (caller.kind !== 'person') {
+    await verifiedKey(ctx.db, caller);
+    throw forbidden("An API key acts on its organization's operations only, not on what belongs to a person");
+  }
+  return next({ ctx: { caller } });
+});
+
+/** The token's role must be owner or admin (behaviour §3.1), unless REQUIRE_CREATOR_ROLE is off. */
+function assertCreatorRole(caller: PersonCaller, requireRole: boolean): void {
+  if (requireRole && caller.tokenRole !== 'owner' && caller.tokenRole !== 'admin') {
     throw forbidden('This action needs a token with role owner or admin');
   }
+}
+
+/** POST /users: a person whose token's role allows creating (behaviour §3.1). */
+export const creatorProcedure = callerProcedure.meta({ access: 'creator' }).use(({ ctx, next }) => {
+  assertCreatorRole(ctx.caller, ctx.settings.REQUIRE_CREATOR_ROLE);
   return next();
 });
+
+/** Who creates an organization: a person (their token's role) or the application's key. */
+export type Creator = { kind: 'person'; userId: string } | { kind: 'application_key'; keyId: string };
+
+/** POST /organizations: a person whose token's role allows creating, or the application's key (behaviour §16). */
+export const organizationCreatorProcedure = authenticatedProcedure
+  .meta({ access: 'creator' })
+  .use(async ({ ctx, next }) => {
+    const { caller } = ctx;
+    let creator: Creator;
+    if (caller.kind === 'person') {
+      assertCreatorRole(caller, ctx.settings.REQUIRE_CREATOR_ROLE);
+      creator = { kind: 'person', userId: caller.userId };
+    } else {
+      const keyId = await verifiedKey(ctx.db, caller);
+      if (caller.kind !== 'application_key') {
+        throw forbidden("An organization's API key cannot create organizations; the application's key can");
+      }
+      creator = { kind: 'application_key', keyId };
+    }
+    return next({ ctx: { creator } });
+  });
+
+/** The application's own operations across organizations (behaviour §16): its keys alone. */
+export const applicationProcedure = authenticatedProcedure
+  .meta({ access: 'application' })
+  .use(async ({ ctx, next }) => {
+    const { caller } = ctx;
+    if (caller.kind !== 'application_key') {
+      if (caller.kind === 'organization_key') await verifiedKey(ctx.db, caller);
+      throw forbidden("This operation is the application's: it needs an application key (npm run app-key)");
+    }
+    return next({ ctx: { applicationKeyId: await verifiedKey(ctx.db, caller) } });
+  });
 
 function organizationIdFromHeader(header: string | string[] | undefined): string {
   const problem =
@@ -63,10 +127,11 @@ export interface OrganizationOperation {
   orSelf?: { field: string; absentMeansSelf?: boolean };
 }
 
-/** Whether the raw input names the actor as the user acted on (see OrganizationOperation.orSelf). */
-function namesActor(rawInput: unknown, orSelf: NonNullable<OrganizationOperation['orSelf']>, userId: string): boolean {
+/** Whether the raw input names the actor as the one acted on (see OrganizationOperation.orSelf). */
+function namesActor(rawInput: unknown, orSelf: NonNullable<OrganizationOperation['orSelf']>, actor: Actor): boolean {
   const named = (rawInput as Record<string, unknown> | undefined)?.[orSelf.field];
-  return named === userId || (named === undefined && orSelf.absentMeansSelf === true);
+  if (named === undefined) return orSelf.absentMeansSelf === true;
+  return actor.kind === 'person' && named === actor.userId;
 }
 
 /**
@@ -76,20 +141,26 @@ function namesActor(rawInput: unknown, orSelf: NonNullable<OrganizationOperation
  * token, organization id, permission, body). A subscription is authorized before it starts.
  */
 async function inOrganization<Result extends { ok: boolean }>(
-  ctx: { caller: { userId: string }; db: Db; settings: { roles: RoleCatalogue } },
+  ctx: { caller: Caller; db: Db; settings: { roles: RoleCatalogue }; log: Log },
   { type, getRawInput }: { type: string; getRawInput: () => Promise<unknown> },
   operation: OrganizationOperation,
   organizationId: string,
   next: (org: InOrganization) => Promise<Result>,
 ): Promise<Result> {
-  const { userId } = ctx.caller;
-  const self = operation.orSelf !== undefined && namesActor(await getRawInput(), operation.orSelf, userId);
+  const { caller } = ctx;
+  const actor: Actor =
+    caller.kind === 'person'
+      ? { kind: 'person', userId: caller.userId }
+      : { kind: caller.kind, secretHash: caller.secretHash };
+  const self = operation.orSelf !== undefined && namesActor(await getRawInput(), operation.orSelf, actor);
   const requirement = self ? ANY_MEMBER : operation.may;
-  const access = new OrganizationAccess({ kind: 'person', userId }, organizationId, requirement, ctx.settings.roles);
+  const access = new OrganizationAccess(actor, organizationId, requirement, ctx.settings.roles);
   const org = new InOrganization(ctx.db, access);
   if (type === 'subscription') await org.settle();
   const result = await next(org);
   await org.settle();
+  const use = access.keyUse;
+  if (use) recordKeyUse(ctx.db, use).catch((error: unknown) => ctx.log.error({ err: error }, 'recording a key use failed'));
   return result;
 }
 

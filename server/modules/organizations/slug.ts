@@ -1,0 +1,40 @@
+/**
+ * Slugs (behaviour §15): 2 to 64 characters of `a-z`, `0-9` and single hyphens inside, never shaped
+ * like a UUID (so that a path can tell a slug from an id), unique over the service. Without one
+ * given, the slug is derived from the name and, when taken, gets the first free suffix.
+ */
+import { SLUG_PATTERN } from '../../../shared/organizations.ts';
+
+const DERIVED_MAX_LENGTH = 48;
+const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Whether a slug may be given or kept: its pattern, its length, and not a UUID's shape. */
+export const isSlug = (slug: string): boolean =>
+  SLUG_PATTERN.test(slug) && slug.length >= 2 && slug.length <= 64 && !UUID_SHAPE.test(slug);
+
+/**
+ * The slug a name gives: lower-cased, accents removed, every run of other characters one hyphen,
+ * trimmed of hyphens, cut to 48 characters, `org` when nothing is left.
+ */
+export function slugOfName(name: string): string {
+  const plain = name
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  const cut = plain.slice(0, DERIVED_MAX_LENGTH).replace(/-+$/, '');
+  return cut === '' ? 'org' : cut;
+}
+
+/**
+ * The first of `base`, `base-2`, `base-3`, … that is a slug and not in `taken` (the slugs in use
+ * that begin with `base`).
+ */
+export function firstFreeSlug(base: string, taken: ReadonlySet<string>): string {
+  if (isSlug(base) && !taken.has(base)) return base;
+  for (let suffix = 2; ; suffix++) {
+    const candidate = `${base}-${suffix}`;
+    if (!taken.has(candidate)) return candidate;
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * Keys as actors (behaviour §16): an organization's API key acts in its organization with its
+ * role's permissions as they are at each request; an application key acts in every organization
+ * with every permission. Each is found by the hash of its secret (auth/tokens.ts) in one indexed
+ * read, the request's guard (access.ts): a missing key and a wrong one cost the same read, and the
+ * stored hash is compared again in constant time. `last_used_at` is kept to the minute, written
+ * after the request when the one read is older.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { prepare } from '../database/prepared.ts';
+import type { DbTimestamp } from '../database/schema.ts';
+import { toDate, type StoredTimestamp } from '../database/timestamps.ts';
+import type { Db, Reader } from '../database/transaction.ts';
+
+/** How stale `last_used_at` may be: it is written again once it is older. */
+const LAST_USE_PRECISION_MS = 60_000;
+
+/** An organization key's row, with its role's permissions when the role is the organization's own. */
+export const organizationKeyRow = prepare((sql, secretHash: string) =>
+  sql
+    .selectFrom('api_keys as k')
+    .leftJoin('organization_roles as r', (join) =>
+      join.onRef('r.organization_id', '=', 'k.organization_id').onRef('r.name', '=', 'k.role'),
+    )
+    .select([
+      'k.id',
+      'k.organization_id',
+      'k.role',
+      'k.secret_hash',
+      'k.expires_at',
+      'k.revoked_at',
+      'k.last_used_at',
+      'r.permissions',
+    ])
+    .where('k.secret_hash', '=', secretHash),
+);
+
+/** An application key's row, with the organization it acts in (null: there is no such organization). */
+export const applicationKeyInOrganization = prepare((sql, secretHash: string, organizationId: string) =>
+  sql
+    .selectFrom('application_keys as k')
+    .leftJoin('organizations as o', (join) => join.on('o.id', '=', organizationId))
+    .select(['k.id', 'k.secret_hash', 'k.revoked_at', 'k.last_used_at', 'o.id as organization_id'])
+    .where('k.secret_hash', '=', secretHash),
+);
+
+const applicationKey = prepare((sql, secretHash: string) =>
+  sql
+    .selectFrom('application_keys as k')
+    .select(['k.id', 'k.secret_hash', 'k.revoked_at', 'k.last_used_at'])
+    .where('k.secret_hash', '=', secretHash),
+);
+
+/** An application key's row, outside any organization (the admin lists, creating an organization). */
+export const applicationKeyRow = (reader: Reader, secretHash: string) =>
+  reader.first(applicationKey(reader.sql, secretHash));
+
+/** Whether the stored hash is the one asked for, compared in constant time. */
+export function sameHash(stored: string, asked: string): boolean {
+  const a = Buffer.from(stored);
+  const b = Buffer.from(asked);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Whether a key is live at `now`: not revoked, not expired. */
+export const isLive = (
+  row: { revoked_at: StoredTimestamp | null; expires_at?: StoredTimestamp | null },
+  now: Date,
+): boolean => row.revoked_at === null && (row.expires_at == null || toDate(row.expires_at) > now);
+
+/** A key whose `last_used_at` is to be written after the request. */
+export interface KeyUse {
+  table: 'api_keys' | 'application_keys';
+  keyId: string;
+}
+
+/** The use to record, when the stored `last_used_at` is older than its precision. */
+export function useToRecord(
+  table: KeyUse['table'],
+  keyId: string,
+  lastUsedAt: StoredTimestamp | null,
+  now: Date,
+): KeyUse | undefined {
+  const stale = lastUsedAt === null || toDate(lastUsedAt).getTime() <= now.getTime() - LAST_USE_PRECISION_MS;
+  return stale ? { table, keyId } : undefined;
+}
+
+const organizationKeyUse = prepare((sql, keyId: string, now: DbTimestamp, staleBefore: DbTimestamp) =>
+  sql
+    .updateTable('api_keys')
+    .set({ last_used_at: now })
+    .where('id', '=', keyId)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', staleBefore)])),
+);
+
+const applicationKeyUse = prepare((sql, keyId: string, now: DbTimestamp, staleBefore: DbTimestamp) =>
+  sql
+    .updateTable('application_keys')
+    .set({ last_used_at: now })
+    .where('id', '=', keyId)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', staleBefore)])),
+);
+
+/**
+ * Writes a key's `last_used_at`, unless an instance has written a fresh one since: one statement of
+ * its own, outside the request's, whose failure costs nothing but the minute's precision.
+ */
+export async function recordKeyUse(db: Db, { table, keyId }: KeyUse): Promise<void> {
+  const now = new Date();
+  const staleBefore = db.timestamp(new Date(now.getTime() - LAST_USE_PRECISION_MS));
+  const update = table === 'api_keys' ? organizationKeyUse : applicationKeyUse;
+  await db.run(update(db.sql, keyId, db.timestamp(now), staleBefore));
+}
+
+const organizationKeyLiveness = prepare((sql, secretHash: string) =>
+  sql
+    .selectFrom('api_keys as k')
+    .select(['k.id', 'k.secret_hash', 'k.expires_at', 'k.revoked_at', 'k.last_used_at'])
+    .where('k.secret_hash', '=', secretHash),
+);
+
+/**
+ * The id of the live key of this kind with this secret's hash, or undefined: for what is not an
+ * organization's operation (a person's own data, the admin lists), where the guard does not read it.
+ */
+export async function liveKeyId(
+  reader: Reader,
+  kind: 'organization_key' | 'application_key',
+  secretHash: string,
+): Promise<string | undefined> {
+  const row =
+    kind === 'organization_key'
+      ? await reader.first(organizationKeyLiveness(reader.sql, secretHash))
+      : await applicationKeyRow(reader, secretHash);
+  return row && sameHash(row.secret_hash, secretHash) && isLive(row, new Date()) ? row.id : undefined;
+}
