@@ -458,6 +458,26 @@ describe('OpenAPI document', () => {
       'NOT_FOUND',
     );
 
+    const key = await owner.POST('/organizations/{organization_id}/api-keys', {
+      params: { path },
+      body: { name: 'CI', role: 'member' },
+    });
+    expect(key.response.status).toBe(201);
+    expect(key.data?.secret).toMatch(/^oak_[A-Za-z0-9_-]{43}$/);
+    const keyPath = { params: { path: { ...path, key_id: key.data!.key_id } } };
+    expect((await owner.GET('/organizations/{organization_id}/api-keys', { params: { path } })).data).toEqual([
+      expect.not.objectContaining({ secret: expect.anything() }),
+    ]);
+    expect((await owner.GET('/organizations/{organization_id}/api-keys/{key_id}', keyPath)).data?.prefix).toBe(
+      key.data!.secret.slice(0, 12),
+    );
+    expect((await owner.DELETE('/organizations/{organization_id}/api-keys/{key_id}', keyPath)).response.status).toBe(
+      200,
+    );
+    expect((await ownerApi.GET('/organizations/{organization_id}/api-keys/{key_id}', keyPath)).error?.code).toBe(
+      'NOT_FOUND',
+    );
+
     const memberEmail = `${memberId}@example.com`;
     const inviteMember = () =>
       owner.POST('/organizations/{organization_id}/invitations', {

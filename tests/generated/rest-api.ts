@@ -29,7 +29,7 @@ export interface paths {
         /** List the organizations the caller belongs to, oldest first */
         get: operations["organizations-list"];
         put?: never;
-        /** Create an organization; the caller becomes its owner */
+        /** Create an organization; the caller becomes its owner (with the application's key: the user owner_user_id) */
         post: operations["organizations-create"];
         delete?: never;
         options?: never;
@@ -86,7 +86,7 @@ export interface paths {
         put: operations["members-changeRole"];
         /** Add the user with this e-mail to the organization (owner or admin) */
         post: operations["members-add"];
-        /** Remove a member from the organization (owner or admin) */
+        /** Remove a member from the organization (owner or admin), or leave it (any member) */
         delete: operations["members-remove"];
         options?: never;
         head?: never;
@@ -220,7 +220,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every permission the service knows, its own then the roles file's, with its description and whether only owners hold it (any caller) */
+        /** Every permission the service knows, its own then the roles file's, with its description and whether only owners, or only the application's keys, hold it (any caller) */
         get: operations["permissions-catalogue"];
         put?: never;
         post?: never;
@@ -477,6 +477,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/organizations/{organization_id}/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's API keys that are not revoked, oldest first, with their last use (api_keys:manage) */
+        get: operations["apiKeys-list"];
+        put?: never;
+        /** Create an API key with a role the caller may give; its secret is in this answer only (api_keys:manage) */
+        post: operations["apiKeys-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/{organization_id}/api-keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One API key of the organization, with its last use (api_keys:manage) */
+        get: operations["apiKeys-get"];
+        put?: never;
+        post?: never;
+        /** Revoke an API key: every instance refuses it from this answer on (api_keys:manage) */
+        delete: operations["apiKeys-revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -484,7 +520,7 @@ export interface components {
         /** @description Every error: a code to branch on and a message for a person. */
         ErrorBody: {
             /** @enum {string} */
-            code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_SUPPORTED" | "TIMEOUT" | "CONFLICT" | "GONE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE_CONTENT" | "TOO_MANY_REQUESTS" | "INTERNAL_SERVER_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_SUPPORTED" | "TIMEOUT" | "CONFLICT" | "MEMBER_LIMIT" | "DOMAIN_NOT_VERIFIED" | "DOMAIN_TAKEN" | "GONE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNPROCESSABLE_CONTENT" | "TOO_MANY_REQUESTS" | "INTERNAL_SERVER_ERROR" | "SERVICE_UNAVAILABLE";
             message: string;
             /** @description The fields of a body, query or header that failed validation */
             issues?: {
@@ -995,6 +1031,8 @@ export interface operations {
                 "application/json": {
                     organization_name: string & unknown;
                     organization_description: string;
+                    organization_slug?: string;
+                    owner_user_id?: string;
                 };
             };
         };
@@ -1050,6 +1088,15 @@ export interface operations {
             };
             /** @description The request was not received within the request timeout */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1660,7 +1707,6 @@ export interface operations {
                         role: string;
                         email: string;
                         created_at: string;
-                        expires_at: string | null;
                     }[];
                 };
             };
@@ -2349,7 +2395,8 @@ export interface operations {
                         role: string;
                         /** @enum {string} */
                         status: "pending" | "accepted" | "declined" | "revoked";
-                        invited_by: string;
+                        invited_by: string | null;
+                        invited_by_key_id: string | null;
                         created_at: string;
                         expires_at: string;
                         membership_expires_at: string | null;
@@ -2474,7 +2521,8 @@ export interface operations {
                         role: string;
                         /** @enum {string} */
                         status: "pending" | "accepted" | "declined" | "revoked";
-                        invited_by: string;
+                        invited_by: string | null;
+                        invited_by_key_id: string | null;
                         created_at: string;
                         expires_at: string;
                         membership_expires_at: string | null;
@@ -2756,7 +2804,8 @@ export interface operations {
                         role: string;
                         /** @enum {string} */
                         status: "pending" | "accepted" | "declined" | "revoked";
-                        invited_by: string;
+                        invited_by: string | null;
+                        invited_by_key_id: string | null;
                         created_at: string;
                         expires_at: string;
                         membership_expires_at: string | null;
@@ -3144,7 +3193,7 @@ export interface operations {
             query?: {
                 after?: string;
                 limit?: number;
-                type?: "organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "member.expired" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined" | "role.created" | "role.updated" | "role.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.member_added" | "team.member_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled";
+                type?: "organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "member.expired" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined" | "role.created" | "role.updated" | "role.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.member_added" | "team.member_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked";
             };
             header?: never;
             path: {
@@ -3167,7 +3216,8 @@ export interface operations {
                         /** @constant */
                         type: "organization.created";
                         organization_id: string;
-                        actor_user_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
                         subject_user_id: string | null;
                         data: {
                             organization_name: string;
@@ -3179,7 +3229,8 @@ export interface operations {
                         /** @constant */
                         type: "organization.updated";
                         organization_id: string;
-                        actor_user_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
                         subject_user_id: string | null;
                         data: {
                             changes: {
@@ -3199,7 +3250,8 @@ export interface operations {
                         /** @constant */
                         type: "organization.deleted";
                         organization_id: string;
-                        actor_user_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
                         subject_user_id: string | null;
                         data: {
                             organization_name: string;
@@ -3210,7 +3262,8 @@ export interface operations {
                         /** @constant */
                         type: "member.added";
                         organization_id: string;
-                        actor_user_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
                         subject_user_id: string | null;
                         data: {
                             role: string;
@@ -3222,7 +3275,8 @@ export interface operations {
                         /** @constant */
                         type: "member.role_changed";
                         organization_id: string;
-                        actor_user_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
                         subject_user_id: string | null;
                         data: {
                             from: string;
@@ -3238,7 +3292,8 @@ export interface operations {
                         /** @constant */
                         type: "member.removed";
                         organization_id: string;
-                        actor_user_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
                         subject_user_id: string | null;
                         data: {
                             role: string;
@@ -3249,7 +3304,8 @@ export interface operations {
                         /** @constant */
                         type: "member.left";
                         organization_id: string;
-                        actor_user_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
                         subject_user_id: string | null;
                         data: {
                             role: string;
@@ -3260,7 +3316,8 @@ export interface operations {
                         /** @constant */
                         type: "member.expired";
                         organization_id: string;
-                        actor_user_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
                         subject_user_id: string | null;
                         data: {
                             role: string;
@@ -3272,7 +3329,8 @@ export interface operations {
                         /** @constant */
                         type: "ownership.transferred";
                         organization_id: string;
-                        actor_user_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
                         subject_user_id: string | null;
                         data: {
                             previous_owner_user_id: string;
@@ -3284,7 +3342,8 @@ export interface operations {
                         /** @constant */
                         type: "invitation.created";
                         organization_id: string;
-                        actor_user_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
                         subject_user_id: string | null;
                         data: {
                             invitation_id: string;
@@ -3298,7 +3357,8 @@ export interface operations {
                         /** @constant */
                         type: "invitation.revoked";
                         organization_id: string;
-                        actor_user_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
                         subject_user_id: string | null;
                         data: {
                             invitation_id: string;
@@ -3311,7 +3371,8 @@ export interface operations {
                         /** @constant */
                         type: "invitation.accepted";
                         organization_id: string;
-                        actor_user_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
                         subject_user_id: string | null;
                         data: {
                             invitation_id: string;
@@ -3324,7 +3385,8 @@ export interface operations {
                         /** @constant */
                         type: "invitation.declined";
                         organization_id: string;
-                        actor_user_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
                         subject_user_id: string | null;
                         data: {
                             invitation_id: string;
@@ -3337,7 +3399,8 @@ export interface operations {
                         /** @constant */
                         type: "role.created";
                         organization_id: string;
-                        actor_user_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
                         subject_user_id: string | null;
                         data: {
                             role: string;
@@ -3350,7 +3413,8 @@ export interface operations {
                         /** @constant */
                         type: "role.updated";
                         organization_id: string;
-                        actor_user_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
                         subject_user_id: string | null;
                         data: {
                             role: string;
@@ -3371,7 +3435,8 @@ export interface operations {
                         /** @constant */
                         type: "role.deleted";
                         organization_id: string;
-                        actor_user_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
                         subject_user_id: string | null;
                         data: {
                             role: string;
@@ -3382,7 +3447,8 @@ export interface operations {
                         /** @constant */
                         type: "team.created";
                         organization_id: string;
-                        actor_user_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
                         subject_user_id: string | null;
                         data: {
                             team_id: string;
@@ -3396,7 +3462,8 @@ export interface operations {
                         /** @constant */
                         type: "team.updated";
                         organization_id: string;
-                        actor_user_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
                         subject_user_id: string | null;
                         data: {
                             team_id: string;
@@ -3421,7 +3488,8 @@ export interface operations {
                         /** @constant */
                         type: "team.deleted";
                         organization_id: string;
-                        actor_user_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
                         subject_user_id: string | null;
                         data: {
                             team_id: string;
@@ -3433,7 +3501,8 @@ export interface operations {
                         /** @constant */
                         type: "team.member_added";
                         organization_id: string;
-                        actor_user_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
                         subject_user_id: string | null;
                         data: {
                             team_id: string;
@@ -3445,7 +3514,8 @@ export interface operations {
                         /** @constant */
                         type: "team.member_removed";
                         organization_id: string;
-                        actor_user_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
                         subject_user_id: string | null;
                         data: {
                             team_id: string;
@@ -3457,7 +3527,8 @@ export interface operations {
                         /** @constant */
                         type: "webhook.created";
                         organization_id: string;
-                        actor_user_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
                         subject_user_id: string | null;
                         data: {
                             webhook_id: string;
@@ -3471,7 +3542,8 @@ export interface operations {
                         /** @constant */
                         type: "webhook.updated";
                         organization_id: string;
-                        actor_user_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
                         subject_user_id: string | null;
                         data: {
                             webhook_id: string;
@@ -3502,7 +3574,8 @@ export interface operations {
                         /** @constant */
                         type: "webhook.deleted";
                         organization_id: string;
-                        actor_user_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
                         subject_user_id: string | null;
                         data: {
                             webhook_id: string;
@@ -3514,12 +3587,44 @@ export interface operations {
                         /** @constant */
                         type: "webhook.disabled";
                         organization_id: string;
-                        actor_user_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
                         subject_user_id: string | null;
                         data: {
                             webhook_id: string;
                             url: string;
                             reason: string;
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "api_key.created";
+                        organization_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
+                        subject_user_id: string | null;
+                        data: {
+                            key_id: string;
+                            name: string;
+                            role: string;
+                            prefix: string;
+                            expires_at: string | null;
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "api_key.revoked";
+                        organization_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
+                        subject_user_id: string | null;
+                        data: {
+                            key_id: string;
+                            name: string;
+                            role: string;
+                            prefix: string;
                         };
                         created_at: string;
                     })[];
@@ -3627,6 +3732,7 @@ export interface operations {
                         permission: string;
                         description: string;
                         owners_only: boolean;
+                        application_only: boolean;
                     }[];
                 };
             };
@@ -3722,7 +3828,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        user_id: string;
+                        user_id: string | null;
+                        key_id?: string;
                         role: string;
                         teams: string[];
                         permissions: string[];
@@ -3824,7 +3931,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    permissions: ("organization:read" | "organization:update" | "organization:delete" | "ownership:transfer" | "members:read" | "members:add" | "members:update" | "members:remove" | "invitations:read" | "invitations:create" | "invitations:revoke" | "events:read" | "roles:read" | "roles:manage" | "teams:read" | "teams:manage" | "webhooks:manage")[];
+                    permissions: ("organization:read" | "organization:update" | "organization:delete" | "ownership:transfer" | "members:read" | "members:add" | "members:update" | "members:remove" | "invitations:read" | "invitations:create" | "invitations:revoke" | "events:read" | "roles:read" | "roles:manage" | "teams:read" | "teams:manage" | "webhooks:manage" | "api_keys:manage" | "domains:manage" | "directory:sync" | "organization:limits" | "metadata:private")[];
                     /** @description Whose permissions (default: the caller); another user needs members:read */
                     user_id?: string;
                 };
@@ -3838,7 +3945,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        user_id: string;
+                        user_id: string | null;
+                        key_id?: string;
                         allowed: boolean;
                         results: {
                             [key: string]: boolean;
@@ -4073,7 +4181,7 @@ export interface operations {
                     role: string;
                     /** @default  */
                     description?: string;
-                    permissions: ("organization:read" | "organization:update" | "members:read" | "members:add" | "members:update" | "members:remove" | "invitations:read" | "invitations:create" | "invitations:revoke" | "events:read" | "roles:read" | "roles:manage" | "teams:read" | "teams:manage" | "webhooks:manage")[];
+                    permissions: ("organization:read" | "organization:update" | "members:read" | "members:add" | "members:update" | "members:remove" | "invitations:read" | "invitations:create" | "invitations:revoke" | "events:read" | "roles:read" | "roles:manage" | "teams:read" | "teams:manage" | "webhooks:manage" | "api_keys:manage" | "domains:manage" | "directory:sync" | "organization:limits" | "metadata:private")[];
                 };
             };
         };
@@ -4219,7 +4327,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string;
-                    permissions?: ("organization:read" | "organization:update" | "members:read" | "members:add" | "members:update" | "members:remove" | "invitations:read" | "invitations:create" | "invitations:revoke" | "events:read" | "roles:read" | "roles:manage" | "teams:read" | "teams:manage" | "webhooks:manage")[];
+                    permissions?: ("organization:read" | "organization:update" | "members:read" | "members:add" | "members:update" | "members:remove" | "invitations:read" | "invitations:create" | "invitations:revoke" | "events:read" | "roles:read" | "roles:manage" | "teams:read" | "teams:manage" | "webhooks:manage" | "api_keys:manage" | "domains:manage" | "directory:sync" | "organization:limits" | "metadata:private")[];
                 } | unknown | unknown;
             };
         };
@@ -5823,7 +5931,7 @@ export interface operations {
                     url: string;
                     event_types: [
                         "*"
-                    ] | ("organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "member.expired" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined" | "role.created" | "role.updated" | "role.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.member_added" | "team.member_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled")[];
+                    ] | ("organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "member.expired" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined" | "role.created" | "role.updated" | "role.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.member_added" | "team.member_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked")[];
                     /** @default  */
                     description?: string;
                 };
@@ -6100,7 +6208,7 @@ export interface operations {
                     url?: string;
                     event_types?: [
                         "*"
-                    ] | ("organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "member.expired" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined" | "role.created" | "role.updated" | "role.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.member_added" | "team.member_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled")[];
+                    ] | ("organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "member.expired" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined" | "role.created" | "role.updated" | "role.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.member_added" | "team.member_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked")[];
                     description?: string;
                     enabled?: boolean;
                 } | unknown | unknown | unknown | unknown;
@@ -6713,6 +6821,527 @@ export interface operations {
             };
             /** @description Conflicts with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body is not JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The operation failed: a bug, whose details the answer never shows */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "apiKeys-list": {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description With ?limit=N, when more items follow: `<path?limit=N&cursor=…>; rel="next"` */
+                    link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key_id: string;
+                        name: string;
+                        role: string;
+                        prefix: string;
+                        created_by: string;
+                        created_at: string;
+                        expires_at: string | null;
+                        last_used_at: string | null;
+                    }[];
+                };
+            };
+            /** @description Invalid body, query, header, path parameter or URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bearer token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not do this: not a member, or without the permission it needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The operation failed: a bug, whose details the answer never shows */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "apiKeys-create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string & unknown;
+                    role: string;
+                    /** Format: date-time */
+                    expires_at?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key_id: string;
+                        name: string;
+                        role: string;
+                        prefix: string;
+                        created_by: string;
+                        created_at: string;
+                        expires_at: string | null;
+                        last_used_at: string | null;
+                        secret: string;
+                    };
+                };
+            };
+            /** @description Invalid body, query, header, path parameter or URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bearer token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not do this: not a member, or without the permission it needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body is not JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The operation failed: a bug, whose details the answer never shows */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "apiKeys-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key_id: string;
+                        name: string;
+                        role: string;
+                        prefix: string;
+                        created_by: string;
+                        created_at: string;
+                        expires_at: string | null;
+                        last_used_at: string | null;
+                    };
+                };
+            };
+            /** @description Invalid body, query, header, path parameter or URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bearer token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not do this: not a member, or without the permission it needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The operation failed: a bug, whose details the answer never shows */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "apiKeys-revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Invalid body, query, header, path parameter or URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bearer token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not do this: not a member, or without the permission it needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request was not received within the request timeout */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };

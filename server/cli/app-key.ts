@@ -1,0 +1,132 @@
+/**
+ * `npm run app-key -- create --name NAME | list | revoke --id ID`: the application's keys
+ * (behaviour §16), made and revoked by the operator against DATABASE_URL, on the machine that runs
+ * the service. `create` prints the secret once; the database keeps only its SHA-256. Wrong options
+ * end with one line and exit code 2; `--help` prints the usage.
+ */
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { nameText } from '../../shared/text.ts';
+import { secretHashOf } from '../platform/auth/tokens.ts';
+import { readSettings, type Settings } from '../platform/config.ts';
+import { newId } from '../platform/database/ids.ts';
+import { migrate, openDatabase, pingDatabase, type Orm } from '../platform/database/orm.ts';
+import { toDbTimestamp, type Database, type Dialect } from '../platform/database/schema.ts';
+import { isoTimestamp, isoTimestampOrNull } from '../platform/database/timestamps.ts';
+import { newKeySecret } from '../modules/api-keys/api-keys.service.ts';
+import { exitWithFailure } from './failures.ts';
+
+const USAGE = `Usage: npm run -s app-key -- create --name NAME
+       npm run -s app-key -- list
+       npm run -s app-key -- revoke --id KEY_ID
+
+The application's own keys, against the database of DATABASE_URL. An application key acts in
+every organization with every permission (behaviour §16).
+
+  create --name NAME   makes a key and prints its secret (sak_…), shown this once
+  list                 one line per key: id, name, prefix, created, last used, revoked
+  revoke --id KEY_ID   refuses the key from now on, on every instance
+  --help               this text`;
+
+function usageError(message: string): never {
+  console.error(`npm run app-key: ${message} (npm run app-key -- --help shows the usage)`);
+  process.exit(2);
+}
+
+function readCommand() {
+  try {
+    const { values, positionals } = parseArgs({
+      allowPositionals: true,
+      options: { name: { type: 'string' }, id: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+    return { ...values, command: positionals[0], extra: positionals.slice(1) };
+  } catch (error) {
+    // Node's messages for unknown options, missing values and stray arguments are one line each.
+    return usageError((error as Error).message);
+  }
+}
+
+/** How much of a secret a key shows as its prefix: `sak_` and eight characters. */
+const PREFIX_LENGTH = 12;
+
+async function create(orm: Orm, dialect: Dialect, name: string): Promise<void> {
+  const parsed = nameText(100).safeParse(name);
+  if (!parsed.success) usageError(`--name must be a name of 1 to 100 characters (${parsed.error.issues[0]!.message})`);
+  const sql = orm.em.getKysely<Database>();
+  const secret = newKeySecret('application_key');
+  const id = newId();
+  await sql
+    .insertInto('application_keys')
+    .values({
+      id,
+      name: parsed.data,
+      prefix: secret.slice(0, PREFIX_LENGTH),
+      secret_hash: secretHashOf(secret),
+      created_at: toDbTimestamp(dialect, new Date()),
+      revoked_at: null,
+      last_used_at: null,
+    })
+    .execute();
+  console.log(`Application key ${id} (${parsed.data}); its secret, shown this once:\n${secret}`);
+}
+
+async function list(orm: Orm): Promise<void> {
+  const rows = await orm.em
+    .getKysely<Database>()
+    .selectFrom('application_keys')
+    .select(['id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'])
+    .orderBy('created_at')
+    .execute();
+  if (rows.length === 0) console.log('No application keys');
+  for (const row of rows) {
+    const lastUsed = isoTimestampOrNull(row.last_used_at) ?? 'never used';
+    const revoked = row.revoked_at === null ? 'live' : `revoked ${isoTimestamp(row.revoked_at)}`;
+    console.log(`${row.id}  ${row.prefix}…  ${row.name}  created ${isoTimestamp(row.created_at)}  ${lastUsed}  ${revoked}`);
+  }
+}
+
+async function revoke(orm: Orm, dialect: Dialect, id: string): Promise<void> {
+  if (!z.uuid().safeParse(id).success) usageError('--id must be a key id (a UUID), as list shows');
+  const result = await orm.em
+    .getKysely<Database>()
+    .updateTable('application_keys')
+    .set({ revoked_at: toDbTimestamp(dialect, new Date()) })
+    .where('id', '=', id.toLowerCase())
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) {
+    console.error(`npm run app-key: no live application key has the id ${id}`);
+    process.exit(1);
+  }
+  console.log(`Application key ${id} revoked`);
+}
+
+const options = readCommand();
+if (options.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+if (options.extra.length > 0) usageError(`unexpected argument ${options.extra[0]}`);
+if (options.command !== 'create' && options.command !== 'list' && options.command !== 'revoke') {
+  usageError('say create, list or revoke');
+}
+if (options.command === 'create' && options.name === undefined) usageError('create needs --name NAME');
+if (options.command === 'revoke' && options.id === undefined) usageError('revoke needs --id KEY_ID');
+
+let settings: Settings | undefined;
+try {
+  settings = readSettings();
+  const orm = await openDatabase(settings.database);
+  try {
+    await pingDatabase(orm);
+    if (settings.MIGRATE_ON_START) await migrate(orm);
+    const dialect = settings.database.engine;
+    if (options.command === 'create') await create(orm, dialect, options.name!);
+    else if (options.command === 'list') await list(orm);
+    else await revoke(orm, dialect, options.id!);
+  } finally {
+    await orm.close();
+  }
+} catch (error) {
+  exitWithFailure(error, settings);
+}
