@@ -161,7 +161,7 @@ const procedureType = (path: string): string =>
   (appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>)[path]!._def.type;
 
 function sampleOf(path: string): Sample<ProcedurePath> {
-  const sample = SAMPLES[path as ProcedurePath] as Sample<ProcedurePath> | undefined;
+  const sample = SAMPLES[path as ProcedurePath];
   if (!sample) {
     expect.fail(
       `${path} has no sample input: add one to SAMPLES in tests/authorization.test.ts, ` +
