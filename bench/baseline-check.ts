@@ -116,7 +116,7 @@ try {
     await spawnService({ ...env, SCRIPT: 'bench/baseline.ts' }),
     await spawnService({ ...env, SCRIPT: 'bench/baseline.ts' }),
   ];
-  servers.push(baseline!, otherBaseline!);
+  servers.push(baseline, otherBaseline);
   const as = (index: number) => `check-user-${index}`;
   const user = (index: number) => ({
     first_name: ' First ',
@@ -125,7 +125,7 @@ try {
   });
 
   for (let index = 0; index < 40; index++) {
-    const created = await call(index % 2 ? baseline! : service, {
+    const created = await call(index % 2 ? baseline : service, {
       method: 'POST',
       path: '/users',
       as: as(index),
@@ -135,40 +135,40 @@ try {
   }
   expectEqual(
     'same caller again: 409',
-    (await call(baseline!, { method: 'POST', path: '/users', as: as(0), body: user(99) })).status,
+    (await call(baseline, { method: 'POST', path: '/users', as: as(0), body: user(99) })).status,
     409,
   );
   expectEqual(
     'e-mail taken: 409',
-    (await call(baseline!, { method: 'POST', path: '/users', as: 'x', body: user(0) })).status,
+    (await call(baseline, { method: 'POST', path: '/users', as: 'x', body: user(0) })).status,
     409,
   );
   expectEqual(
     'control character in a name: 400',
-    (await call(baseline!, { method: 'POST', path: '/users', as: 'x', body: { ...user(98), first_name: 'a\u0000b' } }))
+    (await call(baseline, { method: 'POST', path: '/users', as: 'x', body: { ...user(98), first_name: 'a\u0000b' } }))
       .status,
     400,
   );
   expectEqual(
     'no creator role: 403',
-    (await call(baseline!, { method: 'POST', path: '/users', as: 'x', body: user(98), role: 'member' })).status,
+    (await call(baseline, { method: 'POST', path: '/users', as: 'x', body: user(98), role: 'member' })).status,
     403,
   );
   expectEqual(
     'GET /api/users as the service answers',
-    (await call(baseline!, { method: 'GET', path: '/api/users', as: as(1) })).body,
+    (await call(baseline, { method: 'GET', path: '/api/users', as: as(1) })).body,
     (await call(service, { method: 'GET', path: '/api/users', as: as(1) })).body,
   );
   const newOrganization = { organization_name: ' Checked ', organization_description: '' };
   expectEqual(
     'organization without a user record: 404',
-    (await call(baseline!, { method: 'POST', path: '/organizations', as: 'nobody', body: newOrganization })).status,
+    (await call(baseline, { method: 'POST', path: '/organizations', as: 'nobody', body: newOrganization })).status,
     404,
   );
-  const created = await call(baseline!, { method: 'POST', path: '/organizations', as: as(0), body: newOrganization });
+  const created = await call(baseline, { method: 'POST', path: '/organizations', as: as(0), body: newOrganization });
   expectEqual('organization created: 201', created.status, 201);
   const organizationId: string = created.body.organization_id;
-  const member = (method: string, actor: number, body?: object, server = baseline!) =>
+  const member = (method: string, actor: number, body?: object, server = baseline) =>
     call(server, { method, path: '/organization-user', as: as(actor), body, organizationId });
 
   for (let index = 1; index < 30; index++) {
@@ -189,7 +189,7 @@ try {
     [
       'unknown organization: 403',
       () =>
-        call(baseline!, {
+        call(baseline, {
           method: 'POST',
           path: '/organization-user',
           as: as(0),
@@ -211,13 +211,13 @@ try {
 
   // An organization locked by another session (behaviour §10): its changes end in 503 within
   // DB_TIMEOUT_MS, and meanwhile reads and changes of another organization are served.
-  const other = await call(baseline!, { method: 'POST', path: '/organizations', as: as(8), body: newOrganization });
+  const other = await call(baseline, { method: 'POST', path: '/organizations', as: as(8), body: newOrganization });
   await database.connection.query('start transaction');
   await database.connection.query('select id from organizations where id = ? for update', [organizationId]);
   const blocked = Array.from({ length: 20 }, (_, offset) =>
     member('PUT', 3, { user_id: as(7 + offset), role: 'admin' }),
   );
-  const addedElsewhere = await call(baseline!, {
+  const addedElsewhere = await call(baseline, {
     method: 'POST',
     path: '/organization-user',
     as: as(8),
@@ -242,15 +242,15 @@ try {
     ['the member list, as a non-member', '/organization-user', 39],
   ] as const) {
     const read = (server: ServiceProcess) => call(server, { method: 'GET', path, as: as(actor), organizationId });
-    const [fromBaseline, fromService] = [await read(baseline!), await read(service)];
+    const [fromBaseline, fromService] = [await read(baseline), await read(service)];
     expectEqual(`GET ${what}: status as the service's`, fromBaseline.status, fromService.status);
     if (fromService.status === 200)
       expectEqual(`GET ${what}: body as the service's`, fromBaseline.body, fromService.body);
   }
   // Here as(3) is an owner, as(0) an admin, as(5) a member, as(39) a user in no organization.
-  await comparePermissionChecks(service, baseline!, organizationId, as);
+  await comparePermissionChecks(service, baseline, organizationId, as);
   // In the other organization, whose events the replay below does not read: as(8) its owner, as(9) a member.
-  await compareTeamChecks(service, baseline!, other.body.organization_id, as);
+  await compareTeamChecks(service, baseline, other.body.organization_id, as);
 
   // Racing: role changes (owners among them), removals and adds, through both baseline processes.
   // Each round's changes race each other; rounds follow one another, so that no change waits past
@@ -258,7 +258,7 @@ try {
   const statuses: number[] = [];
   const roles = ['admin', 'member', 'owner'];
   for (let round = 0; round < RACING_ROUNDS; round++) {
-    const [one, other] = round % 2 ? [baseline!, otherBaseline!] : [otherBaseline!, baseline!];
+    const [one, other] = round % 2 ? [baseline, otherBaseline] : [otherBaseline, baseline];
     const racing = [
       ...Array.from({ length: 13 }, (_, offset) =>
         member('PUT', round % 3 ? 3 : 1, { user_id: as(7 + offset), role: roles[(round + offset) % 3] }, one),

@@ -43,7 +43,7 @@ function stream(url: string, options: Load, rate: number, seconds: number, laten
   return new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
       { url, ...options, connections: 1, overallRate: rate, duration: seconds },
-      (error, result) => (error ? reject(error) : resolve(result)),
+      (error, result) => (error ? reject(error as Error) : resolve(result)),
     );
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
       if (statusCode < 300) latencies.push(responseTime);

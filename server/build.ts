@@ -90,7 +90,7 @@ export const buildServer = (outdir = dirname(bundledEntry)) =>
  * same character.
  */
 const asciiOnly = (source: string) =>
-  source.replace(/[^\x00-\x7f]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  source.replace(/[\x80-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /** Bundles one entry point into `outdir` (as `<its name>.js`, with its chunks), replacing what was there. */
 export async function bundle(entryPoint: string, outdir: string, plugins: Plugin[] = []): Promise<void> {

@@ -100,7 +100,8 @@ const BIDI_CONTROL = new RegExp(`[${BIDI_CONTROL_MEMBERS}]`);
 /** Code points, not UTF-16 code units: what "characters" means in the rules, in a database column and in JSON Schema. */
 const characterCount = (text: string) => {
   let count = 0;
-  for (const _ of text) count += 1;
+  const codePoints = text[Symbol.iterator]();
+  while (!codePoints.next().done) count += 1;
   return count;
 };
 
@@ -204,7 +205,7 @@ export const plainText = ({ min, max }: { min: number; max: number }) =>
  * and the last is 2 to 63 letters. zod's own pattern lets a label end in a hyphen.
  */
 const EMAIL_ADDRESS =
-  /^(?:[A-Za-z0-9_'+\-]+\.)*[A-Za-z0-9_'+\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
+  /^(?:[A-Za-z0-9_'+-]+\.)*[A-Za-z0-9_'+-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
 
 /** At most 254 characters (RFC 5321's limit on a path, less its angle brackets), stored lower-cased. */
 export const emailText = () => z.email({ pattern: EMAIL_ADDRESS }).max(254).toLowerCase();

@@ -30,13 +30,12 @@ import { createWebhook, deliveriesOf, deliveriesPath, webhooksPath } from './sup
 
 /** `users.me`, `teams.addMember`…: every procedure path of the router, as the client types it. */
 type ProcedurePath = {
-  [Router in keyof RouterInputs & string]: `${Router}.${keyof RouterInputs[Router] & string}`;
-}[keyof RouterInputs & string];
+  [Router in keyof RouterInputs]: `${Router}.${keyof RouterInputs[Router] & string}`;
+}[keyof RouterInputs];
 
-type InputOf<Path extends ProcedurePath> =
-  Path extends `${infer Router extends keyof RouterInputs & string}.${infer Name}`
-    ? RouterInputs[Router][Name & keyof RouterInputs[Router]]
-    : never;
+type InputOf<Path extends ProcedurePath> = Path extends `${infer Router extends keyof RouterInputs}.${infer Name}`
+  ? RouterInputs[Router][Name & keyof RouterInputs[Router]]
+  : never;
 
 /** What an organization's sample inputs refer to, made by its owner (setUpOrganization). */
 interface Fixtures {
@@ -168,7 +167,7 @@ const procedureType = (path: string): string =>
   (appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>)[path]!._def.type;
 
 function sampleOf(path: string): Sample<ProcedurePath> {
-  const sample = SAMPLES[path as ProcedurePath] as Sample<ProcedurePath> | undefined;
+  const sample = SAMPLES[path as ProcedurePath];
   if (!sample) {
     expect.fail(
       `${path} has no sample input: add one to SAMPLES in tests/authorization.test.ts, ` +

@@ -18,6 +18,7 @@ import {
   type AppRouter,
   type RouterOutputs,
 } from '../client/src/index.ts';
+import type { ErrorCode } from '../shared/errors.ts';
 import { MAX_BATCH_ITEMS, MAX_BODY_BYTES, MAX_HEADER_BYTES } from '../shared/limits.ts';
 import { databaseTargets, describeOnEachDatabase } from './support/databases.ts';
 import { addMember, createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
@@ -27,6 +28,8 @@ import { tokenFor } from './support/tokens.ts';
 
 const root = join(import.meta.dirname, '..');
 const embedded = databaseTargets().find((target) => target.name === 'embedded')!;
+/** The URL a `fetch` the client calls was given. */
+const urlOf = (input: RequestInfo | URL) => (input instanceof Request ? input.url : input.toString());
 
 describe('typed client', () => {
   const server = useServer(embedded);
@@ -97,7 +100,7 @@ describe('typed client', () => {
     const api = await ownerClient();
     const conflict = await rejection(api.members.changeRole.mutate({ user_id: ownerId, role: 'member' }));
     expect(conflict).toMatchObject({ status: 409, code: 'CONFLICT', path: 'members.changeRole' });
-    expectTypeOf(conflict.code).toEqualTypeOf<import('../shared/errors.ts').ErrorCode>();
+    expectTypeOf(conflict.code).toEqualTypeOf<ErrorCode>();
 
     const notFound = await rejection(api.members.get.query({ user_id: 'nobody' }));
     expect(notFound).toMatchObject({ status: 404, code: 'NOT_FOUND' });
@@ -123,7 +126,7 @@ describe('typed client', () => {
       token: await tokenFor(ownerId),
       organizationId,
       fetch: (input, init) => {
-        requests.push(String(input));
+        requests.push(urlOf(input));
         return fetch(input, init);
       },
     });
@@ -191,7 +194,7 @@ function recordingClient(baseUrl: string, token: string, organizationId?: string
     token,
     organizationId,
     fetch: (input, init) => {
-      const url = String(input);
+      const url = urlOf(input);
       const procedures = decodeURIComponent(new URL(url).pathname.slice('/trpc/'.length));
       const headers = new Headers(init?.headers);
       requests.push({

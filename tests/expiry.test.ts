@@ -410,7 +410,7 @@ describeOnEachDatabase('the expiry sweep (behaviour §11)', (target) => {
     ).toBe(201);
 
     const delivered: AuditEvent[] = [];
-    const ended = new Promise<'completed' | unknown>((resolve) => {
+    const ended = new Promise<unknown>((resolve) => {
       createClient({ url: server().baseUrl, token: admin.token }).events.watch.subscribe(
         { organization_id: organizationId },
         { onData: ({ data }) => delivered.push(data), onComplete: () => resolve('completed'), onError: resolve },

@@ -85,6 +85,8 @@ describe('the database killed under write load', () => {
     const acknowledged: Array<{ token: string; email: string }> = [];
     const refusals: Answer[] = [];
     let firstWriteAfterRestart: number | undefined;
+    // Set once, after the writers start: they read it, so a const declared there would not exist for them yet.
+    // eslint-disable-next-line prefer-const -- see above
     let restartedAt: number | undefined;
     let writing = true;
     const writer = async (index: number) => {

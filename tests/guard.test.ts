@@ -91,18 +91,20 @@ describeOnEachDatabase('the authorization guard', (target) => {
   const shapes: Array<[string, (tx: Tx, ids: [string, string], refusal?: Refusal) => Promise<void>]> = [
     [
       'the guard, then writes; nothing read (all of it goes out before COMMIT, together)',
-      async (tx, [first, second], refusal) => {
+      (tx, [first, second], refusal) => {
         queueGuard(tx, refusal);
         insert(tx, first);
         insert(tx, second);
+        return Promise.resolve();
       },
     ],
     [
       'writes, then the guard, then more writes; nothing read',
-      async (tx, [first, second], refusal) => {
+      (tx, [first, second], refusal) => {
         insert(tx, first);
         queueGuard(tx, refusal);
         insert(tx, second);
+        return Promise.resolve();
       },
     ],
     [
@@ -146,9 +148,9 @@ describeOnEachDatabase('the authorization guard', (target) => {
     let queries = 0;
     const counter: KyselyPlugin = {
       transformQuery: ({ node }) => node,
-      transformResult: async ({ result }) => {
+      transformResult: ({ result }) => {
         queries++;
-        return result;
+        return Promise.resolve(result);
       },
     };
     const reads = new GuardedReads(sql.withPlugin(counter), buildOnlySql(dialect), dialect, together);
@@ -252,9 +254,9 @@ describeOnEachDatabase('the authorization guard', (target) => {
         )
       : db.forRequest({});
     const org = new InOrganization(request, access);
-    const done = org.change(async (tx) => {
+    const done = org.change((tx) => {
       insert(tx, written);
-      return 'changed';
+      return Promise.resolve('changed');
     });
     return { done, access };
   }

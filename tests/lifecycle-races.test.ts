@@ -154,10 +154,10 @@ describeOnEachDatabase('lifecycle races across two instances', (target) => {
           }),
         ),
       ]);
-      expect(deleted!.status).toBe(200);
+      expect(deleted.status).toBe(200);
       // Each other change either came first (and went with the organization) or found it gone.
-      expect([201, 404]).toContain(accepted!.status);
-      expect([201, 403]).toContain(invited!.status);
+      expect([201, 404]).toContain(accepted.status);
+      expect([201, 403]).toContain(invited.status);
       for (const add of added) expect([201, 403]).toContain(add.status);
       expect(await rowsPointingAt(server(), organizationId)).toBe(0);
       for (const user of [owner, invitee, ...newcomers]) {

@@ -43,7 +43,7 @@ type Document = {
  */
 const reviewable = (document: Document) =>
   `${JSON.stringify(document, null, 2)}\n`.replace(
-    /(?![\x00-\x7f])[\p{White_Space}\p{Default_Ignorable_Code_Point}]/gu,
+    /(?!\p{ASCII})[\p{White_Space}\p{Default_Ignorable_Code_Point}]/gu,
     (character) =>
       [...Array(character.length).keys()]
         .map((index) => `\\u${character.charCodeAt(index).toString(16).padStart(4, '0')}`)

@@ -171,7 +171,8 @@ describe('the tables of the docs', () => {
       const value = defaults[name];
       const defaultCell = cells[2] ?? '';
       if (value === undefined || (Array.isArray(value) && value.length === 0)) expect(defaultCell).toMatch(/^unset\b/);
-      else expect(defaultCell, name).toContain(`\`${String(value)}\``);
+      // A setting's default is a string, a number, a boolean or a list; an empty list is the case above.
+      else expect(defaultCell, name).toContain(`\`${String(value as string | number | boolean | string[])}\``);
     }
   });
 

@@ -204,11 +204,11 @@ describeOnEachDatabase('teams at scale and under races', (target) => {
       const statuses = answers.map((answer) => answer.status);
       expect(
         statuses.filter((status) => status === 201),
-        `round ${round}: ${statuses}`,
+        `round ${round}: ${statuses.join(',')}`,
       ).toHaveLength(1);
       expect(
         statuses.filter((status) => status === 409),
-        `round ${round}: ${statuses}`,
+        `round ${round}: ${statuses.join(',')}`,
       ).toHaveLength(SAME_NAME_CREATIONS - 1);
       const winner = answers.find((answer) => answer.status === 201)!.body;
       const named = (await wholeList<TeamView>(teamsPath(organizationId))).filter(

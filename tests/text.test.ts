@@ -155,7 +155,7 @@ describeOnEachDatabase('text fields', (target) => {
           body,
         });
         const answer = await response.json();
-        expect(response.status, `${method} ${path} ${bytes}`).toBe(400);
+        expect(response.status, `${method} ${path} ${bytes.join(',')}`).toBe(400);
         const { code, message } = path.startsWith('/trpc')
           ? { code: answer.error.data.code, message: answer.error.message }
           : answer;

@@ -64,7 +64,11 @@ const badRequest = (field: string | RegExp) => ({
 const nextLink = (headers: Headers) => /^<([^>]+)>; rel="next"$/.exec(headers.get('link') ?? '')?.[1];
 
 /** An endpoint as every answer but its creation shows it: without the secret. */
-const withoutSecret = ({ secret: _secret, ...endpoint }: WebhookView & { secret: string }): WebhookView => endpoint;
+const withoutSecret = (created: WebhookView & { secret: string }): WebhookView => {
+  const endpoint: WebhookView & { secret?: string } = { ...created };
+  delete endpoint.secret;
+  return endpoint;
+};
 
 const summary = ({ type, actor_user_id, subject_user_id, data }: AuditEvent) => ({
   type,

@@ -111,6 +111,7 @@ export function consolePlugin() {
   }
   const files = loadFiles(dir);
   const page = files.get('/index.html')!;
+  // eslint-disable-next-line @typescript-eslint/require-await -- a Fastify plugin: its promise tells Fastify it is done
   return async (app: FastifyInstance) => {
     const answer = async (request: FastifyRequest<{ Params: { '*'?: string } }>, reply: FastifyReply) => {
       const asset = files.get(`/${request.params['*'] ?? ''}`);

@@ -11,7 +11,7 @@ import { givenUpSignal } from './processing-limit.ts';
 export function contextFactory(services: Services) {
   return ({ req }: { req: FastifyRequest }): Context => {
     const caller = verifiedCaller(req);
-    return createContext(caller ? { ...services, verifyToken: async () => caller } : services, {
+    return createContext(caller ? { ...services, verifyToken: () => Promise.resolve(caller) } : services, {
       log: req.log,
       authorization: req.headers.authorization,
       organizationIdHeader: req.headers['organization_id'],

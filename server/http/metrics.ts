@@ -150,12 +150,12 @@ export function createMetrics() {
   const finishRequest = () => requestsInFlight.dec();
 
   function timeQueries(connection: QueryConnection): void {
-    const execute = connection.executeQuery;
+    const execute = connection.executeQuery.bind(connection);
     connection.executeQuery = async (query, ...rest) => {
       const operation = operationOf(query.sql);
       const started = performance.now();
       try {
-        return await execute.call(connection, query, ...rest);
+        return await execute(query, ...rest);
       } catch (error) {
         queryErrors.inc({ operation, code: errorCodeOf(error) });
         throw error;
@@ -194,13 +194,16 @@ export function createMetrics() {
     } satisfies DeliveryObserver,
 
     /** For the transaction helper: counts each lost conflict, retried or given up. */
-    countConflict(outcome: 'retried' | 'exhausted'): void {
+    countConflict: (outcome: 'retried' | 'exhausted'): void => {
       transactionConflicts.inc({ outcome });
     },
 
     /** MikroORM options for openDatabase: every connection the driver creates gets its queries timed. */
     databaseOptions: {
-      onCreateConnection: async (connection: unknown) => timeQueries(connection as QueryConnection),
+      onCreateConnection: (connection: unknown) => {
+        timeQueries(connection as QueryConnection);
+        return Promise.resolve();
+      },
     } satisfies Partial<Options>,
 
     /** Request duration, in-flight and 429 hooks; register before the routes and the rate limit. */

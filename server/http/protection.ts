@@ -211,7 +211,10 @@ export async function registerProtection(app: FastifyInstance, settings: Setting
     let store: FastifyRateLimitStoreCtor | undefined;
     if (settings.REDIS_URL) {
       const connection = await connectRedis(settings.REDIS_URL);
-      app.addHook('onClose', async () => connection.redis.disconnect());
+      app.addHook('onClose', (_instance, done) => {
+        connection.redis.disconnect();
+        done();
+      });
       store = sharedCounters(connection, `${settings.REDIS_KEY_PREFIX}rate-limit:`, app.log);
     }
     await app.register(rateLimit, {

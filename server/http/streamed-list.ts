@@ -52,7 +52,9 @@ async function* jsonArray(first: ListPage, readPage: (cursor: string) => Promise
 }
 
 /** The whole list as JSON text: in one piece when its first page (read here) is its last, else a stream. */
-export async function wholeList(readPage: (cursor: string | undefined) => Promise<ListPage>): Promise<string | Readable> {
+export async function wholeList(
+  readPage: (cursor: string | undefined) => Promise<ListPage>,
+): Promise<string | Readable> {
   const first = await readPage(undefined);
   if (!first.next) return JSON.stringify(first.items);
   return Readable.from(jsonArray(first, readPage), { objectMode: false });

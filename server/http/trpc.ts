@@ -35,6 +35,7 @@ const subscriptionPaths = (router: { _def: { procedures: object } }) =>
  * When the service stops, open streams are dropped: their clients reconnect to another instance.
  */
 function subscriptionRoutes(router: AppRouter, createContext: CreateContext) {
+  // eslint-disable-next-line @typescript-eslint/require-await -- a Fastify plugin: its promise tells Fastify it is done
   return async (app: FastifyInstance) => {
     let feed: EventFeed | undefined;
     const open = new Set<FastifyReply>();

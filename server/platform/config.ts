@@ -23,7 +23,7 @@ function durationMs(text: string): number | undefined {
 /** WEBHOOK_RETRY_SCHEDULE's waits in milliseconds: 1 to 20 durations; undefined if it is not that. */
 function retryScheduleMs(text: string): number[] | undefined {
   const waits = text.split(',').map(durationMs);
-  return waits.length <= 20 && waits.every((wait) => wait !== undefined) ? (waits as number[]) : undefined;
+  return waits.length <= 20 && waits.every((wait) => wait !== undefined) ? waits : undefined;
 }
 
 const optionalString = z

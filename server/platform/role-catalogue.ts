@@ -182,7 +182,7 @@ export class RoleCatalogue {
     if (typeof content !== 'object' || content === null || Array.isArray(content)) {
       throw new RoleCatalogueError('not a JSON object');
     }
-    return new RoleCatalogue(content as RolesFile);
+    return new RoleCatalogue(content);
   }
 
   isKnown(permission: string): boolean {

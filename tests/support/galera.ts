@@ -130,7 +130,7 @@ export class GaleraCluster {
     } catch (error) {
       const logs = this.nodes.map((node) => `--- ${node.name} (last lines)\n${this.#logTail(node)}`).join('\n');
       await this.destroy();
-      throw new Error(`Galera cluster did not start: ${(error as Error).message}\n${logs}`);
+      throw new Error(`Galera cluster did not start: ${(error as Error).message}\n${logs}`, { cause: error });
     }
   }
 

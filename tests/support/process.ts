@@ -60,11 +60,11 @@ export function spawnCollecting(command: string, args: string[], env: Record<str
     buffered = complete.pop()!;
     lines.push(...complete.filter(Boolean));
   };
-  child.stdout!.on('data', collect);
+  child.stdout.on('data', collect);
   // Still read, so that the service never blocks on a full pipe, but no longer kept.
-  const stopCollecting = () => child.stdout!.off('data', collect).resume();
+  const stopCollecting = () => child.stdout.off('data', collect).resume();
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   return {
     child,

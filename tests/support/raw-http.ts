@@ -48,25 +48,20 @@ function parseResponse(raw: Buffer): RawResponse {
  * reads the answer until the server closes the connection. With `stallHeaders` the headers are
  * never finished.
  */
-export function rawRequest(
+export async function rawRequest(
   baseUrl: string,
   head: string,
   options: { body?: string; stallHeaders?: boolean } = {},
 ): Promise<RawResponse> {
   const { hostname, port } = new URL(baseUrl);
-  return new Promise((resolve, reject) => {
+  const received = await new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     const socket = connect(Number(port), hostname, () => {
       socket.write(options.stallHeaders ? `${head}\r\n` : `${head}\r\nConnection: close\r\n\r\n${options.body ?? ''}`);
     });
     socket.on('data', (chunk) => chunks.push(chunk));
     socket.on('error', reject);
-    socket.on('close', () => {
-      try {
-        resolve(parseResponse(Buffer.concat(chunks)));
-      } catch (error) {
-        reject(error);
-      }
-    });
+    socket.on('close', () => resolve(Buffer.concat(chunks)));
   });
+  return parseResponse(received);
 }

@@ -139,7 +139,7 @@ export async function startReceiver(responder: Responder = []): Promise<Receiver
     requests.push(received);
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', async () => {
+    const answerRequest = async () => {
       received.body = Buffer.concat(chunks).toString('utf8');
       const given = await nextAnswer(current, received);
       const answer = typeof given === 'number' ? { status: given } : given;
@@ -147,7 +147,9 @@ export async function startReceiver(responder: Responder = []): Promise<Receiver
       if (response.destroyed) return;
       received.answered = answer.status;
       response.writeHead(answer.status, answer.headers).end(answer.body);
-    });
+    };
+    // Not awaited by the emitter: a responder that throws is an unhandled rejection, which fails the run.
+    request.on('end', () => void answerRequest());
   });
   let connections = 0;
   server.on('connection', () => connections++);

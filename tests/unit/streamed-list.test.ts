@@ -10,11 +10,11 @@ const bodyOf = async (answer: string | Readable) => (typeof answer === 'string' 
 /** A reader of `pages` in order, by cursor `"1"`, `"2"`…, that fails at the page `failAt` if given. */
 function pagesReader(pages: unknown[][], failAt?: number) {
   const asked: Array<string | undefined> = [];
-  const readPage = async (cursor: string | undefined): Promise<ListPage> => {
+  const readPage = (cursor: string | undefined): Promise<ListPage> => {
     asked.push(cursor);
     const index = cursor === undefined ? 0 : Number(cursor);
-    if (index === failAt) throw new Error('the database went away');
-    return { items: pages[index]!, next: index + 1 < pages.length ? String(index + 1) : null };
+    if (index === failAt) return Promise.reject(new Error('the database went away'));
+    return Promise.resolve({ items: pages[index]!, next: index + 1 < pages.length ? String(index + 1) : null });
   };
   return { readPage, asked };
 }

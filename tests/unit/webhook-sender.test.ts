@@ -14,9 +14,10 @@ import { startReceiver, type Receiver } from '../support/webhooks.ts';
 
 /** A name no real resolver knows: only the stub answers it, with the receiver's address. */
 const HOST = 'hooks.example.test';
-const resolveToLoopback = async (host: string) => {
-  if (host !== HOST) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-  return ['127.0.0.1'];
+const resolveToLoopback = (host: string) => {
+  if (host !== HOST)
+    return Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }));
+  return Promise.resolve(['127.0.0.1']);
 };
 
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;

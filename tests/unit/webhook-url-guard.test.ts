@@ -64,11 +64,12 @@ const STRICT: UrlGuardOptions = { allowHttp: false, allowPrivate: false };
 /** A resolver that knows only the names given, and fails like the system's for any other. */
 function resolvingTo(records: Record<string, string[]>) {
   const asked: string[] = [];
-  const resolve = async (host: string) => {
+  const resolve = (host: string) => {
     asked.push(host);
     const addresses = records[host];
-    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-    return addresses;
+    if (!addresses)
+      return Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }));
+    return Promise.resolve(addresses);
   };
   return { resolve, asked };
 }

@@ -41,7 +41,7 @@ export const watchEventsProcedure = organizationProcedure({ from: 'input', may: 
       lastEventId: input.lastEventId ?? null,
       signal: signal ?? new AbortController().signal,
       maxDurationMs: STREAM_MAX_DURATION_MS,
-      onLag: stream.disconnect,
+      onLag: () => stream.disconnect(),
     });
     // An error ends the stream with the service's code, as any answer: rpc/init.ts.
     for await (const event of events) yield tracked(event.event_id, event);

@@ -103,7 +103,9 @@ export function insertInvitation(tx: Tx, invitation: NewInvitation): void {
 }
 
 export function setStatus(tx: Tx, invitationId: string, status: InvitationStatus): void {
-  tx.later(tx.sql.updateTable('invitations').set({ status, updated_at: tx.timestamp() }).where('id', '=', invitationId));
+  tx.later(
+    tx.sql.updateTable('invitations').set({ status, updated_at: tx.timestamp() }).where('id', '=', invitationId),
+  );
 }
 
 /** An invitation of the organization (null columns: none), with the user its e-mail belongs to. */
@@ -133,7 +135,10 @@ export const invitationForAnswer = (tx: Tx, invitationId: string, callerId: stri
       .innerJoin('organizations as o', 'o.id', 'i.organization_id')
       .leftJoin('users as u', (join) => join.on('u.id', '=', callerId))
       .leftJoin('organization_users as m', (join) =>
-        join.onRef('m.organization_id', '=', 'i.organization_id').on('m.user_id', '=', callerId).on(unexpired('m', now)),
+        join
+          .onRef('m.organization_id', '=', 'i.organization_id')
+          .on('m.user_id', '=', callerId)
+          .on(unexpired('m', now)),
       )
       .leftJoin('organization_users as x', (join) =>
         join.onRef('x.organization_id', '=', 'i.organization_id').on('x.user_id', '=', callerId).on(lapsed('x', now)),

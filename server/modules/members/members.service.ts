@@ -20,11 +20,7 @@ import type {
   removeMemberInput,
 } from '../../../shared/members.ts';
 import type { InOrganization } from '../../platform/authorization/in-organization.ts';
-import {
-  assertCanChange,
-  assertKeepsAnOwner,
-  assertMayGive,
-} from '../../platform/authorization/rules.ts';
+import { assertCanChange, assertKeepsAnOwner, assertMayGive } from '../../platform/authorization/rules.ts';
 import { replaceInPlace, toPage, type Page, type PageRequest } from '../../platform/database/pages.ts';
 import {
   isoTimestamp,

@@ -6,7 +6,11 @@ import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { removeMember } from './members.service.ts';
 import { path, tags } from './rest.ts';
 
-export const removeMemberProcedure = organizationProcedure({ from: 'header', may: 'members:remove', orSelf: { field: 'user_id' } })
+export const removeMemberProcedure = organizationProcedure({
+  from: 'header',
+  may: 'members:remove',
+  orSelf: { field: 'user_id' },
+})
   .meta(
     restEndpoint({
       method: 'DELETE',

@@ -11,7 +11,11 @@ import { checkPermissions } from './permissions.service.ts';
 import { path, tags } from './rest.ts';
 
 // Any member about themselves; about another user, members:read (behaviour §11).
-export const checkPermissionsProcedure = organizationProcedure({ from: 'path', may: 'members:read', orSelf: { field: 'user_id', absentMeansSelf: true } })
+export const checkPermissionsProcedure = organizationProcedure({
+  from: 'path',
+  may: 'members:read',
+  orSelf: { field: 'user_id', absentMeansSelf: true },
+})
   .meta(
     restEndpoint({
       method: 'POST',

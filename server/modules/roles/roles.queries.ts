@@ -47,7 +47,9 @@ export const roleNameAndCount = (tx: Tx, organizationId: string, name: string) =
   tx.first(
     tx.sql
       .selectFrom('organizations as o')
-      .leftJoin('organization_roles as r', (join) => join.onRef('r.organization_id', '=', 'o.id').on('r.name', '=', name))
+      .leftJoin('organization_roles as r', (join) =>
+        join.onRef('r.organization_id', '=', 'o.id').on('r.name', '=', name),
+      )
       .select((eb) => [
         'r.name as existing',
         eb
@@ -89,5 +91,7 @@ export function updateRoleRow(
 }
 
 export function deleteRole(tx: Tx, organizationId: string, role: Role): void {
-  tx.later(tx.sql.deleteFrom('organization_roles').where('organization_id', '=', organizationId).where('name', '=', role));
+  tx.later(
+    tx.sql.deleteFrom('organization_roles').where('organization_id', '=', organizationId).where('name', '=', role),
+  );
 }

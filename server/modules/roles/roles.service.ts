@@ -77,7 +77,9 @@ function assertGrantable(roles: RoleCatalogue, permissions: readonly string[]): 
  */
 export async function listRoles(org: InOrganization): Promise<RoleView[]> {
   const { roles } = org.access;
-  const own = (await organizationRoleRows(org.reads, org.organizationId)).filter((row) => !roles.fixedRoles.has(row.name));
+  const own = (await organizationRoleRows(org.reads, org.organizationId)).filter(
+    (row) => !roles.fixedRoles.has(row.name),
+  );
   return [...[...roles.fixedRoles.values()].map(fixedRoleView), ...own.map(storedRoleView)];
 }
 
@@ -157,7 +159,8 @@ export async function updateRole(org: InOrganization, input: z.infer<typeof upda
       description: changes.description?.to,
       permissions: changes.permissions && JSON.stringify(permissions),
     });
-    if (changes.permissions) copyRolePermissionsToTeams(tx, org.organizationId, input.role, JSON.stringify(permissions));
+    if (changes.permissions)
+      copyRolePermissionsToTeams(tx, org.organizationId, input.role, JSON.stringify(permissions));
     await appendEvent(tx, change, {
       type: 'role.updated',
       subjectUserId: null,

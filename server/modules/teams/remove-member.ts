@@ -7,7 +7,11 @@ import { removeTeamMember } from './teams.service.ts';
 import { tags, teamPath } from './rest.ts';
 
 // Leaving a team needs no permission: the member themselves may (behaviour §12).
-export const removeTeamMemberProcedure = organizationProcedure({ from: 'path', may: 'teams:manage', orSelf: { field: 'user_id' } })
+export const removeTeamMemberProcedure = organizationProcedure({
+  from: 'path',
+  may: 'teams:manage',
+  orSelf: { field: 'user_id' },
+})
   .meta(
     restEndpoint({
       method: 'DELETE',

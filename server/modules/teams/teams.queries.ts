@@ -126,7 +126,9 @@ export const nameAndCount = (tx: Tx, organizationId: string, nameKey: string) =>
   tx.first(
     tx.sql
       .selectFrom('organizations as o')
-      .leftJoin('teams as same', (join) => join.onRef('same.organization_id', '=', 'o.id').on('same.name_key', '=', nameKey))
+      .leftJoin('teams as same', (join) =>
+        join.onRef('same.organization_id', '=', 'o.id').on('same.name_key', '=', nameKey),
+      )
       .select((eb) => [
         'same.id as same_name',
         eb
@@ -198,7 +200,12 @@ export function updateTeamRow(
   tx.later(
     tx.sql
       .updateTable('teams')
-      .set({ name: changes.name, name_key: changes.nameKey, description: changes.description, updated_at: tx.timestamp() })
+      .set({
+        name: changes.name,
+        name_key: changes.nameKey,
+        description: changes.description,
+        updated_at: tx.timestamp(),
+      })
       .where('id', '=', teamId),
   );
 }
@@ -247,7 +254,9 @@ export function copyRolePermissionsToTeams(tx: Tx, organizationId: string, role:
       .updateTable('team_roles')
       .set({ permissions })
       .where('role', '=', role)
-      .where('team_id', 'in', (eb) => eb.selectFrom('teams').select('id').where('organization_id', '=', organizationId)),
+      .where('team_id', 'in', (eb) =>
+        eb.selectFrom('teams').select('id').where('organization_id', '=', organizationId),
+      ),
   );
 }
 

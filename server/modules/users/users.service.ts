@@ -18,8 +18,9 @@ const alreadyRegistered = () => conflict('A user record already exists for this 
  */
 export async function createUser(db: Db, caller: PersonCaller, input: z.infer<typeof createUserInput>): Promise<void> {
   try {
-    await db.transaction(async (tx) => {
+    await db.transaction((tx) => {
       insertUser(tx, { id: caller.userId, firstName: input.first_name, lastName: input.last_name, email: input.email });
+      return Promise.resolve();
     });
   } catch (error) {
     if (!db.isUniqueViolation(error)) throw error;
@@ -43,9 +44,10 @@ export async function emailOfUser(reader: Reader, userId: string): Promise<strin
 
 /** A request that changes no name still counts as an update of the record (updated_at moves). */
 export async function updateUser(db: Db, caller: PersonCaller, input: z.infer<typeof updateUserInput>): Promise<void> {
-  await db.transaction(async (tx) => {
+  await db.transaction((tx) => {
     updateNames(tx, caller.userId, input, (found) => {
       if (!found) throw noUserRecord();
     });
+    return Promise.resolve();
   });
 }

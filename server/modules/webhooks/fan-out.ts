@@ -42,9 +42,10 @@ const behindCursors = prepare((sql) =>
   sql
     .selectFrom('webhook_cursors as c')
     .select('c.organization_id')
-    .where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom('organization_events as e')
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('organization_events as e')
           .select('e.event_id')
           .whereRef('e.organization_id', '=', 'c.organization_id')
           .whereRef('e.event_id', '>', 'c.last_event_id'),

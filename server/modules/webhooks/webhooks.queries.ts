@@ -51,8 +51,11 @@ const oneWebhook = prepare((sql, organizationId: string, webhookId: string) =>
     .where('w.id', '=', webhookId),
 );
 
-export const webhookRow = (reader: Reader, organizationId: string, webhookId: string): Promise<WebhookRow | undefined> =>
-  reader.first(oneWebhook(reader.sql, organizationId, webhookId));
+export const webhookRow = (
+  reader: Reader,
+  organizationId: string,
+  webhookId: string,
+): Promise<WebhookRow | undefined> => reader.first(oneWebhook(reader.sql, organizationId, webhookId));
 
 /** The organization's read position in its event log (null: none yet), and how many endpoints it has. */
 export const cursorAndCount = (tx: Tx, organizationId: string) =>
@@ -105,7 +108,9 @@ export function insertWebhook(tx: Tx, webhook: NewWebhook): void {
 
 /** Queues the organization's first read position in its event log. */
 export function insertCursor(tx: Tx, organizationId: string, lastEventId: string): void {
-  tx.later(tx.sql.insertInto('webhook_cursors').values({ organization_id: organizationId, last_event_id: lastEventId }));
+  tx.later(
+    tx.sql.insertInto('webhook_cursors').values({ organization_id: organizationId, last_event_id: lastEventId }),
+  );
 }
 
 export interface WebhookUpdate {

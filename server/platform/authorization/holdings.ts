@@ -96,8 +96,9 @@ export const holdingRowsOfOne = prepare((sql, organizationId: string, userId: st
 );
 
 /** holdingRows of two users, compiled once. */
-export const holdingRowsOfTwo = prepare((sql, organizationId: string, first: string, second: string, now: DbTimestamp) =>
-  holdingRows(sql, organizationId, [first, second], now),
+export const holdingRowsOfTwo = prepare(
+  (sql, organizationId: string, first: string, second: string, now: DbTimestamp) =>
+    holdingRows(sql, organizationId, [first, second], now),
 );
 
 export type HoldingRow = Awaited<ReturnType<ReturnType<typeof holdingRows>['execute']>>[number];

@@ -60,7 +60,9 @@ export class InOrganization {
       const holds = also.read();
       if (holds) return holds;
     }
-    const rows = await this.reads.all(holdingRowsOfOne(this.reads.sql, this.organizationId, userId, nowFor(this.reads)));
+    const rows = await this.reads.all(
+      holdingRowsOfOne(this.reads.sql, this.organizationId, userId, nowFor(this.reads)),
+    );
     return holdingsByUser(this.access.roles, rows).get(userId) ?? NONE;
   }
 

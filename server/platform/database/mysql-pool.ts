@@ -55,8 +55,8 @@ class ServingConnection implements MysqlPoolConnection {
 
   query(sql: string, parameters: never, callback?: QueryCallback): ReturnType<MysqlPoolConnection['query']> {
     const connection = this.#connection;
-    if (callback && isServerPrepared(sql)) return connection.execute(sql, parameters, callback as never) as never;
-    return connection.query(sql, parameters, callback as never) as never;
+    if (callback && isServerPrepared(sql)) return connection.execute(sql, parameters, callback as never);
+    return connection.query(sql, parameters, callback as never);
   }
 }
 

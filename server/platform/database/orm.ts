@@ -123,7 +123,8 @@ export async function openDatabase(
 /** Whether the database is a node of a MariaDB Galera cluster (wsrep on). */
 export async function isGaleraNode(orm: Orm, { engine }: DatabaseLocation): Promise<boolean> {
   if (engine !== 'mariadb') return false;
-  const [row] = await orm.em.getConnection().execute<Array<{ wsrep: unknown }>>('select @@wsrep_on as wsrep');
+  // The connection's `execute` is typed `any` whatever its type argument says.
+  const [row] = (await orm.em.getConnection().execute('select @@wsrep_on as wsrep')) as Array<{ wsrep: unknown }>;
   return Number(row?.wsrep) === 1;
 }
 

@@ -264,8 +264,9 @@ export class UnitOfWork implements Tx {
     if (this.#begun) await this.#connection.executeQuery(CompiledQuery.raw('rollback'));
   }
 
+  /** A guard's refusal is thrown, not returned rejected: every caller awaits this in an async method. */
   #send(statements: Statement[]): Promise<Array<QueryResult<unknown>>> {
-    if (this.#refused) return Promise.reject(this.#refused.error);
+    if (this.#refused) throw this.#refused.error;
     return sendStatements(this.#connection, statements, this.#together, () => {
       const bound = this.#withinBudget();
       this.#begun = true;

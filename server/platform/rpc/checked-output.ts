@@ -42,5 +42,5 @@ export function checkedInPlace<Schema extends z.ZodType>(schema: Schema): Schema
     if (!passes(value)) throw new z.ZodRealError(issuesOf(passes.errors));
     return value as z.output<Schema>;
   };
-  return Object.assign(schema, { parse: check, parseAsync: async (value: unknown) => check(value) });
+  return Object.assign(schema, { parse: check, parseAsync: (value: unknown) => Promise.resolve(value).then(check) });
 }

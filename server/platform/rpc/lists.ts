@@ -30,7 +30,7 @@ export type ListContext = Pick<Context, 'requestPath' | 'responseHeaders' | 'lis
 
 /** Announces the next page of the list the caller asked for: `Link: <path?query>; rel="next"`. */
 export function linkToNextPage(ctx: ListContext, query: URLSearchParams): void {
-  ctx.responseHeaders.link = `<${ctx.requestPath}?${query}>; rel="next"`;
+  ctx.responseHeaders.link = `<${ctx.requestPath}?${query.toString()}>; rel="next"`;
 }
 
 /** The REST list query: a function, for the reason pageSize is. */
