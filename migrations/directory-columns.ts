@@ -8,7 +8,9 @@ import type { Migration } from '@mikro-orm/migrations';
 import { firstFreeSlug, slugOfName } from '../server/modules/organizations/slug.ts';
 
 export async function fillOrganizationColumns(migration: Migration): Promise<void> {
-  const organizations = (await migration.execute('select id, name from organizations order by created_at, id')) as Array<{
+  const organizations = (await migration.execute(
+    'select id, name from organizations order by created_at, id',
+  )) as Array<{
     id: string;
     name: string;
   }>;

@@ -183,13 +183,10 @@ describeOnEachDatabase('migrations', (target) => {
         ['o1', 'u2'],
         ['o2', 'u1'],
       ]) {
-        await run('insert into organization_users (organization_id, user_id, role, created_at, updated_at) values (?, ?, ?, ?, ?)', [
-          organization,
-          user,
-          'owner',
-          at,
-          at,
-        ]);
+        await run(
+          'insert into organization_users (organization_id, user_id, role, created_at, updated_at) values (?, ?, ?, ?, ?)',
+          [organization, user, 'owner', at, at],
+        );
       }
       await run(
         'insert into organization_events (event_id, organization_id, type, actor_user_id, subject_user_id, data, created_at) values (?, ?, ?, ?, ?, ?, ?)',
@@ -203,15 +200,17 @@ describeOnEachDatabase('migrations', (target) => {
       expect(await migrate(orm)).toEqual([MACHINES_AND_DIRECTORY]);
 
       expect(
-        await connection.execute('select id, slug, member_count, public_metadata, private_metadata, max_members from organizations order by id'),
+        await connection.execute(
+          'select id, slug, member_count, public_metadata, private_metadata, max_members from organizations order by id',
+        ),
       ).toEqual([
         { id: 'o1', slug: 'acme', member_count: 2, public_metadata: '{}', private_metadata: '{}', max_members: null },
         { id: 'o2', slug: 'acme-2', member_count: 1, public_metadata: '{}', private_metadata: '{}', max_members: null },
         { id: 'o3', slug: 'org', member_count: 0, public_metadata: '{}', private_metadata: '{}', max_members: null },
       ]);
-      expect(await connection.execute('select event_id, actor_user_id, actor_key_id from organization_events')).toEqual([
-        { event_id: 'e1', actor_user_id: 'u1', actor_key_id: null },
-      ]);
+      expect(await connection.execute('select event_id, actor_user_id, actor_key_id from organization_events')).toEqual(
+        [{ event_id: 'e1', actor_user_id: 'u1', actor_key_id: null }],
+      );
       expect(await connection.execute('select id, invited_by, invited_by_key_id from invitations')).toEqual([
         { id: 'i1', invited_by: 'u1', invited_by_key_id: null },
       ]);

@@ -81,7 +81,9 @@ async function list(orm: Orm): Promise<void> {
   for (const row of rows) {
     const lastUsed = isoTimestampOrNull(row.last_used_at) ?? 'never used';
     const revoked = row.revoked_at === null ? 'live' : `revoked ${isoTimestamp(row.revoked_at)}`;
-    console.log(`${row.id}  ${row.prefix}…  ${row.name}  created ${isoTimestamp(row.created_at)}  ${lastUsed}  ${revoked}`);
+    console.log(
+      `${row.id}  ${row.prefix}…  ${row.name}  created ${isoTimestamp(row.created_at)}  ${lastUsed}  ${revoked}`,
+    );
   }
 }
 

@@ -22,7 +22,12 @@ import { newId } from '../../platform/database/ids.ts';
 import { isoTimestamp, isoTimestampOrNull, toDate } from '../../platform/database/timestamps.ts';
 import type { Db, Tx } from '../../platform/database/transaction.ts';
 import { conflict, forbidden, gone, notFound } from '../../platform/errors.ts';
-import { appendEvent, personActor, takeOrganization, type OrganizationChange } from '../../platform/organization-changes.ts';
+import {
+  appendEvent,
+  personActor,
+  takeOrganization,
+  type OrganizationChange,
+} from '../../platform/organization-changes.ts';
 import {
   assertOwnerDoesNotExpire,
   assertSeatFor,
@@ -243,7 +248,11 @@ export async function acceptInvitation(
 }
 
 /** Declines an open invitation addressed to the caller. */
-export async function declineInvitation(db: Db, caller: PersonCaller, invitationId: string): Promise<{ message: string }> {
+export async function declineInvitation(
+  db: Db,
+  caller: PersonCaller,
+  invitationId: string,
+): Promise<{ message: string }> {
   return answerInvitation(db, caller, invitationId, async (tx, change, { row }) => {
     setStatus(tx, invitationId, 'declined');
     await appendEvent(tx, change, {

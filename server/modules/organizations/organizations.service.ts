@@ -71,7 +71,10 @@ export async function createOrganization(
         await appendEvent(tx, newOrganization(organizationId, actor), {
           type: 'organization.created',
           subjectUserId: ownerId,
-          data: { organization_name: input.organization_name, organization_description: input.organization_description },
+          data: {
+            organization_name: input.organization_name,
+            organization_description: input.organization_description,
+          },
         });
         return { organization_id: organizationId, user_id: ownerId, role: 'owner' as const };
       });
@@ -79,7 +82,8 @@ export async function createOrganization(
       if (db.isForeignKeyViolation(error)) throw creator.kind === 'person' ? noUserRecord() : noSuchOwner();
       if (!db.isUniqueViolation(error) || !/slug/i.test((error as Error).message)) throw error;
       if (input.organization_slug !== undefined) throw slugTaken(input.organization_slug);
-      if (attempt >= SLUG_ATTEMPTS) throw unavailable('Too many organizations of this name are being created at once, try again');
+      if (attempt >= SLUG_ATTEMPTS)
+        throw unavailable('Too many organizations of this name are being created at once, try again');
     }
   }
 }

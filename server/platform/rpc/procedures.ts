@@ -160,7 +160,8 @@ async function inOrganization<Result extends { ok: boolean }>(
   const result = await next(org);
   await org.settle();
   const use = access.keyUse;
-  if (use) recordKeyUse(ctx.db, use).catch((error: unknown) => ctx.log.error({ err: error }, 'recording a key use failed'));
+  if (use)
+    recordKeyUse(ctx.db, use).catch((error: unknown) => ctx.log.error({ err: error }, 'recording a key use failed'));
   return result;
 }
 
