@@ -84,7 +84,7 @@ async function migrateOnStart(settings: Settings, serving: Orm): Promise<string[
 export async function startService(settings: Settings): Promise<Service> {
   const logger = createLogger(settings.LOG_LEVEL);
   const verifyToken = createTokenVerifier(settings);
-  // The metrics library is loaded only with METRICS_PORT (about 70 ms of start-up otherwise).
+  // The metrics library is loaded only with METRICS_PORT: it costs start-up time otherwise.
   const metrics = settings.METRICS_PORT === undefined ? undefined : (await import('./http/metrics.ts')).createMetrics();
   const orm = await openDatabase(
     settings.database,

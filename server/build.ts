@@ -2,8 +2,8 @@
  * Bundles the server into dist/server with esbuild: what `npm start` runs (`npm run build` builds
  * the console it serves too, console/build.ts). Node then loads a
  * handful of files instead of resolving and reading about a thousand modules one by one, and needs
- * no TypeScript stripping: the start to the first answer went from about 1.1-1.2 s to 0.75-0.87 s
- * and the idle RSS from about 165 MB to 139 MB (bench/run.ts measures the start).
+ * no TypeScript stripping: the start is faster and the idle RSS smaller (bench/run.ts measures the
+ * start; docs/performance.md gives the figures).
  *
  * What stays outside the bundle, loaded from node_modules at run time: the embedded database's
  * native addon (libsql), and @fastify/swagger-ui, which serves its own files from its folder.
@@ -27,17 +27,18 @@ export const bundledEntry = join(projectRoot, 'dist', 'server', 'main.js');
 
 /**
  * tRPC's published build turns object spread into Babel's `_objectSpread2` helper, which copies
- * each key with `Object.defineProperty` through a closure: about 1.6 µs for the spreads tRPC makes
- * around each middleware (about ten per procedure call), against 0.2 µs with `Object.assign`
- * (measured on Node 24). The objects it spreads are plain ones it has just made (call options, the
- * context), for which both copy the same own enumerable keys, symbols included.
+ * each key with `Object.defineProperty` through a closure: for the spreads tRPC makes around each
+ * middleware (about ten per procedure call) several times slower than `Object.assign`
+ * (docs/performance.md, "Measured choices in the code"). The objects it spreads are plain ones it
+ * has just made (call options, the context), for which both copy the same own enumerable keys,
+ * symbols included.
  *
  * So in the bundle the helper's two call shapes, `_objectSpread2(_objectSpread2({}, a), {}, {…})`
  * and `_objectSpread2(_objectSpread2({}, a), b)`, become the object spreads they were written as
  * (`({ ...a, … })`, `({ ...a, ...b })`): V8 compiles a spread at its own call site, with that
  * site's shapes, where one shared helper sees every shape and stays slow. The middleware chain
- * (`callRecursive`) was 1.4 µs faster per call this way than through an `Object.assign` helper, in
- * a scratch copy of it with seven layers; none of the rewritten literals has a getter, whose
+ * (`callRecursive`) was faster per call this way than through an `Object.assign` helper, in a
+ * scratch copy of it with seven layers; none of the rewritten literals has a getter, whose
  * spread would differ. The helper's body, still called elsewhere, becomes `Object.assign`. The
  * build fails if either is not found, as after a tRPC upgrade that changed them, rather than
  * silently keeping the slow ones.
@@ -85,7 +86,7 @@ export const buildServer = (outdir = dirname(bundledEntry)) =>
  * The bundle with every character outside ASCII written as a `\uXXXX` escape. esbuild escapes them
  * in code already (its default `charset: 'ascii'`) but keeps comments as they are, and one em dash
  * in a comment makes V8 hold the whole file's source (kept for lazy compilation) as UTF-16, two
- * bytes per character instead of one: 11 MB less idle RSS for the service (8 MB of source). What
+ * bytes per character instead of one, megabytes of idle RSS for nothing. What
  * is left outside ASCII is in comments, where the escape means nothing; in code it would mean the
  * same character.
  */

@@ -16,9 +16,8 @@ export function requestId(request: IncomingMessage): string {
 
 /**
  * Log lines are buffered and written asynchronously (sonic-boom), so that under load several go
- * out in one write instead of one blocking write per request: the writes' share of the CPU profile
- * of `GET /api/users` at 32 connections fell from 19.8 % to 17.0 %. pino flushes what is pending
- * when the process exits.
+ * out in one write instead of one blocking write per request (docs/performance.md, "Measured
+ * choices in the code"). pino flushes what is pending when the process exits.
  */
 export function createLogger(level: string): Logger {
   return pino(

@@ -97,9 +97,9 @@ export function createMetrics() {
   const registers = [registry];
   collectDefaultMetrics({
     register: registry,
-    // The client's defaults sample event-loop delay every 10 ms and utilisation every 100 ms: 12 ms
-    // of CPU a second with no traffic at all. Every 50 ms and every second: 4 ms, and still
-    // hundreds of samples between two scrapes.
+    // The client's defaults sample event-loop delay every 10 ms and utilisation every 100 ms, a
+    // steady cost with no traffic at all; every 50 ms and every second costs a third of it, and
+    // still gives hundreds of samples between two scrapes.
     eventLoopMonitoringPrecision: 50,
     eventLoopUtilizationTimeout: 1000,
   });

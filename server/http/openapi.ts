@@ -112,7 +112,7 @@ const isTrimmedNonBlank = (field: ZodType) => !field.safeParse(' ').success && f
  * Unicode's default-ignorable code points as ranges, from regenerate-unicode-properties (the
  * package Babel builds its Unicode regular expressions with), since the document's patterns cannot
  * name a property (RE2 and Python's re know no `\p{Default_Ignorable_Code_Point}`), and finding
- * them by testing every code point against the property took 200 ms at start.
+ * them by testing every code point against the property slowed the start.
  * tests/unit/text.test.ts checks that they are the property the service's own checks use.
  */
 export function defaultIgnorableRanges(): Array<[number, number]> {

@@ -42,7 +42,7 @@ function callerKey(request: FastifyRequest): string {
  * (reference-page.ts).
  *
  * Worked out once, since they are the same on every answer: @fastify/helmet rebuilds helmet (and
- * parses the CSP) per request, about 6 % of a request's CPU in `npm run bench`, and helmet's own
+ * parses the CSP) per request, a visible share of a request's CPU in `npm run bench`, and helmet's own
  * middleware sets each header on the raw response, which puts Node's writeHead on its slow path.
  * Here they go out with Fastify's own headers, in one writeHead.
  */
@@ -155,7 +155,7 @@ interface RedisConnection {
 
 /**
  * A Redis client that fails fast: no queue of commands while disconnected, short timeouts, reconnects
- * by itself. ioredis is loaded only when REDIS_URL is set (about 100 ms of start-up otherwise).
+ * by itself. ioredis is loaded only when REDIS_URL is set: it costs start-up time otherwise.
  */
 async function connectRedis(url: string): Promise<RedisConnection> {
   // Read through the default export: ioredis is CommonJS, and in the bundle `npm start` runs, esbuild

@@ -13,12 +13,12 @@
  *
  * A list that fits in its first page is answered in one piece, with its length, as any other
  * answer: a stream costs a chunked framing, a write per chunk and its bookkeeping, which for the
- * member list of 100 was about half again the request's CPU (`npm run bench:ab`, scenario c).
+ * member list of 100 was a large share of the request's CPU (`npm run bench:ab`, scenario c).
  *
  * The pages are larger than a caller may ask for (1,000): the REST layer sets the size in the
  * context (listPaging.pageSize), which restList reads. In pages of 1,000 the list of 10,000 took
- * ten statements and 7 % more of the service's CPU (`npm run bench:ab`, scenario d); a page of
- * 10,000 is a few MB, which is what the service holds of the list of 100,000 at any time.
+ * ten statements and more of the service's CPU (`npm run bench:ab`, scenario d); a page of 10,000
+ * is a few MB, which is what the service holds of the list of 100,000 at any time.
  */
 import { Readable } from 'node:stream';
 

@@ -197,8 +197,8 @@ export const isProduction = (settings: Settings) => settings.NODE_ENV === 'produ
 /**
  * The longest the service works on one request before answering 503 (http/processing-limit.ts).
  * A request's waits on the database end DB_TIMEOUT_MS after it started (database/transaction.ts), and
- * its 503 then took up to about 50 ms more on a loaded 2-core machine (tests/faults.test.ts). The
- * 200 ms over DB_TIMEOUT_MS let those bounds end a request first; the limit answers what they
+ * its 503 then took some tens of milliseconds more on a loaded 2-core machine (tests/faults.test.ts).
+ * The 200 ms over DB_TIMEOUT_MS let those bounds end a request first; the limit answers what they
  * cannot end (a frozen database, a whole-second lock wait on MySQL), so that every request is
  * answered within DB_TIMEOUT_MS + 250 ms. Shorter than the socket timeout, so a request is answered
  * before its connection is closed.

@@ -72,7 +72,7 @@ const MAX_TOKEN_LENGTH = 8192;
 const ASYMMETRIC_ALGORITHMS = ['RS256', 'ES256', 'EdDSA'] as const;
 /**
  * Verified tokens kept, by their exact text: a page's many calls carry the same token, and
- * verifying it again (signature, header and claims) was 8 to 10 % of a read's CPU. An entry lasts
+ * verifying it again (signature, header and claims) was a large share of a read's CPU. An entry lasts
  * until the token expires, and at most a minute, so that a key taken out of a JWKS stops
  * verifying within a minute, as it would with jose's own key cache.
  */

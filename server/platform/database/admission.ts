@@ -22,8 +22,8 @@ import { unavailable } from '../errors.ts';
 /**
  * A counting semaphore, first come first served, whose waits end at a deadline with 503. Why not
  * async-mutex's Semaphore (used here before): a free slot should cost a counter, but each of its
- * runs went through its generator-based awaiter and a `withTimeout` wrapper made per call, 3.5 %
- * of the CPU of an organization's creation in `npm run bench:ab` profiles, on every transaction.
+ * runs went through its generator-based awaiter and a `withTimeout` wrapper made per call, on every
+ * transaction, which showed in the profiles of `npm run bench:ab`.
  */
 export class Gate {
   #free: number;

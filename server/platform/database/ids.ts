@@ -1,8 +1,8 @@
 /**
  * UUID v7 ids (time-ordered) for organizations, invitations and events. Their random bits come from
  * a buffer of node:crypto's generator refilled every 256 ids: the uuid package's own source asks
- * WebCrypto for 16 bytes per id, which was about 6 % of the service's CPU for a membership change
- * here (bench: POST then DELETE /organization-user). Both are the same cryptographic generator.
+ * WebCrypto for 16 bytes per id, a measurable share of a membership change's CPU (docs/performance.md,
+ * "Measured choices in the code"). Both are the same cryptographic generator.
  */
 import { randomFillSync } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';

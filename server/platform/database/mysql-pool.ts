@@ -11,11 +11,11 @@
  * - Server-side prepared statements for the hot queries of prepared.ts: Kysely's driver sends
  *   every statement as text (COM_QUERY), which MariaDB parses and plans on each call; these go as
  *   prepared statements (mysql2's `execute`, prepared once per connection and cached by mysql2),
- *   which took MariaDB 20 to 30 % less CPU per single-row read in `npm run bench:ab`. The rest
- *   stays text: statements whose SQL varies (IN lists of any length), the multi-statement batches
- *   of a transaction (unit-of-work.ts), which a prepared statement cannot hold, and the lists,
- *   whose rows mysql2 decodes far more slowly from the binary protocol (each timestamp rebuilt
- *   from its parts: the 10,000-member list took 50 ms of CPU instead of 31 in `npm run bench`).
+ *   which cost MariaDB less CPU per single-row read. The rest stays text: statements whose SQL
+ *   varies (IN lists of any length), the multi-statement batches of a transaction
+ *   (unit-of-work.ts), which a prepared statement cannot hold, and the lists, whose rows mysql2
+ *   decodes far more slowly from the binary protocol (each timestamp rebuilt from its parts).
+ *   The figures: docs/performance.md, "Measured choices in the code".
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { MysqlPoolConnection } from 'kysely';

@@ -1,8 +1,8 @@
 /**
  * MikroORM options for a database (engine.ts): its engine picks the driver and with it the
  * migrations folder of that SQL dialect. The server, `npm run migrate` and the tests all build their
- * ORM here (orm.ts). Only the driver the URL names is loaded: the others cost start-up time (about
- * 130 ms for the MySQL drivers) and are never used.
+ * ORM here (orm.ts). Only the driver the URL names is loaded: the others cost start-up time and are
+ * never used.
  */
 import type { Options } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';

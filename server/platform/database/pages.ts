@@ -111,9 +111,8 @@ export function pagedList<Values extends unknown[], DB, TB extends keyof DB, Row
 
 /**
  * The driver's row with one field replaced, typed as the item it becomes: for the lists, which map
- * thousands of rows per request, instead of a copy of each. A copy per row cost about 2 ms of CPU
- * per 10,000 rows (`npm run bench:ab`, scenario d). The row's fields, in the query's order, are the
- * item's.
+ * thousands of rows per request, instead of a copy of each (docs/performance.md, "Measured choices
+ * in the code"). The row's fields, in the query's order, are the item's.
  */
 export function replaceInPlace<Row extends object, Key extends keyof Row, Value>(
   row: Row,

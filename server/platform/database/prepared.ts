@@ -1,8 +1,8 @@
 /**
  * Hot queries built and compiled once, then run with new values. Kysely builds a query's tree and
- * compiles it to SQL on every call; for the queries of every request that was 5 to 8 % of the
- * service's CPU in the profiles of `npm run bench`, though their SQL never changes, only their
- * values. Kysely has no prepared form of its own, hence this module.
+ * compiles it to SQL on every call, a visible share of every request's CPU in the profiles of
+ * `npm run bench`, though their SQL never changes, only their values. Kysely has no prepared form of
+ * its own, hence this module.
  *
  * `prepare(build)` returns a function taking the query builder (which fixes the dialect's SQL)
  * and the values. On its first call per query builder it builds the query once with a placeholder

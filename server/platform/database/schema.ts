@@ -2,8 +2,8 @@
  * Typed SQL for the data layer: the Kysely instance MikroORM 7 provides (`em.getKysely()`), typed
  * from the entities, so a renamed column or a wrong value type fails `tsc`. Kysely sends parameters
  * to the driver bound, never formatted into the SQL text. Why not MikroORM's query builder or
- * `findOne`: they cost ~250 µs of CPU per query here (measured at 340 µs for a `findOne` against
- * 96 µs for the same SELECT) on paths that run on every request.
+ * `findOne`: they cost several times the CPU of the same SELECT through Kysely, on paths that run
+ * on every request (docs/performance.md, "Measured choices in the code").
  */
 import type { InferKyselyDB } from '@mikro-orm/sql';
 import type { Kysely } from 'kysely';
@@ -49,7 +49,7 @@ export type Dialect = Engine;
 
 /**
  * The last instant formatted: under load several requests a millisecond ask for the time now, and
- * formatting it was about 1 µs of each one's CPU (`npm run bench`, the permission check).
+ * formatting it again each time showed in the permission check's profile.
  */
 let lastFormatted = { ms: Number.NaN, text: '' };
 

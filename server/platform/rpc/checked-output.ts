@@ -2,9 +2,8 @@
  * An output schema whose check leaves the answer as it is, for the lists and the permission check's
  * answer. tRPC runs a procedure's output schema on every answer, and zod's parse builds a new
  * object for every item and a result object and an issue array for every field. On the member
- * list of 10,000 that garbage was about a quarter of the request's CPU, mostly in the garbage
- * collector (`npm run bench:ab`, scenario d, 4 rounds: 19.7 ms of CPU per request with zod's
- * parse, 15.0 with this check, the hand-written baseline 13.9).
+ * list of 10,000 that garbage was a large share of the request's CPU, mostly in the garbage
+ * collector (docs/performance.md, "Measured choices in the code").
  *
  * So the same zod schema is checked through its JSON Schema (zod's own `toJSONSchema`), compiled
  * by ajv, which walks the value in place and allocates nothing when it passes. The zod schema stays
@@ -21,7 +20,7 @@ import { z } from 'zod';
 
 /**
  * Without JSON Schema's meta-schema: the schemas compiled here are zod's own output, and compiling
- * the meta-schema to check them cost about 5 MB of RSS. No string formats either: none of the list
+ * the meta-schema to check them cost memory for nothing. No string formats either: none of the list
  * items has one, and a format ajv does not know fails the compile, at start.
  */
 const ajv = new Ajv2020({ allErrors: true, meta: false, validateSchema: false });
