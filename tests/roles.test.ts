@@ -550,8 +550,9 @@ describeOnEachDatabase('organization roles (behaviour §11)', (target) => {
           permission,
           description,
           owners_only: permission === 'organization:delete' || permission === 'ownership:transfer',
+          application_only: permission === 'organization:limits' || permission === 'metadata:private',
         })),
-        { permission: 'reports:export', description: 'export reports', owners_only: false },
+        { permission: 'reports:export', description: 'export reports', owners_only: false, application_only: false },
       ]);
       expect((await withFile().call('GET', '/api/permissions', { token: stranger.token })).body).toEqual(
         catalogue.body,
