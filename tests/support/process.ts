@@ -90,7 +90,8 @@ export async function spawnService(env: Record<string, string>, options: SpawnOp
   const started = options.npmStart
     ? spawnCollecting('npm', ['start'], { PORT: '0', ...env })
     : spawnCollecting(process.execPath, env.SCRIPT ? [env.SCRIPT] : SERVICE_ARGUMENTS, { PORT: '0', ...env });
-  for (let waited = 0; waited < 20_000; waited += 50) {
+  // Generous: several services start at once beside the rest of the suite on 2 cores.
+  for (let waited = 0; waited < 60_000; waited += 50) {
     // The start's line carries the addresses it listens on.
     const listening = started.entries().find((entry) => Array.isArray(entry.address));
     if (listening) {
