@@ -11,7 +11,7 @@ export interface Permissions {
   can: (permission: string) => boolean;
   /** The caller's own role, once known. */
   role: string | undefined;
-  /** The caller's user id, once known. */
+  /** The caller's user id, once known (none for an API key). */
   userId: string | undefined;
   loaded: boolean;
   /** The failure to read them (the organization is not the caller's, its id is malformed), or null. */
@@ -25,7 +25,7 @@ export function usePermissions(organizationId: string): Permissions {
   return {
     can: (permission) => held.has(permission),
     role: data?.role,
-    userId: data?.user_id,
+    userId: data?.user_id ?? undefined,
     loaded: data !== undefined,
     error,
   };
