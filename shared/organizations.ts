@@ -47,6 +47,8 @@ export const organizationDetailsOutput = z.object({
   /** The caller's role in the organization. */
   role: roleSchema,
   member_count: z.number().int(),
+  /** The seat limit (behaviour §16): null, none. */
+  max_members: z.number().int().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 });

@@ -13,7 +13,9 @@ import type { Database } from '../server/platform/database/schema.ts';
 import { addMember, createOrganization, registerUser, type TestUser } from './support/fixtures.ts';
 import { GaleraCluster } from './support/galera.ts';
 import { failWithout, galeraMissing } from './support/needs.ts';
+import { createKey } from './support/keys.ts';
 import { pooled } from './support/pooled.ts';
+import { CONTENDERS, raceForSeats } from './support/seats.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { teamMembersWithoutMembership } from './support/teams.ts';
 
@@ -300,6 +302,36 @@ describe('one instance per node of a 3-node Galera cluster', () => {
         expect(teamMembers.status, `node${index + 1}`).toBe(200);
         expect(teamMembers.body, `node${index + 1}`).toEqual([]);
       }
+    },
+    RACE_TIMEOUT_MS,
+  );
+
+  describe('seat limits with requests spread over the three nodes, exactly at the limit (behaviour §16)', () => {
+    for (const way of ['add', 'invite', 'accept'] as const) {
+      it(`${CONTENDERS} concurrent ${way}s`, () => raceForSeats(instances, way), RACE_TIMEOUT_MS);
+    }
+  });
+
+  it(
+    'an API key revoked through one node is refused at once through the others (behaviour §16)',
+    async () => {
+      const owner = await registerUser(node(0), 'key-owner');
+      const organizationId = await createOrganization(node(0), owner);
+      const refusedLate: string[] = [];
+      for (let round = 0; round < ROUNDS / 6; round++) {
+        const key = await createKey(node(0), owner.token, organizationId, 'member');
+        const read = (index: number) =>
+          node(index).call('GET', `/organizations/${organizationId}`, { token: key.secret });
+        expect([(await read(1)).status, (await read(2)).status]).toEqual([200, 200]);
+        const revoked = await node(0).call('DELETE', `/organizations/${organizationId}/api-keys/${key.key_id}`, {
+          token: owner.token,
+        });
+        expect(revoked.status).toBe(200);
+        const [second, third] = await Promise.all([read(1), read(2)]);
+        if (second.status !== 401 || third.status !== 401)
+          refusedLate.push(`${round}: ${second.status} ${third.status}`);
+      }
+      expect(refusedLate).toEqual([]);
     },
     RACE_TIMEOUT_MS,
   );

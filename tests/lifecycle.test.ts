@@ -36,6 +36,7 @@ describeOnEachDatabase('organization lifecycle', (target) => {
             organization_description: 'for tests',
             role,
             member_count: 3,
+            max_members: null,
             created_at: expect.stringMatching(ISO_MS),
             updated_at: expect.stringMatching(ISO_MS),
           });

@@ -21,6 +21,7 @@ import {
   useOrganizations,
   useProfile,
   WebhooksPanel,
+  ApiKeysPanel,
 } from '@org-service/client/react';
 import { Link, navigate, type OrganizationSection } from './router.tsx';
 
@@ -102,6 +103,7 @@ export const SECTION_TITLES: Record<OrganizationSection, string> = {
   roles: 'Roles',
   teams: 'Teams',
   webhooks: 'Webhooks',
+  'api-keys': 'API keys',
   events: 'Events',
 };
 
@@ -113,6 +115,7 @@ export const SECTION_PERMISSIONS: Record<OrganizationSection, string> = {
   roles: 'roles:read',
   teams: 'teams:read',
   webhooks: 'webhooks:manage',
+  'api-keys': 'api_keys:manage',
   events: 'events:read',
 };
 
@@ -160,6 +163,7 @@ export function OrganizationPage({
       {section === 'roles' && <RoleEditor organizationId={organizationId} />}
       {section === 'teams' && <TeamsPanel organizationId={organizationId} />}
       {section === 'webhooks' && <WebhooksPanel organizationId={organizationId} />}
+      {section === 'api-keys' && <ApiKeysPanel organizationId={organizationId} />}
       {section === 'events' && <EventsLog organizationId={organizationId} />}
     </>
   );

@@ -15,6 +15,7 @@ export const ORGANIZATION_SECTIONS = [
   'roles',
   'teams',
   'webhooks',
+  'api-keys',
   'events',
 ] as const;
 export type OrganizationSection = (typeof ORGANIZATION_SECTIONS)[number];

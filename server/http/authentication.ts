@@ -13,6 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandl
 import { ERROR_STATUS } from '../../shared/errors.ts';
 import type { Caller, VerifyToken } from '../platform/auth/tokens.ts';
 import { DomainError } from '../platform/errors.ts';
+import { authorizationHeader } from './authorization-header.ts';
 import { errorPayload } from './error-body.ts';
 
 type AuthenticatedRequest = FastifyRequest & { caller: Caller | null };
@@ -34,7 +35,7 @@ function refuse(request: FastifyRequest, reply: FastifyReply, error: unknown): v
 export function authenticateFirst(app: FastifyInstance, authenticate: VerifyToken): preParsingHookHandler {
   if (!app.hasRequestDecorator('caller')) app.decorateRequest('caller', null);
   return (request, reply, payload, done) => {
-    authenticate(request.headers.authorization).then(
+    authenticate(authorizationHeader(request.raw)).then(
       (caller) => {
         (request as AuthenticatedRequest).caller = caller;
         done(null, payload);

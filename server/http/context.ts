@@ -6,6 +6,7 @@
 import type { FastifyRequest } from 'fastify';
 import { createContext, type Context, type Services } from '../platform/rpc/context.ts';
 import { verifiedCaller } from './authentication.ts';
+import { authorizationHeader } from './authorization-header.ts';
 import { givenUpSignal } from './processing-limit.ts';
 
 export function contextFactory(services: Services) {
@@ -13,7 +14,7 @@ export function contextFactory(services: Services) {
     const caller = verifiedCaller(req);
     return createContext(caller ? { ...services, verifyToken: () => Promise.resolve(caller) } : services, {
       log: req.log,
-      authorization: req.headers.authorization,
+      authorization: authorizationHeader(req.raw),
       organizationIdHeader: req.headers['organization_id'],
       idempotencyKeyHeader: req.headers['idempotency-key'],
       requestPath: req.originalUrl.split('?')[0] ?? '/',

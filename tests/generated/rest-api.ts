@@ -1192,6 +1192,7 @@ export interface operations {
                         organization_description: string;
                         role: string;
                         member_count: number;
+                        max_members: number | null;
                         created_at: string;
                         updated_at: string;
                     };
@@ -1310,6 +1311,7 @@ export interface operations {
                         organization_description: string;
                         role: string;
                         member_count: number;
+                        max_members: number | null;
                         created_at: string;
                         updated_at: string;
                     };

@@ -38,6 +38,25 @@ export interface TestServer {
   ): Promise<{ status: number; body: T; headers: Headers }>;
 }
 
+/** Requests to the service at `baseUrl`, in process or not. */
+export function callerAt(baseUrl: string): Pick<TestServer, 'baseUrl' | 'request' | 'call'> {
+  const request = (method: string, path: string, options: RequestOptions = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    if (options.organizationId) headers.organization_id = options.organizationId;
+    let body: string | undefined = options.rawBody;
+    if (options.body !== undefined) body = JSON.stringify(options.body);
+    if (body !== undefined) headers['content-type'] ??= 'application/json';
+    return fetch(`${baseUrl}${path}`, { method, headers, body });
+  };
+  const call = async (method: string, path: string, options?: RequestOptions) => {
+    const response = await request(method, path, options);
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+  };
+  return { baseUrl, request, call };
+}
+
 export async function startTestServer(databaseUrl: string, env: Record<string, string> = {}): Promise<TestServer> {
   const settings = readSettings({
     NODE_ENV: 'test',
@@ -55,21 +74,7 @@ export async function startTestServer(databaseUrl: string, env: Record<string, s
   if (!address || typeof address === 'string') throw new Error('server has no TCP address');
   const baseUrl = `http://127.0.0.1:${address.port}`;
 
-  const request = (method: string, path: string, options: RequestOptions = {}) => {
-    const headers: Record<string, string> = { ...options.headers };
-    if (options.token) headers.authorization = `Bearer ${options.token}`;
-    if (options.organizationId) headers.organization_id = options.organizationId;
-    let body: string | undefined = options.rawBody;
-    if (options.body !== undefined) body = JSON.stringify(options.body);
-    if (body !== undefined) headers['content-type'] ??= 'application/json';
-    return fetch(`${baseUrl}${path}`, { method, headers, body });
-  };
-  const call = async (method: string, path: string, options?: RequestOptions) => {
-    const response = await request(method, path, options);
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
-  };
-  return { baseUrl, databaseUrl, service, request, call };
+  return { ...callerAt(baseUrl), databaseUrl, service };
 }
 
 /**

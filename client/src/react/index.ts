@@ -30,6 +30,7 @@ export {
   Notice,
   QueryList,
   Section,
+  SecretNotice,
   SelectField,
   Table,
   TextAreaField,
@@ -65,4 +66,5 @@ export { AddMemberForm, MembersTable, type AddMemberFormProps, type MembersTable
 export { RoleEditor, type RoleEditorProps } from './roles/index.ts';
 export { TeamsPanel, type TeamsPanelProps } from './teams/index.ts';
 export { WebhooksPanel, type WebhooksPanelProps } from './webhooks/index.ts';
+export { ApiKeysPanel, type ApiKeysPanelProps } from './api-keys/index.ts';
 export { EventsLog, type EventsLogProps } from './events/index.ts';

@@ -69,6 +69,7 @@ const organizationWithCount = prepare((sql, organizationId: string, now: DbTimes
       'o.description',
       'o.created_at',
       'o.updated_at',
+      'o.max_members',
       eb
         .selectFrom('organization_users as c')
         .select((count) => count.fn.countAll<number | string>().as('members'))

@@ -140,6 +140,7 @@ async function readDetails(reader: ClockedReader, org: InOrganization, role: () 
     organization_description: row!.description,
     role: await role(),
     member_count: Number(row!.member_count),
+    max_members: row!.max_members,
     created_at: isoTimestamp(row!.created_at),
     updated_at: isoTimestamp(row!.updated_at),
   };

@@ -25,7 +25,7 @@ import {
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { SettingsError, type Settings } from '../config.ts';
-import { DomainError, unauthorized } from '../errors.ts';
+import { badRequest, DomainError, unauthorized } from '../errors.ts';
 import { userIdSchema } from '../../../shared/fields.ts';
 import { hs256Verifier } from './hs256.ts';
 import { resolveHmacSecret } from './secret.ts';
@@ -140,7 +140,14 @@ function asymmetricKeys(settings: Settings): AsymmetricKeys | undefined {
   return undefined;
 }
 
+/** Two credentials in one request: two Authorization headers (the HTTP layer joins them) or one with two. */
+const SEVERAL_CREDENTIALS = /,\s*Bearer\s/i;
+
 function bearerToken(header: string | undefined): string {
+  // A token and a key together: which one acts would be a guess, so neither does (behaviour §16).
+  if (header !== undefined && SEVERAL_CREDENTIALS.test(header)) {
+    throw badRequest('Send one credential, a token or a key, in one Authorization header');
+  }
   const match = /^Bearer +([^\s]+) *$/i.exec(header ?? '');
   if (!match?.[1] || match[1].length > MAX_TOKEN_LENGTH) throw unauthorized();
   return match[1];

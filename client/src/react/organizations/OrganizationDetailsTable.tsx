@@ -25,6 +25,10 @@ export function OrganizationDetailsTable({ details }: { details: OrganizationDet
         <td>{details.member_count}</td>
       </tr>
       <tr>
+        <th scope="row">Member limit</th>
+        <td>{details.max_members ?? <span className="osc-muted">No limit</span>}</td>
+      </tr>
+      <tr>
         <th scope="row">Created</th>
         <td>
           <Time value={details.created_at} />

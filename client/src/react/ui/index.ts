@@ -25,6 +25,7 @@ export { keepFocus } from './keepFocus.ts';
 export { Notice } from './Notice.tsx';
 export { QueryList } from './QueryList.tsx';
 export { Section } from './Section.tsx';
+export { SecretNotice } from './SecretNotice.tsx';
 export { SelectField, type Option } from './SelectField.tsx';
 export { Table } from './Table.tsx';
 export { TextAreaField } from './TextAreaField.tsx';

@@ -1,0 +1,54 @@
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { Button } from './Button.tsx';
+import { Notice } from './Notice.tsx';
+
+/**
+ * A secret the service answers once (a webhook's signing secret, an API key), taking the focus so
+ * that it is read and copied before it is gone, with a copy button.
+ */
+export function SecretNotice({
+  title,
+  note,
+  secret,
+  onDismiss,
+}: {
+  title: ReactNode;
+  /** Said after "copy it now, it is not shown again". */
+  note?: string | undefined;
+  secret: string;
+  onDismiss: () => void;
+}) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [copied, setCopied] = useState<boolean>();
+  useEffect(() => ref.current?.focus(), [secret]);
+  const headingId = useId();
+  const copy = () => {
+    navigator.clipboard.writeText(secret).then(
+      () => setCopied(true),
+      () => setCopied(false),
+    );
+  };
+
+  return (
+    <div ref={ref} tabIndex={-1} className="osc-stack" role="group" aria-labelledby={headingId}>
+      <Notice tone="warning">
+        <strong id={headingId}>{title}</strong>: copy it now, it is not shown again.
+        {note && ` ${note}`}
+      </Notice>
+      <p className="osc-secret">{secret}</p>
+      <div className="osc-row">
+        <Button onClick={copy}>Copy secret</Button>
+        <Button variant="ghost" onClick={onDismiss}>
+          I have copied it
+        </Button>
+        {copied !== undefined && (
+          <span role="status" className="osc-muted">
+            {copied
+              ? 'Copied to the clipboard.'
+              : 'The clipboard is not available here: select the secret and copy it.'}
+          </span>
+        )}
+      </div>
+    </div>
+  );
+}
