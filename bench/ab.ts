@@ -124,6 +124,7 @@ async function main() {
     const seeded = await seed(seeder.baseUrl, {
       big: SCENARIOS.some((scenario) => scenario.letter === 'd'),
       teams: SCENARIOS.some((scenario) => scenario.letter === 'k'),
+      key: SCENARIOS.some((scenario) => scenario.letter === 'm'),
     });
     seeder.kill();
     for (let round = 0; round < ROUNDS; round++) {

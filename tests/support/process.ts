@@ -36,6 +36,8 @@ export interface SpawnOptions {
    * garbage collection would take CPU from the servers being measured on the same cores.
    */
   discardLogsAfterStart?: boolean;
+  /** Node's arguments instead of SERVICE_ARGUMENTS (other flags for the bundle: bench/open-loop.ts). */
+  nodeArguments?: string[];
 }
 
 const parseJsonLine = (line: string): Record<string, any> | undefined => {
@@ -89,7 +91,10 @@ export async function spawnService(env: Record<string, string>, options: SpawnOp
   // SCRIPT: another entry point with the same conventions (bench/baseline.ts).
   const started = options.npmStart
     ? spawnCollecting('npm', ['start'], { PORT: '0', ...env })
-    : spawnCollecting(process.execPath, env.SCRIPT ? [env.SCRIPT] : SERVICE_ARGUMENTS, { PORT: '0', ...env });
+    : spawnCollecting(process.execPath, env.SCRIPT ? [env.SCRIPT] : (options.nodeArguments ?? SERVICE_ARGUMENTS), {
+        PORT: '0',
+        ...env,
+      });
   // Generous: several services start at once beside the rest of the suite on 2 cores.
   for (let waited = 0; waited < 60_000; waited += 50) {
     // The start's line carries the addresses it listens on.

@@ -91,7 +91,7 @@ export async function removeLapsedMembership(
   change: OrganizationChange,
   { userId, role, expiresAt }: LapsedMembership,
 ): Promise<void> {
-  await recordLeavingTeams(tx, change, userId, userId);
+  await recordLeavingTeams(tx, change, userId, userId)();
   deleteMembership(tx, change.organizationId, userId);
   await appendEvent(tx, change, {
     type: 'member.expired',
@@ -191,13 +191,15 @@ export async function changeRole(org: InOrganization, input: z.infer<typeof chan
  */
 export async function removeMember(org: InOrganization, input: z.infer<typeof removeMemberInput>): Promise<void> {
   await org.change(async (tx, change) => {
+    // Read with the membership, in the change's first round trip.
+    const leaveTeams = recordLeavingTeams(tx, change, input.user_id);
     const target = await membershipOf(tx, org.organizationId, input.user_id);
     const held = await change.held();
     const leaving = input.user_id === org.access.userId;
     if (!target) throw notAMember();
     if (!leaving) assertCanChange(held.role, target.role, undefined);
     assertKeepsAnOwner(target.role, undefined, await ownersLeft(tx, org.organizationId, target.role));
-    await recordLeavingTeams(tx, change, input.user_id);
+    await leaveTeams();
     deleteMembership(tx, org.organizationId, input.user_id);
     await appendEvent(tx, change, {
       type: leaving ? 'member.left' : 'member.removed',
