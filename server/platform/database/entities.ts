@@ -13,6 +13,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { ROLE_NAME_MAX_LENGTH } from '../../../shared/fields.ts';
 import { INVITATION_STATUSES } from '../../../shared/invitations.ts';
+import { WORD_MAX_LENGTH } from '../../../shared/search.ts';
 import { DELIVERY_STATUSES, MAX_WEBHOOK_DESCRIPTION, MAX_WEBHOOK_URL } from '../../../shared/webhooks.ts';
 import { MAX_TEAM_DESCRIPTION, MAX_TEAM_NAME, MAX_TEAM_NAME_KEY } from '../../../shared/teams.ts';
 
@@ -85,6 +86,8 @@ export const Membership = defineEntity({
   indexes: [
     // The member list is ordered by (created_at, user_id) within an organization and pages by it.
     { name: 'organization_users_list_idx', properties: ['organization', 'createdAt', 'user'] },
+    // The member list filtered by role (behaviour §15), in its default order.
+    { name: 'organization_users_role_idx', properties: ['organization', 'role', 'createdAt', 'user'] },
     // The sweep looks for the memberships that have expired.
     { name: 'organization_users_expires_idx', properties: ['expiresAt'] },
     // An organization's expired memberships not yet swept, subtracted from its member count.
@@ -345,6 +348,49 @@ export const ApplicationKey = defineEntity({
   },
 });
 
+/**
+ * The directory's search (behaviour §15): each user's words, folded (shared/search.ts), kept by
+ * word-index.ts with the user's names and e-mail address; found by their beginning.
+ */
+export const UserWord = defineEntity({
+  name: 'UserWord',
+  tableName: 'user_words',
+  properties: {
+    user: () => p.manyToOne(User).primary().deleteRule('cascade'),
+    word: p.string().length(WORD_MAX_LENGTH).primary(),
+  },
+  indexes: [{ name: 'user_words_search_idx', properties: ['word', 'user'] }],
+});
+
+/**
+ * A copy of a member's words for each of their memberships, so that a search in an organization
+ * reads that organization's words alone: its key (organization_id, word, user_id) is the search's
+ * index. They go with the user or the organization by the foreign keys, and with the membership
+ * when members.queries.ts deletes it.
+ */
+export const MemberWord = defineEntity({
+  name: 'MemberWord',
+  tableName: 'member_words',
+  properties: {
+    organization: () => p.manyToOne(Organization).primary().deleteRule('cascade'),
+    word: p.string().length(WORD_MAX_LENGTH).primary(),
+    user: () => p.manyToOne(User).primary().deleteRule('cascade'),
+  },
+  // A membership's words, deleted with it.
+  indexes: [{ name: 'member_words_membership_idx', properties: ['organization', 'user'] }],
+});
+
+/** An organization's words (its name's and its slug's), for the search of organizations. */
+export const OrganizationWord = defineEntity({
+  name: 'OrganizationWord',
+  tableName: 'organization_words',
+  properties: {
+    organization: () => p.manyToOne(Organization).primary().deleteRule('cascade'),
+    word: p.string().length(WORD_MAX_LENGTH).primary(),
+  },
+  indexes: [{ name: 'organization_words_search_idx', properties: ['word', 'organization'] }],
+});
+
 export const entities = [
   User,
   Organization,
@@ -361,4 +407,7 @@ export const entities = [
   IdempotencyKey,
   ApiKey,
   ApplicationKey,
+  UserWord,
+  MemberWord,
+  OrganizationWord,
 ];
