@@ -13,6 +13,7 @@ const WEBHOOKS = 'Migration20261126120000_webhooks';
 const TEAM_NAME_KEYS = 'Migration20261128120000_team_name_keys';
 const MACHINES_AND_DIRECTORY = 'Migration20261129090000_machines_and_directory';
 const SEARCH_WORDS = 'Migration20261129100000_search_words';
+const DOMAINS_AND_JOINING = 'Migration20261129120000_domains_and_joining';
 
 /**
  * The service's tables (not the migrator's own) and text columns whose collation is not MariaDB's
@@ -49,7 +50,17 @@ async function schemaDiff(orm: Orm, engine: string): Promise<string> {
 describeOnEachDatabase('migrations', (target) => {
   const all =
     target.name === 'embedded'
-      ? [INITIAL, LIFECYCLE, ROLES_AND_EXPIRY, TEAMS, WEBHOOKS, TEAM_NAME_KEYS, MACHINES_AND_DIRECTORY, SEARCH_WORDS]
+      ? [
+          INITIAL,
+          LIFECYCLE,
+          ROLES_AND_EXPIRY,
+          TEAMS,
+          WEBHOOKS,
+          TEAM_NAME_KEYS,
+          MACHINES_AND_DIRECTORY,
+          SEARCH_WORDS,
+          DOMAINS_AND_JOINING,
+        ]
       : [
           INITIAL,
           LIFECYCLE,
@@ -60,6 +71,7 @@ describeOnEachDatabase('migrations', (target) => {
           TEAM_NAME_KEYS,
           MACHINES_AND_DIRECTORY,
           SEARCH_WORDS,
+          DOMAINS_AND_JOINING,
         ];
 
   it('build exactly the schema the entities describe, and apply once', async () => {
@@ -143,7 +155,7 @@ describeOnEachDatabase('migrations', (target) => {
         );
       }
 
-      expect(await migrate(orm)).toEqual([TEAM_NAME_KEYS, MACHINES_AND_DIRECTORY, SEARCH_WORDS]);
+      expect(await migrate(orm)).toEqual([TEAM_NAME_KEYS, MACHINES_AND_DIRECTORY, SEARCH_WORDS, DOMAINS_AND_JOINING]);
 
       const managers = storedTeamNameKey('Managers');
       expect(await connection.execute('select id, name, name_key from teams order by id')).toEqual([
@@ -208,7 +220,7 @@ describeOnEachDatabase('migrations', (target) => {
         ['i1', 'o1', 'x@example.com', 'member', 'pending', 'u1', at, at, at],
       );
 
-      expect(await migrate(orm)).toEqual([MACHINES_AND_DIRECTORY, SEARCH_WORDS]);
+      expect(await migrate(orm)).toEqual([MACHINES_AND_DIRECTORY, SEARCH_WORDS, DOMAINS_AND_JOINING]);
 
       expect(
         await connection.execute(
@@ -302,6 +314,7 @@ describeOnEachDatabase('migrations', (target) => {
           TEAM_NAME_KEYS,
           MACHINES_AND_DIRECTORY,
           SEARCH_WORDS,
+          DOMAINS_AND_JOINING,
         ]);
 
         // Every row kept; a reference now names the row it referenced exactly. The audit trail keeps
