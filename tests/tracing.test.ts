@@ -7,11 +7,13 @@
  * default, protobuf, is shown to arrive as such.
  */
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseTargets, type TestDatabase } from './support/databases.ts';
 import { uniqueId } from './support/fixtures.ts';
 import { failWithout } from './support/needs.ts';
-import { spawnService, type ServiceProcess } from './support/process.ts';
+import { projectRoot, SERVICE_ENTRY, spawnService, type ServiceProcess } from './support/process.ts';
 import { restCall } from './support/rest-call.ts';
 import { TEST_SECRET, tokenFor } from './support/tokens.ts';
 import { ownerOfNewOrganization, startReceiver, webhooksPath, type Receiver } from './support/webhooks.ts';
@@ -295,4 +297,29 @@ describe('sampling and protocol', () => {
     // Protobuf keeps strings as they are: the span's name is in the bytes.
     expect(sent[0]!.body).toContain('GET /healthz');
   }, 60_000);
+});
+
+describe('the bundle without OTEL_EXPORTER_OTLP_ENDPOINT', () => {
+  /** The SDK's packages, as esbuild names their modules in the chunks. */
+  const SDK = /\/\/ node_modules\/@opentelemetry\/(sdk-trace|context-async-hooks|exporter-trace-otlp-\w+|resources)\//;
+
+  it('never loads the OpenTelemetry SDK: only a dynamic import reaches it', () => {
+    const folder = join(projectRoot, dirname(SERVICE_ENTRY));
+    const source = (file: string) => readFileSync(join(folder, file), 'utf8');
+    // What loads at every start: the entry, the start it imports at once, and their static imports.
+    const start = readdirSync(folder).find((file) => /^start-\w+\.js$/.test(file))!;
+    const loaded = new Set<string>();
+    const pending = ['main.js', start];
+    while (pending.length > 0) {
+      const file = pending.pop()!;
+      if (loaded.has(file)) continue;
+      loaded.add(file);
+      for (const [, imported] of source(file).matchAll(/(?:from|import) "\.\/([\w-]+\.js)"/g)) pending.push(imported!);
+    }
+    expect([...loaded].filter((file) => SDK.test(source(file)))).toEqual([]);
+    // The SDK is in the bundle, in a chunk that start's dynamic import names.
+    const sdkChunks = readdirSync(folder).filter((file) => file.endsWith('.js') && SDK.test(source(file)));
+    expect(sdkChunks.length).toBeGreaterThan(0);
+    expect(source(start)).toMatch(/import\("\.\/sdk-\w+\.js"\)/);
+  });
 });

@@ -44,6 +44,9 @@ export function summarize(sql: string, engine: Engine): StatementSummary {
 export const traceStatements = (engine: Engine) => (connection: DatabaseConnection) => {
   const send = connection.executeQuery.bind(connection);
   connection.executeQuery = <R>(query: CompiledQuery) =>
-    inStatementSpan(summarize(query.sql, engine), () => send<R>(query));
+    inStatementSpan(
+      () => summarize(query.sql, engine),
+      () => send<R>(query),
+    );
   return Promise.resolve();
 };

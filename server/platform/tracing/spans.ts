@@ -72,6 +72,14 @@ export function endRequestSpan({ span, method }: RequestTrace, route: string | u
 /** Runs `work` with `traced` as the active context: what it starts becomes a child of its span. */
 export const withTrace = <T>(traced: RequestTrace, work: () => T): T => context.with(traced.context, work);
 
+/**
+ * Whether the active span is being recorded. A span under one that is not would not be either,
+ * whatever the sampler (a parent-based one follows the parent; a ratio decides by the trace id,
+ * the same for the whole trace): it is not made at all, which is most of what an unsampled request
+ * would cost.
+ */
+const recording = () => trace.getSpan(context.active())?.isRecording() === true;
+
 /** `work` in a span of its own, a child of the active one; the span records a failure and ends. */
 export async function inSpan<T>(
   name: string,
@@ -95,7 +103,7 @@ export async function inSpan<T>(
 
 /** A tRPC procedure's span (`procedure members.add`), a child of its request's. */
 export function inProcedureSpan<T extends { ok: boolean }>(path: string, type: string, work: () => Promise<T>) {
-  if (!tracer) return work();
+  if (!tracer || !recording()) return work();
   return inSpan(`procedure ${path}`, { 'rpc.system': 'trpc', 'rpc.method': path, 'trpc.type': type }, async () => {
     const result = await work();
     // tRPC hands a failure back as a result, not as a throw.
@@ -113,9 +121,10 @@ export function tagOrganization(organizationId: string): void {
 }
 
 /** A database statement's span, only within a traced piece of work (a request, a webhook attempt). */
-export function inStatementSpan<T>(summary: StatementSummary, work: () => Promise<T>): Promise<T> {
-  if (!tracer || trace.getSpan(context.active()) === undefined) return work();
-  return inSpan(summary.name, summary.attributes, work, SpanKind.CLIENT);
+export function inStatementSpan<T>(summarize: () => StatementSummary, work: () => Promise<T>): Promise<T> {
+  if (!tracer || !recording()) return work();
+  const { name, attributes } = summarize();
+  return inSpan(name, attributes, work, SpanKind.CLIENT);
 }
 
 export interface StatementSummary {
