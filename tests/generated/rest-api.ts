@@ -56,6 +56,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/organizations/slug/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read an organization by its slug (any member; an unknown slug is answered as a non-member, 403) */
+        get: operations["organizations-getBySlug"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/{organization_id}/metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change the organization's public_metadata (and, with an application key, private_metadata) by JSON Merge Patch */
+        patch: operations["organizations-updateMetadata"];
+        trace?: never;
+    };
+    "/organizations/{organization_id}/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set the organization's seat limit, max_members (an application key); lowering it removes nobody */
+        put: operations["organizations-setLimits"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/organizations/{organization_id}/transfer-ownership": {
         parameters: {
             query?: never;
@@ -108,6 +159,40 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/organizations/{organization_id}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read one member with their expiry, public metadata and teams (any member) */
+        get: operations["members-details"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/{organization_id}/members/{user_id}/metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change a member's public_metadata by JSON Merge Patch */
+        patch: operations["members-updateMetadata"];
         trace?: never;
     };
     "/organizations/{organization_id}/invitations": {
@@ -1190,8 +1275,16 @@ export interface operations {
                         organization_id: string;
                         organization_name: string;
                         organization_description: string;
+                        slug: string;
                         role: string;
                         member_count: number;
+                        max_members: number | null;
+                        public_metadata: {
+                            [key: string]: unknown;
+                        };
+                        private_metadata?: {
+                            [key: string]: unknown;
+                        };
                         created_at: string;
                         updated_at: string;
                     };
@@ -1294,7 +1387,8 @@ export interface operations {
                 "application/json": {
                     organization_name?: string & unknown;
                     organization_description?: string;
-                } | unknown | unknown;
+                    organization_slug?: string;
+                } | unknown | unknown | unknown;
             };
         };
         responses: {
@@ -1308,8 +1402,16 @@ export interface operations {
                         organization_id: string;
                         organization_name: string;
                         organization_description: string;
+                        slug: string;
                         role: string;
                         member_count: number;
+                        max_members: number | null;
+                        public_metadata: {
+                            [key: string]: unknown;
+                        };
+                        private_metadata?: {
+                            [key: string]: unknown;
+                        };
                         created_at: string;
                         updated_at: string;
                     };
@@ -1435,6 +1537,407 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
+                    };
+                };
+            };
+            /** @description Invalid body, query, header, path parameter or URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bearer token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not do this: not a member, or without the permission it needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body is not JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The operation failed: a bug, whose details the answer never shows */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "organizations-getBySlug": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        organization_id: string;
+                        organization_name: string;
+                        organization_description: string;
+                        slug: string;
+                        role: string;
+                        member_count: number;
+                        max_members: number | null;
+                        public_metadata: {
+                            [key: string]: unknown;
+                        };
+                        private_metadata?: {
+                            [key: string]: unknown;
+                        };
+                        created_at: string;
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid body, query, header, path parameter or URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bearer token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not do this: not a member, or without the permission it needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The operation failed: a bug, whose details the answer never shows */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "organizations-updateMetadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    public_metadata?: {
+                        [key: string]: unknown;
+                    };
+                    private_metadata?: {
+                        [key: string]: unknown;
+                    };
+                } | unknown | unknown;
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        public_metadata: {
+                            [key: string]: unknown;
+                        };
+                        private_metadata?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid body, query, header, path parameter or URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bearer token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not do this: not a member, or without the permission it needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body is not JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The operation failed: a bug, whose details the answer never shows */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "organizations-setLimits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    max_members: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        organization_id: string;
+                        organization_name: string;
+                        organization_description: string;
+                        slug: string;
+                        role: string;
+                        member_count: number;
+                        max_members: number | null;
+                        public_metadata: {
+                            [key: string]: unknown;
+                        };
+                        private_metadata?: {
+                            [key: string]: unknown;
+                        };
+                        created_at: string;
+                        updated_at: string;
                     };
                 };
             };
@@ -2370,6 +2873,282 @@ export interface operations {
             };
         };
     };
+    "members-details": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        organization_id: string;
+                        user_id: string;
+                        role: string;
+                        created_at: string;
+                        updated_at: string;
+                        first_name: string;
+                        last_name: string;
+                        email: string;
+                        expires_at: string | null;
+                        public_metadata: {
+                            [key: string]: unknown;
+                        };
+                        teams: {
+                            team_id: string;
+                            name: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid body, query, header, path parameter or URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bearer token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not do this: not a member, or without the permission it needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The operation failed: a bug, whose details the answer never shows */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "members-updateMetadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    public_metadata: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        public_metadata: {
+                            [key: string]: unknown;
+                        };
+                        private_metadata?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid body, query, header, path parameter or URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bearer token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not do this: not a member, or without the permission it needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body is not JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The operation failed: a bug, whose details the answer never shows */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     "invitations-list": {
         parameters: {
             query?: never;
@@ -3193,7 +3972,7 @@ export interface operations {
             query?: {
                 after?: string;
                 limit?: number;
-                type?: "organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "member.expired" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined" | "role.created" | "role.updated" | "role.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.member_added" | "team.member_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked";
+                type?: "organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "member.updated" | "member.expired" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined" | "role.created" | "role.updated" | "role.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.member_added" | "team.member_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked";
             };
             header?: never;
             path: {
@@ -3242,7 +4021,14 @@ export interface operations {
                                     from: string;
                                     to: string;
                                 };
+                                organization_slug?: {
+                                    from: string;
+                                    to: string;
+                                };
                             };
+                            public_metadata_keys?: string[];
+                            /** @constant */
+                            private_metadata_changed?: true;
                         };
                         created_at: string;
                     } | {
@@ -3309,6 +4095,20 @@ export interface operations {
                         subject_user_id: string | null;
                         data: {
                             role: string;
+                            /** @constant */
+                            reason?: "account_deleted";
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "member.updated";
+                        organization_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
+                        subject_user_id: string | null;
+                        data: {
+                            public_metadata_keys: string[];
                         };
                         created_at: string;
                     } | {
@@ -5931,7 +6731,7 @@ export interface operations {
                     url: string;
                     event_types: [
                         "*"
-                    ] | ("organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "member.expired" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined" | "role.created" | "role.updated" | "role.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.member_added" | "team.member_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked")[];
+                    ] | ("organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "member.updated" | "member.expired" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined" | "role.created" | "role.updated" | "role.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.member_added" | "team.member_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked")[];
                     /** @default  */
                     description?: string;
                 };
@@ -6208,7 +7008,7 @@ export interface operations {
                     url?: string;
                     event_types?: [
                         "*"
-                    ] | ("organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "member.expired" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined" | "role.created" | "role.updated" | "role.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.member_added" | "team.member_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked")[];
+                    ] | ("organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "member.updated" | "member.expired" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined" | "role.created" | "role.updated" | "role.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.member_added" | "team.member_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked")[];
                     description?: string;
                     enabled?: boolean;
                 } | unknown | unknown | unknown | unknown;

@@ -9,11 +9,11 @@ import { prepare } from '../../platform/database/prepared.ts';
 import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
 import type { Tx } from '../../platform/database/transaction.ts';
 
-/** A user's current membership (no row for none), with when it expires. */
+/** A user's current membership (no row for none), with when it expires and its public metadata. */
 const membership = prepare((sql, organizationId: string, userId: string, now: DbTimestamp) =>
   sql
     .selectFrom('organization_users as m')
-    .select(['m.role', 'm.expires_at'])
+    .select(['m.role', 'm.expires_at', 'm.public_metadata'])
     .where('m.organization_id', '=', organizationId)
     .where('m.user_id', '=', userId)
     .where(unexpired('m', now)),
@@ -139,6 +139,19 @@ export function updateRoleAndExpiry(
   tx.later(roleAndExpiryUpdate(tx.sql, organizationId, userId, role, tx.timestamp(), storedExpiry(tx, expiresAt)));
 }
 
+const metadataUpdate = prepare((sql, organizationId: string, userId: string, metadata: string, now: DbTimestamp) =>
+  sql
+    .updateTable('organization_users')
+    .set({ public_metadata: metadata, updated_at: now })
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId),
+);
+
+/** Queues the change of a membership's public metadata (serialized JSON). */
+export function updateMemberMetadata(tx: Tx, organizationId: string, userId: string, metadata: string): void {
+  tx.later(metadataUpdate(tx.sql, organizationId, userId, metadata, tx.timestamp()));
+}
+
 const membershipDelete = prepare((sql, organizationId: string, userId: string) =>
   sql.deleteFrom('organization_users').where('organization_id', '=', organizationId).where('user_id', '=', userId),
 );
@@ -212,6 +225,7 @@ const memberWithUser = prepare((sql, organizationId: string, userId: string, now
       'm.created_at',
       'm.updated_at',
       'm.expires_at',
+      'm.public_metadata',
     ])
     .where('m.organization_id', '=', organizationId)
     .where('m.user_id', '=', userId)
@@ -256,6 +270,7 @@ const pageRows = pagedList(
       'u.email',
       'm.created_at',
       'm.expires_at',
+      'm.public_metadata',
     ]),
   listKey,
 );

@@ -293,8 +293,8 @@ const teamsOfMember = prepare((sql, organizationId: string, userId: string) =>
 );
 
 /** The teams of the organization a user is in, oldest first. */
-export const teamsOfMemberIn = (tx: Tx, organizationId: string, userId: string) =>
-  tx.all(teamsOfMember(tx.sql, organizationId, userId));
+export const teamsOfMemberIn = (reader: Reader, organizationId: string, userId: string) =>
+  reader.all(teamsOfMember(reader.sql, organizationId, userId));
 
 /** How many teams of the organization give `role`. */
 export async function teamsGiving(tx: Tx, organizationId: string, role: Role): Promise<number> {
