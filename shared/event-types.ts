@@ -7,9 +7,17 @@ import type { Role } from './fields.ts';
 /** What each event type records in `data`. */
 export interface EventData {
   'organization.created': { organization_name: string; organization_description: string };
-  /** Only the fields that changed, each with its value before and after. */
+  /**
+   * Only the fields that changed, each with its value before and after; `public_metadata_keys`: the
+   * top-level keys of the public metadata that a patch changed; `private_metadata_changed` when the
+   * private metadata changed (nothing of it is ever in an event, behaviour §16).
+   */
   'organization.updated': {
-    changes: Partial<Record<'organization_name' | 'organization_description', { from: string; to: string }>>;
+    changes: Partial<
+      Record<'organization_name' | 'organization_description' | 'organization_slug', { from: string; to: string }>
+    >;
+    public_metadata_keys?: string[];
+    private_metadata_changed?: true;
   };
   'organization.deleted': { organization_name: string };
   /** `expires_at` only for a membership that expires; `via` `domain` when the member joined by their verified domain. */
@@ -17,7 +25,10 @@ export interface EventData {
   /** A change of the expiry alone is recorded as well, `from` then being `to`; `expires_at` only when it changed. */
   'member.role_changed': { from: Role; to: Role; expires_at?: { from: string | null; to: string | null } };
   'member.removed': { role: Role };
-  'member.left': { role: Role };
+  /** `reason` `account_deleted` when the member deleted their account (behaviour §15). */
+  'member.left': { role: Role; reason?: 'account_deleted' };
+  /** The top-level keys of the membership's public metadata that a patch changed. */
+  'member.updated': { public_metadata_keys: string[] };
   /** The membership ended at `expires_at`; the sweep removed it. */
   'member.expired': { role: Role; expires_at: string };
   /** `subject_user_id` is the new owner; the previous owner (the actor) becomes admin. */
@@ -97,6 +108,7 @@ export const EVENT_TYPES = [
   'member.role_changed',
   'member.removed',
   'member.left',
+  'member.updated',
   'member.expired',
   'ownership.transferred',
   'invitation.created',

@@ -26,7 +26,13 @@ type Exactly<T, Schema extends z.ZodType> = [z.output<Schema>, z.input<Schema>] 
 export const eventDataSchemas = {
   'organization.created': z.object({ organization_name: z.string(), organization_description: z.string() }),
   'organization.updated': z.object({
-    changes: z.object({ organization_name: fieldChange.optional(), organization_description: fieldChange.optional() }),
+    changes: z.object({
+      organization_name: fieldChange.optional(),
+      organization_description: fieldChange.optional(),
+      organization_slug: fieldChange.optional(),
+    }),
+    public_metadata_keys: z.array(z.string()).optional(),
+    private_metadata_changed: z.literal(true).optional(),
   }),
   'organization.deleted': z.object({ organization_name: z.string() }),
   'member.added': z.object({ role, expires_at: z.string().optional(), via: z.literal('domain').optional() }),
@@ -36,7 +42,8 @@ export const eventDataSchemas = {
     expires_at: z.object({ from: z.string().nullable(), to: z.string().nullable() }).optional(),
   }),
   'member.removed': z.object({ role }),
-  'member.left': z.object({ role }),
+  'member.left': z.object({ role, reason: z.literal('account_deleted').optional() }),
+  'member.updated': z.object({ public_metadata_keys: z.array(z.string()) }),
   'member.expired': z.object({ role, expires_at: z.string() }),
   'ownership.transferred': z.object({ previous_owner_user_id: z.string(), new_owner_previous_role: role }),
   'invitation.created': invitation.extend({ membership_expires_at: z.string().optional() }),
@@ -137,6 +144,7 @@ export const auditEventOutput = z.discriminatedUnion('type', [
   eventOf('member.role_changed'),
   eventOf('member.removed'),
   eventOf('member.left'),
+  eventOf('member.updated'),
   eventOf('member.expired'),
   eventOf('ownership.transferred'),
   eventOf('invitation.created'),

@@ -1,6 +1,7 @@
 /** Members of an organization (behaviour §4.3): /organization-user. */
 import { z } from 'zod';
 import { emailSchema, expiresAtSchema, isoTimestampSchema, roleSchema, userIdSchema } from './fields.ts';
+import { metadataSchema } from './metadata.ts';
 
 /** `expires_at`: when the membership ends (behaviour §11); absent, it does not. Not for the role owner. */
 export const addMemberInput = z.object({
@@ -43,9 +44,21 @@ export const memberListItemOutput = z.object({
 });
 export type MemberListItem = z.infer<typeof memberListItemOutput>;
 
-/** An item of the tRPC member page: the list's, with the membership's expiry. */
+/** An item of the tRPC member page: the list's, with the membership's expiry and public metadata. */
 export const memberPageItemOutput = memberListItemOutput.extend({
   /** When the membership ends (ISO 8601 UTC), or null when it does not. */
   expires_at: z.string().nullable(),
+  public_metadata: metadataSchema,
 });
 export type MemberPageItem = z.infer<typeof memberPageItemOutput>;
+
+/** `{user_id}` in a path: GET /organizations/{organization_id}/members/{user_id}. */
+export const memberPathInput = z.object({ user_id: userIdSchema });
+
+/** A member as the newer read shows them (behaviour §15): the member, their public metadata and their teams. */
+export const memberDetailsOutput = memberOutput.extend({
+  public_metadata: metadataSchema,
+  /** The organization's teams they are in, oldest first. */
+  teams: z.array(z.object({ team_id: z.string(), name: z.string() })),
+});
+export type MemberDetails = z.infer<typeof memberDetailsOutput>;

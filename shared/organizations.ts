@@ -1,6 +1,7 @@
 /** Organizations (behaviour §4.2, §8): creating, listing, reading, renaming, deleting, handing over. */
 import { z } from 'zod';
 import { isoTimestampSchema, organizationIdSchema, roleSchema, userIdSchema } from './fields.ts';
+import { metadataSchema } from './metadata.ts';
 import { descriptionText, nameText } from './text.ts';
 
 /** A slug (behaviour §15): lower-case letters and digits, single hyphens inside. */
@@ -44,11 +45,17 @@ export const organizationDetailsOutput = z.object({
   organization_id: z.string(),
   organization_name: z.string(),
   organization_description: z.string(),
+  /** Unique over the service (behaviour §15). */
+  slug: z.string(),
   /** The caller's role in the organization. */
   role: roleSchema,
+  /** Current members (behaviour §16). */
   member_count: z.number().int(),
-  /** The seat limit (behaviour §16): null, none. */
+  /** The seat limit, or null for none (behaviour §16). */
   max_members: z.number().int().nullable(),
+  public_metadata: metadataSchema,
+  /** Shown to an application key only (behaviour §16). */
+  private_metadata: metadataSchema.optional(),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -58,9 +65,21 @@ export const updateOrganizationInput = z
   .object({
     organization_name: organizationNameSchema.optional(),
     organization_description: organizationDescriptionSchema.optional(),
+    organization_slug: organizationSlugSchema.optional(),
   })
-  .refine((body) => body.organization_name !== undefined || body.organization_description !== undefined, {
-    message: 'Give organization_name, organization_description or both',
-  });
+  .refine(
+    (body) =>
+      body.organization_name !== undefined ||
+      body.organization_description !== undefined ||
+      body.organization_slug !== undefined,
+    { message: 'Give organization_name, organization_description, organization_slug or more of them' },
+  );
+
+/** `{slug}` in a path (behaviour §15). */
+export const organizationSlugPathInput = z.object({ slug: organizationSlugSchema });
+
+/** The seat limit (behaviour §16): 1 to 1,000,000 members, or null for none. */
+export const MAX_SEAT_LIMIT = 1_000_000;
+export const setLimitsInput = z.object({ max_members: z.number().int().min(1).max(MAX_SEAT_LIMIT).nullable() });
 
 export const transferOwnershipInput = z.object({ user_id: userIdSchema });

@@ -10,17 +10,19 @@
  * whose role, one of the organization's own, holds every permission a role may hold but the
  * declared one (the owners-only permissions: the built-in admin); ANY_MEMBER, by a non-member. An
  * `orSelf` procedure is called on the colleague, so that the self exception does not apply. Then
- * the owner makes the same call, which must succeed: the 403 was the permission's, not the input's.
+ * the owner makes the same call, which must succeed: the 403 was the permission's, not the input's
+ * (the application's key makes it for a permission of the application's own, which no role holds).
  */
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createClient, type RouterInputs } from '../client/src/index.ts';
 import { appRouter } from '../server/modules/router.ts';
 import { ANY_MEMBER, type Requirement } from '../server/platform/authorization/access.ts';
-import { isGrantable, SERVICE_PERMISSIONS } from '../server/platform/role-catalogue.ts';
+import { APPLICATION_ONLY, isGrantable, SERVICE_PERMISSIONS } from '../server/platform/role-catalogue.ts';
 import { procedureMetas, type Meta } from '../server/platform/rpc/init.ts';
 import type { AuditEvent } from '../shared/events.ts';
 import type { TeamView } from '../shared/teams.ts';
 import type { WebhookView } from '../shared/webhooks.ts';
+import { createApplicationKey } from './support/application-keys.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { addMember, createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import { createRole, rolesPath } from './support/roles.ts';
@@ -59,6 +61,8 @@ interface Fixtures {
   firstEventId: string;
   /** An API key of the organization's (role member). */
   apiKeyId: string;
+  /** The organization's slug. */
+  slug: string;
 }
 
 interface Sample<Path extends ProcedurePath> {
@@ -73,6 +77,11 @@ interface Sample<Path extends ProcedurePath> {
  */
 const SAMPLES: { [Path in ProcedurePath]?: Sample<Path> } = {
   'organizations.get': { input: (f) => ({ organization_id: f.organizationId }) },
+  'organizations.getBySlug': { input: (f) => ({ slug: f.slug }) },
+  'organizations.updateMetadata': {
+    input: (f) => ({ organization_id: f.organizationId, public_metadata: { sample: true } }),
+  },
+  'organizations.setLimits': { input: (f) => ({ organization_id: f.organizationId, max_members: 1000 }) },
   'organizations.update': {
     input: (f) => ({ organization_id: f.organizationId, organization_description: 'Changed by a sample' }),
   },
@@ -87,6 +96,10 @@ const SAMPLES: { [Path in ProcedurePath]?: Sample<Path> } = {
   'members.get': { input: (f) => ({ user_id: f.colleague.id }) },
   'members.list': { input: () => ({}) },
   'members.page': { input: () => ({ limit: 10 }) },
+  'members.details': { input: (f) => ({ organization_id: f.organizationId, user_id: f.colleague.id }) },
+  'members.updateMetadata': {
+    input: (f) => ({ organization_id: f.organizationId, user_id: f.colleague.id, public_metadata: { sample: 1 } }),
+  },
   'invitations.create': {
     input: (f) => ({ organization_id: f.organizationId, email: 'sample-invitee@example.com', role: 'member' }),
   },
@@ -224,6 +237,8 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
     WEBHOOK_POLL_INTERVAL_MS: '50',
   });
   let owner: TestUser;
+  /** The application's key, as a caller. */
+  let application: TestUser;
   let people: Pick<Fixtures, 'colleague' | 'newcomer' | 'candidate'>;
   /** The fixtures the refused calls are made on, and then the owner's that use up nothing. */
   let fixtures: Fixtures;
@@ -275,7 +290,9 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
     });
     expect(key.status, JSON.stringify(key.body)).toBe(201);
     const [first] = await ownerGet<AuditEvent[]>(`/organizations/${organizationId}/events?limit=1`);
+    const { slug } = await ownerGet<{ slug: string }>(`/organizations/${organizationId}`);
     return {
+      slug,
       apiKeyId: key.body.key_id,
       organizationId,
       ...people,
@@ -374,6 +391,7 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
 
   beforeAll(async () => {
     owner = await registerUser(server(), 'owner');
+    application = { id: 'application', email: '', token: await createApplicationKey(server()) };
     people = {
       colleague: await registerUser(server(), 'colleague'),
       newcomer: await registerUser(server(), 'newcomer'),
@@ -414,10 +432,12 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
 
   describe("carried out for the owner with the same input (the 403 above was the permission's)", () => {
     // In the router's order, after every refusal: those that use a fixture up get fixtures of their own.
-    it.each(ORGANIZATION_PROCEDURES)('%s', async (path) => {
+    it.each(ORGANIZATION_PROCEDURES)('%s', async (path, meta) => {
       const sample = sampleOf(path);
       const on = sample.destructive ? await setUpOrganization() : fixtures;
-      const outcome = await outcomeOf(path, sample.input(on), owner, on.organizationId);
+      // No role holds an application permission: the application's key carries it out instead.
+      const caller = (APPLICATION_ONLY as readonly string[]).includes(meta.permission) ? application : owner;
+      const outcome = await outcomeOf(path, sample.input(on), caller, on.organizationId);
       expect([200, 201, 202], JSON.stringify(outcome)).toContain(outcome.status);
     });
   });

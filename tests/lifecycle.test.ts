@@ -34,9 +34,11 @@ describeOnEachDatabase('organization lifecycle', (target) => {
             organization_id: organizationId,
             organization_name: 'Test organization',
             organization_description: 'for tests',
+            slug: expect.stringMatching(/^test-organization(-\d+)?$/),
             role,
             member_count: 3,
             max_members: null,
+            public_metadata: {},
             created_at: expect.stringMatching(ISO_MS),
             updated_at: expect.stringMatching(ISO_MS),
           });

@@ -478,6 +478,33 @@ describe('OpenAPI document', () => {
       'NOT_FOUND',
     );
 
+    const { slug } = (await owner.GET('/organizations/{organization_id}', { params: { path } })).data!;
+    expect(
+      (await ownerApi.GET('/organizations/slug/{slug}', { params: { path: { slug } } })).data?.organization_id,
+    ).toBe(organizationId);
+    const metadata = await owner.PATCH('/organizations/{organization_id}/metadata', {
+      params: { path },
+      body: { public_metadata: { plan: 'pro' } },
+    });
+    expect(metadata.data?.public_metadata).toEqual({ plan: 'pro' });
+    // The seat limit is the application key's: a person is refused.
+    const limits = await owner.PUT('/organizations/{organization_id}/limits', {
+      params: { path },
+      body: { max_members: 10 },
+    });
+    expect(limits.response.status).toBe(403);
+    const ownerPath = { params: { path: { ...path, user_id: ownerId } } };
+    const ownerMetadata = await ownerApi.PATCH('/organizations/{organization_id}/members/{user_id}/metadata', {
+      ...ownerPath,
+      body: { public_metadata: { desk: 1 } },
+    });
+    expect(ownerMetadata.data?.public_metadata).toEqual({ desk: 1 });
+    expect(
+      (await owner.GET('/organizations/{organization_id}/members/{user_id}', ownerPath)).data?.public_metadata,
+    ).toEqual({
+      desk: 1,
+    });
+
     const memberEmail = `${memberId}@example.com`;
     const inviteMember = () =>
       owner.POST('/organizations/{organization_id}/invitations', {

@@ -179,7 +179,7 @@ describe('the tables of the docs', () => {
   it('list every REST endpoint with its procedure and 201, and every tRPC-only procedure', () => {
     const endpointsSection = section(apiReference, 'Endpoints');
     const documented = tableRows(endpointsSection)
-      .filter((cells) => /^`(GET|POST|PUT|DELETE) \//.test(cells[0]!))
+      .filter((cells) => /^`(GET|POST|PUT|PATCH|DELETE) \//.test(cells[0]!))
       .map((cells) => ({
         route: /^`([^`]+)`/.exec(cells[0]!)![1],
         procedure: codeOf(cells[1]),

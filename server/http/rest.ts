@@ -29,14 +29,14 @@ import { fastifyJsonParser, parseJsonBodiesAs } from './json-body.ts';
 import { asksForWholeList, STREAMED_PAGE_SIZE, wholeList } from './streamed-list.ts';
 
 type CreateContext = ReturnType<typeof contextFactory>;
-type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-const takesJsonBody = (method: HttpMethod) => method === 'POST' || method === 'PUT';
+const takesJsonBody = (method: HttpMethod) => method === 'POST' || method === 'PUT' || method === 'PATCH';
 
 /** `/organization-user/{user_id}` (OpenAPI) → `/organization-user/:user_id` (Fastify). */
 const fastifyPath = (openApiPath: string) => openApiPath.replace(/\{(\w+)\}/g, ':$1');

@@ -12,11 +12,11 @@ import type { StoredTimestamp } from '../../platform/database/timestamps.ts';
 import type { Tx } from '../../platform/database/transaction.ts';
 import { indexMembership, memberMatches, unindexMembership } from '../../platform/database/word-index.ts';
 
-/** A user's current membership (no row for none), with when it expires. */
+/** A user's current membership (no row for none), with when it expires and its public metadata. */
 const membership = prepare((sql, organizationId: string, userId: string, now: DbTimestamp) =>
   sql
     .selectFrom('organization_users as m')
-    .select(['m.role', 'm.expires_at'])
+    .select(['m.role', 'm.expires_at', 'm.public_metadata'])
     .where('m.organization_id', '=', organizationId)
     .where('m.user_id', '=', userId)
     .where(unexpired('m', now)),
@@ -143,6 +143,19 @@ export function updateRoleAndExpiry(
   tx.later(roleAndExpiryUpdate(tx.sql, organizationId, userId, role, tx.timestamp(), storedExpiry(tx, expiresAt)));
 }
 
+const metadataUpdate = prepare((sql, organizationId: string, userId: string, metadata: string, now: DbTimestamp) =>
+  sql
+    .updateTable('organization_users')
+    .set({ public_metadata: metadata, updated_at: now })
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId),
+);
+
+/** Queues the change of a membership's public metadata (serialized JSON). */
+export function updateMemberMetadata(tx: Tx, organizationId: string, userId: string, metadata: string): void {
+  tx.later(metadataUpdate(tx.sql, organizationId, userId, metadata, tx.timestamp()));
+}
+
 const membershipDelete = prepare((sql, organizationId: string, userId: string) =>
   sql.deleteFrom('organization_users').where('organization_id', '=', organizationId).where('user_id', '=', userId),
 );
@@ -220,6 +233,7 @@ const memberWithUser = prepare((sql, organizationId: string, userId: string, now
       'm.created_at',
       'm.updated_at',
       'm.expires_at',
+      'm.public_metadata',
     ])
     .where('m.organization_id', '=', organizationId)
     .where('m.user_id', '=', userId)
@@ -264,6 +278,7 @@ const pageRows = pagedList(
       'u.email',
       'm.created_at',
       'm.expires_at',
+      'm.public_metadata',
     ]),
   listKey,
 );
@@ -340,6 +355,7 @@ export function selectedMemberRows(
     'u.email',
     'm.created_at',
     'm.expires_at',
+    'm.public_metadata',
   ]);
   for (const match of memberMatches('m', organizationId, selection.words)) query = query.where(match);
   if (selection.roles) query = query.where('m.role', 'in', selection.roles);

@@ -15,11 +15,13 @@ import type {
   addMemberInput,
   changeRoleInput,
   Member,
+  MemberDetails,
   MemberListItem,
   MemberPageItem,
   removeMemberInput,
 } from '../../../shared/members.ts';
 import { searchWords, type MemberSort } from '../../../shared/search.ts';
+import type { metadataOutput, updateMemberMetadataInput } from '../../../shared/metadata.ts';
 import type { InOrganization } from '../../platform/authorization/in-organization.ts';
 import { assertCanChange, assertKeepsAnOwner, assertMayGive } from '../../platform/authorization/rules.ts';
 import { replaceInPlace, toPage, type Page, type PageRequest } from '../../platform/database/pages.ts';
@@ -34,8 +36,9 @@ import {
 } from '../../platform/database/timestamps.ts';
 import type { Tx } from '../../platform/database/transaction.ts';
 import { badRequest, conflict, DomainError, notFound } from '../../platform/errors.ts';
+import { changedKeys, parseMetadata, patchedMetadata } from '../../platform/metadata.ts';
 import { appendEvent, type OrganizationChange } from '../../platform/organization-changes.ts';
-import { recordLeavingTeams } from '../teams/teams.service.ts';
+import { readTeamsOfMember, recordLeavingTeams } from '../teams/teams.service.ts';
 import {
   deleteMembership,
   insertMembership,
@@ -49,6 +52,7 @@ import {
   userByEmail,
   type SelectedMemberRow,
   type Seats,
+  updateMemberMetadata,
   updateRoleAndExpiry,
 } from './members.queries.ts';
 
@@ -232,6 +236,57 @@ export async function getMember(org: InOrganization, userId: string): Promise<Me
   };
 }
 
+/**
+ * GET /organizations/{organization_id}/members/{user_id}: the member with their public metadata
+ * and their teams (behaviour §15).
+ */
+export async function getMemberDetails(org: InOrganization, userId: string): Promise<MemberDetails> {
+  const [row, teams] = await Promise.all([
+    memberRow(org.reads, org.organizationId, userId),
+    readTeamsOfMember(org.reads, org.organizationId, userId),
+  ]);
+  if (!row) throw notAMember();
+  return {
+    organization_id: org.organizationId,
+    user_id: row.user_id,
+    role: row.role,
+    created_at: isoTimestamp(row.created_at),
+    updated_at: isoTimestamp(row.updated_at),
+    first_name: row.first_name,
+    last_name: row.last_name,
+    email: row.email,
+    expires_at: isoTimestampOrNull(row.expires_at),
+    public_metadata: parseMetadata(row.public_metadata),
+    teams: teams.map((team) => ({ team_id: team.id, name: team.name })),
+  };
+}
+
+/**
+ * Patches a membership's public metadata (JSON Merge Patch, behaviour §15) under the
+ * organization's lock, recording `member.updated` with the keys that changed; a patch that changes
+ * nothing records nothing.
+ */
+export async function patchMemberMetadata(
+  org: InOrganization,
+  input: z.infer<typeof updateMemberMetadataInput>,
+): Promise<z.infer<typeof metadataOutput>> {
+  return org.change(async (tx, change) => {
+    const target = await membershipOf(tx, org.organizationId, input.user_id);
+    if (!target) throw notAMember();
+    const after = patchedMetadata(target.public_metadata, input.public_metadata, 'public_metadata');
+    const keys = changedKeys(target.public_metadata, after);
+    if (keys.length > 0) {
+      updateMemberMetadata(tx, org.organizationId, input.user_id, after);
+      await appendEvent(tx, change, {
+        type: 'member.updated',
+        subjectUserId: input.user_id,
+        data: { public_metadata_keys: keys },
+      });
+    }
+    return { public_metadata: parseMetadata(after) };
+  });
+}
+
 const pageKey = (row: { created_at: StoredTimestamp; user_id: string }) => ({
   createdAt: row.created_at,
   id: row.user_id,
@@ -252,9 +307,13 @@ export async function membersPage(org: InOrganization, page: PageRequest): Promi
   const rows = await memberPageRows(org.reads, org.organizationId, page);
   return toPage(rows, page.limit, pageKey, (row) =>
     replaceInPlace(
-      replaceInPlace(row, 'created_at', listTimestamp(row.created_at)),
-      'expires_at',
-      isoTimestampOrNull(row.expires_at),
+      replaceInPlace(
+        replaceInPlace(row, 'created_at', listTimestamp(row.created_at)),
+        'expires_at',
+        isoTimestampOrNull(row.expires_at),
+      ),
+      'public_metadata',
+      parseMetadata(row.public_metadata),
     ),
   );
 }
@@ -319,6 +378,7 @@ export async function selectedMembersPage(
     email: row.email,
     created_at: listTimestamp(row.created_at),
     expires_at: isoTimestampOrNull(row.expires_at),
+    public_metadata: parseMetadata(row.public_metadata),
   }));
 }
 

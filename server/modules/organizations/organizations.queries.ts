@@ -2,7 +2,7 @@
  * The statements of organizations (behaviour §4.2, §8): each builds, queues or runs SQL and
  * returns rows; none decides anything or throws. The rules are organizations.service.ts's.
  */
-import { nowFor, unexpired, type ClockedReader } from '../../platform/authorization/memberships.ts';
+import { lapsed, nowFor, unexpired, type ClockedReader } from '../../platform/authorization/memberships.ts';
 import { pagedList, type PageRequest } from '../../platform/database/pages.ts';
 import { prepare } from '../../platform/database/prepared.ts';
 import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
@@ -61,38 +61,61 @@ const organizationsOfUser = pagedList(
 export const organizationRowsOfUser = (reader: ClockedReader, userId: string, page: PageRequest) =>
   organizationsOfUser(reader, reader.dialect, page, userId, nowFor(reader));
 
-const organizationWithCount = prepare((sql, organizationId: string, now: DbTimestamp) =>
+const organizationDetails = prepare((sql, organizationId: string, now: DbTimestamp) =>
   sql
     .selectFrom('organizations as o')
     .select((eb) => [
       'o.name',
       'o.description',
+      'o.slug',
+      'o.public_metadata',
+      'o.private_metadata',
+      'o.max_members',
+      'o.member_count',
       'o.created_at',
       'o.updated_at',
       'o.max_members',
       eb
-        .selectFrom('organization_users as c')
-        .select((count) => count.fn.countAll<number | string>().as('members'))
-        .whereRef('c.organization_id', '=', 'o.id')
-        .where(unexpired('c', now))
-        .as('member_count'),
+        .selectFrom('organization_users as l')
+        .select((count) => count.fn.countAll<number | string>().as('lapsed'))
+        .whereRef('l.organization_id', '=', 'o.id')
+        .where(lapsed('l', now))
+        .as('lapsed'),
     ])
     .where('o.id', '=', organizationId),
 );
 
-/** The organization's row, with its current members counted. */
+/**
+ * The organization's row. Its member count is the one its changes keep (entities.ts,
+ * Organization.memberCount) less the expired memberships the sweep has not removed yet, counted
+ * by their own index: no read counts the members.
+ */
 export const organizationRow = (reader: ClockedReader, organizationId: string) =>
-  reader.first(organizationWithCount(reader.sql, organizationId, nowFor(reader)));
+  reader.first(organizationDetails(reader.sql, organizationId, nowFor(reader)));
 
-export function updateOrganizationRow(
-  tx: Tx,
-  organizationId: string,
-  changes: { name?: string; description?: string },
-): void {
+/** The fields of an organization a change may set. */
+export interface OrganizationChanges {
+  name?: string;
+  description?: string;
+  slug?: string;
+  publicMetadata?: string;
+  privateMetadata?: string;
+  maxMembers?: number | null;
+}
+
+export function updateOrganizationRow(tx: Tx, organizationId: string, changes: OrganizationChanges): void {
   tx.later(
     tx.sql
       .updateTable('organizations')
-      .set({ name: changes.name, description: changes.description, updated_at: tx.timestamp() })
+      .set({
+        name: changes.name,
+        description: changes.description,
+        slug: changes.slug,
+        public_metadata: changes.publicMetadata,
+        private_metadata: changes.privateMetadata,
+        max_members: changes.maxMembers,
+        updated_at: tx.timestamp(),
+      })
       .where('id', '=', organizationId),
   );
 }

@@ -10,17 +10,21 @@ import type {
   createOrganizationInput,
   Organization as OrganizationView,
   OrganizationDetails,
+  setLimitsInput,
   transferOwnershipInput,
   updateOrganizationInput,
 } from '../../../shared/organizations.ts';
+import type { metadataOutput, updateOrganizationMetadataInput } from '../../../shared/metadata.ts';
 import type { PersonCaller } from '../../platform/auth/tokens.ts';
 import type { InOrganization } from '../../platform/authorization/in-organization.ts';
+import { assertHolds } from '../../platform/authorization/access.ts';
 import type { ClockedReader } from '../../platform/authorization/memberships.ts';
 import { newId } from '../../platform/database/ids.ts';
 import { toPage, type Page, type PageRequest } from '../../platform/database/pages.ts';
 import { isoTimestamp } from '../../platform/database/timestamps.ts';
 import type { Db, Tx } from '../../platform/database/transaction.ts';
 import { badRequest, conflict, forbidden, notFound, unavailable } from '../../platform/errors.ts';
+import { changedKeys, parseMetadata, patchedMetadata } from '../../platform/metadata.ts';
 import type { Creator } from '../../platform/rpc/procedures.ts';
 import { appendEvent, newOrganization, personActor } from '../../platform/organization-changes.ts';
 import { insertMembership, rolesOf, updateRole, updateRoleAndExpiry } from '../members/members.service.ts';
@@ -132,7 +136,7 @@ export async function listOrganizations(
   );
 }
 
-/** The organization as the actor sees it, with their role. */
+/** The organization as the actor sees it, with their role; its private metadata to an application key alone. */
 async function readDetails(reader: ClockedReader, org: InOrganization, role: () => Promise<string>) {
   const row = await organizationRow(reader, org.organizationId);
   // The guard has passed once the row is read: the organization exists and the actor is in it.
@@ -140,50 +144,124 @@ async function readDetails(reader: ClockedReader, org: InOrganization, role: () 
     organization_id: org.organizationId,
     organization_name: row!.name,
     organization_description: row!.description,
+    slug: row!.slug,
     role: await role(),
-    member_count: Number(row!.member_count),
+    member_count: Number(row!.member_count) - Number(row!.lapsed),
     max_members: row!.max_members,
+    public_metadata: parseMetadata(row!.public_metadata),
+    ...(org.access.actor.kind === 'application_key' && { private_metadata: parseMetadata(row!.private_metadata) }),
     created_at: isoTimestamp(row!.created_at),
     updated_at: isoTimestamp(row!.updated_at),
   };
-  return details;
+  return { details, row: row! };
 }
 
-/** GET /organizations/{organization_id}; a non-member and an unknown id both get 403. */
+/** GET /organizations/{organization_id} and GET /organizations/slug/{slug}; a non-member and an unknown id both get 403. */
 export async function getOrganization(org: InOrganization): Promise<OrganizationDetails> {
-  return readDetails(org.reads, org, async () => (await org.held()).role);
+  return (await readDetails(org.reads, org, async () => (await org.held()).role)).details;
 }
 
 type FieldChanges = EventData['organization.updated']['changes'];
 
 /**
- * Renames or re-describes the organization. Fields given with the value they already have are no
- * change: a request that changes nothing records no event and leaves `updated_at` as it was.
+ * Renames, re-describes or re-slugs the organization. Fields given with the value they already
+ * have are no change: a request that changes nothing records no event and leaves `updated_at` as it
+ * was. A slug another organization has is 409 (its unique index decides, races included).
  */
 export async function updateOrganization(
   org: InOrganization,
   input: z.infer<typeof updateOrganizationInput>,
 ): Promise<OrganizationDetails> {
-  return org.change(async (tx, change) => {
-    const before = await readDetails(tx, org, async () => (await change.held()).role);
-    const changes: FieldChanges = {};
-    for (const field of ['organization_name', 'organization_description'] as const) {
-      const to = input[field];
-      if (to !== undefined && to !== before[field]) changes[field] = { from: before[field], to };
-    }
-    if (Object.keys(changes).length === 0) return before;
-    updateOrganizationRow(tx, org.organizationId, {
-      name: changes.organization_name?.to,
-      description: changes.organization_description?.to,
+  try {
+    return await org.change(async (tx, change) => {
+      const { details: before } = await readDetails(tx, org, async () => (await change.held()).role);
+      const changes: FieldChanges = {};
+      for (const [field, now] of [
+        ['organization_name', before.organization_name],
+        ['organization_description', before.organization_description],
+        ['organization_slug', before.slug],
+      ] as const) {
+        const to = input[field];
+        if (to !== undefined && to !== now) changes[field] = { from: now, to };
+      }
+      if (Object.keys(changes).length === 0) return before;
+      updateOrganizationRow(tx, org.organizationId, {
+        name: changes.organization_name?.to,
+        description: changes.organization_description?.to,
+        slug: changes.organization_slug?.to,
+      });
+      await reindexOrganization(tx, org.organizationId);
+      await appendEvent(tx, change, { type: 'organization.updated', subjectUserId: null, data: { changes } });
+      return {
+        ...before,
+        organization_name: changes.organization_name?.to ?? before.organization_name,
+        organization_description: changes.organization_description?.to ?? before.organization_description,
+        slug: changes.organization_slug?.to ?? before.slug,
+        updated_at: tx.now.toISOString(),
+      };
     });
-    await reindexOrganization(tx, org.organizationId);
-    await appendEvent(tx, change, { type: 'organization.updated', subjectUserId: null, data: { changes } });
-    return {
-      ...before,
-      organization_name: changes.organization_name?.to ?? before.organization_name,
-      organization_description: changes.organization_description?.to ?? before.organization_description,
-      updated_at: tx.now.toISOString(),
+  } catch (error) {
+    if (input.organization_slug !== undefined && org.isUniqueViolation(error)) throw slugTaken(input.organization_slug);
+    throw error;
+  }
+}
+
+/**
+ * Patches the organization's public and/or private metadata (JSON Merge Patch, behaviour §15)
+ * under its lock, so that patches racing each other all land. The private metadata needs
+ * `metadata:private`, which only an application key holds (behaviour §16); its values and keys are
+ * in no event. A patch that changes nothing records no event.
+ */
+export async function updateOrganizationMetadata(
+  org: InOrganization,
+  input: z.infer<typeof updateOrganizationMetadataInput>,
+): Promise<z.infer<typeof metadataOutput>> {
+  return org.change(async (tx, change) => {
+    const row = await organizationRow(tx, org.organizationId);
+    if (input.private_metadata !== undefined) assertHolds(await change.held(), 'metadata:private');
+    const before = { public: row!.public_metadata, private: row!.private_metadata };
+    const after = {
+      public: input.public_metadata
+        ? patchedMetadata(before.public, input.public_metadata, 'public_metadata')
+        : before.public,
+      private: input.private_metadata
+        ? patchedMetadata(before.private, input.private_metadata, 'private_metadata')
+        : before.private,
     };
+    const publicKeys = changedKeys(before.public, after.public);
+    const privateChanged = after.private !== before.private;
+    if (publicKeys.length > 0 || privateChanged) {
+      updateOrganizationRow(tx, org.organizationId, { publicMetadata: after.public, privateMetadata: after.private });
+      await appendEvent(tx, change, {
+        type: 'organization.updated',
+        subjectUserId: null,
+        data: {
+          changes: {},
+          ...(publicKeys.length > 0 && { public_metadata_keys: publicKeys }),
+          ...(privateChanged && { private_metadata_changed: true as const }),
+        },
+      });
+    }
+    return {
+      public_metadata: parseMetadata(after.public),
+      ...(input.private_metadata !== undefined && { private_metadata: parseMetadata(after.private) }),
+    };
+  });
+}
+
+/**
+ * Sets the seat limit (behaviour §16; `organization:limits`, an application key's alone). A limit
+ * below the members there are removes nobody: it only refuses the next ones.
+ */
+export async function setLimits(
+  org: InOrganization,
+  input: z.infer<typeof setLimitsInput>,
+): Promise<OrganizationDetails> {
+  return org.change(async (tx, change) => {
+    const { details } = await readDetails(tx, org, async () => (await change.held()).role);
+    if (details.max_members === input.max_members) return details;
+    updateOrganizationRow(tx, org.organizationId, { maxMembers: input.max_members });
+    return { ...details, max_members: input.max_members, updated_at: tx.now.toISOString() };
   });
 }
 

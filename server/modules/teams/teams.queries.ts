@@ -314,6 +314,10 @@ export function teamsOfMemberIn(tx: Tx, organizationId: string, userId: string):
   };
 }
 
+/** The teams of the organization a user is in, oldest first, read at once. */
+export const readTeamsOfMember = (reader: Reader, organizationId: string, userId: string) =>
+  reader.all(teamsOfMember(reader.sql, organizationId, userId));
+
 /** How many teams of the organization give `role`. */
 export async function teamsGiving(tx: Tx, organizationId: string, role: Role): Promise<number> {
   const row = await tx.first(

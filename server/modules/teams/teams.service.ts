@@ -334,3 +334,6 @@ export function recordLeavingTeams(
 
 /** For the roles domain: how many teams give a role, and the hook of a change of its permissions. */
 export { copyRolePermissionsToTeams, teamsGiving } from './teams.queries.ts';
+
+/** For the members domain: the teams of the organization a member is in, oldest first. */
+export { readTeamsOfMember } from './teams.queries.ts';

@@ -6,13 +6,14 @@
  * context, so a handler holds no permission ifs, and each records its access in the procedure's
  * meta, so that every operation's permission can be listed (tests/unit/permissions.test.ts).
  */
-import { organizationPathInput } from '../../../shared/organizations.ts';
+import { organizationPathInput, organizationSlugPathInput } from '../../../shared/organizations.ts';
 import { organizationIdSchema } from '../../../shared/fields.ts';
 import type { Caller, PersonCaller } from '../auth/tokens.ts';
 import { badRequest, forbidden, unauthorized } from '../errors.ts';
 import { ANY_MEMBER, OrganizationAccess, type Actor, type Requirement } from '../authorization/access.ts';
 import { InOrganization } from '../authorization/in-organization.ts';
 import { liveKeyId, recordKeyUse } from '../authorization/keys.ts';
+import { organizationIdBySlug } from '../authorization/slugs.ts';
 import type { RoleCatalogue } from '../role-catalogue.ts';
 import type { Db } from '../database/transaction.ts';
 import { idempotencyHook } from '../idempotency.ts';
@@ -119,8 +120,11 @@ function organizationIdFromHeader(header: string | string[] | undefined): string
 
 /** What an operation in an organization declares: where the organization is named, and what it needs. */
 export interface OrganizationOperation {
-  /** Where the organization is named: the `organization_id` header, `{organization_id}` in the path, or the input. */
-  from: 'header' | 'path' | 'input';
+  /**
+   * Where the organization is named: the `organization_id` header, `{organization_id}` in the path,
+   * the input, or its `{slug}` in the path.
+   */
+  from: 'header' | 'path' | 'input' | 'slug';
   /** The one permission the operation needs, or ANY_MEMBER. */
   may: Requirement;
   /**
@@ -210,6 +214,20 @@ const inputProcedure = (operation: OrganizationOperation) =>
   });
 
 /**
+ * The organization named by `{slug}` in the path (behaviour §15), a malformed one 400 first. An
+ * unknown slug names no organization, answered as a non-member is (slugs.ts).
+ */
+const slugProcedure = (operation: OrganizationOperation) =>
+  authenticatedProcedure
+    .meta(meta(operation))
+    .input(organizationSlugPathInput)
+    .use(async ({ ctx, input, type, getRawInput, next }) =>
+      inOrganization(ctx, { type, getRawInput }, operation, await organizationIdBySlug(ctx.db, input.slug), (org) =>
+        next({ ctx: { org, db: undefined } }),
+      ),
+    );
+
+/**
  * An operation in one organization that needs what `may` names (behaviour §3.2, §11), enforced by
  * the platform whatever the operation does: its handler gets `ctx.org` (InOrganization), not the
  * database.
@@ -223,8 +241,12 @@ export function organizationProcedure(
 export function organizationProcedure(
   operation: OrganizationOperation & { from: 'input' },
 ): ReturnType<typeof inputProcedure>;
+export function organizationProcedure(
+  operation: OrganizationOperation & { from: 'slug' },
+): ReturnType<typeof slugProcedure>;
 export function organizationProcedure(operation: OrganizationOperation) {
   if (operation.from === 'header') return headerProcedure(operation);
   if (operation.from === 'path') return pathProcedure(operation);
+  if (operation.from === 'slug') return slugProcedure(operation);
   return inputProcedure(operation);
 }

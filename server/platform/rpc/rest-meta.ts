@@ -44,7 +44,7 @@ const organizationHeader = z.object({
 const linkHeader = nextLinkHeader('With ?limit=N, when more items follow: `<path?limit=N&cursor=…>; rel="next"`');
 
 interface RestEndpoint {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: `/${string}`;
   summary: string;
   tags: string[];

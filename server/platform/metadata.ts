@@ -1,0 +1,67 @@
+/**
+ * Metadata objects (behaviour §15): JSON Merge Patch (RFC 7396) and the limits a result must keep.
+ *
+ * The merge is written here rather than taken from the `json-merge-patch` package: that package
+ * stops at a key named `__proto__`, `constructor` or `prototype` and silently drops the rest of the
+ * patch, and calls `target.hasOwnProperty(…)`, which a stored key of that name turns into a crash.
+ * The RFC's algorithm is the ten lines below; objects are made without a prototype, so any key
+ * (`__proto__` included) is only data.
+ */
+import { MAX_METADATA_BYTES, MAX_METADATA_DEPTH, type Metadata } from '../../shared/metadata.ts';
+import { badRequest } from './errors.ts';
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** RFC 7396 §2 MergePatch(target, patch): `null` deletes a key, an array or a scalar replaces. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!isObject(patch)) return patch;
+  const result: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  if (isObject(target)) for (const key of Object.keys(target)) result[key] = target[key];
+  for (const key of Object.keys(patch)) {
+    if (patch[key] === null) delete result[key];
+    else result[key] = mergePatch(result[key], patch[key]);
+  }
+  return result;
+}
+
+/** How deep a JSON value nests: a scalar 0, an object or array one more than its deepest member. */
+function depthOf(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  let deepest = 0;
+  for (const member of Object.values(value)) deepest = Math.max(deepest, depthOf(member));
+  return deepest + 1;
+}
+
+/** A stored metadata object (a column of JSON text). */
+export const parseMetadata = (stored: string): Metadata => JSON.parse(stored) as Metadata;
+
+/**
+ * The patch applied to the stored object, serialized, or 400 when the result is over the limits
+ * (8 KiB serialized, 10 levels deep). `field` names the body's field in the refusal.
+ */
+export function patchedMetadata(stored: string, patch: Record<string, unknown>, field: string): string {
+  const result = mergePatch(parseMetadata(stored), patch);
+  const serialized = JSON.stringify(result);
+  const depth = depthOf(result);
+  if (depth > MAX_METADATA_DEPTH) {
+    throw badRequest(`The resulting ${field} nests ${depth} levels deep, more than ${MAX_METADATA_DEPTH}`, [
+      { field, problem: `Must nest at most ${MAX_METADATA_DEPTH} levels deep` },
+    ]);
+  }
+  const bytes = Buffer.byteLength(serialized, 'utf8');
+  if (bytes > MAX_METADATA_BYTES) {
+    throw badRequest(`The resulting ${field} takes ${bytes} bytes, more than ${MAX_METADATA_BYTES}`, [
+      { field, problem: `Must take at most ${MAX_METADATA_BYTES} bytes serialized as JSON` },
+    ]);
+  }
+  return serialized;
+}
+
+/** The top-level keys whose value differs between two serialized metadata objects (for events). */
+export function changedKeys(before: string, after: string): string[] {
+  const from = parseMetadata(before);
+  const to = parseMetadata(after);
+  const keys = new Set([...Object.keys(from), ...Object.keys(to)]);
+  return [...keys].filter((key) => JSON.stringify(from[key]) !== JSON.stringify(to[key])).sort();
+}
