@@ -1,5 +1,6 @@
 /** The whole API as one tRPC router; its type is what the typed client imports. */
 import { router } from '../platform/rpc/init.ts';
+import { adminRouter } from './admin/index.ts';
 import { apiKeysRouter } from './api-keys/index.ts';
 import { eventsRouter } from './events/index.ts';
 import { invitationsRouter } from './invitations/index.ts';
@@ -22,6 +23,7 @@ export const appRouter = router({
   teams: teamsRouter,
   webhooks: webhooksRouter,
   apiKeys: apiKeysRouter,
+  admin: adminRouter,
 });
 
 export type AppRouter = typeof appRouter;
