@@ -281,10 +281,20 @@ async function seedTheRest(connection: Connection): Promise<Seeded> {
     name: `Scale other ${k}`,
   }));
   const organizations = [big, ...others, ...joined, teamsOrganization];
-  const organizationColumns = ['id', 'name', 'description', 'created_by', 'created_at', 'updated_at', 'version'];
+  const organizationColumns = [
+    'id',
+    'name',
+    'description',
+    'created_by',
+    'created_at',
+    'updated_at',
+    'version',
+    'slug',
+  ];
+  // Slugs are unique over the service (behaviour §15): one of its own for each.
   await insertRows(connection, 'organizations', organizationColumns, [0, organizations.length], (index) => {
     const { id, name, owner, created } = organizations[index]!;
-    return [id, name, 'Seeded by bench/scale.ts', userId(owner), at(created), at(created), 0];
+    return [id, name, 'Seeded by bench/scale.ts', userId(owner), at(created), at(created), 0, `scale-${index}`];
   });
 
   // The big organization: its owner, an admin in a hundred, a tenth of them with an expiry.
