@@ -84,6 +84,7 @@ import { buildServer } from '../server/build.ts';
 import { storedTeamNameKey } from '../server/modules/teams/name-key.ts';
 import { newId } from '../server/platform/database/ids.ts';
 import { toDbTimestamp } from '../server/platform/database/schema.ts';
+import { personWords } from '../shared/search.ts';
 import { MAX_TEAMS } from '../shared/teams.ts';
 import { freePorts } from '../tests/support/ports.ts';
 import { SERVICE_ARGUMENTS, spawnService, type ServiceProcess } from '../tests/support/process.ts';
@@ -108,6 +109,8 @@ const TEAMS = MAX_TEAMS;
 const TEAMS_ORGANIZATION_MEMBERS = 1000;
 const TEAM_SIZE = 10;
 const PAGE = 100;
+/** The page of the member search's figures (behaviour §15). */
+const SEARCH_PAGE = 50;
 const ROWS_PER_STATEMENT = 5000;
 const STATEMENTS_PER_TRANSACTION = 10;
 const IDLE_SECONDS = 3;
@@ -180,12 +183,40 @@ async function insertRows(
   seeding.rows[table] = (seeding.rows[table] ?? 0) + to - from;
 }
 
-function insertUsers(connection: Connection, range: [number, number]): Promise<void> {
+/** A seeded user's search words, as the service keeps them (server/platform/database/word-index.ts). */
+const WORDS_PER_USER = 8;
+function wordsOfUser(index: number): string[] {
+  const words = personWords(`First${index}`, `Last${index}`, `${userId(index)}@example.com`);
+  if (words.length !== WORDS_PER_USER) throw new Error(`user ${index} has ${words.length} words`);
+  return words;
+}
+
+async function insertUsers(connection: Connection, [from, to]: [number, number]): Promise<void> {
   const columns = ['id', 'first_name', 'last_name', 'email', 'created_at', 'updated_at'];
-  return insertRows(connection, 'users', columns, range, (index) => {
+  await insertRows(connection, 'users', columns, [from, to], (index) => {
     const created = at(timeline.user(index));
     return [userId(index), `First${index}`, `Last${index}`, `${userId(index)}@example.com`, created, created];
   });
+  let cached: [number, string[]] = [-1, []];
+  await insertRows(
+    connection,
+    'user_words',
+    ['user_id', 'word'],
+    [from * WORDS_PER_USER, to * WORDS_PER_USER],
+    (row) => {
+      const user = Math.floor(row / WORDS_PER_USER);
+      if (cached[0] !== user) cached = [user, wordsOfUser(user)];
+      return [userId(user), cached[1][row % WORDS_PER_USER]];
+    },
+  );
+}
+
+/** Each membership's copy of its user's words, in one statement (after every membership is in). */
+async function insertMemberWords(connection: Connection): Promise<void> {
+  const [result] = (await connection.query(
+    'insert into member_words (organization_id, word, user_id) select m.organization_id, w.word, m.user_id from organization_users m join user_words w on w.user_id = m.user_id',
+  )) as unknown as [{ affectedRows: number }];
+  seeding.rows.member_words = result.affectedRows;
 }
 
 /** A membership's row; `expires` at timeline.expiry, else none. */
@@ -250,10 +281,20 @@ async function seedTheRest(connection: Connection): Promise<Seeded> {
     name: `Scale other ${k}`,
   }));
   const organizations = [big, ...others, ...joined, teamsOrganization];
-  const organizationColumns = ['id', 'name', 'description', 'created_by', 'created_at', 'updated_at', 'version'];
+  const organizationColumns = [
+    'id',
+    'name',
+    'description',
+    'created_by',
+    'created_at',
+    'updated_at',
+    'version',
+    'slug',
+  ];
+  // Slugs are unique over the service (behaviour §15): one of its own for each.
   await insertRows(connection, 'organizations', organizationColumns, [0, organizations.length], (index) => {
     const { id, name, owner, created } = organizations[index]!;
-    return [id, name, 'Seeded by bench/scale.ts', userId(owner), at(created), at(created), 0];
+    return [id, name, 'Seeded by bench/scale.ts', userId(owner), at(created), at(created), 0, `scale-${index}`];
   });
 
   // The big organization: its owner, an admin in a hundred, a tenth of them with an expiry.
@@ -298,6 +339,7 @@ async function seedTheRest(connection: Connection): Promise<Seeded> {
     const member = teamsOrganizationMember(index % TEAMS_ORGANIZATION_MEMBERS);
     return [team.id, team.organizationId, userId(member), at(team.created + SECOND)];
   });
+  await insertMemberWords(connection);
   return {
     big: big.id,
     joined: joined.map((organization) => organization.id),
@@ -745,6 +787,26 @@ async function main(): Promise<void> {
         await measure(second, {
           name: `GET /organization-user?limit=${PAGE}, ${where} of ${MEMBERS.toLocaleString('en')}`,
           path,
+          ...big,
+          connections: SMALL_CONNECTIONS,
+          items,
+        }),
+      );
+    }
+
+    // Member search and filter (behaviour §15): a page of 50 for a two-letter prefix every member's
+    // last name begins with, for one member's full e-mail address, and of the admins (one in 100).
+    const admins = Math.floor((MEMBERS - 2) / 100) + 1;
+    const searches: [string, string, number][] = [
+      ['search=la (a two-letter prefix)', 'search=la', SEARCH_PAGE],
+      ['search=<a full e-mail>', `search=${encodeURIComponent(`${userId(Math.floor(MEMBERS / 2))}@example.com`)}`, 1],
+      ['role=admin', 'role=admin', Math.min(SEARCH_PAGE, admins)],
+    ];
+    for (const [what, query, items] of searches) {
+      figures.push(
+        await measure(second, {
+          name: `GET /organization-user?${what}&limit=${SEARCH_PAGE}, of ${MEMBERS.toLocaleString('en')}`,
+          path: `/organization-user?${query}&limit=${SEARCH_PAGE}`,
           ...big,
           connections: SMALL_CONNECTIONS,
           items,

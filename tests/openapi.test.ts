@@ -561,6 +561,12 @@ describe('OpenAPI document', () => {
       'FORBIDDEN',
     );
 
+    // The application's lists (behaviour §16): a person is refused (tests/admin-lists.test.ts has the key's answers).
+    expect((await owner.GET('/admin/users')).response.status).toBe(403);
+    expect((await owner.GET('/admin/organizations')).response.status).toBe(403);
+    const someone = { params: { path: { user_id: ownerId } } };
+    expect((await owner.GET('/admin/users/{user_id}/memberships', someone)).response.status).toBe(403);
+
     const documentedOperations = Object.entries(document.paths).flatMap(([path, item]) =>
       Object.keys(item).map((method) => `${method} ${path}`),
     );

@@ -1,5 +1,6 @@
 /** The whole API as one tRPC router; its type is what the typed client imports. */
 import { router } from '../platform/rpc/init.ts';
+import { adminRouter } from './admin/index.ts';
 import { apiKeysRouter } from './api-keys/index.ts';
 import { domainsRouter } from './domains/index.ts';
 import { eventsRouter } from './events/index.ts';
@@ -26,6 +27,7 @@ export const appRouter = router({
   apiKeys: apiKeysRouter,
   domains: domainsRouter,
   joining: joiningRouter,
+  admin: adminRouter,
 });
 
 export type AppRouter = typeof appRouter;

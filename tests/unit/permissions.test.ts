@@ -88,6 +88,9 @@ const OPERATIONS: Record<string, Requirement | `${ServicePermission} or self` | 
     'apiKeys.page': 'api_keys:manage',
     'apiKeys.get': 'api_keys:manage',
     'apiKeys.revoke': 'api_keys:manage',
+    'admin.organizations': 'application',
+    'admin.users': 'application',
+    'admin.userMemberships': 'application',
   };
 
 describe('permissions (behaviour §3.2)', () => {

@@ -1,9 +1,19 @@
-/** GET /organizations (also under /api), and the same list a page at a time over tRPC. */
+/** GET /organizations (also under /api), searched (behaviour §15), and the same list a page at a time over tRPC. */
 import { organizationOutput } from '../../../shared/organizations.ts';
-import { listOrganizations } from './organizations.service.ts';
+import { searchSchema } from '../../../shared/search.ts';
+import { listOrganizations, searchOrganizations } from './organizations.service.ts';
 import { callerProcedure } from '../../platform/rpc/procedures.ts';
-import { listOutput, pageInput, pageOutput, restListQuery, restList } from '../../platform/rpc/lists.ts';
+import {
+  listOutput,
+  pageOutput,
+  restList,
+  restSortedList,
+  restSortedListQuery,
+  sortedPageInput,
+} from '../../platform/rpc/lists.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
+
+const selection = () => ({ search: searchSchema.optional() });
 
 export const listOrganizationsProcedure = callerProcedure
   .meta(
@@ -11,17 +21,26 @@ export const listOrganizationsProcedure = callerProcedure
       method: 'GET',
       path: '/organizations',
       tags: ['organizations'],
-      summary: 'List the organizations the caller belongs to, oldest first',
+      summary:
+        'List the organizations the caller belongs to, oldest first; with `search` (words of the name or slug), a page',
       errors: [400],
       pagedList: true,
     }),
   )
-  .input(restListQuery())
+  .input(restSortedListQuery(selection()))
   .output(listOutput(organizationOutput))
-  .query(({ ctx, input }) => restList(ctx, input, (page) => listOrganizations(ctx.db, ctx.caller, page)));
+  .query(({ ctx, input }) => {
+    const search = input?.search;
+    if (search === undefined) return restList(ctx, input, (page) => listOrganizations(ctx.db, ctx.caller, page));
+    return restSortedList(ctx, input!, { search }, (page) => searchOrganizations(ctx.db, ctx.caller, search, page));
+  });
 
-/** tRPC only: the caller's organizations a page at a time. */
+/** tRPC only: the caller's organizations a page at a time, searched. */
 export const organizationsPageProcedure = callerProcedure
-  .input(pageInput)
+  .input(sortedPageInput(selection()))
   .output(pageOutput(organizationOutput))
-  .query(({ ctx, input }) => listOrganizations(ctx.db, ctx.caller, input));
+  .query(({ ctx, input }) =>
+    input.search === undefined
+      ? listOrganizations(ctx.db, ctx.caller, input)
+      : searchOrganizations(ctx.db, ctx.caller, input.search, input),
+  );

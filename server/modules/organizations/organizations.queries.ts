@@ -6,7 +6,10 @@ import { lapsed, nowFor, unexpired, type ClockedReader } from '../../platform/au
 import { pagedList, type PageRequest } from '../../platform/database/pages.ts';
 import { prepare } from '../../platform/database/prepared.ts';
 import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
+import { afterCursor, orderOf, type SortedRequest } from '../../platform/database/sorted-pages.ts';
+import type { StoredTimestamp } from '../../platform/database/timestamps.ts';
 import type { Tx } from '../../platform/database/transaction.ts';
+import { organizationMatches } from '../../platform/database/word-index.ts';
 
 const organizationInsert = prepare(
   (sql, id: string, name: string, description: string, createdBy: string, slug: string, now: DbTimestamp) =>
@@ -123,4 +126,32 @@ export function updateOrganizationRow(tx: Tx, organizationId: string, changes: O
 /** Queues the delete of the organization; what rests on it goes by its foreign keys, its events stay. */
 export function deleteOrganizationRow(tx: Tx, organizationId: string): void {
   tx.later(tx.sql.deleteFrom('organizations').where('id', '=', organizationId));
+}
+
+/** A page of the organizations a user is a current member of that a search finds (behaviour §15). */
+export function searchedOrganizationRowsOfUser(
+  reader: ClockedReader,
+  userId: string,
+  words: string[],
+  request: SortedRequest<OrganizationOfUserRow>,
+) {
+  let query = reader.sql
+    .selectFrom('organization_users as m')
+    .innerJoin('organizations as o', 'o.id', 'm.organization_id')
+    .select(['o.id', 'o.name', 'o.description', 'o.created_by', 'o.created_at'])
+    .where('m.user_id', '=', userId)
+    .where(unexpired('m', nowFor(reader)));
+  for (const match of organizationMatches('o', words)) query = query.where(match);
+  const after = afterCursor(request);
+  if (after) query = query.where(after);
+  for (const { ref, direction } of orderOf(request)) query = query.orderBy(ref, direction);
+  return reader.all(query.limit(request.limit + 1));
+}
+
+export interface OrganizationOfUserRow {
+  id: string;
+  name: string;
+  description: string;
+  created_by: string;
+  created_at: StoredTimestamp;
 }

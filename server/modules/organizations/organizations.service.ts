@@ -18,10 +18,13 @@ import type { metadataOutput, updateOrganizationMetadataInput } from '../../../s
 import type { PersonCaller } from '../../platform/auth/tokens.ts';
 import type { InOrganization } from '../../platform/authorization/in-organization.ts';
 import { assertHolds } from '../../platform/authorization/access.ts';
+import { searchWords } from '../../../shared/search.ts';
 import type { ClockedReader } from '../../platform/authorization/memberships.ts';
 import { newId } from '../../platform/database/ids.ts';
 import { toPage, type Page, type PageRequest } from '../../platform/database/pages.ts';
-import { isoTimestamp } from '../../platform/database/timestamps.ts';
+import { toDbTimestamp } from '../../platform/database/schema.ts';
+import { toSortedPage, type SortedRequest } from '../../platform/database/sorted-pages.ts';
+import { isoTimestamp, toDate } from '../../platform/database/timestamps.ts';
 import type { Db, Tx } from '../../platform/database/transaction.ts';
 import { badRequest, conflict, forbidden, notFound, unavailable } from '../../platform/errors.ts';
 import { changedKeys, parseMetadata, patchedMetadata } from '../../platform/metadata.ts';
@@ -35,6 +38,8 @@ import {
   insertOrganization,
   organizationRow,
   organizationRowsOfUser,
+  searchedOrganizationRowsOfUser,
+  type OrganizationOfUserRow,
   slugsLike,
   updateOrganizationRow,
 } from './organizations.queries.ts';
@@ -134,6 +139,36 @@ export async function listOrganizations(
     (row) => ({ createdAt: row.created_at, id: row.id }),
     (row) => ({ ...row, created_at: isoTimestamp(row.created_at) }),
   );
+}
+
+/**
+ * A page of the caller's organizations that a search finds (behaviour §15), oldest first (then by
+ * id); its cursor holds to the search.
+ */
+export async function searchOrganizations(
+  reader: ClockedReader,
+  caller: PersonCaller,
+  search: string,
+  page: { limit: number; cursor?: string | null },
+): Promise<Page<OrganizationView>> {
+  const words = searchWords(search);
+  const request: SortedRequest<OrganizationOfUserRow> = {
+    key: [
+      {
+        column: 'o.created_at',
+        kind: 'number',
+        read: (row) => toDate(row.created_at).getTime(),
+        bind: (value) => toDbTimestamp(reader.dialect, new Date(value)),
+      },
+      { column: 'o.id', kind: 'string', read: (row) => row.id },
+    ],
+    descending: false,
+    scope: [words],
+    limit: page.limit,
+    cursor: page.cursor,
+  };
+  const rows = await searchedOrganizationRowsOfUser(reader, caller.userId, words, request);
+  return toSortedPage(rows, request, (row) => ({ ...row, created_at: isoTimestamp(row.created_at) }));
 }
 
 /** The organization as the actor sees it, with their role; its private metadata to an application key alone. */

@@ -1,0 +1,25 @@
+/** GET /admin/organizations: every organization of the service, searched, a page at a time (application key). */
+import { adminOrganizationOutput } from '../../../shared/admin.ts';
+import { searchSchema } from '../../../shared/search.ts';
+import { listOutput, restSortedList, restSortedListQuery } from '../../platform/rpc/lists.ts';
+import { applicationProcedure } from '../../platform/rpc/procedures.ts';
+import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
+import { listAllOrganizations } from './admin.service.ts';
+import { tags } from './rest.ts';
+
+export const listAllOrganizationsProcedure = applicationProcedure
+  .meta(
+    restEndpoint({
+      method: 'GET',
+      path: '/admin/organizations',
+      tags,
+      summary:
+        'List every organization, oldest first, a page at a time; `search` by the words of name and slug (application key)',
+      errors: [400, 403],
+    }),
+  )
+  .input(restSortedListQuery({ search: searchSchema.optional() }))
+  .output(listOutput(adminOrganizationOutput))
+  .query(({ ctx, input = {} }) =>
+    restSortedList(ctx, input, { search: input.search }, (page) => listAllOrganizations(ctx.db, input.search, page)),
+  );

@@ -1,0 +1,25 @@
+/** GET /admin/users: every user of the service, searched, a page at a time (application key). */
+import { adminUserOutput } from '../../../shared/admin.ts';
+import { searchSchema } from '../../../shared/search.ts';
+import { listOutput, restSortedList, restSortedListQuery } from '../../platform/rpc/lists.ts';
+import { applicationProcedure } from '../../platform/rpc/procedures.ts';
+import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
+import { listAllUsers } from './admin.service.ts';
+import { tags } from './rest.ts';
+
+export const listAllUsersProcedure = applicationProcedure
+  .meta(
+    restEndpoint({
+      method: 'GET',
+      path: '/admin/users',
+      tags,
+      summary:
+        'List every user, oldest first, a page at a time; `search` by the words of names and e-mail (application key)',
+      errors: [400, 403],
+    }),
+  )
+  .input(restSortedListQuery({ search: searchSchema.optional() }))
+  .output(listOutput(adminUserOutput))
+  .query(({ ctx, input = {} }) =>
+    restSortedList(ctx, input, { search: input.search }, (page) => listAllUsers(ctx.db, input.search, page)),
+  );
