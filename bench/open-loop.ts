@@ -125,6 +125,11 @@ async function stop(server: ServiceProcess): Promise<void> {
 /** The check at each rate, on a service seeded and warmed up; then `/healthz` from a fresh start. */
 async function measure(name: string, env: Record<string, string>) {
   const rows: Record<string, unknown>[] = [];
+  // Each row on stderr as it is measured: a run stopped midway keeps what it measured.
+  const add = (row: Record<string, unknown>) => {
+    console.error(JSON.stringify(row));
+    rows.push(row);
+  };
   const service = await serve(env);
   try {
     const seeded = await seed(service.baseUrl, { big: false });
@@ -132,7 +137,7 @@ async function measure(name: string, env: Record<string, string>) {
     const load = await check.load(seeded, { id: 'latency', size: { duration: SECONDS } });
     await openLoop(service.baseUrl, load, RATES[0]!, WARMUP_SECONDS);
     for (const rate of RATES) {
-      rows.push({
+      add({
         database: name,
         request: `check (i) at ${rate}/s`,
         ...figures(await openLoop(service.baseUrl, load, rate, SECONDS)),
@@ -144,9 +149,9 @@ async function measure(name: string, env: Record<string, string>) {
   const fresh = await serve(env);
   try {
     const health = await openLoop(fresh.baseUrl, { path: '/healthz' }, HEALTH_RATE, SECONDS);
-    rows.push({ database: name, request: `/healthz at ${HEALTH_RATE}/s from the start`, ...figures(health) });
+    add({ database: name, request: `/healthz at ${HEALTH_RATE}/s from the start`, ...figures(health) });
     for (let second = 0; second < SECONDS; second++) {
-      rows.push({
+      add({
         database: name,
         request: `  second ${second + 1}`,
         ...figures(health, second * 1000, (second + 1) * 1000),

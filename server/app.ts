@@ -6,7 +6,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createTokenVerifier } from './platform/auth/tokens.ts';
-import { processingLimitMs, type Settings } from './platform/config.ts';
+import { isProduction, processingLimitMs, type Settings } from './platform/config.ts';
+import { collectStartGarbage } from './platform/start-garbage.ts';
 import { KeysInFlight, purgeExpiredKeysHourly } from './platform/idempotency.ts';
 import { isGaleraNode, migrate, openDatabase, pingDatabase, type Orm } from './platform/database/orm.ts';
 import { Db } from './platform/database/transaction.ts';
@@ -179,6 +180,8 @@ export async function startService(settings: Settings): Promise<Service> {
         metrics.listen(settings.METRICS_HOST, settings.METRICS_PORT!),
       );
     }
+    // In production, the start's garbage is collected before the first request (start-garbage.ts).
+    if (isProduction(settings)) collectStartGarbage();
     // Fastify logs a line per address it listens on; the start logs one line of its own
     // (server/start.ts). Muting the logger around listen is how Fastify's maintainers suggest it:
     // no request can be logged in between, the 'listening' event and this continuation run first.
