@@ -83,6 +83,21 @@ const OPERATIONS: Record<string, Requirement | `${ServicePermission} or self` | 
     'apiKeys.page': 'api_keys:manage',
     'apiKeys.get': 'api_keys:manage',
     'apiKeys.revoke': 'api_keys:manage',
+    'domains.add': 'domains:manage',
+    'domains.list': 'domains:manage',
+    'domains.page': 'domains:manage',
+    'domains.get': 'domains:manage',
+    'domains.verify': 'domains:manage',
+    'domains.update': 'domains:manage',
+    'domains.remove': 'domains:manage',
+    'joining.suggestions': 'caller',
+    'joining.join': 'caller',
+    'joining.requests': 'members:add',
+    'joining.requestsPage': 'members:add',
+    'joining.approve': 'members:add',
+    'joining.reject': 'members:add',
+    'joining.mine': 'caller',
+    'joining.withdraw': 'caller',
   };
 
 describe('permissions (behaviour §3.2)', () => {
