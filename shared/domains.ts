@@ -12,12 +12,20 @@ export const MAX_DOMAIN_LENGTH = 253;
 
 /** A label of a DNS name: letters, digits and hyphens, 1 to 63, no hyphen at either end (IDNs as `xn--`). */
 const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
-/** Two labels or more; the last not all digits, so no IPv4 address passes (an IPv6 one has colons). */
-const DOMAIN_NAME = new RegExp(`^(?:${LABEL}\\.)+(?=[a-z0-9-]*[a-z])${LABEL}$`);
+/** Two labels or more (no lookahead: the OpenAPI document's patterns compile in RE2 too). */
+const DOMAIN_NAME = new RegExp(`^(?:${LABEL}\\.)+${LABEL}$`);
+/** A last label all digits: an IPv4 address, or like one (an IPv6 address has colons, which no label has). */
+const NUMERIC_LAST_LABEL = /\.[0-9]+$/;
 
-export const domainNameSchema = z.string().trim().toLowerCase().max(MAX_DOMAIN_LENGTH).regex(DOMAIN_NAME, {
-  error: 'Must be a DNS name of at least two labels (letters, digits, hyphens), not an IP address',
-});
+const DOMAIN_PROBLEM = 'Must be a DNS name of at least two labels (letters, digits, hyphens), not an IP address';
+
+export const domainNameSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(MAX_DOMAIN_LENGTH)
+  .regex(DOMAIN_NAME, { error: DOMAIN_PROBLEM })
+  .refine((name) => !NUMERIC_LAST_LABEL.test(name), { error: DOMAIN_PROBLEM });
 
 export const addDomainInput = z.object({ domain: domainNameSchema });
 

@@ -24,6 +24,7 @@ import type { TeamView } from '../shared/teams.ts';
 import type { WebhookView } from '../shared/webhooks.ts';
 import { createApplicationKey } from './support/application-keys.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
+import { addVerifiedDomain, registerUserAt, uniqueDomain } from './support/domains.ts';
 import { addMember, createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import { createRole, rolesPath } from './support/roles.ts';
 import { useServer } from './support/server.ts';
@@ -63,6 +64,10 @@ interface Fixtures {
   apiKeyId: string;
   /** The organization's slug. */
   slug: string;
+  /** A domain of the organization, verified (by its adder's verified e-mail), enrollment suggestion. */
+  domainId: string;
+  /** A pending join request by a person at that domain. */
+  requestId: string;
 }
 
 interface Sample<Path extends ProcedurePath> {
@@ -166,6 +171,26 @@ const SAMPLES: { [Path in ProcedurePath]?: Sample<Path> } = {
   'apiKeys.page': { input: (f) => ({ organization_id: f.organizationId, limit: 10 }) },
   'apiKeys.get': { input: (f) => ({ organization_id: f.organizationId, key_id: f.apiKeyId }) },
   'apiKeys.revoke': { input: (f) => ({ organization_id: f.organizationId, key_id: f.apiKeyId }), destructive: true },
+  'domains.add': { input: (f) => ({ organization_id: f.organizationId, domain: uniqueDomain('sample') }) },
+  'domains.list': { input: (f) => ({ organization_id: f.organizationId }) },
+  'domains.page': { input: (f) => ({ organization_id: f.organizationId, limit: 10 }) },
+  'domains.get': { input: (f) => ({ organization_id: f.organizationId, domain_id: f.domainId }) },
+  // Verified already: the owner's call asks no resolver.
+  'domains.verify': { input: (f) => ({ organization_id: f.organizationId, domain_id: f.domainId }) },
+  'domains.update': {
+    input: (f) => ({ organization_id: f.organizationId, domain_id: f.domainId, enrollment: 'automatic' }),
+  },
+  'domains.remove': { input: (f) => ({ organization_id: f.organizationId, domain_id: f.domainId }), destructive: true },
+  'joining.requests': { input: (f) => ({ organization_id: f.organizationId }) },
+  'joining.requestsPage': { input: (f) => ({ organization_id: f.organizationId, limit: 10 }) },
+  'joining.approve': {
+    input: (f) => ({ organization_id: f.organizationId, request_id: f.requestId }),
+    destructive: true,
+  },
+  'joining.reject': {
+    input: (f) => ({ organization_id: f.organizationId, request_id: f.requestId }),
+    destructive: true,
+  },
 };
 
 const PROCEDURES = procedureMetas(appRouter);
@@ -289,10 +314,24 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
       body: { name: 'Fixture key', role: 'member' },
     });
     expect(key.status, JSON.stringify(key.body)).toBe(201);
+    // A domain verified by its adder's e-mail, and a person of it asking to join.
+    const domainAdmin = await registerUserAt(server(), uniqueDomain('fixture'));
+    await addMember(server(), owner, organizationId, domainAdmin, 'admin');
+    const domainId = await addVerifiedDomain(server(), domainAdmin, organizationId);
+    const suggesting = await server().call('PUT', `/organizations/${organizationId}/domains/${domainId}`, {
+      token: owner.token,
+      body: { enrollment: 'suggestion' },
+    });
+    expect(suggesting.status, JSON.stringify(suggesting.body)).toBe(200);
+    const requester = await registerUserAt(server(), domainAdmin.email.split('@')[1]!);
+    const asked = await server().call('POST', `/organizations/${organizationId}/join`, { token: requester.token });
+    expect(asked.status, JSON.stringify(asked.body)).toBe(202);
     const [first] = await ownerGet<AuditEvent[]>(`/organizations/${organizationId}/events?limit=1`);
     const { slug } = await ownerGet<{ slug: string }>(`/organizations/${organizationId}`);
     return {
       slug,
+      domainId,
+      requestId: asked.body.request_id,
       apiKeyId: key.body.key_id,
       organizationId,
       ...people,
@@ -326,16 +365,19 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
    * members, invitations, webhooks and their deliveries.
    */
   async function snapshot(organizationId: string) {
-    const [organization, events, members, roles, teams, invitations, webhooks, apiKeys] = await Promise.all([
-      ownerGet(`/organizations/${organizationId}`),
-      ownerGet<AuditEvent[]>(`/organizations/${organizationId}/events?limit=1000`),
-      ownerGet('/organization-user', organizationId),
-      ownerGet(rolesPath(organizationId)),
-      ownerGet<TeamView[]>(teamsPath(organizationId)),
-      ownerGet(`/organizations/${organizationId}/invitations`),
-      ownerGet<WebhookView[]>(webhooksPath(organizationId)),
-      ownerGet(`/organizations/${organizationId}/api-keys`),
-    ]);
+    const [organization, events, members, roles, teams, invitations, webhooks, apiKeys, domains, joinRequests] =
+      await Promise.all([
+        ownerGet(`/organizations/${organizationId}`),
+        ownerGet<AuditEvent[]>(`/organizations/${organizationId}/events?limit=1000`),
+        ownerGet('/organization-user', organizationId),
+        ownerGet(rolesPath(organizationId)),
+        ownerGet<TeamView[]>(teamsPath(organizationId)),
+        ownerGet(`/organizations/${organizationId}/invitations`),
+        ownerGet<WebhookView[]>(webhooksPath(organizationId)),
+        ownerGet(`/organizations/${organizationId}/api-keys`),
+        ownerGet(`/organizations/${organizationId}/domains`),
+        ownerGet(`/organizations/${organizationId}/join-requests`),
+      ]);
     // All of them, not a first page.
     expect(events.length).toBeLessThan(1000);
     const teamMembers = await Promise.all(
@@ -344,7 +386,20 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
     const deliveries = await Promise.all(
       webhooks.map(({ webhook_id }) => ownerGet(deliveriesPath(organizationId, webhook_id))),
     );
-    return { organization, events, members, roles, teams, teamMembers, invitations, webhooks, deliveries, apiKeys };
+    return {
+      organization,
+      events,
+      members,
+      roles,
+      teams,
+      teamMembers,
+      invitations,
+      webhooks,
+      deliveries,
+      apiKeys,
+      domains,
+      joinRequests,
+    };
   }
 
   /** A query (GET) or mutation (POST) over tRPC, the organization named in the header too. */

@@ -3,14 +3,16 @@
  * test's own on 127.0.0.1 (tests/support/dns-server.ts): the service asks it alone (DNS_SERVERS),
  * and every name in this file is a reserved one.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../server/platform/database/schema.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { startDnsServer, type TestDnsServer } from './support/dns-server.ts';
 import { addVerifiedDomain, registerUserAt, uniqueDomain } from './support/domains.ts';
 import { addMember, createOrganization, registerUser, type TestUser } from './support/fixtures.ts';
 import { useServer } from './support/server.ts';
-import { tokenFor } from './support/tokens.ts';
+import { spawnService, type ServiceProcess } from './support/process.ts';
+import { restCall } from './support/rest-call.ts';
+import { TEST_SECRET, tokenFor } from './support/tokens.ts';
 
 /** How long the service waits for the resolver here: short, so that a silent one answers 503 soon. */
 const DNS_TIMEOUT_MS = 300;
@@ -321,5 +323,53 @@ describeOnEachDatabase('verified domains and joining (behaviour §17)', (target)
     expect((await call('POST', `/organizations/${organizationId}/join`, asKey)).status).toBe(403);
     expect((await call('GET', '/organizations/suggestions', asKey)).status).toBe(403);
     expect((await call('GET', '/join-requests', asKey)).status).toBe(403);
+  });
+});
+
+describe('the bundle with DNS_SERVERS and DNS_TIMEOUT_MS', () => {
+  let dns: TestDnsServer;
+  let service: ServiceProcess;
+  beforeAll(async () => {
+    dns = await startDnsServer();
+    service = await spawnService({
+      JWT_SECRET: TEST_SECRET,
+      DATABASE_URL: ':memory:',
+      RATE_LIMIT_MAX: '0',
+      DNS_SERVERS: dns.address,
+      DNS_TIMEOUT_MS: String(DNS_TIMEOUT_MS),
+    });
+  });
+  afterAll(async () => {
+    service?.kill();
+    await dns?.close();
+  });
+
+  it('verifies a domain by the TXT record the DNS_SERVERS resolver answers, and answers 503 when it is silent past DNS_TIMEOUT_MS', async () => {
+    const id = uniqueDomain('bundle');
+    const token = await tokenFor('bundle-owner', { role: 'owner' });
+    const call = (method: string, path: string, body?: object) => restCall(service.baseUrl, method, path, token, body);
+    expect(
+      (await call('POST', '/users', { first_name: 'B', last_name: 'O', email: 'bundle-owner@example.com' })).status,
+    ).toBe(201);
+    const organizationId = (
+      await call('POST', '/organizations', { organization_name: 'B', organization_description: '' })
+    ).body.organization_id;
+    const added = await call('POST', `/organizations/${organizationId}/domains`, { domain: id });
+    expect(added.status).toBe(201);
+    const { domain_id: domainId, verification } = added.body;
+    const verify = () => call('POST', `/organizations/${organizationId}/domains/${domainId}/verify`, {});
+
+    dns.names.set(verification.name, 'silent');
+    const started = performance.now();
+    const silent = await verify();
+    expect(silent.status).toBe(503);
+    // Given up on after DNS_TIMEOUT_MS, not the resolver library's default of seconds.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(DNS_TIMEOUT_MS - 50);
+
+    dns.names.set(verification.name, { txt: [verification.value] });
+    const verified = await verify();
+    expect(verified.status).toBe(200);
+    expect(verified.body.status).toBe('verified');
+    expect(dns.asked.filter((name) => name === verification.name)).toHaveLength(2);
   });
 });

@@ -504,6 +504,75 @@ describe('OpenAPI document', () => {
     ).toEqual({
       desk: 1,
     });
+    // Domains and joining (behaviour §17): people whose verified e-mail is at a domain of the test's
+    // own, which the adder's e-mail verifies at once, so that no resolver is asked.
+    const domain = `${uniqueId('doc')}.example`;
+    const verifiedClient = async (sub: string, base: '' | '/api' = '') => {
+      const email = `${sub}@${domain}`;
+      const token = await tokenFor(sub, { role: 'owner', claims: { email, email_verified: true } });
+      const client = createFetchClient<paths>({
+        baseUrl: `${server().baseUrl}${base}`,
+        headers: { authorization: `Bearer ${token}` },
+      });
+      client.use(recordAnswers);
+      const made = await client.POST('/users', { body: { first_name: 'Doc', last_name: 'Domains', email } });
+      expect(made.response.status).toBe(201);
+      return client;
+    };
+    const domainAdmin = await verifiedClient(uniqueId('doc-domains'));
+    const joiner = await verifiedClient(uniqueId('doc-joiner'), '/api');
+    const domainOrganization = (
+      await domainAdmin.POST('/organizations', { body: { organization_name: 'Domains', organization_description: '' } })
+    ).data!.organization_id;
+    const domainsAt = { params: { path: { organization_id: domainOrganization } } };
+    const addedDomain = await domainAdmin.POST('/organizations/{organization_id}/domains', {
+      ...domainsAt,
+      body: { domain },
+    });
+    expect(addedDomain.response.status).toBe(201);
+    expect(addedDomain.data?.status).toBe('verified');
+    const domainAt = {
+      params: { path: { organization_id: domainOrganization, domain_id: addedDomain.data!.domain_id } },
+    };
+    expect((await domainAdmin.GET('/organizations/{organization_id}/domains', domainsAt)).data).toHaveLength(1);
+    expect((await domainAdmin.GET('/organizations/{organization_id}/domains/{domain_id}', domainAt)).data?.domain).toBe(
+      domain,
+    );
+    expect(
+      (await domainAdmin.POST('/organizations/{organization_id}/domains/{domain_id}/verify', domainAt)).response.status,
+    ).toBe(200);
+    const suggesting = await domainAdmin.PUT('/organizations/{organization_id}/domains/{domain_id}', {
+      ...domainAt,
+      body: { enrollment: 'suggestion' },
+    });
+    expect(suggesting.data?.enrollment).toBe('suggestion');
+    expect((await joiner.GET('/organizations/suggestions')).data?.map((row) => row.organization_id)).toEqual([
+      domainOrganization,
+    ]);
+    const askToJoin = () => joiner.POST('/organizations/{organization_id}/join', domainsAt);
+    const asked = await askToJoin();
+    expect(asked.response.status).toBe(202);
+    const requestAt = (request_id: string) => ({
+      params: { path: { organization_id: domainOrganization, request_id } },
+    });
+    expect((await joiner.GET('/join-requests')).data).toHaveLength(1);
+    expect((await domainAdmin.GET('/organizations/{organization_id}/join-requests', domainsAt)).data).toHaveLength(1);
+    const rejected = await domainAdmin.POST('/organizations/{organization_id}/join-requests/{request_id}/reject', {
+      ...requestAt(asked.data!.request_id!),
+    });
+    expect(rejected.response.status).toBe(200);
+    const withdrawn = await joiner.DELETE('/join-requests/{request_id}', {
+      params: { path: { request_id: (await askToJoin()).data!.request_id! } },
+    });
+    expect(withdrawn.response.status).toBe(200);
+    const approved = await domainAdmin.POST('/organizations/{organization_id}/join-requests/{request_id}/approve', {
+      ...requestAt((await askToJoin()).data!.request_id!),
+      body: {},
+    });
+    expect(approved.response.status).toBe(201);
+    expect(
+      (await domainAdmin.DELETE('/organizations/{organization_id}/domains/{domain_id}', domainAt)).response.status,
+    ).toBe(200);
 
     const memberEmail = `${memberId}@example.com`;
     const inviteMember = () =>

@@ -128,6 +128,12 @@ const PROOFS: Record<string, string[]> = {
   WEBHOOK_POLL_INTERVAL_MS: [
     'tests/webhooks-instances.test.ts › looks for committed events to deliver every WEBHOOK_POLL_INTERVAL_MS',
   ],
+  DNS_SERVERS: [
+    'tests/domains.test.ts › verifies a domain by the TXT record the DNS_SERVERS resolver answers, and answers 503 when it is silent past DNS_TIMEOUT_MS',
+  ],
+  DNS_TIMEOUT_MS: [
+    'tests/domains.test.ts › verifies a domain by the TXT record the DNS_SERVERS resolver answers, and answers 503 when it is silent past DNS_TIMEOUT_MS',
+  ],
   WEBHOOK_ALLOW_HTTP: [
     'tests/webhooks-instances.test.ts › refuses http:// endpoint URLs unless WEBHOOK_ALLOW_HTTP=true, and loopback ones unless WEBHOOK_ALLOW_PRIVATE=true',
   ],

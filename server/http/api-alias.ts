@@ -3,7 +3,7 @@
  * The server rewrites `/api/<root>…` to `/<root>…` before routing (app.ts), and the OpenAPI
  * document gives each such operation /api as its second server (openapi.ts).
  */
-const API_ALIASED = ['users', 'organizations', 'invitations', 'teams', 'permissions'];
+const API_ALIASED = ['users', 'organizations', 'invitations', 'teams', 'permissions', 'join-requests'];
 
 const API_PREFIX = new RegExp(`^/api(?=/(?:${API_ALIASED.join('|')})(?:[/?#]|$))`, 'i');
 

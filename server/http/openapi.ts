@@ -79,6 +79,7 @@ function applySuccessStatuses(document: OpenAPIObject, router: AppRouter): void 
     if (operation?.responses['200']) {
       const description = status === 201 ? 'Created' : 'Accepted';
       operation.responses[String(status)] = { ...operation.responses['200'], description };
+      if (meta.alsoAccepted) operation.responses['202'] = { ...operation.responses['200'], description: 'Accepted' };
       delete operation.responses['200'];
     }
   }

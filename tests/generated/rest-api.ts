@@ -9552,6 +9552,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        organization_id: string;
+                        user_id: string;
+                        role: string;
+                        /** @enum {string} */
+                        status: "member" | "pending";
+                        request_id: string | null;
+                    };
+                };
+            };
             /** @description Invalid body, query, header, path parameter or URL */
             400: {
                 headers: {

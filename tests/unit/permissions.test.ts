@@ -91,6 +91,21 @@ const OPERATIONS: Record<string, Requirement | `${ServicePermission} or self` | 
     'admin.organizations': 'application',
     'admin.users': 'application',
     'admin.userMemberships': 'application',
+    'domains.add': 'domains:manage',
+    'domains.list': 'domains:manage',
+    'domains.page': 'domains:manage',
+    'domains.get': 'domains:manage',
+    'domains.verify': 'domains:manage',
+    'domains.update': 'domains:manage',
+    'domains.remove': 'domains:manage',
+    'joining.suggestions': 'caller',
+    'joining.join': 'caller',
+    'joining.requests': 'members:add',
+    'joining.requestsPage': 'members:add',
+    'joining.approve': 'members:add',
+    'joining.reject': 'members:add',
+    'joining.mine': 'caller',
+    'joining.withdraw': 'caller',
   };
 
 describe('permissions (behaviour §3.2)', () => {

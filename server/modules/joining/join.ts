@@ -17,6 +17,7 @@ export const joinProcedure = callerProcedure
         "Join by the caller's verified e-mail: 201 the membership where the domain's enrollment is automatic, 202 a pending join request where it is suggestion, 403 otherwise",
       errors: [...BODY_ERRORS, 403, 404, 409],
       successStatus: 201,
+      alsoAccepted: true,
     }),
   )
   .input(organizationPathInput)

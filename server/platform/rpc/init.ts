@@ -14,7 +14,8 @@ import { httpStatusOf, publicErrorBody, trpcCarrierCode } from '../errors.ts';
 import type { Context } from './context.ts';
 
 /**
- * `successStatus`: the REST status of a success where the interface says other than 200.
+ * `successStatus`: the REST status of a success where the interface says other than 200;
+ * `alsoAccepted`: a success may be 202 as well (the procedure sets `ctx.restStatus`).
  * `wholeListStreamed`: a REST list (restList, lists.ts) whose whole form, without `?limit` or
  * `?cursor`, the REST layer streams page by page (http/rest.ts).
  * `access` or `permission`: who may call the procedure, set by the builder it starts from
@@ -23,6 +24,7 @@ import type { Context } from './context.ts';
  */
 export type Meta = OpenApiMeta<{
   successStatus?: 201 | 202;
+  alsoAccepted?: true;
   wholeListStreamed?: boolean;
   access?: 'caller' | 'creator' | 'application';
   permission?: Requirement;

@@ -50,6 +50,8 @@ interface RestEndpoint {
   tags: string[];
   errors: number[];
   successStatus?: 201 | 202;
+  /** A success may also be 202 (Accepted), when the procedure sets `ctx.restStatus` so. */
+  alsoAccepted?: true;
   /** Reads the `organization_id` header (the membership endpoints). */
   organizationScoped?: boolean;
   /** A list that pages with ?limit and announces the next page in `Link`. */
@@ -69,6 +71,7 @@ export function restEndpoint(endpoint: RestEndpoint): Meta {
       ...(endpoint.pagedList && { responseHeaders: linkHeader }),
     },
     ...(endpoint.successStatus && { successStatus: endpoint.successStatus }),
+    ...(endpoint.alsoAccepted && { alsoAccepted: true }),
     ...(endpoint.pagedList && { wholeListStreamed: true }),
   };
 }
