@@ -13,10 +13,10 @@ export interface EventData {
   };
   'organization.deleted': { organization_name: string };
   /** `expires_at` only for a membership that expires. */
-  'member.added': { role: Role; expires_at?: string };
+  'member.added': { role: Role; expires_at?: string; via?: 'scim' };
   /** A change of the expiry alone is recorded as well, `from` then being `to`; `expires_at` only when it changed. */
   'member.role_changed': { from: Role; to: Role; expires_at?: { from: string | null; to: string | null } };
-  'member.removed': { role: Role };
+  'member.removed': { role: Role; via?: 'scim' };
   'member.left': { role: Role };
   /** The membership ended at `expires_at`; the sweep removed it. */
   'member.expired': { role: Role; expires_at: string };
@@ -34,7 +34,7 @@ export interface EventData {
     changes: { description?: { from: string; to: string }; permissions?: { from: string[]; to: string[] } };
   };
   'role.deleted': { role: Role };
-  'team.created': { team_id: string; name: string; description: string; roles: Role[] };
+  'team.created': { team_id: string; name: string; description: string; roles: Role[]; via?: 'scim' };
   /** Only the fields that changed, each with its value before and after. */
   'team.updated': {
     team_id: string;
@@ -43,12 +43,13 @@ export interface EventData {
       description?: { from: string; to: string };
       roles?: { from: Role[]; to: Role[] };
     };
+    via?: 'scim';
   };
-  'team.deleted': { team_id: string; name: string };
+  'team.deleted': { team_id: string; name: string; via?: 'scim' };
   /** `subject_user_id` is the member added. */
-  'team.member_added': { team_id: string; name: string };
+  'team.member_added': { team_id: string; name: string; via?: 'scim' };
   /** `subject_user_id` is the member; also recorded for each team when they leave the organization. */
-  'team.member_removed': { team_id: string; name: string };
+  'team.member_removed': { team_id: string; name: string; via?: 'scim' };
   'webhook.created': { webhook_id: string; url: string; event_types: string[]; description: string };
   /**
    * Only the fields that changed, each with its value before and after; `secret_rotated` when the

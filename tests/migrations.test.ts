@@ -12,6 +12,7 @@ const TEAMS = 'Migration20261126090000_teams';
 const WEBHOOKS = 'Migration20261126120000_webhooks';
 const TEAM_NAME_KEYS = 'Migration20261128120000_team_name_keys';
 const MACHINES_AND_DIRECTORY = 'Migration20261129090000_machines_and_directory';
+const SCIM = 'Migration20261129130000_scim';
 
 /**
  * The service's tables (not the migrator's own) and text columns whose collation is not MariaDB's
@@ -48,8 +49,18 @@ async function schemaDiff(orm: Orm, engine: string): Promise<string> {
 describeOnEachDatabase('migrations', (target) => {
   const all =
     target.name === 'embedded'
-      ? [INITIAL, LIFECYCLE, ROLES_AND_EXPIRY, TEAMS, WEBHOOKS, TEAM_NAME_KEYS, MACHINES_AND_DIRECTORY]
-      : [INITIAL, LIFECYCLE, EXACT_IDENTITY, ROLES_AND_EXPIRY, TEAMS, WEBHOOKS, TEAM_NAME_KEYS, MACHINES_AND_DIRECTORY];
+      ? [INITIAL, LIFECYCLE, ROLES_AND_EXPIRY, TEAMS, WEBHOOKS, TEAM_NAME_KEYS, MACHINES_AND_DIRECTORY, SCIM]
+      : [
+          INITIAL,
+          LIFECYCLE,
+          EXACT_IDENTITY,
+          ROLES_AND_EXPIRY,
+          TEAMS,
+          WEBHOOKS,
+          TEAM_NAME_KEYS,
+          MACHINES_AND_DIRECTORY,
+          SCIM,
+        ];
 
   it('build exactly the schema the entities describe, and apply once', async () => {
     const database = await target.create();
@@ -132,7 +143,7 @@ describeOnEachDatabase('migrations', (target) => {
         );
       }
 
-      expect(await migrate(orm)).toEqual([TEAM_NAME_KEYS, MACHINES_AND_DIRECTORY]);
+      expect(await migrate(orm)).toEqual([TEAM_NAME_KEYS, MACHINES_AND_DIRECTORY, SCIM]);
 
       const managers = storedTeamNameKey('Managers');
       expect(await connection.execute('select id, name, name_key from teams order by id')).toEqual([
@@ -197,7 +208,7 @@ describeOnEachDatabase('migrations', (target) => {
         ['i1', 'o1', 'x@example.com', 'member', 'pending', 'u1', at, at, at],
       );
 
-      expect(await migrate(orm)).toEqual([MACHINES_AND_DIRECTORY]);
+      expect(await migrate(orm)).toEqual([MACHINES_AND_DIRECTORY, SCIM]);
 
       expect(
         await connection.execute(
@@ -279,6 +290,7 @@ describeOnEachDatabase('migrations', (target) => {
           WEBHOOKS,
           TEAM_NAME_KEYS,
           MACHINES_AND_DIRECTORY,
+          SCIM,
         ]);
 
         // Every row kept; a reference now names the row it referenced exactly. The audit trail keeps
