@@ -253,14 +253,14 @@ export async function membersPage(org: InOrganization, page: PageRequest): Promi
 
 /**
  * For the directory (behaviour §18), in its change: the membership of the user whose record has
- * this e-mail, made with `role` when they have none (the seat limit applies; `member.added` with
+ * this e-mail, made with `role` (known once the change's first read has run) when they have none (the seat limit applies; `member.added` with
  * `via: "scim"`), or adopted as it is. Undefined when no user has that e-mail yet.
  */
 export async function provisionMember(
   tx: Tx,
   change: OrganizationChange,
   email: string,
-  role: Role,
+  role: () => Role,
 ): Promise<{ userId: string } | undefined> {
   const seats = seatsOf(tx, change.organizationId);
   const user = await userByEmail(tx, change.organizationId, email);
@@ -271,8 +271,13 @@ export async function provisionMember(
     const lapsed = { userId: user.user_id, role: user.lapsed_role, expiresAt: user.lapsed_expires_at };
     await removeLapsedMembership(tx, change, lapsed);
   }
-  insertMembership(tx, change.organizationId, user.user_id, role, null);
-  await appendEvent(tx, change, { type: 'member.added', subjectUserId: user.user_id, data: { role, via: 'scim' } });
+  const given = role();
+  insertMembership(tx, change.organizationId, user.user_id, given, null);
+  await appendEvent(tx, change, {
+    type: 'member.added',
+    subjectUserId: user.user_id,
+    data: { role: given, via: 'scim' },
+  });
   return { userId: user.user_id };
 }
 

@@ -27,9 +27,8 @@ import { mutability, noSuchResource, uniqueness } from './scim-errors.ts';
 import {
   awaitingRecord,
   deleteDirectoryUser,
-  directoryDefaultRole,
+  directoryDefaults,
   directoryUser,
-  directoryUserNamed,
   directoryUserPage,
   groupsOfUser,
   insertDirectoryUser,
@@ -82,6 +81,7 @@ async function follow(
   change: OrganizationChange,
   before: DirectoryUserRow | undefined,
   after: Omit<DirectoryUserFields, 'user_id'>,
+  defaultRole: () => string,
 ): Promise<string | null> {
   let userId = before?.user_id ?? null;
   if (userId !== null && (!after.active || before!.user_name_key !== after.user_name_key)) {
@@ -89,9 +89,7 @@ async function follow(
     userId = null;
   }
   if (after.active && userId === null) {
-    const row = await directoryDefaultRole(tx, change.organizationId);
-    userId =
-      (await provisionMember(tx, change, after.user_name_key, row?.directory_default_role ?? 'member'))?.userId ?? null;
+    userId = (await provisionMember(tx, change, after.user_name_key, defaultRole))?.userId ?? null;
     if (userId !== null && before) await joinGroupsTeams(tx, change, before.id, userId);
   }
   return userId;
@@ -114,9 +112,12 @@ export async function createUser({ org, base }: ScimScope, body: unknown): Promi
   const fields = userFields(body);
   try {
     return await org.change(async (tx, change) => {
-      if (await directoryUserNamed(tx, org.organizationId, fields.user_name_key)) throw taken(fields.user_name);
+      // One round trip: the defaults go out with the lock, the guard and the membership's reads.
+      const defaults = directoryDefaults(tx, org.organizationId, fields.user_name_key);
       const id = newId(tx.now.getTime());
-      const userId = await follow(tx, change, undefined, { ...fields, id });
+      const userId = await follow(tx, change, undefined, { ...fields, id }, () => defaults().defaultRole);
+      await tx.flush();
+      if (defaults().userNamedId !== null) throw taken(fields.user_name);
       const row = { ...fields, id, user_id: userId };
       insertDirectoryUser(tx, org.organizationId, row);
       return userResource(written(tx, org.organizationId, row), base);
@@ -158,13 +159,11 @@ async function changeUser(
       if (!before) throw noSuchResource('User', id);
       const fields = fieldsOf(before);
       userName = fields.user_name;
-      if (
-        fields.user_name_key !== before.user_name_key &&
-        (await directoryUserNamed(tx, org.organizationId, fields.user_name_key))
-      ) {
-        throw taken(fields.user_name);
-      }
-      const userId = await follow(tx, change, before, { ...fields, id: before.id });
+      const defaults = directoryDefaults(tx, org.organizationId, fields.user_name_key);
+      const userId = await follow(tx, change, before, { ...fields, id: before.id }, () => defaults().defaultRole);
+      await tx.flush();
+      const named = defaults().userNamedId;
+      if (named !== null && named !== before.id) throw taken(fields.user_name);
       const row = { ...fields, id: before.id, user_id: userId };
       updateDirectoryUser(tx, row);
       return userResource(written(tx, org.organizationId, row, before.created_at), base);
@@ -212,7 +211,8 @@ export async function activateAwaitingRecord(db: Db, userId: string, email: stri
           );
           const before = await directoryUser(tx, entry.organization_id, entry.id);
           if (!before || !before.active || before.user_id !== null) return;
-          const linked = await follow(tx, change, before, { ...before, active: true });
+          const defaults = directoryDefaults(tx, entry.organization_id, before.user_name_key);
+          const linked = await follow(tx, change, before, { ...before, active: true }, () => defaults().defaultRole);
           if (linked !== null) updateDirectoryUser(tx, { ...before, active: true, user_id: linked });
         },
         { organizationId: entry.organization_id },

@@ -89,18 +89,6 @@ const userById = prepare((sql, organizationId: string, id: string) =>
 export const directoryUser = (reader: Reader, organizationId: string, id: string) =>
   reader.first(userById(reader.sql, organizationId, id)) as Promise<DirectoryUserRow | undefined>;
 
-const userByNameKey = prepare((sql, organizationId: string, userNameKey: string) =>
-  sql
-    .selectFrom('directory_users')
-    .select('id')
-    .where('organization_id', '=', organizationId)
-    .where('user_name_key', '=', userNameKey),
-);
-
-/** The id of the directory user with this lower-cased userName, if any. */
-export const directoryUserNamed = (reader: Reader, organizationId: string, userNameKey: string) =>
-  reader.first(userByNameKey(reader.sql, organizationId, userNameKey));
-
 export function insertDirectoryUser(tx: Tx, organizationId: string, fields: DirectoryUserFields): void {
   const now = tx.timestamp();
   tx.later(
@@ -282,11 +270,35 @@ export function deleteGroupMembers(tx: Tx, teamId: string, directoryUserIds: rea
   );
 }
 
-/** The organization's default role for a directory user's new membership. */
-export const directoryDefaultRole = (reader: Reader, organizationId: string) =>
-  reader.first(
-    reader.sql.selectFrom('organizations').select('directory_default_role').where('id', '=', organizationId),
+/**
+ * Queues the read of the organization's default role for a directory user's new membership and of
+ * the directory user who has this userName, to go out with the change's next read; what it returns
+ * tells them once that read has run.
+ */
+export function directoryDefaults(
+  tx: Tx,
+  organizationId: string,
+  userNameKey: string,
+): () => { defaultRole: string; userNamedId: string | null } {
+  let read: { defaultRole: string; userNamedId: string | null } | undefined;
+  tx.later(
+    tx.sql
+      .selectFrom('organizations as o')
+      .leftJoin('directory_users as u', (join) =>
+        join.onRef('u.organization_id', '=', 'o.id').on('u.user_name_key', '=', userNameKey),
+      )
+      .select(['o.directory_default_role', 'u.id'])
+      .where('o.id', '=', organizationId),
+    (result) => {
+      const row = result.rows[0];
+      read = { defaultRole: row?.directory_default_role ?? 'member', userNamedId: row?.id ?? null };
+    },
   );
+  return () => {
+    if (!read) throw new Error('The defaults are read with the change’s next read: read before asking for them');
+    return read;
+  };
+}
 
 export function setDirectoryDefaultRole(tx: Tx, organizationId: string, role: string): void {
   tx.later(tx.sql.updateTable('organizations').set({ directory_default_role: role }).where('id', '=', organizationId));
