@@ -3268,6 +3268,8 @@ export interface operations {
                         data: {
                             role: string;
                             expires_at?: string;
+                            /** @constant */
+                            via?: "scim";
                         };
                         created_at: string;
                     } | {
@@ -3297,6 +3299,8 @@ export interface operations {
                         subject_user_id: string | null;
                         data: {
                             role: string;
+                            /** @constant */
+                            via?: "scim";
                         };
                         created_at: string;
                     } | {
@@ -3455,6 +3459,8 @@ export interface operations {
                             name: string;
                             description: string;
                             roles: string[];
+                            /** @constant */
+                            via?: "scim";
                         };
                         created_at: string;
                     } | {
@@ -3481,6 +3487,8 @@ export interface operations {
                                     to: string[];
                                 };
                             };
+                            /** @constant */
+                            via?: "scim";
                         };
                         created_at: string;
                     } | {
@@ -3494,6 +3502,8 @@ export interface operations {
                         data: {
                             team_id: string;
                             name: string;
+                            /** @constant */
+                            via?: "scim";
                         };
                         created_at: string;
                     } | {
@@ -3507,6 +3517,8 @@ export interface operations {
                         data: {
                             team_id: string;
                             name: string;
+                            /** @constant */
+                            via?: "scim";
                         };
                         created_at: string;
                     } | {
@@ -3520,6 +3532,8 @@ export interface operations {
                         data: {
                             team_id: string;
                             name: string;
+                            /** @constant */
+                            via?: "scim";
                         };
                         created_at: string;
                     } | {
