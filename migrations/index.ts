@@ -17,6 +17,7 @@ import { Migration20261128120000_team_name_keys as MysqlTeamNameKeys } from './m
 import { Migration20261129090000_machines_and_directory as MysqlMachinesAndDirectory } from './mysql/Migration20261129090000_machines_and_directory.ts';
 import { Migration20261129100000_search_words as MysqlSearchWords } from './mysql/Migration20261129100000_search_words.ts';
 import { Migration20261129120000_domains_and_joining as MysqlDomainsAndJoining } from './mysql/Migration20261129120000_domains_and_joining.ts';
+import { Migration20261129130000_scim as MysqlScim } from './mysql/Migration20261129130000_scim.ts';
 import { Migration20261122212048_initial as SqliteInitial } from './sqlite/Migration20261122212048_initial.ts';
 import { Migration20261123170000_lifecycle_events_idempotency as SqliteLifecycle } from './sqlite/Migration20261123170000_lifecycle_events_idempotency.ts';
 import { Migration20261125120000_roles_and_expiry as SqliteRolesAndExpiry } from './sqlite/Migration20261125120000_roles_and_expiry.ts';
@@ -26,6 +27,7 @@ import { Migration20261128120000_team_name_keys as SqliteTeamNameKeys } from './
 import { Migration20261129090000_machines_and_directory as SqliteMachinesAndDirectory } from './sqlite/Migration20261129090000_machines_and_directory.ts';
 import { Migration20261129100000_search_words as SqliteSearchWords } from './sqlite/Migration20261129100000_search_words.ts';
 import { Migration20261129120000_domains_and_joining as SqliteDomainsAndJoining } from './sqlite/Migration20261129120000_domains_and_joining.ts';
+import { Migration20261129130000_scim as SqliteScim } from './sqlite/Migration20261129130000_scim.ts';
 
 export const mysqlMigrations: MigrationObject[] = [
   { name: 'Migration20261122212048_initial', class: MysqlInitial },
@@ -38,6 +40,7 @@ export const mysqlMigrations: MigrationObject[] = [
   { name: 'Migration20261129090000_machines_and_directory', class: MysqlMachinesAndDirectory },
   { name: 'Migration20261129100000_search_words', class: MysqlSearchWords },
   { name: 'Migration20261129120000_domains_and_joining', class: MysqlDomainsAndJoining },
+  { name: 'Migration20261129130000_scim', class: MysqlScim },
 ];
 export const sqliteMigrations: MigrationObject[] = [
   { name: 'Migration20261122212048_initial', class: SqliteInitial },
@@ -49,4 +52,5 @@ export const sqliteMigrations: MigrationObject[] = [
   { name: 'Migration20261129090000_machines_and_directory', class: SqliteMachinesAndDirectory },
   { name: 'Migration20261129100000_search_words', class: SqliteSearchWords },
   { name: 'Migration20261129120000_domains_and_joining', class: SqliteDomainsAndJoining },
+  { name: 'Migration20261129130000_scim', class: SqliteScim },
 ];

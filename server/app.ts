@@ -26,6 +26,7 @@ import { restPlugin } from './http/rest.ts';
 import { registerRetryAfter } from './http/retry-after.ts';
 import { registerProcessingLimit } from './http/processing-limit.ts';
 import { registerStopping, StopAwareResponse } from './http/stopping.ts';
+import { SCIM_PREFIX, scimPlugin } from './http/scim.ts';
 import { trpcPlugin } from './http/trpc.ts';
 import { appRouter } from './modules/router.ts';
 import { sweepExpiredMemberships } from './modules/members/expiry-sweep.ts';
@@ -171,6 +172,7 @@ export async function startService(settings: Settings): Promise<Service> {
     // Sibling scopes: the tRPC plugin replaces the JSON parser inside its own scope.
     await app.register(trpcPlugin(appRouter, createContext, verifyToken, metrics?.countProcedureCalls));
     await app.register(restPlugin(appRouter, createContext, verifyToken));
+    await app.register(scimPlugin(createContext), { prefix: SCIM_PREFIX });
     app.server.maxConnections = settings.MAX_CONNECTIONS;
     // Past it Node's parser refuses the request (431), as it does past maxHeaderSize.
     app.server.maxHeadersCount = MAX_HEADER_LINES;

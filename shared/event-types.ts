@@ -20,11 +20,11 @@ export interface EventData {
     private_metadata_changed?: true;
   };
   'organization.deleted': { organization_name: string };
-  /** `expires_at` only for a membership that expires; `via` `domain` when the member joined by their verified domain. */
-  'member.added': { role: Role; expires_at?: string; via?: 'domain' };
+  /** `expires_at` only for a membership that expires; `via`: made by a verified domain or by the directory (SCIM). */
+  'member.added': { role: Role; expires_at?: string; via?: 'domain' | 'scim' };
   /** A change of the expiry alone is recorded as well, `from` then being `to`; `expires_at` only when it changed. */
   'member.role_changed': { from: Role; to: Role; expires_at?: { from: string | null; to: string | null } };
-  'member.removed': { role: Role };
+  'member.removed': { role: Role; via?: 'scim' };
   /** `reason` `account_deleted` when the member deleted their account (behaviour §15). */
   'member.left': { role: Role; reason?: 'account_deleted' };
   /** The top-level keys of the membership's public metadata that a patch changed. */
@@ -45,7 +45,7 @@ export interface EventData {
     changes: { description?: { from: string; to: string }; permissions?: { from: string[]; to: string[] } };
   };
   'role.deleted': { role: Role };
-  'team.created': { team_id: string; name: string; description: string; roles: Role[] };
+  'team.created': { team_id: string; name: string; description: string; roles: Role[]; via?: 'scim' };
   /** Only the fields that changed, each with its value before and after. */
   'team.updated': {
     team_id: string;
@@ -54,12 +54,13 @@ export interface EventData {
       description?: { from: string; to: string };
       roles?: { from: Role[]; to: Role[] };
     };
+    via?: 'scim';
   };
-  'team.deleted': { team_id: string; name: string };
+  'team.deleted': { team_id: string; name: string; via?: 'scim' };
   /** `subject_user_id` is the member added. */
-  'team.member_added': { team_id: string; name: string };
+  'team.member_added': { team_id: string; name: string; via?: 'scim' };
   /** `subject_user_id` is the member; also recorded for each team when they leave the organization. */
-  'team.member_removed': { team_id: string; name: string };
+  'team.member_removed': { team_id: string; name: string; via?: 'scim' };
   'webhook.created': { webhook_id: string; url: string; event_types: string[]; description: string };
   /**
    * Only the fields that changed, each with its value before and after; `secret_rotated` when the

@@ -12,7 +12,9 @@ export { EVENT_TYPES, type EventData, type EventType } from './event-types.ts';
 const role = roleSchema;
 const fieldChange = z.object({ from: z.string(), to: z.string() });
 const invitation = z.object({ invitation_id: z.string(), email: z.string(), role });
-const team = z.object({ team_id: z.string(), name: z.string() });
+/** What a change made by the organization's identity provider says of itself (behaviour §18). */
+const via = z.literal('scim').optional();
+const team = z.object({ team_id: z.string(), name: z.string(), via });
 const permissionsChange = z.object({ from: z.array(z.string()), to: z.array(z.string()) });
 
 /** Checks, at compile time, that a schema's input and output are both exactly `T`. */
@@ -35,13 +37,13 @@ export const eventDataSchemas = {
     private_metadata_changed: z.literal(true).optional(),
   }),
   'organization.deleted': z.object({ organization_name: z.string() }),
-  'member.added': z.object({ role, expires_at: z.string().optional(), via: z.literal('domain').optional() }),
+  'member.added': z.object({ role, expires_at: z.string().optional(), via: z.enum(['domain', 'scim']).optional() }),
   'member.role_changed': z.object({
     from: role,
     to: role,
     expires_at: z.object({ from: z.string().nullable(), to: z.string().nullable() }).optional(),
   }),
-  'member.removed': z.object({ role }),
+  'member.removed': z.object({ role, via }),
   'member.left': z.object({ role, reason: z.literal('account_deleted').optional() }),
   'member.updated': z.object({ public_metadata_keys: z.array(z.string()) }),
   'member.expired': z.object({ role, expires_at: z.string() }),
@@ -56,7 +58,13 @@ export const eventDataSchemas = {
     changes: z.object({ description: fieldChange.optional(), permissions: permissionsChange.optional() }),
   }),
   'role.deleted': z.object({ role }),
-  'team.created': z.object({ team_id: z.string(), name: z.string(), description: z.string(), roles: z.array(role) }),
+  'team.created': z.object({
+    team_id: z.string(),
+    name: z.string(),
+    description: z.string(),
+    roles: z.array(role),
+    via,
+  }),
   'team.updated': z.object({
     team_id: z.string(),
     changes: z.object({
@@ -64,6 +72,7 @@ export const eventDataSchemas = {
       description: fieldChange.optional(),
       roles: z.object({ from: z.array(role), to: z.array(role) }).optional(),
     }),
+    via,
   }),
   'team.deleted': team,
   'team.member_added': team,

@@ -14,6 +14,7 @@ const TEAM_NAME_KEYS = 'Migration20261128120000_team_name_keys';
 const MACHINES_AND_DIRECTORY = 'Migration20261129090000_machines_and_directory';
 const SEARCH_WORDS = 'Migration20261129100000_search_words';
 const DOMAINS_AND_JOINING = 'Migration20261129120000_domains_and_joining';
+const SCIM = 'Migration20261129130000_scim';
 
 /**
  * The service's tables (not the migrator's own) and text columns whose collation is not MariaDB's
@@ -60,6 +61,7 @@ describeOnEachDatabase('migrations', (target) => {
           MACHINES_AND_DIRECTORY,
           SEARCH_WORDS,
           DOMAINS_AND_JOINING,
+          SCIM,
         ]
       : [
           INITIAL,
@@ -72,6 +74,7 @@ describeOnEachDatabase('migrations', (target) => {
           MACHINES_AND_DIRECTORY,
           SEARCH_WORDS,
           DOMAINS_AND_JOINING,
+          SCIM,
         ];
 
   it('build exactly the schema the entities describe, and apply once', async () => {
@@ -155,7 +158,13 @@ describeOnEachDatabase('migrations', (target) => {
         );
       }
 
-      expect(await migrate(orm)).toEqual([TEAM_NAME_KEYS, MACHINES_AND_DIRECTORY, SEARCH_WORDS, DOMAINS_AND_JOINING]);
+      expect(await migrate(orm)).toEqual([
+        TEAM_NAME_KEYS,
+        MACHINES_AND_DIRECTORY,
+        SEARCH_WORDS,
+        DOMAINS_AND_JOINING,
+        SCIM,
+      ]);
 
       const managers = storedTeamNameKey('Managers');
       expect(await connection.execute('select id, name, name_key from teams order by id')).toEqual([
@@ -220,7 +229,7 @@ describeOnEachDatabase('migrations', (target) => {
         ['i1', 'o1', 'x@example.com', 'member', 'pending', 'u1', at, at, at],
       );
 
-      expect(await migrate(orm)).toEqual([MACHINES_AND_DIRECTORY, SEARCH_WORDS, DOMAINS_AND_JOINING]);
+      expect(await migrate(orm)).toEqual([MACHINES_AND_DIRECTORY, SEARCH_WORDS, DOMAINS_AND_JOINING, SCIM]);
 
       expect(
         await connection.execute(
@@ -315,6 +324,7 @@ describeOnEachDatabase('migrations', (target) => {
           MACHINES_AND_DIRECTORY,
           SEARCH_WORDS,
           DOMAINS_AND_JOINING,
+          SCIM,
         ]);
 
         // Every row kept; a reference now names the row it referenced exactly. The audit trail keeps

@@ -4282,8 +4282,8 @@ export interface operations {
                         data: {
                             role: string;
                             expires_at?: string;
-                            /** @constant */
-                            via?: "domain";
+                            /** @enum {string} */
+                            via?: "domain" | "scim";
                         };
                         created_at: string;
                     } | {
@@ -4313,6 +4313,8 @@ export interface operations {
                         subject_user_id: string | null;
                         data: {
                             role: string;
+                            /** @constant */
+                            via?: "scim";
                         };
                         created_at: string;
                     } | {
@@ -4485,6 +4487,8 @@ export interface operations {
                             name: string;
                             description: string;
                             roles: string[];
+                            /** @constant */
+                            via?: "scim";
                         };
                         created_at: string;
                     } | {
@@ -4511,6 +4515,8 @@ export interface operations {
                                     to: string[];
                                 };
                             };
+                            /** @constant */
+                            via?: "scim";
                         };
                         created_at: string;
                     } | {
@@ -4524,6 +4530,8 @@ export interface operations {
                         data: {
                             team_id: string;
                             name: string;
+                            /** @constant */
+                            via?: "scim";
                         };
                         created_at: string;
                     } | {
@@ -4537,6 +4545,8 @@ export interface operations {
                         data: {
                             team_id: string;
                             name: string;
+                            /** @constant */
+                            via?: "scim";
                         };
                         created_at: string;
                     } | {
@@ -4550,6 +4560,8 @@ export interface operations {
                         data: {
                             team_id: string;
                             name: string;
+                            /** @constant */
+                            via?: "scim";
                         };
                         created_at: string;
                     } | {

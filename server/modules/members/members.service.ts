@@ -392,6 +392,53 @@ export const legacyMemberItem = (item: MemberPageItem): MemberListItem => ({
   created_at: item.created_at,
 });
 
+/**
+ * For the directory (behaviour §18), in its change: the membership of the user whose record has
+ * this e-mail, made with `role` (known once the change's first read has run) when they have none (the seat limit applies; `member.added` with
+ * `via: "scim"`), or adopted as it is. Undefined when no user has that e-mail yet.
+ */
+export async function provisionMember(
+  tx: Tx,
+  change: OrganizationChange,
+  email: string,
+  role: () => Role,
+): Promise<{ userId: string } | undefined> {
+  const seats = seatsOf(tx, change.organizationId);
+  const user = await userByEmail(tx, change.organizationId, email);
+  if (!user) return undefined;
+  if (user.member_role) return { userId: user.user_id };
+  assertSeatFor(seats(), 'membership');
+  if (user.lapsed_role !== null && user.lapsed_expires_at !== null) {
+    const lapsed = { userId: user.user_id, role: user.lapsed_role, expiresAt: user.lapsed_expires_at };
+    await removeLapsedMembership(tx, change, lapsed);
+  }
+  const given = role();
+  insertMembership(tx, change.organizationId, user.user_id, given, null);
+  await appendEvent(tx, change, {
+    type: 'member.added',
+    subjectUserId: user.user_id,
+    data: { role: given, via: 'scim' },
+  });
+  return { userId: user.user_id };
+}
+
+/**
+ * For the directory (behaviour §18), in its change: removes the user's membership, if they have
+ * one, with their team places (`member.removed` with `via: "scim"`); never the last owner (409).
+ */
+export async function deprovisionMember(tx: Tx, change: OrganizationChange, userId: string): Promise<void> {
+  const target = await membershipOf(tx, change.organizationId, userId);
+  if (!target) return;
+  assertKeepsAnOwner(target.role, undefined, await ownersLeft(tx, change.organizationId, target.role));
+  await recordLeavingTeams(tx, change, userId);
+  deleteMembership(tx, change.organizationId, userId);
+  await appendEvent(tx, change, {
+    type: 'member.removed',
+    subjectUserId: userId,
+    data: { role: target.role, via: 'scim' },
+  });
+}
+
 /** For the roles domain: how many current members hold `role` as their role. */
 export { membersWithRole } from './members.queries.ts';
 

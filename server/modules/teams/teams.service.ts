@@ -332,6 +332,18 @@ export function recordLeavingTeams(
   };
 }
 
+/** For the directory (behaviour §18): its groups are teams, changed in its own changes. */
+export {
+  deleteTeam,
+  deleteTeamMember,
+  insertTeam,
+  insertTeamMember,
+  nameAndCount,
+  teamNamed,
+  updateTeamRow,
+} from './teams.queries.ts';
+export { storedTeamNameKey } from './name-key.ts';
+
 /** For the roles domain: how many teams give a role, and the hook of a change of its permissions. */
 export { copyRolePermissionsToTeams, teamsGiving } from './teams.queries.ts';
 

@@ -6,6 +6,7 @@ import { isoTimestamp } from '../../platform/database/timestamps.ts';
 import type { Db, Reader } from '../../platform/database/transaction.ts';
 import { indexNewUser, reindexUserRow } from '../../platform/database/word-index.ts';
 import { conflict, notFound } from '../../platform/errors.ts';
+import { activateAwaitingRecord } from '../scim/scim-users.service.ts';
 import { insertUser, updateNames, userRow } from './users.queries.ts';
 
 /** The caller has no user record yet: answered wherever one is needed (users, organizations, invitations). */
@@ -28,6 +29,10 @@ export async function createUser(db: Db, caller: PersonCaller, input: z.infer<ty
     if (!db.isUniqueViolation(error)) throw error;
     // The violated index names the column: users_email_unique on MySQL, users.email on SQLite.
     throw /email/i.test((error as Error).message) ? emailTaken() : alreadyRegistered();
+  }
+  // Behaviour §18: a directory that provisioned this verified e-mail makes them a member now.
+  if (caller.verifiedEmail !== undefined && caller.verifiedEmail === input.email.toLowerCase()) {
+    await activateAwaitingRecord(db, caller.userId, caller.verifiedEmail);
   }
 }
 

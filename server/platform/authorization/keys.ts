@@ -134,3 +134,11 @@ export async function liveKeyId(
       : await applicationKeyRow(reader, secretHash);
   return row && sameHash(row.secret_hash, secretHash) && isLive(row, new Date()) ? row.id : undefined;
 }
+
+const keyOrganization = prepare((sql, secretHash: string) =>
+  sql.selectFrom('api_keys').select('organization_id').where('secret_hash', '=', secretHash),
+);
+
+/** The organization of the organization key with this secret's hash, if there is one (live or not: the guard checks). */
+export const organizationOfKey = async (reader: Reader, secretHash: string): Promise<string | undefined> =>
+  (await reader.first(keyOrganization(reader.sql, secretHash)))?.organization_id;

@@ -67,6 +67,8 @@ export const Organization = defineEntity({
      * removed yet are subtracted by their own index: organization_users_lapsed_idx).
      */
     memberCount: p.integer().default(0),
+    /** The role a directory user's new membership gets (behaviour §18). */
+    directoryDefaultRole: p.string().length(ROLE_NAME_MAX_LENGTH).default('member'),
   },
 });
 
@@ -452,6 +454,67 @@ export const DomainInvitation = defineEntity({
   },
 });
 
+/**
+ * An organization's directory users, as its identity provider provisions them over SCIM (behaviour
+ * §18). `user_name_key` and `email_key` are the lower-cased `userName` and primary e-mail, by which
+ * they are found and unique; `user_id` is the user record the entry is, once one has that e-mail.
+ * `emails` is the SCIM list as JSON.
+ */
+export const DirectoryUser = defineEntity({
+  name: 'DirectoryUser',
+  tableName: 'directory_users',
+  properties: {
+    id: p.string().length(36).primary(),
+    organization: () => p.manyToOne(Organization).deleteRule('cascade'),
+    userName: p.string().length(254),
+    userNameKey: p.string().length(254),
+    emailKey: p.string().length(254),
+    externalId: p.string().length(254).nullable(),
+    givenName: p.string().length(100),
+    familyName: p.string().length(100),
+    displayName: p.string().length(254),
+    emails: p.text(),
+    active: p.boolean(),
+    userId: p.string().length(128).nullable(),
+    createdAt: p.datetime(3),
+    updatedAt: p.datetime(3),
+  },
+  uniques: [{ name: 'directory_users_user_name_unique', properties: ['organization', 'userNameKey'] }],
+  indexes: [
+    { name: 'directory_users_list_idx', properties: ['organization', 'createdAt', 'id'] },
+    { name: 'directory_users_email_idx', properties: ['organization', 'emailKey'] },
+    { name: 'directory_users_external_id_idx', properties: ['organization', 'externalId'] },
+    { name: 'directory_users_user_idx', properties: ['organization', 'userId'] },
+    // A person creating their record is looked for in every organization's directory.
+    { name: 'directory_users_user_name_key_idx', properties: ['userNameKey'] },
+  ],
+});
+
+/** The teams an organization's identity provider made (behaviour §18): a SCIM group is its team. */
+export const DirectoryGroup = defineEntity({
+  name: 'DirectoryGroup',
+  tableName: 'directory_groups',
+  properties: {
+    team: () => p.manyToOne(Team).primary().deleteRule('cascade'),
+    organization: () => p.manyToOne(Organization).deleteRule('cascade'),
+    externalId: p.string().length(254).nullable(),
+  },
+  indexes: [{ name: 'directory_groups_external_id_idx', properties: ['organization', 'externalId'] }],
+});
+
+/**
+ * A directory group's members as the identity provider gave them: directory users, who are in the
+ * team while they are members of the organization (a directory user without a record joins it later).
+ */
+export const DirectoryGroupMember = defineEntity({
+  name: 'DirectoryGroupMember',
+  tableName: 'directory_group_members',
+  properties: {
+    team: () => p.manyToOne(Team).primary().deleteRule('cascade'),
+    directoryUser: () => p.manyToOne(DirectoryUser).primary().deleteRule('cascade'),
+  },
+});
+
 export const entities = [
   User,
   Organization,
@@ -474,4 +537,7 @@ export const entities = [
   OrganizationDomain,
   JoinRequest,
   DomainInvitation,
+  DirectoryUser,
+  DirectoryGroup,
+  DirectoryGroupMember,
 ];

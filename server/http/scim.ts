@@ -1,0 +1,143 @@
+/**
+ * SCIM 2.0 at `/scim/v2` (RFC 7644, behaviour §18): Fastify routes over the scim domain, in a scope
+ * of their own that reads and answers `application/scim+json` and answers every refusal with the
+ * SCIM error body (`status` a string, `scimType` where the RFC names one). Each request is
+ * authorized as an operation of the key's organization (platform/authorization/key-organization.ts):
+ * an organization API key holding `directory:sync`. The discovery documents need no key.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ERROR_STATUS } from '../../shared/errors.ts';
+import * as scim from '../modules/scim/index.ts';
+import { inKeysOrganization } from '../platform/authorization/key-organization.ts';
+import { isDatabaseTimeout, isDatabaseUnavailable } from '../platform/database/failures.ts';
+import { DomainError } from '../platform/errors.ts';
+import type { contextFactory } from './context.ts';
+import { fastifyJsonParser } from './json-body.ts';
+
+export const SCIM_PREFIX = '/scim/v2';
+const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8';
+
+type Id = { Params: { id: string } };
+type List = { Querystring: scim.ListQuery };
+
+/** A failure as SCIM's error body and its status (RFC 7644 §3.12). */
+function scimError(error: unknown, request: FastifyRequest): { status: number; body: object } {
+  let status = 500;
+  let detail = 'Internal server error';
+  let scimType: string | undefined;
+  if (error instanceof DomainError) {
+    status = ERROR_STATUS[error.code];
+    // MEMBER_LIMIT is a conflict SCIM has no type for: the detail names the code (behaviour §16).
+    detail = error.code === 'MEMBER_LIMIT' ? `MEMBER_LIMIT: ${error.message}` : error.message;
+    scimType = error instanceof scim.ScimProblem ? error.scimType : undefined;
+  } else if (isDatabaseTimeout(error) || isDatabaseUnavailable(error)) {
+    status = 503;
+    detail = 'The database is unavailable, try again later';
+  } else if (typeof (error as FastifyError).statusCode === 'number' && (error as FastifyError).statusCode! < 500) {
+    // Fastify's own refusals before the handler: a body that is not JSON, a media type not served.
+    status = (error as FastifyError).statusCode!;
+    detail = (error as Error).message;
+    if (status === 400) scimType = 'invalidSyntax';
+  } else {
+    request.log.error({ err: error }, 'SCIM request failed');
+  }
+  return {
+    status,
+    body: { schemas: [scim.ERROR_SCHEMA], status: String(status), ...(scimType && { scimType }), detail },
+  };
+}
+
+export function scimPlugin(createContext: ReturnType<typeof contextFactory>) {
+  // eslint-disable-next-line @typescript-eslint/require-await -- a Fastify plugin: its promise tells Fastify it is done
+  return async (app: FastifyInstance) => {
+    const parseJson = fastifyJsonParser(app);
+    app.addContentTypeParser(['application/scim+json'], { parseAs: 'string' }, (request, body, done) =>
+      parseJson(request, body as string, done),
+    );
+    app.addHook('onSend', (_request, reply, payload, done) => {
+      if (String(reply.getHeader('content-type') ?? '').startsWith('application/json')) {
+        void reply.header('content-type', SCIM_CONTENT_TYPE);
+      }
+      done(null, payload);
+    });
+    app.setErrorHandler((error, request, reply) => {
+      const { status, body } = scimError(error, request);
+      return reply.status(status).type(SCIM_CONTENT_TYPE).send(body);
+    });
+
+    const base = (request: FastifyRequest) => `${request.protocol}://${request.host}${SCIM_PREFIX}`;
+
+    /** Runs `work` as an operation of the key's organization that needs `directory:sync`. */
+    const inDirectory = <T>(request: FastifyRequest, work: (scope: scim.ScimScope) => Promise<T>): Promise<T> => {
+      const ctx = createContext({ req: request });
+      return ctx.verifyToken(ctx.authorization).then((caller) =>
+        inKeysOrganization(
+          ctx.db,
+          caller,
+          'directory:sync',
+          ctx.settings.roles,
+          (error) => request.log.error({ err: error }, 'recording a key use failed'),
+          (org) => work({ org, base: base(request) }),
+        ),
+      );
+    };
+    const created = (reply: FastifyReply, resource: { meta: { location: string } }) =>
+      reply.status(201).header('location', resource.meta.location).send(resource);
+    const noContent = (reply: FastifyReply) => reply.status(204).send();
+
+    app.get('/ServiceProviderConfig', (request) => scim.serviceProviderConfig(base(request)));
+    app.get('/ResourceTypes', (request) => {
+      const types = scim.resourceTypes(base(request));
+      return scim.listResponse(types, types.length, 1);
+    });
+    app.get<Id>('/ResourceTypes/:id', (request, reply) => {
+      const found = scim.resourceTypes(base(request)).find((type) => type.id === request.params.id);
+      return found ?? reply.callNotFound();
+    });
+    app.get('/Schemas', (request) => {
+      const schemas = scim.schemaDocuments(base(request));
+      return scim.listResponse(schemas, schemas.length, 1);
+    });
+    app.get<Id>('/Schemas/:id', (request, reply) => {
+      const found = scim.schemaDocuments(base(request)).find((schema) => schema.id === request.params.id);
+      return found ?? reply.callNotFound();
+    });
+
+    app.post('/Users', async (request, reply) =>
+      created(reply, await inDirectory(request, (scope) => scim.createUser(scope, request.body))),
+    );
+    app.get<List>('/Users', (request) => inDirectory(request, (scope) => scim.listUsers(scope, request.query)));
+    app.get<Id>('/Users/:id', (request) => inDirectory(request, (scope) => scim.getUser(scope, request.params.id)));
+    app.put<Id>('/Users/:id', (request) =>
+      inDirectory(request, (scope) => scim.replaceUser(scope, request.params.id, request.body)),
+    );
+    app.patch<Id>('/Users/:id', (request) =>
+      inDirectory(request, (scope) => scim.patchUser(scope, request.params.id, request.body)),
+    );
+    app.delete<Id>('/Users/:id', async (request, reply) => {
+      await inDirectory(request, (scope) => scim.deleteUser(scope, request.params.id));
+      return noContent(reply);
+    });
+
+    app.post('/Groups', async (request, reply) =>
+      created(reply, await inDirectory(request, (scope) => scim.createGroup(scope, request.body))),
+    );
+    app.get<List>('/Groups', (request) => inDirectory(request, (scope) => scim.listGroups(scope, request.query)));
+    app.get<Id & List>('/Groups/:id', (request) =>
+      inDirectory(request, (scope) =>
+        scim.getGroup(scope, request.params.id, !/members/i.test(request.query.excludedAttributes ?? '')),
+      ),
+    );
+    app.put<Id>('/Groups/:id', (request) =>
+      inDirectory(request, (scope) => scim.replaceGroup(scope, request.params.id, request.body)),
+    );
+    app.patch<Id>('/Groups/:id', async (request, reply) => {
+      await inDirectory(request, (scope) => scim.patchGroup(scope, request.params.id, request.body));
+      return noContent(reply);
+    });
+    app.delete<Id>('/Groups/:id', async (request, reply) => {
+      await inDirectory(request, (scope) => scim.deleteGroup(scope, request.params.id));
+      return noContent(reply);
+    });
+  };
+}

@@ -1,0 +1,305 @@
+/**
+ * The statements of the directory (behaviour §18): directory users, directory groups (teams the
+ * identity provider made) and their members. Each builds, queues (`tx.later`) or runs SQL and
+ * returns rows; none decides anything or throws. The rules are the services'.
+ */
+import type { ExpressionBuilder, ExpressionWrapper, SqlBool } from 'kysely';
+import type { Database, DbTimestamp } from '../../platform/database/schema.ts';
+import type { Reader, Tx } from '../../platform/database/transaction.ts';
+import { prepare } from '../../platform/database/prepared.ts';
+import type { Condition, GroupAttribute, UserAttribute } from './filter.ts';
+
+export interface DirectoryUserRow {
+  id: string;
+  organization_id: string;
+  user_name: string;
+  user_name_key: string;
+  email_key: string;
+  external_id: string | null;
+  given_name: string;
+  family_name: string;
+  display_name: string;
+  emails: string;
+  active: boolean | number;
+  user_id: string | null;
+  created_at: DbTimestamp;
+  updated_at: DbTimestamp;
+}
+
+/** What a directory user is made of, as the service writes it. */
+export type DirectoryUserFields = Omit<DirectoryUserRow, 'organization_id' | 'created_at' | 'updated_at' | 'active'> & {
+  active: boolean;
+};
+
+/**
+ * A boolean as both databases take it bound: 1 or 0 (the embedded database's driver binds no
+ * JavaScript boolean; MariaDB's tinyint(1) reads it back as a number too).
+ */
+const stored = (value: boolean) => (value ? 1 : 0) as unknown as boolean;
+
+type UsersExpression = ExpressionBuilder<Database, 'directory_users'>;
+type GroupsExpression = ExpressionBuilder<Database, 'directory_groups' | 'teams'>;
+
+/** A user filter as SQL: userName and e-mail compare ignoring case, by their lower-cased keys. */
+function userWhere(
+  eb: UsersExpression,
+  condition: Condition<UserAttribute>,
+): ExpressionWrapper<Database, 'directory_users', SqlBool> {
+  if ('all' in condition) return eb.and(condition.all.map((part) => userWhere(eb, part)));
+  if ('any' in condition) return eb.or(condition.any.map((part) => userWhere(eb, part)));
+  const { attribute, value } = condition;
+  if (attribute === 'userName') return eb('directory_users.user_name_key', '=', value.toLowerCase());
+  if (attribute === 'emails.value') return eb('directory_users.email_key', '=', value.toLowerCase());
+  if (attribute === 'externalId') return eb('directory_users.external_id', '=', value);
+  return eb('directory_users.id', '=', value);
+}
+
+/** A page of the organization's directory users (oldest first), and how many match in all. */
+export async function directoryUserPage(
+  reader: Reader,
+  organizationId: string,
+  condition: Condition<UserAttribute> | undefined,
+  offset: number,
+  limit: number,
+): Promise<{ rows: DirectoryUserRow[]; total: number }> {
+  const matching = reader.sql
+    .selectFrom('directory_users')
+    .where('directory_users.organization_id', '=', organizationId)
+    .$if(condition !== undefined, (query) => query.where((eb) => userWhere(eb, condition!)));
+  const [rows, counted] = await Promise.all([
+    limit === 0
+      ? Promise.resolve([])
+      : reader.all(
+          matching
+            .selectAll()
+            .orderBy('directory_users.created_at')
+            .orderBy('directory_users.id')
+            .limit(limit)
+            .offset(offset),
+        ),
+    reader.first(matching.select((eb) => eb.fn.countAll<number | string>().as('total'))),
+  ]);
+  return { rows: rows, total: Number(counted?.total ?? 0) };
+}
+
+const userById = prepare((sql, organizationId: string, id: string) =>
+  sql.selectFrom('directory_users').selectAll().where('organization_id', '=', organizationId).where('id', '=', id),
+);
+
+export const directoryUser = (reader: Reader, organizationId: string, id: string) =>
+  reader.first(userById(reader.sql, organizationId, id)) as Promise<DirectoryUserRow | undefined>;
+
+export function insertDirectoryUser(tx: Tx, organizationId: string, fields: DirectoryUserFields): void {
+  const now = tx.timestamp();
+  tx.later(
+    tx.sql.insertInto('directory_users').values({
+      ...fields,
+      active: stored(fields.active),
+      organization_id: organizationId,
+      created_at: now,
+      updated_at: now,
+    }),
+  );
+}
+
+export function updateDirectoryUser(tx: Tx, fields: DirectoryUserFields): void {
+  const { id, ...changed } = fields;
+  tx.later(
+    tx.sql
+      .updateTable('directory_users')
+      .set({ ...changed, active: stored(changed.active), updated_at: tx.timestamp() })
+      .where('id', '=', id),
+  );
+}
+
+export function deleteDirectoryUser(tx: Tx, id: string): void {
+  tx.later(tx.sql.deleteFrom('directory_users').where('id', '=', id));
+}
+
+/** The active directory users, of any organization, whose userName is this e-mail and who have no record yet. */
+export const awaitingRecord = (reader: Reader, userNameKey: string) =>
+  reader.all(
+    reader.sql
+      .selectFrom('directory_users')
+      .select(['id', 'organization_id'])
+      .where('user_name_key', '=', userNameKey)
+      .where('active', '=', stored(true))
+      .where('user_id', 'is', null),
+  );
+
+/** The teams (directory groups) a directory user is in, and whether `userId` is in each already. */
+export const groupsOfUser = (reader: Reader, directoryUserId: string, userId: string) =>
+  reader.all(
+    reader.sql
+      .selectFrom('directory_group_members as gm')
+      .innerJoin('teams as t', 't.id', 'gm.team_id')
+      .leftJoin('team_members as tm', (join) => join.onRef('tm.team_id', '=', 't.id').on('tm.user_id', '=', userId))
+      .select(['t.id', 't.name', 'tm.user_id as in_team'])
+      .where('gm.directory_user_id', '=', directoryUserId)
+      .orderBy('t.created_at')
+      .orderBy('t.id'),
+  );
+
+export interface DirectoryGroupRow {
+  id: string;
+  name: string;
+  external_id: string | null;
+  created_at: DbTimestamp;
+  updated_at: DbTimestamp;
+}
+
+function groupWhere(
+  eb: GroupsExpression,
+  condition: Condition<GroupAttribute>,
+  nameKey: (name: string) => string,
+): ExpressionWrapper<Database, 'directory_groups' | 'teams', SqlBool> {
+  if ('all' in condition) return eb.and(condition.all.map((part) => groupWhere(eb, part, nameKey)));
+  if ('any' in condition) return eb.or(condition.any.map((part) => groupWhere(eb, part, nameKey)));
+  const { attribute, value } = condition;
+  if (attribute === 'displayName') return eb('teams.name_key', '=', nameKey(value));
+  if (attribute === 'externalId') return eb('directory_groups.external_id', '=', value);
+  return eb('teams.id', '=', value);
+}
+
+const groupColumns = [
+  'teams.id',
+  'teams.name',
+  'directory_groups.external_id',
+  'teams.created_at',
+  'teams.updated_at',
+] as const;
+
+/** A page of the organization's directory groups (oldest first), and how many match in all. */
+export async function directoryGroupPage(
+  reader: Reader,
+  organizationId: string,
+  condition: Condition<GroupAttribute> | undefined,
+  nameKey: (name: string) => string,
+  offset: number,
+  limit: number,
+): Promise<{ rows: DirectoryGroupRow[]; total: number }> {
+  const matching = reader.sql
+    .selectFrom('directory_groups')
+    .innerJoin('teams', 'teams.id', 'directory_groups.team_id')
+    .where('directory_groups.organization_id', '=', organizationId)
+    .$if(condition !== undefined, (query) => query.where((eb) => groupWhere(eb, condition!, nameKey)));
+  const [rows, counted] = await Promise.all([
+    limit === 0
+      ? Promise.resolve([])
+      : reader.all(
+          matching.select(groupColumns).orderBy('teams.created_at').orderBy('teams.id').limit(limit).offset(offset),
+        ),
+    reader.first(matching.select((eb) => eb.fn.countAll<number | string>().as('total'))),
+  ]);
+  return { rows, total: Number(counted?.total ?? 0) };
+}
+
+export const directoryGroup = (reader: Reader, organizationId: string, teamId: string) =>
+  reader.first(
+    reader.sql
+      .selectFrom('directory_groups')
+      .innerJoin('teams', 'teams.id', 'directory_groups.team_id')
+      .select(groupColumns)
+      .where('directory_groups.organization_id', '=', organizationId)
+      .where('directory_groups.team_id', '=', teamId),
+  );
+
+/** Groups' directory members, each with their userName, the user record they are (if a member) and whether it is in the team. */
+export const groupMembers = (reader: Reader, teamIds: readonly string[]) =>
+  teamIds.length === 0
+    ? Promise.resolve([])
+    : reader.all(
+        reader.sql
+          .selectFrom('directory_group_members as gm')
+          .innerJoin('directory_users as u', 'u.id', 'gm.directory_user_id')
+          .leftJoin('team_members as tm', (join) =>
+            join.onRef('tm.team_id', '=', 'gm.team_id').onRef('tm.user_id', '=', 'u.user_id'),
+          )
+          .select(['gm.team_id', 'u.id', 'u.user_name', 'u.user_id', 'tm.user_id as in_team'])
+          .where('gm.team_id', 'in', teamIds)
+          .orderBy('u.created_at')
+          .orderBy('u.id'),
+      );
+
+/**
+ * The organization's directory users among these ids, with the user record each is (if a member)
+ * and whether it is in the team already.
+ */
+export const directoryUsersAmong = (reader: Reader, organizationId: string, teamId: string, ids: readonly string[]) =>
+  ids.length === 0
+    ? Promise.resolve([])
+    : reader.all(
+        reader.sql
+          .selectFrom('directory_users as u')
+          .leftJoin('team_members as tm', (join) =>
+            join.on('tm.team_id', '=', teamId).onRef('tm.user_id', '=', 'u.user_id'),
+          )
+          .select(['u.id', 'u.user_id', 'tm.user_id as in_team'])
+          .where('u.organization_id', '=', organizationId)
+          .where('u.id', 'in', ids),
+      );
+
+export function insertDirectoryGroup(tx: Tx, organizationId: string, teamId: string, externalId: string | null): void {
+  tx.later(
+    tx.sql
+      .insertInto('directory_groups')
+      .values({ team_id: teamId, organization_id: organizationId, external_id: externalId }),
+  );
+}
+
+export function updateGroupExternalId(tx: Tx, teamId: string, externalId: string | null): void {
+  tx.later(tx.sql.updateTable('directory_groups').set({ external_id: externalId }).where('team_id', '=', teamId));
+}
+
+export function insertGroupMembers(tx: Tx, teamId: string, directoryUserIds: readonly string[]): void {
+  if (directoryUserIds.length === 0) return;
+  tx.later(
+    tx.sql
+      .insertInto('directory_group_members')
+      .values(directoryUserIds.map((id) => ({ team_id: teamId, directory_user_id: id }))),
+  );
+}
+
+export function deleteGroupMembers(tx: Tx, teamId: string, directoryUserIds: readonly string[]): void {
+  if (directoryUserIds.length === 0) return;
+  tx.later(
+    tx.sql
+      .deleteFrom('directory_group_members')
+      .where('team_id', '=', teamId)
+      .where('directory_user_id', 'in', directoryUserIds),
+  );
+}
+
+/**
+ * Queues the read of the organization's default role for a directory user's new membership and of
+ * the directory user who has this userName, to go out with the change's next read; what it returns
+ * tells them once that read has run.
+ */
+export function directoryDefaults(
+  tx: Tx,
+  organizationId: string,
+  userNameKey: string,
+): () => { defaultRole: string; userNamedId: string | null } {
+  let read: { defaultRole: string; userNamedId: string | null } | undefined;
+  tx.later(
+    tx.sql
+      .selectFrom('organizations as o')
+      .leftJoin('directory_users as u', (join) =>
+        join.onRef('u.organization_id', '=', 'o.id').on('u.user_name_key', '=', userNameKey),
+      )
+      .select(['o.directory_default_role', 'u.id'])
+      .where('o.id', '=', organizationId),
+    (result) => {
+      const row = result.rows[0];
+      read = { defaultRole: row?.directory_default_role ?? 'member', userNamedId: row?.id ?? null };
+    },
+  );
+  return () => {
+    if (!read) throw new Error('The defaults are read with the change’s next read: read before asking for them');
+    return read;
+  };
+}
+
+export function setDirectoryDefaultRole(tx: Tx, organizationId: string, role: string): void {
+  tx.later(tx.sql.updateTable('organizations').set({ directory_default_role: role }).where('id', '=', organizationId));
+}

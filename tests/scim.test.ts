@@ -1,0 +1,463 @@
+/**
+ * SCIM 2.0 provisioning (behaviour §18), driven as Okta and Microsoft Entra ID drive it: plain HTTP
+ * with an organization API key, in the request shapes their guides show, in parallel and retried.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../server/platform/database/orm.ts';
+import { describeOnEachDatabase } from './support/databases.ts';
+import { createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
+import {
+  entraUser,
+  expectScimError,
+  GROUP_SCHEMA,
+  oktaUser,
+  organizationKey,
+  patch,
+  scimClient,
+  type ScimClient,
+} from './support/scim.ts';
+import { useServer, type TestServer } from './support/server.ts';
+import { tokenFor } from './support/tokens.ts';
+
+async function membersOf(server: TestServer, owner: TestUser, organizationId: string) {
+  const list = await server.call<Array<{ user_id: string; email: string; role: string }>>('GET', '/organization-user', {
+    token: owner.token,
+    organizationId,
+  });
+  expect(list.status).toBe(200);
+  return list.body;
+}
+
+async function eventsOf(server: TestServer, owner: TestUser, organizationId: string) {
+  const list = await server.call('GET', `/organizations/${organizationId}/events?limit=500`, { token: owner.token });
+  expect(list.status).toBe(200);
+  return list.body as Array<{ type: string; subject_user_id: string | null; actor_key_id: string | null; data: any }>;
+}
+
+async function teamMembers(server: TestServer, owner: TestUser, organizationId: string, teamId: string) {
+  const list = await server.call('GET', `/organizations/${organizationId}/teams/${teamId}/members`, {
+    token: owner.token,
+  });
+  expect(list.status, JSON.stringify(list.body)).toBe(200);
+  return (list.body as Array<{ user_id: string }>).map((member) => member.user_id).sort();
+}
+
+/** A person who makes their record with a verified e-mail, as section 17 defines it. */
+async function signUpVerified(server: TestServer, email: string): Promise<TestUser> {
+  const id = uniqueId('late');
+  const token = await tokenFor(id, { role: 'owner', claims: { email, email_verified: true } });
+  const created = await server.call('POST', '/users', {
+    token,
+    body: { first_name: 'Late', last_name: 'Comer', email },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return { id, email, token };
+}
+
+describeOnEachDatabase('SCIM 2.0 (behaviour §18)', (target) => {
+  const server = useServer(target);
+  let owner: TestUser;
+  let organizationId: string;
+  let scim: ScimClient;
+
+  beforeAll(async () => {
+    owner = await registerUser(server(), 'scim-owner');
+    organizationId = await createOrganization(server(), owner);
+    scim = scimClient(server(), await organizationKey(server(), owner, organizationId));
+  });
+
+  describe('discovery and credentials', () => {
+    it('describes what it serves: patch and filter (1000), not bulk, sort, changePassword or etag', async () => {
+      const config = await scim.send('GET', '/ServiceProviderConfig');
+      expect(config.status).toBe(200);
+      expect(config.contentType).toMatch(/^application\/scim\+json/);
+      expect(config.body).toMatchObject({
+        patch: { supported: true },
+        filter: { supported: true, maxResults: 1000 },
+        bulk: { supported: false },
+        sort: { supported: false },
+        changePassword: { supported: false },
+        etag: { supported: false },
+      });
+      const types = await scim.send('GET', '/ResourceTypes');
+      expect(types.body.Resources.map((type: { name: string }) => type.name)).toEqual(['User', 'Group']);
+      const schemas = await scim.send('GET', '/Schemas');
+      const user = schemas.body.Resources.find((schema: { name: string }) => schema.name === 'User');
+      expect(user.attributes.find((attribute: { name: string }) => attribute.name === 'userName')).toMatchObject({
+        required: true,
+        uniqueness: 'server',
+      });
+    });
+
+    it('needs an organization key holding directory:sync: none 401, a member key or a person 403', async () => {
+      expectScimError(await scimClient(server(), undefined).send('GET', '/Users'), 401);
+      expectScimError(await scimClient(server(), 'oak_unknown').send('GET', '/Users'), 401);
+      const memberKey = await organizationKey(server(), owner, organizationId, 'member');
+      expectScimError(await scimClient(server(), memberKey).send('GET', '/Users'), 403);
+      expectScimError(await scimClient(server(), owner.token).send('GET', '/Users'), 403);
+      expectScimError(
+        await scimClient(server(), memberKey).send('POST', '/Users', oktaUser(`${uniqueId('no')}@example.com`)),
+        403,
+      );
+    });
+  });
+
+  describe('users as Okta provisions them', () => {
+    it('looks up, creates (a member at once), reads, replaces and deactivates a user', async () => {
+      const person = await registerUser(server(), 'okta');
+      const lookup = await scim.send(
+        'GET',
+        `/Users?filter=${encodeURIComponent(`userName eq "${person.email}"`)}&startIndex=1&count=100`,
+      );
+      expect(lookup.status).toBe(200);
+      expect(lookup.body).toMatchObject({ totalResults: 0, startIndex: 1, itemsPerPage: 0, Resources: [] });
+
+      const created = await scim.send('POST', '/Users', oktaUser(person.email.toUpperCase()));
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      expect(created.body).toMatchObject({
+        userName: person.email.toUpperCase(),
+        active: true,
+        meta: { resourceType: 'User' },
+      });
+      expect(created.body.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
+      expect(created.body.password).toBeUndefined();
+      const id = created.body.id as string;
+      expect((await membersOf(server(), owner, organizationId)).find((m) => m.user_id === person.id)?.role).toBe(
+        'member',
+      );
+      const added = (await eventsOf(server(), owner, organizationId)).find(
+        (event) => event.type === 'member.added' && event.subject_user_id === person.id,
+      );
+      expect(added?.data).toEqual({ role: 'member', via: 'scim' });
+      expect(added?.actor_key_id).not.toBeNull();
+
+      const found = await scim.send('GET', `/Users?filter=${encodeURIComponent(`userName eq "${person.email}"`)}`);
+      expect(found.body.totalResults).toBe(1);
+      expect(found.body.Resources[0].id).toBe(id);
+      expect((await scim.send('GET', `/Users/${id}`)).body).toEqual(created.body);
+
+      const replaced = await scim.send('PUT', `/Users/${id}`, { ...oktaUser(person.email, 'Anne', 'Leigh'), id });
+      expect(replaced.status).toBe(200);
+      expect(replaced.body.name).toMatchObject({ givenName: 'Anne', familyName: 'Leigh' });
+
+      const deactivated = await scim.send('PUT', `/Users/${id}`, { ...oktaUser(person.email), id, active: false });
+      expect(deactivated.status).toBe(200);
+      expect(deactivated.body.active).toBe(false);
+      expect((await membersOf(server(), owner, organizationId)).some((m) => m.user_id === person.id)).toBe(false);
+      const removed = (await eventsOf(server(), owner, organizationId)).find(
+        (event) => event.type === 'member.removed' && event.subject_user_id === person.id,
+      );
+      expect(removed?.data).toEqual({ role: 'member', via: 'scim' });
+
+      const reactivated = await scim.send('PATCH', `/Users/${id}`, patch({ op: 'replace', value: { active: true } }));
+      expect(reactivated.status).toBe(200);
+      expect((await membersOf(server(), owner, organizationId)).some((m) => m.user_id === person.id)).toBe(true);
+    });
+
+    it('answers a repeated create 409 uniqueness, ignoring case, and 20 parallel creates make one user', async () => {
+      const email = `${uniqueId('twice')}@example.com`;
+      const answers = await Promise.all(Array.from({ length: 20 }, () => scim.send('POST', '/Users', oktaUser(email))));
+      expect(answers.filter((answer) => answer.status === 201)).toHaveLength(1);
+      for (const answer of answers.filter((one) => one.status !== 201)) expectScimError(answer, 409, 'uniqueness');
+      expectScimError(await scim.send('POST', '/Users', oktaUser(email.toUpperCase())), 409, 'uniqueness');
+      const found = await scim.send('GET', `/Users?filter=${encodeURIComponent(`userName eq "${email}"`)}`);
+      expect(found.body.totalResults).toBe(1);
+    });
+
+    it('never removes the last owner (409 mutability), and DELETE removes a member (204, then 404)', async () => {
+      const ownerEntry = await scim.send('POST', '/Users', oktaUser(owner.email));
+      expect(ownerEntry.status).toBe(201);
+      const refused = await scim.send(
+        'PATCH',
+        `/Users/${ownerEntry.body.id}`,
+        patch({ op: 'replace', path: 'active', value: false }),
+      );
+      expectScimError(refused, 409, 'mutability');
+      expect((await membersOf(server(), owner, organizationId)).find((m) => m.user_id === owner.id)?.role).toBe(
+        'owner',
+      );
+      expectScimError(await scim.send('DELETE', `/Users/${ownerEntry.body.id}`), 409, 'mutability');
+
+      const person = await registerUser(server(), 'deleted');
+      const entry = await scim.send('POST', '/Users', oktaUser(person.email));
+      expect((await scim.send('DELETE', `/Users/${entry.body.id}`)).status).toBe(204);
+      expect((await membersOf(server(), owner, organizationId)).some((m) => m.user_id === person.id)).toBe(false);
+      expectScimError(await scim.send('GET', `/Users/${entry.body.id}`), 404);
+      expectScimError(await scim.send('DELETE', `/Users/${entry.body.id}`), 404);
+    });
+  });
+
+  describe('users as Entra ID provisions them', () => {
+    it('takes its PATCH shapes: "False" as a string, no path with dotted names, filtered paths', async () => {
+      const person = await registerUser(server(), 'entra');
+      const created = await scim.send('POST', '/Users', entraUser(person.email));
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const id = created.body.id as string;
+      const renamed = await scim.send(
+        'PATCH',
+        `/Users/${id}`,
+        patch(
+          {
+            op: 'Replace',
+            value: { displayName: 'Rear Admiral', 'name.givenName': 'Amazing', 'name.familyName': 'Grace' },
+          },
+          { op: 'Replace', path: 'emails[type eq "work"].value', value: person.email.toUpperCase() },
+          { op: 'Add', path: 'title', value: 'Commodore' },
+          { op: 'Replace', path: 'externalId', value: 'ghopper' },
+        ),
+      );
+      expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+      expect(renamed.body).toMatchObject({
+        displayName: 'Rear Admiral',
+        name: { givenName: 'Amazing', familyName: 'Grace' },
+        emails: [{ value: person.email.toUpperCase(), type: 'work', primary: true }],
+        externalId: 'ghopper',
+      });
+      const byExternalId = await scim.send('GET', `/Users?filter=${encodeURIComponent('externalId eq "ghopper"')}`);
+      expect(byExternalId.body.Resources.map((user: { id: string }) => user.id)).toEqual([id]);
+
+      const disabled = await scim.send(
+        'PATCH',
+        `/Users/${id}`,
+        patch({ op: 'Replace', path: 'active', value: 'False' }),
+      );
+      expect(disabled.status).toBe(200);
+      expect(disabled.body.active).toBe(false);
+      expect((await membersOf(server(), owner, organizationId)).some((m) => m.user_id === person.id)).toBe(false);
+      const again = await scim.send('PATCH', `/Users/${id}`, patch({ op: 'Replace', path: 'active', value: 'False' }));
+      expect(again.status).toBe(200);
+
+      expectScimError(
+        await scim.send('PATCH', `/Users/${id}`, patch({ op: 'Replace', path: 'active', value: 'maybe' })),
+        400,
+        'invalidValue',
+      );
+      expectScimError(await scim.send('PATCH', `/Users/${id}`, { Operations: [] }), 400, 'invalidValue');
+      expectScimError(
+        await scim.send(
+          'PATCH',
+          `/Users/${crypto.randomUUID()}`,
+          patch({ op: 'Replace', path: 'active', value: true }),
+        ),
+        404,
+      );
+    });
+
+    it('makes a directory user a member when a person with that verified e-mail creates their record', async () => {
+      const email = `${uniqueId('later')}@example.com`;
+      const created = await scim.send('POST', '/Users', entraUser(email));
+      expect(created.status).toBe(201);
+      const person = await signUpVerified(server(), email);
+      expect((await membersOf(server(), owner, organizationId)).find((m) => m.user_id === person.id)?.role).toBe(
+        'member',
+      );
+    });
+
+    it('answers hostile filters 400 invalidFilter, never 500', async () => {
+      for (const filter of [
+        'userName co "a"',
+        'userName eq',
+        '((((userName eq "a"',
+        'userName eq "a" and',
+        'password eq "x"',
+        'userName eq 42',
+        'not (userName eq "a")',
+        'userName pr',
+        `${'('.repeat(900)}userName eq "a"${')'.repeat(899)}`,
+        'userName eq "a" or '.repeat(200) + 'userName eq "b"',
+        'x'.repeat(5000),
+        '"\u0000"',
+        'emails[type eq "work"]',
+      ]) {
+        expectScimError(await scim.send('GET', `/Users?filter=${encodeURIComponent(filter)}`), 400, 'invalidFilter');
+      }
+      expectScimError(
+        await scim.send('GET', `/Groups?filter=${encodeURIComponent('members eq "x"')}`),
+        400,
+        'invalidFilter',
+      );
+      const nested = `${'('.repeat(900)}userName eq "a"${')'.repeat(900)}`;
+      expect((await scim.send('GET', `/Users?filter=${encodeURIComponent(nested)}`)).status).toBe(200);
+    });
+
+    it('pages with startIndex and count', async () => {
+      const prefix = uniqueId('page');
+      for (let index = 0; index < 5; index++) {
+        expect((await scim.send('POST', '/Users', oktaUser(`${prefix}-${index}@example.com`))).status).toBe(201);
+      }
+      const filter = encodeURIComponent(
+        Array.from({ length: 5 }, (_, index) => `userName eq "${prefix}-${index}@example.com"`).join(' or '),
+      );
+      const page = await scim.send('GET', `/Users?filter=${filter}&startIndex=2&count=2`);
+      expect(page.body).toMatchObject({ totalResults: 5, startIndex: 2, itemsPerPage: 2 });
+      expect(page.body.Resources.map((user: { userName: string }) => user.userName)).toEqual([
+        `${prefix}-1@example.com`,
+        `${prefix}-2@example.com`,
+      ]);
+      const none = await scim.send('GET', `/Users?filter=${filter}&count=0`);
+      expect(none.body).toMatchObject({ totalResults: 5, itemsPerPage: 0, Resources: [] });
+      expectScimError(await scim.send('GET', '/Users?count=ten'), 400, 'invalidValue');
+    });
+  });
+
+  describe('groups are teams', () => {
+    let people: TestUser[];
+    let ids: string[];
+
+    beforeAll(async () => {
+      people = [];
+      ids = [];
+      for (let index = 0; index < 22; index++) {
+        const person = await registerUser(server(), `grp${index}`);
+        const entry = await scim.send('POST', '/Users', oktaUser(person.email));
+        expect(entry.status).toBe(201);
+        people.push(person);
+        ids.push(entry.body.id);
+      }
+    });
+
+    it('creates, finds, patches (Okta and Entra shapes), replaces and deletes a group', async () => {
+      const name = uniqueId('Engineering');
+      const created = await scim.send('POST', '/Groups', {
+        schemas: [GROUP_SCHEMA],
+        displayName: name,
+        externalId: 'okta-grp-1',
+        members: [{ value: ids[0] }],
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const teamId = created.body.id as string;
+      expect(await teamMembers(server(), owner, organizationId, teamId)).toEqual([people[0]!.id]);
+
+      const found = await scim.send(
+        'GET',
+        `/Groups?filter=${encodeURIComponent(`displayName eq "${name.toUpperCase()}"`)}&excludedAttributes=members`,
+      );
+      expect(found.body.totalResults).toBe(1);
+      expect(found.body.Resources[0].members).toBeUndefined();
+
+      // Entra ID: add by a value list; Okta: remove by a filtered path; both again (they converge).
+      const add = patch({ op: 'Add', path: 'members', value: [{ value: ids[1] }, { value: ids[2] }] });
+      expect((await scim.send('PATCH', `/Groups/${teamId}`, add)).status).toBe(204);
+      expect((await scim.send('PATCH', `/Groups/${teamId}`, add)).status).toBe(204);
+      const remove = patch({ op: 'remove', path: `members[value eq "${ids[0]}"]` });
+      expect((await scim.send('PATCH', `/Groups/${teamId}`, remove)).status).toBe(204);
+      expect((await scim.send('PATCH', `/Groups/${teamId}`, remove)).status).toBe(204);
+      const entraRemove = patch({ op: 'Remove', path: 'members', value: [{ value: ids[2] }] });
+      expect((await scim.send('PATCH', `/Groups/${teamId}`, entraRemove)).status).toBe(204);
+      expect(await teamMembers(server(), owner, organizationId, teamId)).toEqual([people[1]!.id]);
+
+      const rename = patch({ op: 'Replace', path: 'displayName', value: `${name} renamed` });
+      expect((await scim.send('PATCH', `/Groups/${teamId}`, rename)).status).toBe(204);
+      const group = await scim.send('GET', `/Groups/${teamId}`);
+      expect(group.body).toMatchObject({ displayName: `${name} renamed`, externalId: 'okta-grp-1' });
+      expect(group.body.members.map((member: { value: string }) => member.value)).toEqual([ids[1]]);
+
+      const replaced = await scim.send('PUT', `/Groups/${teamId}`, {
+        schemas: [GROUP_SCHEMA],
+        displayName: name,
+        members: [{ value: ids[3] }, { value: ids[4] }],
+      });
+      expect(replaced.status).toBe(200);
+      expect(await teamMembers(server(), owner, organizationId, teamId)).toEqual([people[3]!.id, people[4]!.id].sort());
+
+      expectScimError(
+        await scim.send(
+          'PATCH',
+          `/Groups/${teamId}`,
+          patch({ op: 'add', path: 'members', value: [{ value: crypto.randomUUID() }] }),
+        ),
+        400,
+        'invalidValue',
+      );
+      expectScimError(
+        await scim.send('POST', '/Groups', { schemas: [GROUP_SCHEMA], displayName: name.toLowerCase() }),
+        409,
+        'uniqueness',
+      );
+      const events = await eventsOf(server(), owner, organizationId);
+      expect(events.find((event) => event.type === 'team.created' && event.data.team_id === teamId)?.data.via).toBe(
+        'scim',
+      );
+
+      expect((await scim.send('DELETE', `/Groups/${teamId}`)).status).toBe(204);
+      expectScimError(await scim.send('GET', `/Groups/${teamId}`), 404);
+      expect(
+        (await server().call('GET', `/organizations/${organizationId}/teams/${teamId}`, { token: owner.token })).status,
+      ).toBe(404);
+    });
+
+    it('loses no member to 20 concurrent PATCHes of one group', async () => {
+      const created = await scim.send('POST', '/Groups', {
+        schemas: [GROUP_SCHEMA],
+        displayName: uniqueId('Parallel'),
+      });
+      const teamId = created.body.id as string;
+      const answers = await Promise.all(
+        ids
+          .slice(0, 20)
+          .map((id) =>
+            scim.send('PATCH', `/Groups/${teamId}`, patch({ op: 'Add', path: 'members', value: [{ value: id }] })),
+          ),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(204));
+      expect(await teamMembers(server(), owner, organizationId, teamId)).toEqual(
+        people
+          .slice(0, 20)
+          .map((p) => p.id)
+          .sort(),
+      );
+      const removals = await Promise.all(
+        ids
+          .slice(0, 10)
+          .flatMap((id) =>
+            [0, 1].map(() =>
+              scim.send('PATCH', `/Groups/${teamId}`, patch({ op: 'remove', path: `members[value eq "${id}"]` })),
+            ),
+          ),
+      );
+      expect(removals.every((answer) => answer.status === 204)).toBe(true);
+      expect(await teamMembers(server(), owner, organizationId, teamId)).toEqual(
+        people
+          .slice(10, 20)
+          .map((p) => p.id)
+          .sort(),
+      );
+    });
+
+    it('takes a deactivated member out of the team and puts them back on reactivation', async () => {
+      const created = await scim.send('POST', '/Groups', {
+        schemas: [GROUP_SCHEMA],
+        displayName: uniqueId('Comeback'),
+        members: [{ value: ids[21] }],
+      });
+      const teamId = created.body.id as string;
+      expect(await teamMembers(server(), owner, organizationId, teamId)).toEqual([people[21]!.id]);
+      await scim.send('PATCH', `/Users/${ids[21]}`, patch({ op: 'replace', path: 'active', value: false }));
+      expect(await teamMembers(server(), owner, organizationId, teamId)).toEqual([]);
+      await scim.send('PATCH', `/Users/${ids[21]}`, patch({ op: 'replace', path: 'active', value: true }));
+      expect(await teamMembers(server(), owner, organizationId, teamId)).toEqual([people[21]!.id]);
+    });
+  });
+
+  describe('seat limits', () => {
+    it('refuses a provisioning past max_members with 409 and MEMBER_LIMIT in the detail', async () => {
+      const limitedOwner = await registerUser(server(), 'limited');
+      const limited = await createOrganization(server(), limitedOwner);
+      const client = scimClient(server(), await organizationKey(server(), limitedOwner, limited));
+      const orm = await openDatabase(server().databaseUrl);
+      try {
+        await orm.em.getConnection().execute('update organizations set max_members = 2 where id = ?', [limited], 'run');
+      } finally {
+        await orm.close();
+      }
+      const first = await registerUser(server(), 'seat');
+      expect((await client.send('POST', '/Users', oktaUser(first.email))).status).toBe(201);
+      const second = await registerUser(server(), 'seat');
+      const refused = await client.send('POST', '/Users', oktaUser(second.email));
+      expectScimError(refused, 409);
+      expect(refused.body.detail).toMatch(/^MEMBER_LIMIT/);
+      // A directory user without a record takes no seat.
+      expect((await client.send('POST', '/Users', oktaUser(`${uniqueId('nobody')}@example.com`))).status).toBe(201);
+    });
+  });
+});

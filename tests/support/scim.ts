@@ -1,0 +1,100 @@
+/**
+ * A SCIM client as identity providers are one (behaviour §18): plain HTTP with an organization API
+ * key as the bearer token and `application/scim+json` bodies, in the shapes Okta's and Microsoft
+ * Entra ID's SCIM guides show.
+ */
+import { expect } from 'vitest';
+import type { TestUser } from './fixtures.ts';
+import type { TestServer } from './server.ts';
+
+export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
+export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
+export const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+export const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
+
+export interface ScimAnswer<T = any> {
+  status: number;
+  body: T;
+  contentType: string | null;
+}
+
+export interface ScimClient {
+  send<T = any>(method: string, path: string, body?: unknown): Promise<ScimAnswer<T>>;
+}
+
+export function scimClient(server: TestServer, secret: string | undefined): ScimClient {
+  return {
+    async send(method, path, body) {
+      const response = await fetch(`${server.baseUrl}/scim/v2${path}`, {
+        method,
+        headers: {
+          ...(secret !== undefined && { authorization: `Bearer ${secret}` }),
+          accept: 'application/scim+json',
+          ...(body !== undefined && { 'content-type': 'application/scim+json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return {
+        status: response.status,
+        body: text ? JSON.parse(text) : undefined,
+        contentType: response.headers.get('content-type'),
+      };
+    },
+  };
+}
+
+/** An organization API key of `organizationId` with `role` (admin holds directory:sync). */
+export async function organizationKey(
+  server: TestServer,
+  owner: TestUser,
+  organizationId: string,
+  role = 'admin',
+): Promise<string> {
+  const key = await server.call('POST', `/organizations/${organizationId}/api-keys`, {
+    token: owner.token,
+    body: { name: `SCIM ${role}`, role },
+  });
+  expect(key.status, JSON.stringify(key.body)).toBe(201);
+  return key.body.secret as string;
+}
+
+/** A User as Okta's guide creates one (POST /Users). */
+export const oktaUser = (email: string, givenName = 'Ann', familyName = 'Lee') => ({
+  schemas: [USER_SCHEMA],
+  userName: email,
+  name: { givenName, familyName },
+  emails: [{ primary: true, value: email, type: 'work' }],
+  displayName: `${givenName} ${familyName}`,
+  locale: 'en-US',
+  externalId: `00u${email.length}okta`,
+  groups: [],
+  password: 'never-kept-1A!',
+  active: true,
+});
+
+/** A User as Entra ID's guide creates one (POST /Users), with the enterprise extension it sends. */
+export const entraUser = (email: string) => ({
+  schemas: [USER_SCHEMA, 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User'],
+  externalId: email.split('@')[0],
+  userName: email,
+  active: true,
+  addresses: [{ primary: false, type: 'work', country: 'Spain' }],
+  meta: { resourceType: 'User' },
+  name: { formatted: 'Grace Hopper', familyName: 'Hopper', givenName: 'Grace' },
+  title: 'Admiral',
+  emails: [{ value: email, type: 'work', primary: true }],
+  'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User': { employeeNumber: '701984', department: 'Navy' },
+});
+
+export const patch = (...Operations: object[]) => ({ schemas: [PATCH_SCHEMA], Operations });
+
+/** The SCIM error body of a refusal, with the status and scimType it must carry. */
+export function expectScimError(answer: ScimAnswer, status: number, scimType?: string): void {
+  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
+  expect(answer.contentType).toMatch(/^application\/scim\+json/);
+  expect(answer.body).toMatchObject({ schemas: [ERROR_SCHEMA], status: String(status) });
+  expect(typeof answer.body.detail).toBe('string');
+  if (scimType === undefined) expect(answer.body.scimType).toBeUndefined();
+  else expect(answer.body.scimType).toBe(scimType);
+}
