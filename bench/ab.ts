@@ -18,6 +18,12 @@
  * warm-up), BENCH_BASELINE_DUTIES=true (as for npm run bench: the baseline also logs a line per
  * request with its id and sends the security headers), AB_PROFILE_DIR (a CPU profile of each
  * server run written there, `node --cpu-prof`). The first entry must be the service: it creates the schema.
+ *
+ * An entry written `PATH:traced=RATIO` is the service started with tracing on (docs/operations.md,
+ * "Traces"), sampling RATIO of the requests (`traceidratio`), exporting to an OTLP receiver the
+ * bench runs on loopback (bench/otlp-sink.ts), whose CPU counts with the load's. Tracing's cost:
+ * `npm run bench:ab -- BEFORE/main.js dist/server/main.js dist/server/main.js:traced=1
+ * dist/server/main.js:traced=0.1`.
  */
 import { execFileSync } from 'node:child_process';
 import { basename, resolve } from 'node:path';
@@ -29,15 +35,28 @@ import { writeRolesFile } from './permissions.ts';
 import { cpuMicroseconds } from './process-usage.ts';
 import { autocannonOptions, scenariosOf, title } from './scenarios.ts';
 import { seed } from './seed.ts';
+import { startOtlpSink } from './otlp-sink.ts';
 
 const SCENARIOS = scenariosOf(process.env.AB_SCENARIOS ?? 'abcegh');
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 4);
 const SECONDS = Number(process.env.AB_SECONDS ?? 5);
 const WARMUP_SECONDS = 2;
 
-const entries = process.argv.slice(2).map((entry) => resolve(entry));
+/** An entry as given: `PATH`, or `PATH:traced=RATIO` (module comment). */
+interface Entry {
+  path: string;
+  /** With tracing on, the share of requests sampled. */
+  tracedRatio?: number;
+}
+
+function parseEntry(argument: string): Entry {
+  const traced = /^(.*):traced=(0(?:\.\d+)?|1)$/.exec(argument);
+  return traced ? { path: resolve(traced[1]!), tracedRatio: Number(traced[2]) } : { path: resolve(argument) };
+}
+
+const entries = process.argv.slice(2).map(parseEntry);
 if (entries.length < 1) {
-  console.error('usage: npm run bench:ab -- ENTRY [ENTRY ...]');
+  console.error('usage: npm run bench:ab -- ENTRY[:traced=RATIO] [ENTRY[:traced=RATIO] ...]');
   process.exit(2);
 }
 
@@ -72,10 +91,21 @@ const databasePid = Number(execFileSync('pgrep', ['-o', 'mariadbd']).toString().
 const startFlags = (entry: string) =>
   basename(entry) === basename(SERVICE_ENTRY) ? SERVICE_ARGUMENTS.filter((argument) => argument.startsWith('--')) : [];
 
+/** How a traced entry starts: exporting to the bench's own OTLP receiver, sampling `ratio` of the requests. */
+const tracedEnv = (url: string, ratio: number) => ({
+  OTEL_EXPORTER_OTLP_ENDPOINT: url,
+  OTEL_TRACES_SAMPLER: 'traceidratio',
+  OTEL_TRACES_SAMPLER_ARG: String(ratio),
+});
+
+const describe = ({ path, tracedRatio }: Entry) =>
+  tracedRatio === undefined ? path : `${path}, traced, ${tracedRatio * 100} % sampled`;
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main() {
   const database = await createDatabase('ab');
+  const otlpSink = await startOtlpSink();
   // ROLES_FILE: the application permissions that (j) checks.
   const env = {
     DATABASE_URL: database.url,
@@ -89,11 +119,12 @@ async function main() {
   const samples = new Map<string, Sample[]>();
   const servers: ServiceProcess[] = [];
   try {
-    const seeder = await spawnService({ ...env, SCRIPT: entries[0]! }, { discardLogsAfterStart: true });
+    const seeder = await spawnService({ ...env, SCRIPT: entries[0]!.path }, { discardLogsAfterStart: true });
     servers.push(seeder);
     const seeded = await seed(seeder.baseUrl, {
       big: SCENARIOS.some((scenario) => scenario.letter === 'd'),
       teams: SCENARIOS.some((scenario) => scenario.letter === 'k'),
+      key: SCENARIOS.some((scenario) => scenario.letter === 'm'),
     });
     seeder.kill();
     for (let round = 0; round < ROUNDS; round++) {
@@ -103,9 +134,15 @@ async function main() {
         const profile = process.env.AB_PROFILE_DIR
           ? [`--cpu-prof --cpu-prof-dir=${process.env.AB_PROFILE_DIR} --cpu-prof-name=${index}-${round}.cpuprofile`]
           : [];
-        const nodeOptions = [...startFlags(entries[index]!), ...profile].join(' ');
+        const entry = entries[index]!;
+        const nodeOptions = [...startFlags(entry.path), ...profile].join(' ');
         const server = await spawnService(
-          { ...env, ...(nodeOptions && { NODE_OPTIONS: nodeOptions }), SCRIPT: entries[index]! },
+          {
+            ...env,
+            ...(nodeOptions && { NODE_OPTIONS: nodeOptions }),
+            ...(entry.tracedRatio !== undefined && tracedEnv(otlpSink.url, entry.tracedRatio)),
+            SCRIPT: entry.path,
+          },
           { discardLogsAfterStart: true },
         );
         servers.push(server);
@@ -128,7 +165,7 @@ async function main() {
           const loadCpu = process.cpuUsage(loadCpuBefore);
           await scenario.reset?.({ baseUrl: server.baseUrl, seeded, database: database.connection });
           if (result.non2xx || result.errors)
-            console.error(`${scenario.letter} ${entries[index]}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+            console.error(`${scenario.letter} ${describe(entry)}: ${result.non2xx} non-2xx, ${result.errors} errors`);
           const key = `${scenario.letter} ${index}`;
           samples.set(key, [
             ...(samples.get(key) ?? []),
@@ -152,10 +189,11 @@ async function main() {
   } finally {
     for (const server of servers) server.kill();
     await database.drop();
+    await otlpSink.close();
   }
   const connections = SCENARIOS.map((scenario) => `(${scenario.letter}) ${scenario.connections}`).join(', ');
   console.log(`median of ${ROUNDS} rounds, ${SECONDS} s each, connections: ${connections}`);
-  entries.forEach((entry, index) => console.log(`[${index}] ${entry}`));
+  entries.forEach((entry, index) => console.log(`[${index}] ${describe(entry)}`));
   const rows = [];
   for (const scenario of SCENARIOS) {
     for (let index = 0; index < entries.length; index++) {

@@ -41,7 +41,15 @@
  * (row locks and `FOR UPDATE` are local to a node). Without it, the audit trail could also show a
  * change made by an admin after the event that demoted them.
  */
-import { createHmac, createSecretKey, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
+import {
+  createHash,
+  createHmac,
+  createSecretKey,
+  randomBytes,
+  randomInt,
+  randomUUID,
+  timingSafeEqual,
+} from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { PoolConnection as CorePoolConnection, QueryOptions } from 'mysql2';
@@ -762,6 +770,25 @@ async function removeMember(caller: Caller, organizationId: string, body: Record
   return [200, { message: 'Member removed' }] as [number, unknown];
 }
 
+/** A member read's answer from its row (null: no such member). */
+function memberAnswer(organizationId: string, row: RowDataPacket): [number, unknown] {
+  if (row.user_id === null) throw notAMember();
+  return [
+    200,
+    {
+      organization_id: organizationId,
+      user_id: row.user_id,
+      role: row.role,
+      created_at: iso(row.created_at),
+      updated_at: iso(row.updated_at),
+      first_name: row.first_name,
+      last_name: row.last_name,
+      email: row.email,
+      expires_at: row.expires_at === null ? null : iso(row.expires_at),
+    },
+  ];
+}
+
 /** One member, with the caller's membership checked by the same query. */
 async function getMember(
   caller: Caller,
@@ -780,21 +807,65 @@ async function getMember(
   });
   const row = rows[0];
   if (!row) throw notInOrganization();
-  if (row.user_id === null) throw notAMember();
-  return [
-    200,
-    {
-      organization_id: organizationId,
-      user_id: row.user_id,
-      role: row.role,
-      created_at: iso(row.created_at),
-      updated_at: iso(row.updated_at),
-      first_name: row.first_name,
-      last_name: row.last_name,
-      email: row.email,
-      expires_at: row.expires_at === null ? null : iso(row.expires_at),
-    },
-  ];
+  return memberAnswer(organizationId, row);
+}
+
+// ---- organization API keys -------------------------------------------------------------------
+
+const KEY_BEARER = 'Bearer oak_';
+const KEY_SECRET = /^oak_[A-Za-z0-9_-]{43}$/;
+/** How stale a key's `last_used_at` may be before it is written again, as the service keeps it. */
+const LAST_USE_PRECISION_MS = 60_000;
+const invalidKey = () => new HttpError(401, 'UNAUTHORIZED', 'Invalid API key: unknown, revoked or expired');
+
+/**
+ * One member, read by an organization's API key, as the service serves it (behaviour §16): the key
+ * found by the SHA-256 of its secret, in the same statement as the member (so a key revoked a moment
+ * ago is refused at once), live (not revoked, not expired), of this organization, and its role
+ * holding `members:read` as the role is now; its `last_used_at` written after the answer when it is
+ * older than a minute, by a statement of its own whose failure costs nothing but that precision.
+ */
+async function getMemberByKey(
+  authorization: string,
+  organizationId: string,
+  userId: string,
+  scope: Scope,
+): Promise<[number, unknown]> {
+  const secret = authorization.slice('Bearer '.length);
+  if (!KEY_SECRET.test(secret)) throw new HttpError(401, 'UNAUTHORIZED', 'Invalid API key');
+  const hash = createHash('sha256').update(secret).digest('base64url');
+  const now = storedNow();
+  const rows = await read<RowDataPacket[]>(scope, {
+    sql: `select k.id as key_id, k.organization_id as key_organization_id, k.role as key_role, k.secret_hash,
+       k.expires_at as key_expires_at, k.revoked_at, k.last_used_at, r.permissions as key_role_permissions,
+       m.user_id, m.role, m.created_at, m.updated_at, u.first_name, u.last_name, u.email, m.expires_at
+     from api_keys k
+     left join organization_roles r on r.organization_id = k.organization_id and r.name = k.role
+     left join organization_users m on m.organization_id = k.organization_id and m.user_id = ?
+       and (m.expires_at is null or m.expires_at > ?)
+     left join users u on u.id = m.user_id
+     where k.secret_hash = ?`,
+    values: [userId, now, hash],
+  });
+  const key = rows[0];
+  const stored = key && Buffer.from(key.secret_hash as string);
+  if (!key || !timingSafeEqual(stored!, Buffer.from(hash)) || key.revoked_at !== null) throw invalidKey();
+  if (key.key_expires_at !== null && key.key_expires_at <= now) throw invalidKey();
+  if (key.key_organization_id !== organizationId) throw forbidden('This API key belongs to another organization');
+  if (!permissionsOfRole(key.key_role, key.key_role_permissions).has('members:read'))
+    throw forbidden('The key may not read members (members:read)');
+  // Stored timestamps and storedNow's are one format: they compare as strings.
+  const staleBefore = new Date(Date.now() - LAST_USE_PRECISION_MS).toISOString().slice(0, 23).replace('T', ' ');
+  if (key.last_used_at === null || key.last_used_at <= staleBefore) {
+    pool
+      .execute('update api_keys set last_used_at = ? where id = ? and (last_used_at is null or last_used_at <= ?)', [
+        now,
+        key.key_id,
+        staleBefore,
+      ])
+      .catch(() => undefined);
+  }
+  return memberAnswer(organizationId, key);
 }
 
 /**
@@ -995,8 +1066,25 @@ const MEMBER_PATH = '/organization-user/';
 /** `POST /organizations/{organization_id}/permissions/check`, also under /api. */
 const CHECK_PATH = /^(?:\/api)?\/organizations\/([^/]*)\/permissions\/check$/;
 
+/** The user id in a member read's path. */
+function memberPathUserId(path: string): string {
+  let userId;
+  try {
+    userId = decodeURIComponent(path.slice(MEMBER_PATH.length));
+  } catch {
+    throw badRequest('user_id: malformed percent-encoding');
+  }
+  return text(userId, 'user_id', 1, 128);
+}
+
 async function handle(request: IncomingMessage, scope: Scope): Promise<[number, unknown]> {
   const path = (request.url ?? '/').split('?')[0]!;
+  if (request.headers.authorization?.startsWith(KEY_BEARER)) {
+    // Keys are served on the read the bench sends with one, (m).
+    if (!path.startsWith(MEMBER_PATH) || request.method !== 'GET')
+      throw forbidden('This baseline serves keys on GET /organization-user/{id} only');
+    return getMemberByKey(request.headers.authorization, organizationIdOf(request), memberPathUserId(path), scope);
+  }
   const caller = callerOf(request);
   const method = request.method;
   if (path === '/users' || path === '/api/users') {
@@ -1011,13 +1099,7 @@ async function handle(request: IncomingMessage, scope: Scope): Promise<[number, 
     if (method === 'PUT') return changeRole(caller, organizationId, await readBody(request), scope);
     if (method === 'DELETE') return removeMember(caller, organizationId, await readBody(request), scope);
   } else if (path.startsWith(MEMBER_PATH) && method === 'GET') {
-    let userId;
-    try {
-      userId = decodeURIComponent(path.slice(MEMBER_PATH.length));
-    } catch {
-      throw badRequest('user_id: malformed percent-encoding');
-    }
-    return getMember(caller, organizationIdOf(request), text(userId, 'user_id', 1, 128), scope);
+    return getMember(caller, organizationIdOf(request), memberPathUserId(path), scope);
   } else if (method === 'POST') {
     const check = CHECK_PATH.exec(path);
     if (check) return checkPermissions(caller, organizationIdIn(check[1]!), await readBody(request), scope);

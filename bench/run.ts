@@ -8,7 +8,7 @@
  * its answers must be, as (i) and (k) do, is first asked once on each server and stops the bench
  * when answered otherwise), and prints per scenario: req/s and the service/baseline ratio,
  * p50/p99, non-2xx, peak RSS and CPU per request of each server; then the scenarios measured against
- * another one (RELATIVE_TARGETS: (j) and (k) against (i), when both are selected), each pair in
+ * another one (RELATIVE_TARGETS: (j) and (k) against (i), (m) against (b), when both are selected), each pair in
  * turns on one server, the service and then the baseline (see relativeRuns); then the latency of
  * the 1-permission check at a fixed rate (bench/fixed-rate.ts); then
  * what added things cost the service (below); then the webhook run (bench/webhooks.ts: delivery lag,
@@ -82,7 +82,7 @@ const TARGETS = { ratio: 0.75, rssRatio: 1.5, startMs: 500, heldLoadSlowdown: 0.
  * organizations; 0.6 for the creation of users.
  */
 const TARGET_RATIOS: Record<string, number> = {
-  ...Object.fromEntries([...'abcdijkl'].map((letter) => [letter, 0.9])),
+  ...Object.fromEntries([...'abcdijklm'].map((letter) => [letter, 0.9])),
   g: 0.6,
 };
 const targetRatio = (scenario: Scenario) => TARGET_RATIOS[scenario.letter] ?? TARGETS.ratio;
@@ -91,6 +91,8 @@ const RELATIVE_TARGETS: Record<string, { of: string; least: number }> = {
   j: { of: 'i', least: 0.8 },
   // A permission from one of 20 teams against one from the member's own role.
   k: { of: 'i', least: 0.9 },
+  // A read with an organization's API key against the same read with a person's token (no target of its own).
+  m: { of: 'b', least: 0 },
 };
 
 /** A server of the run: its log lines are read but not kept (see discardLogsAfterStart). */
@@ -587,7 +589,11 @@ async function main(): Promise<void> {
     const seedStart = performance.now();
     // The webhook run makes organizations of its own: alone, it needs no organization of 10,000.
     const big = selected.length > 0;
-    const seeded = await seed(seeder.baseUrl, { big, teams: selected.some(checksTeams) });
+    const seeded = await seed(seeder.baseUrl, {
+      big,
+      teams: selected.some(checksTeams),
+      key: selected.some((scenario) => scenario.letter === 'm'),
+    });
     console.error(
       `seeded ${usersSeeded({ big })} users and organizations of 100${big ? ' and 10,000' : ''} members in ${Math.round(performance.now() - seedStart)} ms`,
     );

@@ -100,6 +100,9 @@ async function smallOwnerReads(seeded: Seeded, path: string): Promise<Load> {
   return { path, headers: { authorization: `Bearer ${await ownerToken(SMALL.owner)}`, organization_id: seeded.small } };
 }
 
+/** The member read of (b) and (m). */
+const MEMBER_READ = `/organization-user/${userId(SMALL.owner + 50)}`;
+
 export const SCENARIOS: Scenario[] = [
   {
     letter: 'a',
@@ -111,7 +114,7 @@ export const SCENARIOS: Scenario[] = [
     letter: 'b',
     name: 'GET /organization-user/{id}, 100',
     connections: CONNECTIONS,
-    load: (seeded) => smallOwnerReads(seeded, `/organization-user/${userId(SMALL.owner + 50)}`),
+    load: (seeded) => smallOwnerReads(seeded, MEMBER_READ),
   },
   {
     letter: 'c',
@@ -237,6 +240,19 @@ export const SCENARIOS: Scenario[] = [
       return roleFlips(() => {
         const index = nextConnection++ % cross.length;
         return { ownerToken: tokens[index]!, organizationId: cross[index]!, userId: userId(CROSS.member(index)) };
+      });
+    },
+  },
+  {
+    letter: 'm',
+    name: 'GET /organization-user/{id}, 100, with an API key',
+    connections: CONNECTIONS,
+    // (b)'s read, by the organization's API key (role member) instead of its owner's token.
+    load: ({ organizationKey, small }) => {
+      if (!organizationKey) throw new Error('(m) reads with an API key: seed it (seed(…, { key: true }))');
+      return Promise.resolve({
+        path: MEMBER_READ,
+        headers: { authorization: `Bearer ${organizationKey}`, organization_id: small },
       });
     },
   },

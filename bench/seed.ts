@@ -79,6 +79,8 @@ export interface Seeded {
   cross: string[];
   /** The ids of TEAMS, seeded only when asked for (by (k)): a service before teams has no such API. */
   teams?: string[];
+  /** The secret of an API key of the organization of 100 (role `member`), seeded only when asked for (by (m)). */
+  organizationKey?: string;
 }
 
 /** A REST call as seeded user `as`; statuses in `tolerated` count as done too. Its JSON body. */
@@ -169,11 +171,26 @@ async function seedTeams(baseUrl: string, organizationId: string): Promise<strin
   });
 }
 
+/** An API key of the organization `organizationId` (of 100), made by its owner with the role `member`: its secret. */
+async function seedOrganizationKey(baseUrl: string, organizationId: string): Promise<string> {
+  const path = `/organizations/${organizationId}/api-keys`;
+  const made = await callAs(baseUrl, {
+    method: 'POST',
+    path,
+    as: SMALL.owner,
+    body: { name: 'bench', role: 'member' },
+  });
+  return made.secret as string;
+}
+
 /**
- * Seeds the users and the organization of 100, with `big` the organization of 10,000, and with
- * `teams` TEAMS.
+ * Seeds the users and the organization of 100, with `big` the organization of 10,000, with
+ * `teams` TEAMS, and with `key` an API key of the organization of 100.
  */
-export async function seed(baseUrl: string, { big, teams }: { big: boolean; teams?: boolean }): Promise<Seeded> {
+export async function seed(
+  baseUrl: string,
+  { big, teams, key }: { big: boolean; teams?: boolean; key?: boolean },
+): Promise<Seeded> {
   await seedUsers(baseUrl, SMALL.owner, SMALL.members + SPARES.count);
   if (big) await seedUsers(baseUrl, BIG.owner, BIG.members);
   const small = await seedOrganization(baseUrl, SMALL);
@@ -182,6 +199,7 @@ export async function seed(baseUrl: string, { big, teams }: { big: boolean; team
     big: big ? await seedOrganization(baseUrl, BIG) : undefined,
     cross: await seedCrossOrganizations(baseUrl),
     teams: teams ? await seedTeams(baseUrl, small) : undefined,
+    organizationKey: key ? await seedOrganizationKey(baseUrl, small) : undefined,
   };
 }
 

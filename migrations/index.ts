@@ -15,6 +15,8 @@ import { Migration20261126090000_teams as MysqlTeams } from './mysql/Migration20
 import { Migration20261126120000_webhooks as MysqlWebhooks } from './mysql/Migration20261126120000_webhooks.ts';
 import { Migration20261128120000_team_name_keys as MysqlTeamNameKeys } from './mysql/Migration20261128120000_team_name_keys.ts';
 import { Migration20261129090000_machines_and_directory as MysqlMachinesAndDirectory } from './mysql/Migration20261129090000_machines_and_directory.ts';
+import { Migration20261129100000_search_words as MysqlSearchWords } from './mysql/Migration20261129100000_search_words.ts';
+import { Migration20261129120000_domains_and_joining as MysqlDomainsAndJoining } from './mysql/Migration20261129120000_domains_and_joining.ts';
 import { Migration20261122212048_initial as SqliteInitial } from './sqlite/Migration20261122212048_initial.ts';
 import { Migration20261123170000_lifecycle_events_idempotency as SqliteLifecycle } from './sqlite/Migration20261123170000_lifecycle_events_idempotency.ts';
 import { Migration20261125120000_roles_and_expiry as SqliteRolesAndExpiry } from './sqlite/Migration20261125120000_roles_and_expiry.ts';
@@ -22,6 +24,8 @@ import { Migration20261126090000_teams as SqliteTeams } from './sqlite/Migration
 import { Migration20261126120000_webhooks as SqliteWebhooks } from './sqlite/Migration20261126120000_webhooks.ts';
 import { Migration20261128120000_team_name_keys as SqliteTeamNameKeys } from './sqlite/Migration20261128120000_team_name_keys.ts';
 import { Migration20261129090000_machines_and_directory as SqliteMachinesAndDirectory } from './sqlite/Migration20261129090000_machines_and_directory.ts';
+import { Migration20261129100000_search_words as SqliteSearchWords } from './sqlite/Migration20261129100000_search_words.ts';
+import { Migration20261129120000_domains_and_joining as SqliteDomainsAndJoining } from './sqlite/Migration20261129120000_domains_and_joining.ts';
 
 export const mysqlMigrations: MigrationObject[] = [
   { name: 'Migration20261122212048_initial', class: MysqlInitial },
@@ -32,6 +36,8 @@ export const mysqlMigrations: MigrationObject[] = [
   { name: 'Migration20261126120000_webhooks', class: MysqlWebhooks },
   { name: 'Migration20261128120000_team_name_keys', class: MysqlTeamNameKeys },
   { name: 'Migration20261129090000_machines_and_directory', class: MysqlMachinesAndDirectory },
+  { name: 'Migration20261129100000_search_words', class: MysqlSearchWords },
+  { name: 'Migration20261129120000_domains_and_joining', class: MysqlDomainsAndJoining },
 ];
 export const sqliteMigrations: MigrationObject[] = [
   { name: 'Migration20261122212048_initial', class: SqliteInitial },
@@ -41,4 +47,6 @@ export const sqliteMigrations: MigrationObject[] = [
   { name: 'Migration20261126120000_webhooks', class: SqliteWebhooks },
   { name: 'Migration20261128120000_team_name_keys', class: SqliteTeamNameKeys },
   { name: 'Migration20261129090000_machines_and_directory', class: SqliteMachinesAndDirectory },
+  { name: 'Migration20261129100000_search_words', class: SqliteSearchWords },
+  { name: 'Migration20261129120000_domains_and_joining', class: SqliteDomainsAndJoining },
 ];

@@ -10,11 +10,13 @@ import { processingLimitMs, type Settings } from './platform/config.ts';
 import { KeysInFlight, purgeExpiredKeysHourly } from './platform/idempotency.ts';
 import { isGaleraNode, migrate, openDatabase, pingDatabase, type Orm } from './platform/database/orm.ts';
 import { Db } from './platform/database/transaction.ts';
+import { startTracing } from './platform/tracing/tracing.ts';
 import { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_HEADER_LINES } from '../shared/limits.ts';
 import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH, registerErrorHandlers } from './http/error-body.ts';
 import { healthPlugin } from './http/health.ts';
 import { listenFor, METRICS_LISTENER, REQUESTS_LISTENER } from './http/listen.ts';
 import { createLogger, registerRequestLogging, requestId } from './http/logging.ts';
+import { registerRequestTracing } from './http/tracing.ts';
 import type { MetricsListener } from './http/metrics.ts';
 import { buildOpenApiDocument, openApiPlugin } from './http/openapi.ts';
 import { registerProtection } from './http/protection.ts';
@@ -86,6 +88,8 @@ export async function startService(settings: Settings): Promise<Service> {
   const verifyToken = createTokenVerifier(settings);
   // The metrics library is loaded only with METRICS_PORT: it costs start-up time otherwise.
   const metrics = settings.METRICS_PORT === undefined ? undefined : (await import('./http/metrics.ts')).createMetrics();
+  // Before the database opens: its connections trace their statements when tracing is on.
+  const stopTracing = await startTracing(settings);
   const orm = await openDatabase(
     settings.database,
     { poolSize: settings.DB_POOL_SIZE, timeoutMs: settings.DB_TIMEOUT_MS },
@@ -148,6 +152,7 @@ export async function startService(settings: Settings): Promise<Service> {
       return503OnClosing: false,
     });
     registerRequestLogging(app);
+    registerRequestTracing(app);
     const stopping = registerStopping(app);
     // A request still running then is answered 503 and its transaction rolls back; the database's
     // own bounds (DB_TIMEOUT_MS) normally end it well before.
@@ -220,11 +225,13 @@ export async function startService(settings: Settings): Promise<Service> {
         await webhooks.stop();
         await metricsListener?.close();
         await orm.close();
+        await stopTracing();
       },
     };
   } catch (error) {
     await metricsListener?.close();
     await orm.close();
+    await stopTracing();
     throw error;
   }
 }

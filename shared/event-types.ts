@@ -12,8 +12,8 @@ export interface EventData {
     changes: Partial<Record<'organization_name' | 'organization_description', { from: string; to: string }>>;
   };
   'organization.deleted': { organization_name: string };
-  /** `expires_at` only for a membership that expires. */
-  'member.added': { role: Role; expires_at?: string };
+  /** `expires_at` only for a membership that expires; `via` `domain` when the member joined by their verified domain. */
+  'member.added': { role: Role; expires_at?: string; via?: 'domain' };
   /** A change of the expiry alone is recorded as well, `from` then being `to`; `expires_at` only when it changed. */
   'member.role_changed': { from: Role; to: Role; expires_at?: { from: string | null; to: string | null } };
   'member.removed': { role: Role };
@@ -70,6 +70,21 @@ export interface EventData {
   /** An API key was made (its secret is never in an event); `expires_at` null: it does not expire. */
   'api_key.created': { key_id: string; name: string; role: Role; prefix: string; expires_at: string | null };
   'api_key.revoked': { key_id: string; name: string; role: Role; prefix: string };
+  'domain.created': { domain_id: string; domain: string; status: 'pending' | 'verified' };
+  /** `by`: a TXT record found (`dns_txt`), or the verified e-mail of whoever added it (`email`). */
+  'domain.verified': { domain_id: string; domain: string; by: 'dns_txt' | 'email' };
+  /** Only the fields that changed, each with its value before and after. */
+  'domain.updated': {
+    domain_id: string;
+    domain: string;
+    changes: { enrollment?: { from: string; to: string }; default_role?: { from: Role; to: Role } };
+  };
+  'domain.deleted': { domain_id: string; domain: string };
+  /** `subject_user_id` is the requester, who is the actor too but for approval and rejection. */
+  'join_request.created': { request_id: string; role: Role };
+  'join_request.approved': { request_id: string; role: Role };
+  'join_request.rejected': { request_id: string };
+  'join_request.withdrawn': { request_id: string };
 }
 
 export type EventType = keyof EventData;
@@ -102,4 +117,12 @@ export const EVENT_TYPES = [
   'webhook.disabled',
   'api_key.created',
   'api_key.revoked',
+  'domain.created',
+  'domain.verified',
+  'domain.updated',
+  'domain.deleted',
+  'join_request.created',
+  'join_request.approved',
+  'join_request.rejected',
+  'join_request.withdrawn',
 ] as const satisfies readonly EventType[];

@@ -29,7 +29,7 @@ export const eventDataSchemas = {
     changes: z.object({ organization_name: fieldChange.optional(), organization_description: fieldChange.optional() }),
   }),
   'organization.deleted': z.object({ organization_name: z.string() }),
-  'member.added': z.object({ role, expires_at: z.string().optional() }),
+  'member.added': z.object({ role, expires_at: z.string().optional(), via: z.literal('domain').optional() }),
   'member.role_changed': z.object({
     from: role,
     to: role,
@@ -87,6 +87,21 @@ export const eventDataSchemas = {
     expires_at: z.string().nullable(),
   }),
   'api_key.revoked': z.object({ key_id: z.string(), name: z.string(), role, prefix: z.string() }),
+  'domain.created': z.object({ domain_id: z.string(), domain: z.string(), status: z.enum(['pending', 'verified']) }),
+  'domain.verified': z.object({ domain_id: z.string(), domain: z.string(), by: z.enum(['dns_txt', 'email']) }),
+  'domain.updated': z.object({
+    domain_id: z.string(),
+    domain: z.string(),
+    changes: z.object({
+      enrollment: fieldChange.optional(),
+      default_role: z.object({ from: role, to: role }).optional(),
+    }),
+  }),
+  'domain.deleted': z.object({ domain_id: z.string(), domain: z.string() }),
+  'join_request.created': z.object({ request_id: z.string(), role }),
+  'join_request.approved': z.object({ request_id: z.string(), role }),
+  'join_request.rejected': z.object({ request_id: z.string() }),
+  'join_request.withdrawn': z.object({ request_id: z.string() }),
 } satisfies { [Type in EventType]: z.ZodType };
 
 type DataSchemas = typeof eventDataSchemas;
@@ -142,6 +157,14 @@ export const auditEventOutput = z.discriminatedUnion('type', [
   eventOf('webhook.disabled'),
   eventOf('api_key.created'),
   eventOf('api_key.revoked'),
+  eventOf('domain.created'),
+  eventOf('domain.verified'),
+  eventOf('domain.updated'),
+  eventOf('domain.deleted'),
+  eventOf('join_request.created'),
+  eventOf('join_request.approved'),
+  eventOf('join_request.rejected'),
+  eventOf('join_request.withdrawn'),
 ]);
 export type AuditEvent = z.infer<typeof auditEventOutput>;
 

@@ -12,6 +12,8 @@ const TEAMS = 'Migration20261126090000_teams';
 const WEBHOOKS = 'Migration20261126120000_webhooks';
 const TEAM_NAME_KEYS = 'Migration20261128120000_team_name_keys';
 const MACHINES_AND_DIRECTORY = 'Migration20261129090000_machines_and_directory';
+const SEARCH_WORDS = 'Migration20261129100000_search_words';
+const DOMAINS_AND_JOINING = 'Migration20261129120000_domains_and_joining';
 
 /**
  * The service's tables (not the migrator's own) and text columns whose collation is not MariaDB's
@@ -48,8 +50,29 @@ async function schemaDiff(orm: Orm, engine: string): Promise<string> {
 describeOnEachDatabase('migrations', (target) => {
   const all =
     target.name === 'embedded'
-      ? [INITIAL, LIFECYCLE, ROLES_AND_EXPIRY, TEAMS, WEBHOOKS, TEAM_NAME_KEYS, MACHINES_AND_DIRECTORY]
-      : [INITIAL, LIFECYCLE, EXACT_IDENTITY, ROLES_AND_EXPIRY, TEAMS, WEBHOOKS, TEAM_NAME_KEYS, MACHINES_AND_DIRECTORY];
+      ? [
+          INITIAL,
+          LIFECYCLE,
+          ROLES_AND_EXPIRY,
+          TEAMS,
+          WEBHOOKS,
+          TEAM_NAME_KEYS,
+          MACHINES_AND_DIRECTORY,
+          SEARCH_WORDS,
+          DOMAINS_AND_JOINING,
+        ]
+      : [
+          INITIAL,
+          LIFECYCLE,
+          EXACT_IDENTITY,
+          ROLES_AND_EXPIRY,
+          TEAMS,
+          WEBHOOKS,
+          TEAM_NAME_KEYS,
+          MACHINES_AND_DIRECTORY,
+          SEARCH_WORDS,
+          DOMAINS_AND_JOINING,
+        ];
 
   it('build exactly the schema the entities describe, and apply once', async () => {
     const database = await target.create();
@@ -132,7 +155,7 @@ describeOnEachDatabase('migrations', (target) => {
         );
       }
 
-      expect(await migrate(orm)).toEqual([TEAM_NAME_KEYS, MACHINES_AND_DIRECTORY]);
+      expect(await migrate(orm)).toEqual([TEAM_NAME_KEYS, MACHINES_AND_DIRECTORY, SEARCH_WORDS, DOMAINS_AND_JOINING]);
 
       const managers = storedTeamNameKey('Managers');
       expect(await connection.execute('select id, name, name_key from teams order by id')).toEqual([
@@ -197,7 +220,7 @@ describeOnEachDatabase('migrations', (target) => {
         ['i1', 'o1', 'x@example.com', 'member', 'pending', 'u1', at, at, at],
       );
 
-      expect(await migrate(orm)).toEqual([MACHINES_AND_DIRECTORY]);
+      expect(await migrate(orm)).toEqual([MACHINES_AND_DIRECTORY, SEARCH_WORDS, DOMAINS_AND_JOINING]);
 
       expect(
         await connection.execute(
@@ -219,6 +242,17 @@ describeOnEachDatabase('migrations', (target) => {
         { members: number | string },
       ];
       expect(Number(members)).toBe(3);
+      // The word tables of the search (behaviour §15), filled for what existed.
+      expect(await connection.execute("select word from user_words where user_id = 'u1' order by word")).toEqual(
+        ['ann', 'com', 'example', 'lee', 'u1', 'u1@example.com'].map((word) => ({ word })),
+      );
+      const memberWords = (await connection.execute(
+        "select organization_id, user_id from member_words where word = 'ann' order by organization_id, user_id",
+      )) as Array<{ organization_id: string; user_id: string }>;
+      expect(memberWords.map((row) => `${row.organization_id} ${row.user_id}`)).toEqual(['o1 u1', 'o1 u2', 'o2 u1']);
+      expect(
+        await connection.execute("select word from organization_words where organization_id = 'o3' order by word"),
+      ).toEqual([{ word: 'org' }, { word: '日本' }]);
       expect(await schemaDiff(orm, target.name)).toBe('');
     } finally {
       await orm.close();
@@ -279,6 +313,8 @@ describeOnEachDatabase('migrations', (target) => {
           WEBHOOKS,
           TEAM_NAME_KEYS,
           MACHINES_AND_DIRECTORY,
+          SEARCH_WORDS,
+          DOMAINS_AND_JOINING,
         ]);
 
         // Every row kept; a reference now names the row it referenced exactly. The audit trail keeps

@@ -134,6 +134,23 @@ const PROOFS: Record<string, string[]> = {
   WEBHOOK_ALLOW_PRIVATE: [
     'tests/webhooks-instances.test.ts › refuses http:// endpoint URLs unless WEBHOOK_ALLOW_HTTP=true, and loopback ones unless WEBHOOK_ALLOW_PRIVATE=true',
   ],
+  OTEL_EXPORTER_OTLP_ENDPOINT: [
+    'tests/tracing.test.ts › continues an incoming traceparent: request → procedure → statements, with the route, status and organization',
+    'tests/tracing.test.ts › sends protobuf by default (OTEL_EXPORTER_OTLP_PROTOCOL unset), named by OTEL_SERVICE_NAME',
+  ],
+  OTEL_EXPORTER_OTLP_PROTOCOL: [
+    'tests/tracing.test.ts › continues an incoming traceparent: request → procedure → statements, with the route, status and organization',
+    'tests/tracing.test.ts › sends protobuf by default (OTEL_EXPORTER_OTLP_PROTOCOL unset), named by OTEL_SERVICE_NAME',
+  ],
+  OTEL_SERVICE_NAME: [
+    'tests/tracing.test.ts › sends protobuf by default (OTEL_EXPORTER_OTLP_PROTOCOL unset), named by OTEL_SERVICE_NAME',
+  ],
+  OTEL_TRACES_SAMPLER: [
+    'tests/tracing.test.ts › keeps no trace with OTEL_TRACES_SAMPLER=always_off, and still logs the trace id of each request',
+  ],
+  OTEL_TRACES_SAMPLER_ARG: [
+    'tests/tracing.test.ts › keeps about the OTEL_TRACES_SAMPLER_ARG share of traces with traceidratio, the logged ones',
+  ],
 };
 
 const [embedded, mariadb] = databaseTargets() as [DatabaseTarget, DatabaseTarget];

@@ -1,11 +1,13 @@
 /**
  * One pino JSON line per request, tagged with a request id that the caller may supply in
- * `x-request-id` and that is echoed back. Headers are never logged, so tokens never are.
+ * `x-request-id` and that is echoed back, and with tracing on the id of its trace (http/tracing.ts).
+ * Headers are never logged, so tokens never are.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
+import { traceIdOf } from './tracing.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -39,6 +41,7 @@ export function registerRequestLogging(app: FastifyInstance): void {
         url: request.originalUrl,
         status: reply.statusCode,
         durationMs: Math.round(reply.elapsedTime * 100) / 100,
+        traceId: traceIdOf(request),
       },
       'request',
     );

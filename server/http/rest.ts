@@ -144,7 +144,10 @@ export function restPlugin(router: AppRouter, createContext: CreateContext, auth
               return reply.status(200).headers(ctx.responseHeaders).type(JSON_TYPE).send(body);
             }
             const data: unknown = await call(input);
-            return reply.status(successStatus).headers(ctx.responseHeaders).send(data);
+            return reply
+              .status(ctx.restStatus.value ?? successStatus)
+              .headers(ctx.responseHeaders)
+              .send(data);
           } catch (cause) {
             return sendError(reply, cause);
           }

@@ -33,7 +33,7 @@ export interface ListPage {
 /** Whether a list request asks for the whole list: neither `limit` nor `cursor` in its query. */
 export function asksForWholeList(query: unknown): boolean {
   const fields = (query ?? {}) as Record<string, unknown>;
-  return fields.limit === undefined && fields.cursor === undefined;
+  return ['limit', 'cursor', 'search', 'role', 'sort'].every((name) => fields[name] === undefined);
 }
 
 async function* jsonArray(first: ListPage, readPage: (cursor: string) => Promise<ListPage>): AsyncGenerator<string> {

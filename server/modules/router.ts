@@ -1,8 +1,10 @@
 /** The whole API as one tRPC router; its type is what the typed client imports. */
 import { router } from '../platform/rpc/init.ts';
 import { apiKeysRouter } from './api-keys/index.ts';
+import { domainsRouter } from './domains/index.ts';
 import { eventsRouter } from './events/index.ts';
 import { invitationsRouter } from './invitations/index.ts';
+import { joiningRouter } from './joining/index.ts';
 import { membersRouter } from './members/index.ts';
 import { organizationsRouter } from './organizations/index.ts';
 import { permissionsRouter } from './permissions/index.ts';
@@ -22,6 +24,8 @@ export const appRouter = router({
   teams: teamsRouter,
   webhooks: webhooksRouter,
   apiKeys: apiKeysRouter,
+  domains: domainsRouter,
+  joining: joiningRouter,
 });
 
 export type AppRouter = typeof appRouter;

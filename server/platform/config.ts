@@ -2,6 +2,7 @@
  * Settings from the environment (behaviour §1), parsed once at start-up. A bad value stops the start
  * with a message that names the setting.
  */
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { DEFAULT_DATABASE_URL, locateDatabase, type DatabaseLocation } from './database/engine.ts';
 import { RoleCatalogue, RoleCatalogueError } from './role-catalogue.ts';
@@ -24,6 +25,15 @@ function durationMs(text: string): number | undefined {
 function retryScheduleMs(text: string): number[] | undefined {
   const waits = text.split(',').map(durationMs);
   return waits.length <= 20 && waits.every((wait) => wait !== undefined) ? waits : undefined;
+}
+
+/** One resolver of DNS_SERVERS: an IPv4 address, or an IPv6 one in brackets, with an optional port. */
+function isResolverAddress(text: string): boolean {
+  const match = /^(?:\[([^\]]+)\]|([^:]+))(?::(\d{1,5}))?$/.exec(text) ?? /^([0-9a-fA-F:]+)$/.exec(text);
+  if (!match) return false;
+  const host = match[1] ?? match[2]!;
+  const port = match[3] === undefined ? 53 : Number(match[3]);
+  return isIP(host) !== 0 && port >= 1 && port <= 65535;
 }
 
 const optionalString = z
@@ -124,6 +134,18 @@ const settingsSchema = z.object({
   WEBHOOK_ALLOW_HTTP: booleanSetting(false),
   /** Allow endpoints on loopback, private, link-local and other non-public addresses (local development). */
   WEBHOOK_ALLOW_PRIVATE: booleanSetting(false),
+  /** The resolvers domain verification asks (behaviour §17): comma-separated `ip[:port]`; unset: the system's. */
+  DNS_SERVERS: optionalString.transform((value, context) => {
+    if (value === undefined) return undefined;
+    const servers = value.split(',').map((server) => server.trim());
+    if (!servers.every(isResolverAddress)) {
+      context.addIssue({ code: 'custom', message: 'must be comma-separated ip[:port] ([ipv6]:port)' });
+      return z.NEVER;
+    }
+    return servers;
+  }),
+  /** How long a domain's verification waits for each resolver's answer. */
+  DNS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
   /** Serve the console at /console (behaviour §14). */
   CONSOLE: booleanSetting(true),
   /** Where the development secret is kept when JWT_SECRET is unset outside production. */
@@ -132,6 +154,25 @@ const settingsSchema = z.object({
   METRICS_PORT: optionalString.pipe(z.coerce.number<string | undefined>().int().min(0).max(65535).optional()),
   /** Address the metrics listener binds to: loopback unless the scraper is elsewhere. */
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  /**
+   * Traces (docs/operations.md): the OTLP/HTTP collector's base URL; unset, no tracing and the SDK
+   * is not loaded. The other four are OpenTelemetry's standard variables, read only then.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(['http/protobuf', 'http/json']).default('http/protobuf'),
+  OTEL_SERVICE_NAME: z.string().min(1).default('org-user-service'),
+  OTEL_TRACES_SAMPLER: z
+    .enum([
+      'always_on',
+      'always_off',
+      'traceidratio',
+      'parentbased_always_on',
+      'parentbased_always_off',
+      'parentbased_traceidratio',
+    ])
+    .default('parentbased_always_on'),
+  /** The share of traces the `traceidratio` samplers keep, 0 to 1. */
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(1),
 });
 
 /**

@@ -80,7 +80,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the organization's members (any member); created_at as `YYYY-MM-DD hh:mm:ss` */
+        /** List the organization's members (any member); created_at as `YYYY-MM-DD hh:mm:ss`. With `search`, `role` or `sort`, a page */
         get: operations["members-list"];
         /** Change a member's role (owner or admin) */
         put: operations["members-changeRole"];
@@ -1684,6 +1684,9 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                search?: string;
+                role?: string;
+                sort?: "created_at" | "-created_at" | "name" | "-name" | "email" | "-email";
             };
             header: {
                 /** @description The organization the request acts on */

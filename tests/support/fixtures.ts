@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import type { Role } from '../../shared/fields.ts';
+import { personWords } from '../../shared/search.ts';
 import type { DbTimestamp, Sql } from '../../server/platform/database/schema.ts';
 import type { TestServer } from './server.ts';
 import { tokenFor } from './tokens.ts';
@@ -62,7 +63,13 @@ export interface SeededUser {
   email: string;
 }
 
-/** Writes the users and their memberships (role member, no expiry) of `organizationId` in two statements. */
+/** Word rows a multi-row insert of the seeding carries at most. */
+const WORD_ROWS_PER_STATEMENT = 2000;
+
+/**
+ * Writes the users and their memberships (role member, no expiry) of `organizationId`, with their
+ * search words as the service keeps them (server/platform/database/word-index.ts).
+ */
 export async function insertUsersAsMembers(
   sql: Sql,
   organizationId: string,
@@ -95,4 +102,15 @@ export async function insertUsersAsMembers(
       })),
     )
     .execute();
+  const words = users.flatMap((user) =>
+    personWords(user.first_name, user.last_name, user.email).map((word) => ({ user_id: user.user_id, word })),
+  );
+  for (let start = 0; start < words.length; start += WORD_ROWS_PER_STATEMENT) {
+    const batch = words.slice(start, start + WORD_ROWS_PER_STATEMENT);
+    await sql.insertInto('user_words').values(batch).execute();
+    await sql
+      .insertInto('member_words')
+      .values(batch.map((row) => ({ ...row, organization_id: organizationId })))
+      .execute();
+  }
 }

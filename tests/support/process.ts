@@ -36,6 +36,8 @@ export interface SpawnOptions {
    * garbage collection would take CPU from the servers being measured on the same cores.
    */
   discardLogsAfterStart?: boolean;
+  /** Node's arguments instead of SERVICE_ARGUMENTS (other flags for the bundle: bench/open-loop.ts). */
+  nodeArguments?: string[];
   /** The folder it runs in (node on the bundle only): where the default embedded database is. */
   cwd?: string;
 }
@@ -87,17 +89,17 @@ export function isRunning(pid: number): boolean {
   }
 }
 
+/** SERVICE_ARGUMENTS, with the bundle's absolute path when the service runs in another folder. */
+const serviceArguments = (cwd: string | undefined) =>
+  cwd ? SERVICE_ARGUMENTS.map((argument) => (argument === SERVICE_ENTRY ? bundledEntry : argument)) : SERVICE_ARGUMENTS;
+
 export async function spawnService(env: Record<string, string>, options: SpawnOptions = {}): Promise<ServiceProcess> {
   // SCRIPT: another entry point with the same conventions (bench/baseline.ts).
   const started = options.npmStart
     ? spawnCollecting('npm', ['start'], { PORT: '0', ...env })
     : spawnCollecting(
         process.execPath,
-        env.SCRIPT
-          ? [env.SCRIPT]
-          : options.cwd
-            ? SERVICE_ARGUMENTS.map((argument) => (argument === SERVICE_ENTRY ? bundledEntry : argument))
-            : SERVICE_ARGUMENTS,
+        env.SCRIPT ? [env.SCRIPT] : (options.nodeArguments ?? serviceArguments(options.cwd)),
         { PORT: '0', ...env },
         options.cwd,
       );

@@ -130,6 +130,39 @@ export async function createInvitation(
   });
 }
 
+/**
+ * For the joining domain (behaviour §17): the invitation a domain with the enrollment
+ * `automatic_invitation` makes for one of its people, in the change that took its organization,
+ * unless an open invitation to their e-mail is there already. Whether it was made.
+ */
+export async function inviteForDomain(
+  tx: Tx,
+  change: OrganizationChange,
+  invitee: { userId: string; email: string; role: string },
+  ttlHours: number,
+): Promise<boolean> {
+  if (await openInvitationTo(tx, change.organizationId, invitee.email)) return false;
+  const invitation = {
+    id: newId(tx.now.getTime()),
+    organization_id: change.organizationId,
+    email: invitee.email,
+    role: invitee.role,
+    status: 'pending' as const,
+    invited_by: null,
+    invited_by_key_id: null,
+    created_at: tx.timestamp(),
+    expires_at: tx.timestamp(new Date(tx.now.getTime() + ttlHours * HOUR_MS)),
+    membership_expires_at: null,
+  };
+  insertInvitation(tx, invitation);
+  await appendEvent(tx, change, {
+    type: 'invitation.created',
+    subjectUserId: invitee.userId,
+    data: { invitation_id: invitation.id, email: invitation.email, role: invitation.role },
+  });
+  return true;
+}
+
 /** The organization's open invitations, oldest first. */
 export async function listOrganizationInvitations(org: InOrganization): Promise<InvitationView[]> {
   return (await openInvitationsOf(org.reads, org.organizationId)).map(toView);

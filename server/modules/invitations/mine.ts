@@ -1,5 +1,6 @@
 /** GET /invitations (also under /api): the caller's own pending invitations. */
 import { invitationOutput } from '../../../shared/invitations.ts';
+import { offerDomainInvitation } from '../joining/joining.service.ts';
 import { listMyInvitations } from './invitations.service.ts';
 import { callerProcedure } from '../../platform/rpc/procedures.ts';
 import { listOutput } from '../../platform/rpc/lists.ts';
@@ -11,9 +12,14 @@ export const myInvitationsProcedure = callerProcedure
       method: 'GET',
       path: '/invitations',
       tags: ['invitations'],
-      summary: "List the pending, unexpired invitations to the caller's e-mail address, oldest first",
+      summary:
+        "List the pending, unexpired invitations to the caller's e-mail address, oldest first, with the one a verified domain of the caller's verified e-mail makes (automatic_invitation)",
       errors: [404],
     }),
   )
   .output(listOutput(invitationOutput))
-  .query(({ ctx }) => listMyInvitations(ctx.db, ctx.caller));
+  .query(async ({ ctx }) => {
+    // A domain with the enrollment automatic_invitation makes its invitation when it is first looked for (behaviour §17).
+    await offerDomainInvitation(ctx.db, ctx.caller, ctx.settings.INVITATION_TTL_HOURS);
+    return listMyInvitations(ctx.db, ctx.caller);
+  });

@@ -1,10 +1,34 @@
-/** GET /organization-user: the header's organization's members, whole or a page at a time (tRPC: `page`). */
+/**
+ * GET /organization-user: the header's organization's members, whole or a page at a time, searched,
+ * filtered by role and sorted (behaviour §6, §15) (tRPC: `page`).
+ */
 import { memberListItemOutput, memberPageItemOutput } from '../../../shared/members.ts';
-import { listOutput, pageInput, pageOutput, restListQuery, restList } from '../../platform/rpc/lists.ts';
+import { memberSortSchema, roleFilterSchema, searchSchema } from '../../../shared/search.ts';
+import {
+  listOutput,
+  pageOutput,
+  restList,
+  restSortedList,
+  restSortedListQuery,
+  sortedPageInput,
+} from '../../platform/rpc/lists.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { listMembers, membersPage } from './members.service.ts';
+import { legacyMemberItem, listMembers, membersPage, selectedMembersPage } from './members.service.ts';
 import { path, tags } from './rest.ts';
+
+const selection = () => ({
+  search: searchSchema.optional().meta({
+    description: 'Words (1 to 100 characters): each begins a word of the name or e-mail address of every member found',
+  }),
+  role: roleFilterSchema.optional().meta({ description: 'One or more role names, comma-separated' }),
+  sort: memberSortSchema.optional().meta({
+    description: '`created_at` (the default), `name` or `email`; a leading `-` reverses the order',
+  }),
+});
+
+const selects = (input: { search?: string; role?: string; sort?: string } | undefined) =>
+  input?.search !== undefined || input?.role !== undefined || input?.sort !== undefined;
 
 export const listMembersProcedure = organizationProcedure({ from: 'header', may: 'members:read' })
   .meta(
@@ -12,18 +36,28 @@ export const listMembersProcedure = organizationProcedure({ from: 'header', may:
       method: 'GET',
       path,
       tags,
-      summary: "List the organization's members (any member); created_at as `YYYY-MM-DD hh:mm:ss`",
+      summary:
+        "List the organization's members (any member); created_at as `YYYY-MM-DD hh:mm:ss`. With `search`, `role` or `sort`, a page",
       errors: [400, 403],
       organizationScoped: true,
       pagedList: true,
     }),
   )
-  .input(restListQuery())
+  .input(restSortedListQuery(selection()))
   .output(listOutput(memberListItemOutput))
-  .query(({ ctx, input }) => restList(ctx, input, (page) => listMembers(ctx.org, page)));
+  .query(async ({ ctx, input }) => {
+    if (!selects(input)) return restList(ctx, input, (page) => listMembers(ctx.org, page));
+    const { search, role, sort } = input!;
+    const page = await restSortedList(ctx, input!, { search, role, sort }, (request) =>
+      selectedMembersPage(ctx.org, { search, role, sort }, request),
+    );
+    return page.map(legacyMemberItem);
+  });
 
-/** tRPC only: the member list a page at a time, with each membership's expiry. */
+/** tRPC only: the member list a page at a time, with each membership's expiry; searched, filtered, sorted. */
 export const membersPageProcedure = organizationProcedure({ from: 'header', may: 'members:read' })
-  .input(pageInput)
+  .input(sortedPageInput(selection()))
   .output(pageOutput(memberPageItemOutput))
-  .query(({ ctx, input }) => membersPage(ctx.org, input));
+  .query(({ ctx, input }) =>
+    selects(input) ? selectedMembersPage(ctx.org, input, input) : membersPage(ctx.org, input),
+  );

@@ -7,7 +7,10 @@ import { lapsed, nowFor, unexpired, type ClockedReader } from '../../platform/au
 import { pagedList, type PageRequest } from '../../platform/database/pages.ts';
 import { prepare } from '../../platform/database/prepared.ts';
 import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
+import { afterCursor, orderOf, type SortedRequest } from '../../platform/database/sorted-pages.ts';
+import type { StoredTimestamp } from '../../platform/database/timestamps.ts';
 import type { Tx } from '../../platform/database/transaction.ts';
+import { indexMembership, memberMatches, unindexMembership } from '../../platform/database/word-index.ts';
 
 /** A user's current membership (no row for none), with when it expires. */
 const membership = prepare((sql, organizationId: string, userId: string, now: DbTimestamp) =>
@@ -104,6 +107,7 @@ export function insertMembership(
 ): void {
   tx.later(membershipInsert(tx.sql, organizationId, userId, role, tx.timestamp(), storedExpiry(tx, expiresAt)));
   tx.later(memberCountChange(tx.sql, organizationId, 1));
+  indexMembership(tx, organizationId, userId);
 }
 
 const roleUpdate = prepare((sql, organizationId: string, userId: string, role: Role, now: DbTimestamp) =>
@@ -143,9 +147,13 @@ const membershipDelete = prepare((sql, organizationId: string, userId: string) =
   sql.deleteFrom('organization_users').where('organization_id', '=', organizationId).where('user_id', '=', userId),
 );
 
-/** Queues the delete of a membership (its team places go with it, by their foreign key), and its count. */
+/**
+ * Queues the delete of a membership (its team places go with it, by their foreign key), its
+ * search words, and its count.
+ */
 export function deleteMembership(tx: Tx, organizationId: string, userId: string): void {
   tx.later(membershipDelete(tx.sql, organizationId, userId));
+  unindexMembership(tx, organizationId, userId);
   tx.later(memberCountChange(tx.sql, organizationId, -1));
 }
 
@@ -308,4 +316,45 @@ export async function membersWithRole(tx: Tx, organizationId: string, role: Role
       .where(unexpired('m', tx.timestamp())),
   );
   return Number(row?.members ?? 0);
+}
+
+/** What selects the members of a searched, filtered or sorted page (behaviour §15). */
+export interface MemberSelection {
+  /** Folded search words (shared/search.ts), each beginning a word of every member found. */
+  words: string[];
+  roles: string[] | undefined;
+}
+
+/** A page of the members a search or filter selects, in the request's order (sorted-pages.ts). */
+export function selectedMemberRows(
+  reader: ClockedReader,
+  organizationId: string,
+  selection: MemberSelection,
+  request: SortedRequest<SelectedMemberRow>,
+) {
+  let query = members(reader.sql, organizationId, nowFor(reader)).select([
+    'u.id as user_id',
+    'u.first_name',
+    'u.last_name',
+    'm.role',
+    'u.email',
+    'm.created_at',
+    'm.expires_at',
+  ]);
+  for (const match of memberMatches('m', organizationId, selection.words)) query = query.where(match);
+  if (selection.roles) query = query.where('m.role', 'in', selection.roles);
+  const after = afterCursor(request);
+  if (after) query = query.where(after);
+  for (const { ref, direction } of orderOf(request)) query = query.orderBy(ref, direction);
+  return reader.all(query.limit(request.limit + 1));
+}
+
+export interface SelectedMemberRow {
+  user_id: string;
+  first_name: string;
+  last_name: string;
+  role: string;
+  email: string;
+  created_at: StoredTimestamp;
+  expires_at: StoredTimestamp | null;
 }

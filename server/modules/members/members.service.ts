@@ -19,13 +19,17 @@ import type {
   MemberPageItem,
   removeMemberInput,
 } from '../../../shared/members.ts';
+import { searchWords, type MemberSort } from '../../../shared/search.ts';
 import type { InOrganization } from '../../platform/authorization/in-organization.ts';
 import { assertCanChange, assertKeepsAnOwner, assertMayGive } from '../../platform/authorization/rules.ts';
 import { replaceInPlace, toPage, type Page, type PageRequest } from '../../platform/database/pages.ts';
+import { toDbTimestamp, type Dialect } from '../../platform/database/schema.ts';
+import { toSortedPage, type KeyColumn, type SortedRequest } from '../../platform/database/sorted-pages.ts';
 import {
   isoTimestamp,
   isoTimestampOrNull,
   listTimestamp,
+  toDate,
   type StoredTimestamp,
 } from '../../platform/database/timestamps.ts';
 import type { Tx } from '../../platform/database/transaction.ts';
@@ -41,7 +45,9 @@ import {
   membershipOf,
   ownerCount,
   seatsOf,
+  selectedMemberRows,
   userByEmail,
+  type SelectedMemberRow,
   type Seats,
   updateRoleAndExpiry,
 } from './members.queries.ts';
@@ -91,7 +97,7 @@ export async function removeLapsedMembership(
   change: OrganizationChange,
   { userId, role, expiresAt }: LapsedMembership,
 ): Promise<void> {
-  await recordLeavingTeams(tx, change, userId, userId);
+  await recordLeavingTeams(tx, change, userId, userId)();
   deleteMembership(tx, change.organizationId, userId);
   await appendEvent(tx, change, {
     type: 'member.expired',
@@ -191,13 +197,15 @@ export async function changeRole(org: InOrganization, input: z.infer<typeof chan
  */
 export async function removeMember(org: InOrganization, input: z.infer<typeof removeMemberInput>): Promise<void> {
   await org.change(async (tx, change) => {
+    // Read with the membership, in the change's first round trip.
+    const leaveTeams = recordLeavingTeams(tx, change, input.user_id);
     const target = await membershipOf(tx, org.organizationId, input.user_id);
     const held = await change.held();
     const leaving = input.user_id === org.access.userId;
     if (!target) throw notAMember();
     if (!leaving) assertCanChange(held.role, target.role, undefined);
     assertKeepsAnOwner(target.role, undefined, await ownersLeft(tx, org.organizationId, target.role));
-    await recordLeavingTeams(tx, change, input.user_id);
+    await leaveTeams();
     deleteMembership(tx, org.organizationId, input.user_id);
     await appendEvent(tx, change, {
       type: leaving ? 'member.left' : 'member.removed',
@@ -250,6 +258,79 @@ export async function membersPage(org: InOrganization, page: PageRequest): Promi
     ),
   );
 }
+
+/** What a searched, filtered or sorted page of members is asked with (behaviour §15). */
+export interface MemberQuery {
+  search?: string;
+  role?: string;
+  sort?: MemberSort;
+}
+
+/** The sort keys of the member list: each ends with the user id, which no two members share. */
+function memberSortKey(dialect: Dialect, sort: MemberSort): KeyColumn<SelectedMemberRow>[] {
+  const userId: KeyColumn<SelectedMemberRow> = { column: 'm.user_id', kind: 'string', read: (row) => row.user_id };
+  switch (sort.replace(/^-/, '')) {
+    case 'name':
+      return [
+        { column: 'u.last_name', kind: 'string', read: (row) => row.last_name },
+        { column: 'u.first_name', kind: 'string', read: (row) => row.first_name },
+        userId,
+      ];
+    case 'email':
+      return [{ column: 'u.email', kind: 'string', read: (row) => row.email }, userId];
+    default:
+      return [
+        {
+          column: 'm.created_at',
+          kind: 'number',
+          read: (row) => toDate(row.created_at).getTime(),
+          bind: (value) => toDbTimestamp(dialect, new Date(value)),
+        },
+        userId,
+      ];
+  }
+}
+
+/**
+ * A page of the members a search, a role filter and an order select (behaviour §15), with each
+ * membership's expiry; its cursor holds to them.
+ */
+export async function selectedMembersPage(
+  org: InOrganization,
+  query: MemberQuery,
+  page: { limit: number; cursor?: string | null },
+): Promise<Page<MemberPageItem>> {
+  const sort = query.sort ?? 'created_at';
+  const words = query.search === undefined ? [] : searchWords(query.search);
+  const roles = query.role === undefined ? undefined : [...new Set(query.role.split(','))].sort();
+  const request: SortedRequest<SelectedMemberRow> = {
+    key: memberSortKey(org.reads.dialect, sort),
+    descending: sort.startsWith('-'),
+    scope: [words, roles ?? null],
+    limit: page.limit,
+    cursor: page.cursor,
+  };
+  const rows = await selectedMemberRows(org.reads, org.organizationId, { words, roles }, request);
+  return toSortedPage(rows, request, (row) => ({
+    user_id: row.user_id,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    role: row.role,
+    email: row.email,
+    created_at: listTimestamp(row.created_at),
+    expires_at: isoTimestampOrNull(row.expires_at),
+  }));
+}
+
+/** A member page's item as the legacy list shows it: without the expiry (behaviour §15: legacy shapes stay). */
+export const legacyMemberItem = (item: MemberPageItem): MemberListItem => ({
+  user_id: item.user_id,
+  first_name: item.first_name,
+  last_name: item.last_name,
+  role: item.role,
+  email: item.email,
+  created_at: item.created_at,
+});
 
 /** For the roles domain: how many current members hold `role` as their role. */
 export { membersWithRole } from './members.queries.ts';

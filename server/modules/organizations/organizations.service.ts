@@ -24,6 +24,7 @@ import { badRequest, conflict, forbidden, notFound, unavailable } from '../../pl
 import type { Creator } from '../../platform/rpc/procedures.ts';
 import { appendEvent, newOrganization, personActor } from '../../platform/organization-changes.ts';
 import { insertMembership, rolesOf, updateRole, updateRoleAndExpiry } from '../members/members.service.ts';
+import { indexOrganization, reindexOrganization } from '../../platform/database/word-index.ts';
 import { noUserRecord } from '../users/users.service.ts';
 import {
   deleteOrganizationRow,
@@ -67,6 +68,7 @@ export async function createOrganization(
           createdBy: ownerId,
           slug,
         });
+        indexOrganization(tx, organizationId, input.organization_name, slug);
         insertMembership(tx, organizationId, ownerId, 'owner', null);
         await appendEvent(tx, newOrganization(organizationId, actor), {
           type: 'organization.created',
@@ -174,6 +176,7 @@ export async function updateOrganization(
       name: changes.organization_name?.to,
       description: changes.organization_description?.to,
     });
+    await reindexOrganization(tx, org.organizationId);
     await appendEvent(tx, change, { type: 'organization.updated', subjectUserId: null, data: { changes } });
     return {
       ...before,

@@ -292,9 +292,27 @@ const teamsOfMember = prepare((sql, organizationId: string, userId: string) =>
     .orderBy('t.id'),
 );
 
-/** The teams of the organization a user is in, oldest first. */
-export const teamsOfMemberIn = (tx: Tx, organizationId: string, userId: string) =>
-  tx.all(teamsOfMember(tx.sql, organizationId, userId));
+/** A team as a removal's events name it. */
+interface TeamRef {
+  id: string;
+  name: string;
+}
+
+/**
+ * Queues the read of the teams of the organization a user is in, oldest first, to go out with the
+ * change's next read (a removal's first round trip); what it returns gives them, sending the read
+ * first if nothing has sent it yet.
+ */
+export function teamsOfMemberIn(tx: Tx, organizationId: string, userId: string): () => Promise<TeamRef[]> {
+  let read: TeamRef[] | undefined;
+  tx.later(teamsOfMember(tx.sql, organizationId, userId), (result) => {
+    read = result.rows;
+  });
+  return async () => {
+    if (!read) await tx.flush();
+    return read!;
+  };
+}
 
 /** How many teams of the organization give `role`. */
 export async function teamsGiving(tx: Tx, organizationId: string, role: Role): Promise<number> {

@@ -307,25 +307,29 @@ export async function removeTeamMember(
 }
 
 /**
- * The hook of a change that removes a membership (leaving, removal, expiry): records
- * `team.member_removed` for each team of the organization `userId` is in, as the change's actor's
- * unless `actorUserId` names another (an expiry, the member's own). The membership's foreign key
- * takes the team rows with it (behaviour §12).
+ * The hook of a change that removes a membership (leaving, removal, expiry): queues the read of the
+ * teams of the organization `userId` is in (with the change's next read); the function it returns
+ * records `team.member_removed` for each, as the change's actor's unless `actorUserId` names another
+ * (an expiry, the member's own). The membership's foreign key takes the team rows with it
+ * (behaviour §12).
  */
-export async function recordLeavingTeams(
+export function recordLeavingTeams(
   tx: Tx,
   change: OrganizationChange,
   userId: string,
   actorUserId?: string,
-): Promise<void> {
-  for (const team of await teamsOfMemberIn(tx, change.organizationId, userId)) {
-    await appendEvent(tx, change, {
-      type: 'team.member_removed',
-      ...(actorUserId !== undefined && { actorUserId }),
-      subjectUserId: userId,
-      data: { team_id: team.id, name: team.name },
-    });
-  }
+): () => Promise<void> {
+  const teams = teamsOfMemberIn(tx, change.organizationId, userId);
+  return async () => {
+    for (const team of await teams()) {
+      await appendEvent(tx, change, {
+        type: 'team.member_removed',
+        ...(actorUserId !== undefined && { actorUserId }),
+        subjectUserId: userId,
+        data: { team_id: team.id, name: team.name },
+      });
+    }
+  };
 }
 
 /** For the roles domain: how many teams give a role, and the hook of a change of its permissions. */

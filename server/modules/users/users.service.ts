@@ -4,6 +4,7 @@ import type { createUserInput, updateUserInput, User as UserView } from '../../.
 import type { PersonCaller } from '../../platform/auth/tokens.ts';
 import { isoTimestamp } from '../../platform/database/timestamps.ts';
 import type { Db, Reader } from '../../platform/database/transaction.ts';
+import { indexNewUser, reindexUserRow } from '../../platform/database/word-index.ts';
 import { conflict, notFound } from '../../platform/errors.ts';
 import { insertUser, updateNames, userRow } from './users.queries.ts';
 
@@ -20,6 +21,7 @@ export async function createUser(db: Db, caller: PersonCaller, input: z.infer<ty
   try {
     await db.transaction((tx) => {
       insertUser(tx, { id: caller.userId, firstName: input.first_name, lastName: input.last_name, email: input.email });
+      indexNewUser(tx, caller.userId, input.first_name, input.last_name, input.email);
       return Promise.resolve();
     });
   } catch (error) {
@@ -44,10 +46,10 @@ export async function emailOfUser(reader: Reader, userId: string): Promise<strin
 
 /** A request that changes no name still counts as an update of the record (updated_at moves). */
 export async function updateUser(db: Db, caller: PersonCaller, input: z.infer<typeof updateUserInput>): Promise<void> {
-  await db.transaction((tx) => {
+  await db.transaction(async (tx) => {
     updateNames(tx, caller.userId, input, (found) => {
       if (!found) throw noUserRecord();
     });
-    return Promise.resolve();
+    await reindexUserRow(tx, caller.userId);
   });
 }

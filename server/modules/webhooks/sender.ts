@@ -12,6 +12,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { guardedLookup, vetUrl, type UrlGuardOptions } from './url-guard.ts';
+import { inWebhookSpan } from '../../platform/tracing/spans.ts';
 
 /** The most of an answer's body read, and kept in the log. */
 const MAX_ANSWER_BYTES = 1024;
@@ -43,7 +44,17 @@ export class Sender {
    * One attempt; `stop` abandons it (the service is stopping). WEBHOOK_TIMEOUT_MS bounds all of it,
    * the resolution of the URL's host included.
    */
-  async post(url: string, headers: Record<string, string>, body: string, stop: AbortSignal): Promise<AttemptResult> {
+  post(url: string, headers: Record<string, string>, body: string, stop: AbortSignal): Promise<AttemptResult> {
+    // With tracing on, the attempt is a span, and `traceparent` tells the receiver its trace.
+    return inWebhookSpan(url, headers, (sent) => this.#attempt(url, sent, body, stop));
+  }
+
+  async #attempt(
+    url: string,
+    headers: Record<string, string>,
+    body: string,
+    stop: AbortSignal,
+  ): Promise<AttemptResult> {
     const signal = AbortSignal.any([AbortSignal.timeout(this.#timeoutMs), stop]);
     try {
       const vetting = await untilAborted(vetUrl(url, this.#guard), signal);

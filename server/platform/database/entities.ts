@@ -12,7 +12,10 @@
  */
 import { defineEntity, p } from '@mikro-orm/core';
 import { ROLE_NAME_MAX_LENGTH } from '../../../shared/fields.ts';
+import { DOMAIN_ENROLLMENTS, MAX_DOMAIN_LENGTH } from '../../../shared/domains.ts';
 import { INVITATION_STATUSES } from '../../../shared/invitations.ts';
+import { WORD_MAX_LENGTH } from '../../../shared/search.ts';
+import { JOIN_REQUEST_STATUSES } from '../../../shared/joining.ts';
 import { DELIVERY_STATUSES, MAX_WEBHOOK_DESCRIPTION, MAX_WEBHOOK_URL } from '../../../shared/webhooks.ts';
 import { MAX_TEAM_DESCRIPTION, MAX_TEAM_NAME, MAX_TEAM_NAME_KEY } from '../../../shared/teams.ts';
 
@@ -85,6 +88,8 @@ export const Membership = defineEntity({
   indexes: [
     // The member list is ordered by (created_at, user_id) within an organization and pages by it.
     { name: 'organization_users_list_idx', properties: ['organization', 'createdAt', 'user'] },
+    // The member list filtered by role (behaviour §15), in its default order.
+    { name: 'organization_users_role_idx', properties: ['organization', 'role', 'createdAt', 'user'] },
     // The sweep looks for the memberships that have expired.
     { name: 'organization_users_expires_idx', properties: ['expiresAt'] },
     // An organization's expired memberships not yet swept, subtracted from its member count.
@@ -345,6 +350,108 @@ export const ApplicationKey = defineEntity({
   },
 });
 
+/**
+ * The directory's search (behaviour §15): each user's words, folded (shared/search.ts), kept by
+ * word-index.ts with the user's names and e-mail address; found by their beginning.
+ */
+export const UserWord = defineEntity({
+  name: 'UserWord',
+  tableName: 'user_words',
+  properties: {
+    user: () => p.manyToOne(User).primary().deleteRule('cascade'),
+    word: p.string().length(WORD_MAX_LENGTH).primary(),
+  },
+  indexes: [{ name: 'user_words_search_idx', properties: ['word', 'user'] }],
+});
+
+/**
+ * A copy of a member's words for each of their memberships, so that a search in an organization
+ * reads that organization's words alone: its key (organization_id, word, user_id) is the search's
+ * index. They go with the user or the organization by the foreign keys, and with the membership
+ * when members.queries.ts deletes it.
+ */
+export const MemberWord = defineEntity({
+  name: 'MemberWord',
+  tableName: 'member_words',
+  properties: {
+    organization: () => p.manyToOne(Organization).primary().deleteRule('cascade'),
+    word: p.string().length(WORD_MAX_LENGTH).primary(),
+    user: () => p.manyToOne(User).primary().deleteRule('cascade'),
+  },
+  // A membership's words, deleted with it.
+  indexes: [{ name: 'member_words_membership_idx', properties: ['organization', 'user'] }],
+});
+
+/** An organization's words (its name's and its slug's), for the search of organizations. */
+export const OrganizationWord = defineEntity({
+  name: 'OrganizationWord',
+  tableName: 'organization_words',
+  properties: {
+    organization: () => p.manyToOne(Organization).primary().deleteRule('cascade'),
+    word: p.string().length(WORD_MAX_LENGTH).primary(),
+  },
+  indexes: [{ name: 'organization_words_search_idx', properties: ['word', 'organization'] }],
+});
+
+/**
+ * An organization's e-mail domains (behaviour §17). `verified_domain` is the domain while it is
+ * verified and null before: its unique index lets one organization at a time hold a domain
+ * verified, whatever organizations race to verify it.
+ */
+export const OrganizationDomain = defineEntity({
+  name: 'OrganizationDomain',
+  tableName: 'organization_domains',
+  properties: {
+    id: p.string().length(36).primary(),
+    organization: () => p.manyToOne(Organization).deleteRule('cascade'),
+    domain: p.string().length(MAX_DOMAIN_LENGTH),
+    /** The text the TXT record must hold. */
+    verificationValue: p.string().length(64),
+    enrollment: p.enum(DOMAIN_ENROLLMENTS).length(32),
+    defaultRole: p.string().length(ROLE_NAME_MAX_LENGTH),
+    createdAt: p.datetime(3),
+    verifiedAt: p.datetime(3).nullable(),
+    verifiedDomain: p
+      .string()
+      .length(MAX_DOMAIN_LENGTH)
+      .nullable()
+      .unique('organization_domains_verified_domain_unique'),
+  },
+  uniques: [{ name: 'organization_domains_organization_domain_unique', properties: ['organization', 'domain'] }],
+  indexes: [{ name: 'organization_domains_list_idx', properties: ['organization', 'createdAt', 'id'] }],
+});
+
+/** A person's request to join an organization by their verified domain (behaviour §17). */
+export const JoinRequest = defineEntity({
+  name: 'JoinRequest',
+  tableName: 'join_requests',
+  properties: {
+    id: p.string().length(36).primary(),
+    organization: () => p.manyToOne(Organization).deleteRule('cascade'),
+    user: () => p.manyToOne(User).deleteRule('cascade'),
+    /** The domain's default role when the request was made: what approving gives unless told otherwise. */
+    role: p.string().length(ROLE_NAME_MAX_LENGTH),
+    status: p.enum(JOIN_REQUEST_STATUSES).length(16),
+    createdAt: p.datetime(3),
+    updatedAt: p.datetime(3),
+  },
+  indexes: [
+    { name: 'join_requests_organization_status_idx', properties: ['organization', 'status', 'createdAt', 'id'] },
+    { name: 'join_requests_user_idx', properties: ['user', 'createdAt'] },
+  ],
+});
+
+/** The automatic invitation a domain made for a person: made once, not again after a decline (behaviour §17). */
+export const DomainInvitation = defineEntity({
+  name: 'DomainInvitation',
+  tableName: 'domain_invitations',
+  properties: {
+    domain: () => p.manyToOne(OrganizationDomain).primary().deleteRule('cascade'),
+    user: () => p.manyToOne(User).primary().deleteRule('cascade'),
+    createdAt: p.datetime(3),
+  },
+});
+
 export const entities = [
   User,
   Organization,
@@ -361,4 +468,10 @@ export const entities = [
   IdempotencyKey,
   ApiKey,
   ApplicationKey,
+  UserWord,
+  MemberWord,
+  OrganizationWord,
+  OrganizationDomain,
+  JoinRequest,
+  DomainInvitation,
 ];

@@ -11,6 +11,8 @@ import { locateDatabase, type DatabaseLocation } from './engine.ts';
 import { createOrmConfig } from './orm-config.ts';
 import { makeDirectory } from '../make-directory.ts';
 import { servePool } from './mysql-pool.ts';
+import { traceStatements } from './statement-spans.ts';
+import { tracingOn } from '../tracing/spans.ts';
 
 export type Orm = MikroORM & { em: SqlEntityManager };
 
@@ -81,6 +83,7 @@ export async function openDatabase(
   const connectionHooks: Array<(connection: DatabaseConnection) => Promise<void>> = [];
   if (bounds) connectionHooks.push(sessionBounds(database, bounds.timeoutMs));
   if (options.onCreateConnection) connectionHooks.push(options.onCreateConnection);
+  if (bounds && tracingOn()) connectionHooks.push(traceStatements(database.engine));
   const onCreateConnection = async (connection: unknown) => {
     for (const hook of connectionHooks) await hook(connection as DatabaseConnection);
   };

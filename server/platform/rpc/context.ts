@@ -45,6 +45,11 @@ export interface Context extends Omit<RequestFacts, 'signal'>, Services {
    * because tRPC hands each middleware's `next` a copy of the context.
    */
   listPaging: { pageSize?: number; nextCursor?: string | null };
+  /**
+   * The REST status of this success when it is not the procedure's `successStatus` (a join that
+   * makes a request, 202, where joining at once is 201); an object of its own, like listPaging.
+   */
+  restStatus: { value?: 200 | 201 | 202 };
 }
 
 export function createContext(services: Services, { signal, ...request }: RequestFacts): Context {
@@ -56,5 +61,6 @@ export function createContext(services: Services, { signal, ...request }: Reques
     keysInFlight: services.keysInFlight,
     responseHeaders: {},
     listPaging: {},
+    restStatus: {},
   };
 }

@@ -33,6 +33,40 @@ export function linkToNextPage(ctx: ListContext, query: URLSearchParams): void {
   ctx.responseHeaders.link = `<${ctx.requestPath}?${query.toString()}>; rel="next"`;
 }
 
+/** A cursor of a list in a chosen order, which names its last row's sort key (sorted-pages.ts). */
+const sortedCursor = () => z.string().max(4096);
+
+/**
+ * The query of a REST list that also takes a search, a filter or an order (behaviour §15), each
+ * given in `extra`: a function, for the reason pageSize is.
+ */
+export const restSortedListQuery = <Extra extends z.ZodRawShape>(extra: Extra) =>
+  z.object({ limit: pageSize().optional(), cursor: sortedCursor().optional(), ...extra }).optional();
+
+/** The tRPC page input of such a list. */
+export const sortedPageInput = <Extra extends z.ZodRawShape>(extra: Extra) =>
+  z.object({ limit: pageSize().default(DEFAULT_PAGE_SIZE), cursor: sortedCursor().nullish(), ...extra });
+
+/**
+ * A REST list asked for with a search, filter or order: always a page (at most `limit`, default
+ * 100), its `Link` repeating them (`selection`) with the next cursor.
+ */
+export async function restSortedList<Item>(
+  ctx: ListContext,
+  query: { limit?: number; cursor?: string },
+  selection: Record<string, string | undefined>,
+  list: (page: { limit: number; cursor?: string }) => Promise<Page<Item>>,
+): Promise<Item[]> {
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const page = await list({ limit, cursor: query.cursor });
+  ctx.listPaging.nextCursor = page.nextCursor;
+  if (page.nextCursor !== null) {
+    const given = Object.entries(selection).filter((entry): entry is [string, string] => entry[1] !== undefined);
+    linkToNextPage(ctx, new URLSearchParams([...given, ['limit', String(limit)], ['cursor', page.nextCursor]]));
+  }
+  return page.items;
+}
+
 /** The REST list query: a function, for the reason pageSize is. */
 export const restListQuery = () =>
   z.object({ limit: pageSize().optional(), cursor: z.string().max(512).optional() }).optional();

@@ -19,21 +19,25 @@ import { idempotencyHook } from '../idempotency.ts';
 import type { Log } from './context.ts';
 import { idempotentRequest } from './idempotency.ts';
 import { publicProcedure } from './init.ts';
+import { inProcedureSpan, tagOrganization } from '../tracing/spans.ts';
 
 /** Whose Idempotency-Keys a request's are (behaviour §10): a person's, or a key's. */
 const idempotencyOwner = (caller: Caller) =>
   caller.kind === 'person' ? caller.userId : `${caller.kind}:${caller.secretHash}`;
 
 /** A caller with a valid bearer token or a key's secret (behaviour §2); a change may carry an Idempotency-Key. */
-const authenticatedProcedure = publicProcedure.use(async ({ ctx, next, type, path, getRawInput }) => {
-  const caller = await ctx.verifyToken(ctx.authorization);
-  const idempotency =
-    type === 'mutation' ? await idempotentRequest(ctx, idempotencyOwner(caller), path, getRawInput) : undefined;
-  if (!idempotency) return next({ ctx: { caller } });
-  const hook = idempotencyHook(idempotency, ctx.keysInFlight);
-  const db = ctx.db.withChangeHook(hook, () => (ctx.responseHeaders['idempotency-replayed'] = 'true'));
-  return next({ ctx: { caller, db } });
-});
+/** Every procedure's span (platform/tracing/) starts here, in the one middleware they all share. */
+const authenticatedProcedure = publicProcedure.use(({ ctx, next, type, path, getRawInput }) =>
+  inProcedureSpan(path, type, async () => {
+    const caller = await ctx.verifyToken(ctx.authorization);
+    const idempotency =
+      type === 'mutation' ? await idempotentRequest(ctx, idempotencyOwner(caller), path, getRawInput) : undefined;
+    if (!idempotency) return next({ ctx: { caller } });
+    const hook = idempotencyHook(idempotency, ctx.keysInFlight);
+    const db = ctx.db.withChangeHook(hook, () => (ctx.responseHeaders['idempotency-replayed'] = 'true'));
+    return next({ ctx: { caller, db } });
+  }),
+);
 
 /** A key's id, when it is live (else 401), for the operations that are not an organization's. */
 async function verifiedKey(db: Db, caller: Exclude<Caller, PersonCaller>): Promise<string> {
@@ -148,6 +152,7 @@ async function inOrganization<Result extends { ok: boolean }>(
   next: (org: InOrganization) => Promise<Result>,
 ): Promise<Result> {
   const { caller } = ctx;
+  tagOrganization(organizationId);
   const actor: Actor =
     caller.kind === 'person'
       ? { kind: 'person', userId: caller.userId }

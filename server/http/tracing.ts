@@ -1,0 +1,41 @@
+/**
+ * A span per request when tracing is on (platform/tracing/): started when the request arrives,
+ * continuing the trace of its W3C `traceparent`, and ended with its answer, named after its
+ * route's template with its status. The route's handler runs in the span's context, so that the
+ * procedure's span and its statements' become its children. Without tracing no hook is added.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import {
+  endRequestSpan,
+  startRequestSpan,
+  tracingOn,
+  withTrace,
+  type RequestTrace,
+} from '../platform/tracing/spans.ts';
+
+const traces = new WeakMap<FastifyRequest, RequestTrace>();
+
+/** The trace id of the request's span, for its log line (http/logging.ts); undefined without tracing. */
+export const traceIdOf = (request: FastifyRequest): string | undefined => traces.get(request)?.traceId;
+
+export function registerRequestTracing(app: FastifyInstance): void {
+  if (!tracingOn()) return;
+  app.addHook('onRequest', (request, _reply, done) => {
+    const traced = startRequestSpan(request.method, request.headers);
+    if (traced) traces.set(request, traced);
+    done();
+  });
+  // The handler is called from the last preHandler hook's `done`, and the body has been read by
+  // then: run from within the span's context, it and all it starts belong to the request's trace.
+  // Earlier, the body's stream events would run outside it.
+  app.addHook('preHandler', (request, _reply, done) => {
+    const traced = traces.get(request);
+    if (traced) withTrace(traced, done);
+    else done();
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    const traced = traces.get(request);
+    if (traced) endRequestSpan(traced, request.routeOptions.url, reply.statusCode);
+    done();
+  });
+}

@@ -1,0 +1,155 @@
+/**
+ * The spans the service makes (docs/operations.md, "Traces"), through the OpenTelemetry API. The
+ * SDK that records and exports them is loaded only when OTEL_EXPORTER_OTLP_ENDPOINT is set
+ * (sdk.ts, started by `startTracing`); until then `tracer` is undefined and every function here
+ * only runs the work it is given, so a service without tracing pays one test per span it would
+ * have made.
+ *
+ * What a span carries is chosen here and nowhere else: routes as templates, organization ids,
+ * statement kinds and tables, status codes; never a header, a body, a value of a statement, a
+ * token, a key, a secret or an e-mail address.
+ */
+import {
+  context,
+  createContextKey,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
+
+let tracer: Tracer | undefined;
+
+/** Set once by startTracing (tracing.ts), before the service serves. */
+export function useTracer(started: Tracer | undefined): void {
+  tracer = started;
+}
+
+export const tracingOn = (): boolean => tracer !== undefined;
+
+/** The request's span, kept in the context so that a procedure can tag it (tagOrganization). */
+const REQUEST_SPAN = createContextKey('org-user-service request span');
+
+type Headers = Record<string, string | string[] | undefined>;
+
+/** What a request's span is: its trace (continued from `traceparent`) and its context. */
+export interface RequestTrace {
+  span: Span;
+  method: string;
+  context: Context;
+  traceId: string;
+}
+
+/** A server span for a request, continuing the trace of its W3C `traceparent` when it has one. */
+export function startRequestSpan(method: string, headers: Headers): RequestTrace | undefined {
+  if (!tracer) return undefined;
+  const parent = propagation.extract(ROOT_CONTEXT, headers);
+  const span = tracer.startSpan(
+    method,
+    { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } },
+    parent,
+  );
+  const traced = trace.setSpan(parent, span).setValue(REQUEST_SPAN, span);
+  return { span, method, context: traced, traceId: span.spanContext().traceId };
+}
+
+/** Ends a request's span: named after its route's template (`POST /organizations/:id/members`). */
+export function endRequestSpan({ span, method }: RequestTrace, route: string | undefined, status: number): void {
+  if (route !== undefined) {
+    span.updateName(`${method} ${route}`);
+    span.setAttribute('http.route', route);
+  }
+  span.setAttribute('http.response.status_code', status);
+  if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
+}
+
+/** Runs `work` with `traced` as the active context: what it starts becomes a child of its span. */
+export const withTrace = <T>(traced: RequestTrace, work: () => T): T => context.with(traced.context, work);
+
+/** `work` in a span of its own, a child of the active one; the span records a failure and ends. */
+export async function inSpan<T>(
+  name: string,
+  attributes: Attributes,
+  work: () => Promise<T>,
+  kind = SpanKind.INTERNAL,
+) {
+  if (!tracer) return work();
+  return tracer.startActiveSpan(name, { kind, attributes }, async (span) => {
+    try {
+      return await work();
+    } catch (error) {
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      span.setAttribute('error.type', (error as Error).name ?? 'Error');
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** A tRPC procedure's span (`procedure members.add`), a child of its request's. */
+export function inProcedureSpan<T extends { ok: boolean }>(path: string, type: string, work: () => Promise<T>) {
+  if (!tracer) return work();
+  return inSpan(`procedure ${path}`, { 'rpc.system': 'trpc', 'rpc.method': path, 'trpc.type': type }, async () => {
+    const result = await work();
+    // tRPC hands a failure back as a result, not as a throw.
+    if (!result.ok) trace.getActiveSpan()?.setStatus({ code: SpanStatusCode.ERROR });
+    return result;
+  });
+}
+
+/** The organization a procedure acts in, on its span and its request's. */
+export function tagOrganization(organizationId: string): void {
+  if (!tracer) return;
+  const active = context.active();
+  trace.getSpan(active)?.setAttribute('organization.id', organizationId);
+  (active.getValue(REQUEST_SPAN) as Span | undefined)?.setAttribute('organization.id', organizationId);
+}
+
+/** A database statement's span, only within a traced piece of work (a request, a webhook attempt). */
+export function inStatementSpan<T>(summary: StatementSummary, work: () => Promise<T>): Promise<T> {
+  if (!tracer || trace.getSpan(context.active()) === undefined) return work();
+  return inSpan(summary.name, summary.attributes, work, SpanKind.CLIENT);
+}
+
+export interface StatementSummary {
+  name: string;
+  attributes: Attributes;
+}
+
+/**
+ * A webhook attempt's span, the root of a trace of its own (attempts run on the dispatcher's timer,
+ * not in a request), with `traceparent` added to `headers` so that the receiver can continue it.
+ */
+export async function inWebhookSpan<T extends { statusCode: number | null; succeeded: boolean }>(
+  url: string,
+  headers: Record<string, string>,
+  work: (headers: Record<string, string>) => Promise<T>,
+): Promise<T> {
+  if (!tracer) return work(headers);
+  // The host and port only: a URL's path or query may hold a token of the receiver's.
+  const parsed = URL.parse(url);
+  const attributes: Attributes = { 'http.request.method': 'POST' };
+  if (parsed) {
+    attributes['server.address'] = parsed.hostname;
+    attributes['server.port'] = Number(parsed.port) || (parsed.protocol === 'https:' ? 443 : 80);
+  }
+  return tracer.startActiveSpan('webhook attempt', { kind: SpanKind.CLIENT, attributes, root: true }, async (span) => {
+    const sent = { ...headers };
+    propagation.inject(context.active(), sent);
+    try {
+      const result = await work(sent);
+      if (result.statusCode !== null) span.setAttribute('http.response.status_code', result.statusCode);
+      if (!result.succeeded) span.setStatus({ code: SpanStatusCode.ERROR });
+      return result;
+    } finally {
+      span.end();
+    }
+  });
+}

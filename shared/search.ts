@@ -1,0 +1,95 @@
+/**
+ * Search in the directory (behaviour §15): a search is words split on white space, and an item
+ * matches when each of them begins a word of the item, ignoring case and accents. The server keeps
+ * the items' words, folded, in word tables (server/platform/database/word-index.ts) and compares
+ * them byte for byte, so both databases answer alike.
+ */
+import { z } from 'zod';
+
+export const SEARCH_MAX_LENGTH = 100;
+/**
+ * Words are kept at most this many code points long: a search word begins a word exactly when it
+ * begins the word's first WORD_MAX_LENGTH code points, as long as it is no longer itself.
+ */
+export const WORD_MAX_LENGTH = 128;
+
+/** `search`: 1 to 100 characters after trimming. */
+export const searchSchema = z.string().trim().min(1).max(SEARCH_MAX_LENGTH);
+
+const MARKS = /\p{M}/gu;
+const WHITE_SPACE = /\s+/u;
+/** What an e-mail address's words lie between (behaviour §15). */
+const EMAIL_SEPARATORS = /[\s@._+-]+/u;
+
+/**
+ * Text as the word tables hold it: lower case, accents removed (compatibility decomposition, then
+ * the combining marks dropped). Twice, because lower-casing may add a mark (`İ` gives `i̇`).
+ */
+export function foldText(text: string): string {
+  const once = (value: string) => value.normalize('NFKD').replace(MARKS, '').toLowerCase();
+  return once(once(text.toWellFormed()));
+}
+
+const cut = (word: string) =>
+  word.length <= WORD_MAX_LENGTH ? word : Array.from(word).slice(0, WORD_MAX_LENGTH).join('');
+
+const wordsOf = (text: string, separators: RegExp) =>
+  foldText(text)
+    .split(separators)
+    .filter((word) => word !== '')
+    .map(cut);
+
+/** The words of a search: each must begin a word of what it finds. */
+export const searchWords = (search: string): string[] => [...new Set(wordsOf(search, WHITE_SPACE))];
+
+/**
+ * A person's words: those of their first and last names (split on white space) and of their
+ * e-mail address (its parts between `@`, `.`, `_`, `-` and `+`, and the whole address, so that a
+ * full address finds its owner).
+ */
+export function personWords(firstName: string, lastName: string, email: string): string[] {
+  return [
+    ...new Set([
+      ...wordsOf(firstName, WHITE_SPACE),
+      ...wordsOf(lastName, WHITE_SPACE),
+      ...wordsOf(email, EMAIL_SEPARATORS),
+      ...wordsOf(email, WHITE_SPACE),
+    ]),
+  ];
+}
+
+/** An organization's words: those of its name (split on white space) and of its slug (split on `-`). */
+export function organizationWords(name: string, slug: string): string[] {
+  return [...new Set([...wordsOf(name, WHITE_SPACE), ...wordsOf(slug, /-+/u), ...wordsOf(slug, WHITE_SPACE)])];
+}
+
+/**
+ * The first string after every string that begins with `prefix`, in code point order (the order of
+ * UTF-8 bytes, which both databases compare by): `word >= prefix and word < end` is "begins with",
+ * and an index can find it. Null when nothing comes after (the prefix is all U+10FFFF).
+ */
+export function prefixEnd(prefix: string): string | null {
+  const points = Array.from(prefix, (character) => character.codePointAt(0)!);
+  while (points.length > 0) {
+    const last = points.pop()!;
+    if (last < 0x10ffff) {
+      // The surrogates are no characters: after U+D7FF comes U+E000.
+      points.push(last === 0xd7ff ? 0xe000 : last + 1);
+      return String.fromCodePoint(...points);
+    }
+  }
+  return null;
+}
+
+/** `sort` of the member list: a key, ascending, or with a leading `-` the same order reversed. */
+export const MEMBER_SORTS = ['created_at', '-created_at', 'name', '-name', 'email', '-email'] as const;
+export type MemberSort = (typeof MEMBER_SORTS)[number];
+export const memberSortSchema = z.enum(MEMBER_SORTS);
+
+/** `role`: one or more role names, comma-separated. */
+export const roleFilterSchema = z
+  .string()
+  .max(1000)
+  .regex(/^[a-z][a-z0-9_-]{0,63}(,[a-z][a-z0-9_-]{0,63})*$/, {
+    error: 'Must be one or more role names, comma-separated',
+  });

@@ -1,0 +1,298 @@
+/**
+ * Traces (docs/operations.md, "Traces"): the bundle, as `npm start` runs it, with
+ * OTEL_EXPORTER_OTLP_ENDPOINT set to an OTLP/HTTP receiver this test runs on loopback. Each service
+ * is stopped with SIGTERM before its spans are read: the stop sends every span still waiting.
+ *
+ * The spans arrive as OTLP/JSON (OTEL_EXPORTER_OTLP_PROTOCOL=http/json) and are decoded here; the
+ * default, protobuf, is shown to arrive as such.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseTargets, type TestDatabase } from './support/databases.ts';
+import { uniqueId } from './support/fixtures.ts';
+import { failWithout } from './support/needs.ts';
+import { spawnService, type ServiceProcess } from './support/process.ts';
+import { restCall } from './support/rest-call.ts';
+import { TEST_SECRET, tokenFor } from './support/tokens.ts';
+import { ownerOfNewOrganization, startReceiver, webhooksPath, type Receiver } from './support/webhooks.ts';
+
+interface OtlpValue {
+  stringValue?: string;
+  intValue?: string | number;
+  boolValue?: boolean;
+  doubleValue?: number;
+}
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: Array<{ key: string; value: OtlpValue }>;
+}
+interface Span {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  kind: number;
+  attributes: Record<string, string | number | boolean | undefined>;
+  service: string;
+}
+
+const valueOf = (value: OtlpValue) =>
+  value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue));
+
+/** Every span the receiver got as OTLP/JSON, decoded. */
+function spansOf(receiver: Receiver): Span[] {
+  return receiver.at('/v1/traces').flatMap((request) => {
+    const body = JSON.parse(request.body) as {
+      resourceSpans: Array<{
+        resource: { attributes: Array<{ key: string; value: OtlpValue }> };
+        scopeSpans: Array<{ spans: OtlpSpan[] }>;
+      }>;
+    };
+    return body.resourceSpans.flatMap(({ resource, scopeSpans }) => {
+      const service = String(valueOf(resource.attributes.find((a) => a.key === 'service.name')!.value));
+      return scopeSpans.flatMap(({ spans }) =>
+        spans.map((span) => ({
+          traceId: span.traceId,
+          spanId: span.spanId,
+          parentSpanId: span.parentSpanId ?? '',
+          name: span.name,
+          kind: span.kind,
+          attributes: Object.fromEntries(span.attributes.map(({ key, value }) => [key, valueOf(value)])),
+          service,
+        })),
+      );
+    });
+  });
+}
+
+/** SpanKind in OTLP: 2 server, 3 client. */
+const SERVER = 2;
+const CLIENT = 3;
+
+const BASE_ENV = { JWT_SECRET: TEST_SECRET, RATE_LIMIT_MAX: '0', LOG_LEVEL: 'info' };
+
+async function stop(service: ServiceProcess): Promise<void> {
+  service.child.kill('SIGTERM');
+  expect(await service.exited).toBe(0);
+}
+
+/** The `request` log lines of a service. */
+const requestLines = (service: ServiceProcess) => service.entries().filter((entry) => entry.msg === 'request');
+
+for (const target of databaseTargets()) {
+  describe(`a traced service on ${target.name}`, () => {
+    failWithout(target.missing);
+    let collector: Receiver;
+    let hooks: Receiver;
+    let database: TestDatabase;
+    let service: ServiceProcess;
+    let spans: Span[] = [];
+    const traceId = randomBytes(16).toString('hex');
+    const callerSpanId = randomBytes(8).toString('hex');
+    const secrets: string[] = [];
+    let organizationId = '';
+    let newcomerEmail = '';
+
+    beforeAll(async () => {
+      collector = await startReceiver();
+      hooks = await startReceiver();
+      database = await target.create();
+      service = await spawnService({
+        ...BASE_ENV,
+        DATABASE_URL: database.url,
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url('/'),
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_SERVICE_NAME: `orgs-traced-${target.name}`,
+        WEBHOOK_ALLOW_HTTP: 'true',
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        WEBHOOK_POLL_INTERVAL_MS: '50',
+      });
+      try {
+        const owner = await ownerOfNewOrganization(service.baseUrl);
+        organizationId = owner.organizationId;
+        secrets.push(owner.token);
+        const hook = await restCall(service.baseUrl, 'POST', webhooksPath(organizationId), owner.token, {
+          url: hooks.url('/hook'),
+          event_types: ['member.added'],
+        });
+        expect(hook.status).toBe(201);
+        secrets.push(hook.body.secret);
+
+        const newcomerId = uniqueId('traced');
+        newcomerEmail = `${newcomerId}@example.com`;
+        const newcomerToken = await tokenFor(newcomerId, { role: 'owner' });
+        secrets.push(newcomerToken);
+        const user = await restCall(service.baseUrl, 'POST', '/users', newcomerToken, {
+          first_name: 'Traced',
+          last_name: 'Newcomer',
+          email: newcomerEmail,
+        });
+        expect(user.status).toBe(201);
+
+        // The one request whose trace is followed: it continues the caller's trace.
+        const added = await fetch(`${service.baseUrl}/organization-user`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${owner.token}`,
+            'content-type': 'application/json',
+            organization_id: organizationId,
+            traceparent: `00-${traceId}-${callerSpanId}-01`,
+          },
+          body: JSON.stringify({ email: newcomerEmail, role: 'member' }),
+        });
+        expect(added.status).toBe(201);
+        // The member.added event reaches the endpoint: one attempt.
+        for (let waited = 0; hooks.at('/hook').length === 0 && waited < 20_000; waited += 50) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        expect(hooks.at('/hook')).toHaveLength(1);
+      } finally {
+        await stop(service);
+      }
+      spans = spansOf(collector);
+    }, 60_000);
+
+    afterAll(async () => {
+      service?.kill();
+      await collector?.close();
+      await hooks?.close();
+      await database?.drop();
+    });
+
+    it('continues an incoming traceparent: request → procedure → statements, with the route, status and organization', () => {
+      const inTrace = spans.filter((span) => span.traceId === traceId);
+      const request = inTrace.find((span) => span.kind === SERVER)!;
+      expect(request).toMatchObject({
+        parentSpanId: callerSpanId,
+        name: 'POST /organization-user',
+        service: `orgs-traced-${target.name}`,
+      });
+      expect(request.attributes).toMatchObject({
+        'http.request.method': 'POST',
+        'http.route': '/organization-user',
+        'http.response.status_code': 201,
+        'organization.id': organizationId,
+      });
+
+      const procedure = inTrace.find((span) => span.parentSpanId === request.spanId)!;
+      expect(procedure.name).toBe('procedure members.add');
+      expect(procedure.attributes).toMatchObject({ 'rpc.method': 'members.add', 'organization.id': organizationId });
+
+      // Every other span of the trace is a statement under the procedure.
+      const statements = inTrace.filter((span) => span !== request && span !== procedure);
+      expect(statements.length).toBeGreaterThan(0);
+      for (const statement of statements) {
+        expect(statement.parentSpanId).toBe(procedure.spanId);
+        expect(statement.kind).toBe(CLIENT);
+        expect(statement.attributes['db.system.name']).toBe(target.name === 'embedded' ? 'sqlite' : 'mariadb');
+        expect(statement.name).toBe(statement.attributes['db.query.summary']);
+        expect(statement.name).toMatch(/^[a-z]+( [a-z_]+)?(; [a-z]+( [a-z_]+)?)*$/);
+      }
+      // The membership is written, and its table named.
+      expect(statements.map((statement) => statement.name).join('; ')).toMatch(/insert organization_users/);
+    });
+
+    it('puts the trace id in the log line of the request', () => {
+      const line = requestLines(service).find((entry) => entry.url === '/organization-user');
+      expect(line).toMatchObject({ status: 201, traceId });
+      // Every request of a traced service has one, each its own unless continued.
+      const ids = requestLines(service).map((entry) => entry.traceId as string);
+      expect(ids.every((id) => /^[0-9a-f]{32}$/.test(id))).toBe(true);
+      expect(new Set(ids).size).toBe(ids.length);
+    });
+
+    it('makes a span per webhook attempt, whose trace the receiver is told', () => {
+      const [delivery] = hooks.at('/hook');
+      const [, attemptTrace, attemptSpan] = delivery!.headers.traceparent!.split('-');
+      const attempt = spans.find((span) => span.spanId === attemptSpan)!;
+      expect(attempt).toMatchObject({ traceId: attemptTrace, name: 'webhook attempt', kind: CLIENT, parentSpanId: '' });
+      expect(attempt.attributes).toMatchObject({
+        'http.request.method': 'POST',
+        'server.address': '127.0.0.1',
+        'http.response.status_code': 200,
+      });
+    });
+
+    it('carries no token, key, secret or e-mail address in any span', () => {
+      expect(spans.length).toBeGreaterThan(0);
+      const shown = JSON.stringify(spans);
+      for (const secret of [...secrets, newcomerEmail]) expect(shown).not.toContain(secret);
+      expect(shown).not.toMatch(/@example\.com|Bearer|eyJ|whsec_|oak_|sak_/);
+    });
+  });
+}
+
+describe('sampling and protocol', () => {
+  let collector: Receiver;
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    collector = await startReceiver();
+  });
+  afterAll(async () => {
+    await collector?.close();
+    await database?.drop();
+  });
+
+  /** A service on the embedded database with these settings, asked `GET /healthz` `count` times, then stopped. */
+  async function tracedRequests(env: Record<string, string>, count: number): Promise<ServiceProcess> {
+    database = await databaseTargets()[0]!.create();
+    const service = await spawnService({
+      ...BASE_ENV,
+      DATABASE_URL: database.url,
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url('/'),
+      ...env,
+    });
+    try {
+      for (let sent = 0; sent < count; sent++) expect((await fetch(`${service.baseUrl}/healthz`)).status).toBe(200);
+    } finally {
+      await stop(service);
+    }
+    return service;
+  }
+
+  it('keeps no trace with OTEL_TRACES_SAMPLER=always_off, and still logs the trace id of each request', async () => {
+    const service = await tracedRequests(
+      { OTEL_TRACES_SAMPLER: 'always_off', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'orgs-off' },
+      20,
+    );
+    expect(spansOf(collector).filter((span) => span.service === 'orgs-off')).toEqual([]);
+    const ids = requestLines(service).map((entry) => entry.traceId as string);
+    expect(ids).toHaveLength(20);
+    expect(ids.every((id) => /^[0-9a-f]{32}$/.test(id))).toBe(true);
+  }, 60_000);
+
+  it('keeps about the OTEL_TRACES_SAMPLER_ARG share of traces with traceidratio, the logged ones', async () => {
+    const service = await tracedRequests(
+      {
+        OTEL_TRACES_SAMPLER: 'traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0.1',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_SERVICE_NAME: 'orgs-tenth',
+      },
+      300,
+    );
+    const kept = spansOf(collector).filter((span) => span.service === 'orgs-tenth');
+    // 300 requests at 0.1: 30 expected; fewer than 10 or more than 60 has a chance under one in 10^6.
+    expect(kept.length).toBeGreaterThanOrEqual(10);
+    expect(kept.length).toBeLessThanOrEqual(60);
+    const logged = new Set(requestLines(service).map((entry) => entry.traceId as string));
+    for (const span of kept) {
+      expect(span.name).toBe('GET /healthz');
+      expect(logged.has(span.traceId)).toBe(true);
+    }
+  }, 60_000);
+
+  it('sends protobuf by default (OTEL_EXPORTER_OTLP_PROTOCOL unset), named by OTEL_SERVICE_NAME', async () => {
+    await tracedRequests({ OTEL_SERVICE_NAME: 'orgs-protobuf' }, 1);
+    const sent = collector.at('/v1/traces').filter((request) => request.body.includes('orgs-protobuf'));
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.headers['content-type']).toBe('application/x-protobuf');
+    // Protobuf keeps strings as they are: the span's name is in the bytes.
+    expect(sent[0]!.body).toContain('GET /healthz');
+  }, 60_000);
+});
