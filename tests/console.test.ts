@@ -28,6 +28,7 @@ import { CONSOLE_CSP } from '../server/http/console.ts';
 import { SCRIPT_BUDGET_BYTES } from '../console/build.ts';
 import { databaseTargets, describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
 import { uniqueId } from './support/fixtures.ts';
+import { setMaxMembers } from './support/limits.ts';
 import { CHROMIUM, chromiumMissing, failWithout } from './support/needs.ts';
 import { projectRoot, spawnService, type ServiceProcess } from './support/process.ts';
 import { restCall } from './support/rest-call.ts';
@@ -550,6 +551,71 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
     await page.getByText('Your role in this organization does not let you see this.').waitFor();
     expect(member.problems).toEqual([]);
   });
+
+  it(
+    'manages API keys: the secret shown once with a copy button, the last use, revoking; the seat limit in the settings',
+    { timeout: 120_000 },
+    async () => {
+      const ownerId = `${run}-keys`;
+      const ownerToken = await userWithProfile(ownerId, 'Kim', 'Keys');
+      const organizationId = await organizationBy(ownerToken, 'Keyed');
+      await setMaxMembers({ databaseUrl: database.url }, organizationId, 25);
+      const context = await newContext();
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: service.baseUrl });
+      const owner = await openConsole(context);
+      const { page } = owner;
+      await page.goto(`${service.baseUrl}/console/organizations/${organizationId}/api-keys#token=${ownerToken}`);
+      await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+      await page.getByText('This organization has no API keys yet.').waitFor();
+      await checkPage(page, 'api-keys-empty');
+
+      await page.getByLabel('Name').fill('Reporting job');
+      await page.getByLabel('Role').selectOption('admin');
+      expect(await page.getByLabel('Role').locator('option[value="owner"]').count()).toBe(0);
+      await page.getByRole('button', { name: 'Create API key' }).click();
+      const secret = page.locator('.osc-secret');
+      await expect.poll(() => secret.textContent()).toMatch(/^oak_[A-Za-z0-9_-]{43}$/);
+      const shown = (await secret.textContent())!;
+      await checkPage(page, 'api-key-secret');
+      await page.getByRole('button', { name: 'Copy secret' }).click();
+      await page.getByText('Copied to the clipboard.').waitFor();
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(shown);
+      await page.getByRole('button', { name: 'I have copied it' }).click();
+      expect(await secret.count()).toBe(0);
+      const keys = page.getByRole('table', { name: 'API keys' });
+      const row = keys.getByRole('row').filter({ hasText: 'Reporting job' });
+      await expect.poll(() => row.textContent()).toContain(shown.slice(0, 12));
+      expect(await row.textContent()).not.toContain(shown.slice(12));
+      expect(await row.getByRole('cell').nth(2).textContent()).toBe('Never');
+
+      // Used once, the key shows its last use at the next look.
+      expect((await restCall(service.baseUrl, 'GET', `/organizations/${organizationId}`, shown)).status).toBe(200);
+      await expect
+        .poll(
+          async () => {
+            await page.reload();
+            return row.getByRole('cell').nth(2).textContent();
+          },
+          { timeout: 30_000 },
+        )
+        .not.toBe('Never');
+      await checkPage(page, 'api-keys');
+
+      await row.getByRole('button', { name: 'Revoke' }).click();
+      await page.getByRole('button', { name: 'Confirm' }).click();
+      await page.getByText('API key Reporting job revoked.').waitFor();
+      await page.getByText('This organization has no API keys yet.').waitFor();
+      expect((await restCall(service.baseUrl, 'GET', `/organizations/${organizationId}`, shown)).status).toBe(401);
+
+      await openSection(page, 'Settings');
+      const details = page.getByRole('table', { name: 'Organization details' });
+      await details.waitFor();
+      expect(await details.getByRole('row', { name: /Member limit/ }).textContent()).toContain('25');
+      expect(await details.getByRole('row', { name: /^Members/ }).textContent()).toContain('1');
+      await checkPage(page, 'settings-with-limit');
+      expect(owner.problems).toEqual([]);
+    },
+  );
 
   it(
     'says at once that an organization is not available: one the user is not in, and a malformed id, with a way back',

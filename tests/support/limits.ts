@@ -6,7 +6,11 @@ import type { Database } from '../../server/platform/database/schema.ts';
 import { openDatabase } from '../../server/platform/database/orm.ts';
 import type { TestServer } from './server.ts';
 
-export async function setMaxMembers(server: TestServer, organizationId: string, maxMembers: number | null) {
+export async function setMaxMembers(
+  server: Pick<TestServer, 'databaseUrl'>,
+  organizationId: string,
+  maxMembers: number | null,
+) {
   const orm = await openDatabase(server.databaseUrl);
   try {
     await orm.em

@@ -38,6 +38,8 @@ export interface SpawnOptions {
   discardLogsAfterStart?: boolean;
   /** Node's arguments instead of SERVICE_ARGUMENTS (other flags for the bundle: bench/open-loop.ts). */
   nodeArguments?: string[];
+  /** The folder it runs in (node on the bundle only): where the default embedded database is. */
+  cwd?: string;
 }
 
 const parseJsonLine = (line: string): Record<string, any> | undefined => {
@@ -49,9 +51,9 @@ const parseJsonLine = (line: string): Record<string, any> | undefined => {
 };
 
 /** The child, its stdout lines and stderr collected as they come. */
-export function spawnCollecting(command: string, args: string[], env: Record<string, string>) {
+export function spawnCollecting(command: string, args: string[], env: Record<string, string>, cwd = projectRoot) {
   const child = spawn(command, args, {
-    cwd: projectRoot,
+    cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
   });
   const lines: string[] = [];
@@ -87,14 +89,20 @@ export function isRunning(pid: number): boolean {
   }
 }
 
+/** SERVICE_ARGUMENTS, with the bundle's absolute path when the service runs in another folder. */
+const serviceArguments = (cwd: string | undefined) =>
+  cwd ? SERVICE_ARGUMENTS.map((argument) => (argument === SERVICE_ENTRY ? bundledEntry : argument)) : SERVICE_ARGUMENTS;
+
 export async function spawnService(env: Record<string, string>, options: SpawnOptions = {}): Promise<ServiceProcess> {
   // SCRIPT: another entry point with the same conventions (bench/baseline.ts).
   const started = options.npmStart
     ? spawnCollecting('npm', ['start'], { PORT: '0', ...env })
-    : spawnCollecting(process.execPath, env.SCRIPT ? [env.SCRIPT] : (options.nodeArguments ?? SERVICE_ARGUMENTS), {
-        PORT: '0',
-        ...env,
-      });
+    : spawnCollecting(
+        process.execPath,
+        env.SCRIPT ? [env.SCRIPT] : (options.nodeArguments ?? serviceArguments(options.cwd)),
+        { PORT: '0', ...env },
+        options.cwd,
+      );
   // Generous: several services start at once beside the rest of the suite on 2 cores.
   for (let waited = 0; waited < 60_000; waited += 50) {
     // The start's line carries the addresses it listens on.
