@@ -30,6 +30,7 @@ export { Table } from './Table.tsx';
 export { TextAreaField } from './TextAreaField.tsx';
 export { TextField } from './TextField.tsx';
 export { Time } from './Time.tsx';
+export { useDebounced } from './useDebounced.ts';
 export { useFocusAfter, type CallState } from './useFocusAfter.ts';
 export { useRowEditor, type RowEditor } from './useRowEditor.ts';
 export { useRowPanel } from './useRowPanel.ts';
