@@ -74,8 +74,17 @@ export function DeliveryLog({
           {(rows) => (
             <Table
               label={`Deliveries to ${webhook.url}`}
-              columns={['Status', 'Event type', 'Attempts', 'Last response', 'Created', 'Last change', 'Next attempt']}
+              columns={[
+                'Status',
+                'Event type',
+                'Attempts',
+                "Receiver's answer",
+                'Created',
+                'Last change',
+                'Next attempt',
+              ]}
               actions
+              className="osc-table--cards"
             >
               {rows.map((delivery) => (
                 <tr key={delivery.delivery_id}>
