@@ -24,7 +24,7 @@ export function EventsTable({
       <span className="osc-mono">{userId}</span>
     );
   return (
-    <Table label={label} columns={['Time', 'Type', 'Actor', 'Subject', 'Details']} className="osc-table--cards">
+    <Table label={label} columns={['Time', 'Type', 'Actor', 'Subject', 'Details']}>
       {events.map((event) => (
         <tr key={event.event_id}>
           <td data-label="Time">

@@ -45,11 +45,7 @@ export function EffectivePermissions({ organizationId, userId, role, teams }: Pr
     return [...(fromRole ? [`role ${role}`] : []), ...fromTeams.map((team) => `team ${team.name}`)];
   };
   return (
-    <Table
-      label="Effective permissions"
-      columns={['Permission', 'What it allows', 'Given by']}
-      className="osc-table--cards"
-    >
+    <Table label="Effective permissions" columns={['Permission', 'What it allows', 'Given by']}>
       {held.map((permission) => (
         <tr key={permission}>
           <td data-label="Permission" className="osc-mono">

@@ -30,7 +30,7 @@ export function MemberProfile({ organizationId, userId }: MemberProfileProps) {
   return (
     <>
       <Section title={fullName(data)}>
-        <Table label="Member details" className="osc-table--cards">
+        <Table label="Member details">
           <tr>
             <th scope="row">Email</th>
             <td>{data.email}</td>

@@ -166,7 +166,6 @@ export function MembersPages({
             aria-busy={loadingPage || undefined}
             ref={table}
             tabIndex={-1}
-            className="osc-table--cards"
           >
             {rows.map((member) => (
               <MemberRow

@@ -84,7 +84,6 @@ export function DeliveryLog({
                 'Next attempt',
               ]}
               actions
-              className="osc-table--cards"
             >
               {rows.map((delivery) => (
                 <tr key={delivery.delivery_id}>
