@@ -114,6 +114,7 @@ export function MemberPicker({ organizationId, label, value, onChange, exclude, 
             }}
             onKeyDown={onKeyDown}
             onFocus={() => setOpen(true)}
+            onClick={() => setOpen(true)}
             onBlur={() => setOpen(false)}
           />
           <ul className="osc-combobox__list" id={listboxId} role="listbox" aria-label={label} hidden={!open}>
