@@ -9,13 +9,14 @@ import { OrganizationSwitcher, OrgServiceProvider, usePermissions } from '@org-s
 import {
   HomePage,
   InvitationsPage,
+  MemberPage,
   NotFoundPage,
   OrganizationPage,
   ProfilePage,
   SECTION_PERMISSIONS,
   SECTION_TITLES,
 } from './pages.tsx';
-import { Link, navigate, ORGANIZATION_SECTIONS, useRoute, type Route } from './router.tsx';
+import { Link, navigate, ORGANIZATION_SECTIONS, useRoute, type OrganizationSection, type Route } from './router.tsx';
 import { forgetToken, storedSession, takeTokenFromFragment, type Session, type SignedOutReason } from './session.ts';
 import { SignInPage } from './sign-in.tsx';
 
@@ -64,11 +65,16 @@ export function App({ signOutRef }: { signOutRef: SignOutSignal }) {
 
 function Frame({ session, onSignOut }: { session: Session; onSignOut: () => void }) {
   const route = useRoute();
-  const organizationId = route.page === 'organization' ? route.organizationId : undefined;
+  const organizationId = route.page === 'organization' || route.page === 'member' ? route.organizationId : undefined;
+  const section = route.page === 'organization' ? route.section : 'members';
   const main = useRef<HTMLElement>(null);
   // After a navigation, the focus goes to the new page, as a page load would put it.
   const path = location.pathname;
   const first = useRef(true);
+  // On a narrow screen the navigation folds behind a Menu button; it is open on the page it was
+  // opened on, so a new page folds it again.
+  const [menuOpenOn, setMenuOpenOn] = useState<string>();
+  const menuOpen = menuOpenOn === path;
   useEffect(() => {
     if (first.current) {
       first.current = false;
@@ -77,7 +83,7 @@ function Frame({ session, onSignOut }: { session: Session; onSignOut: () => void
     main.current?.focus();
   }, [path]);
   return (
-    <div className="console osc-root">
+    <div className={menuOpen ? 'console osc-root console--menu-open' : 'console osc-root'}>
       <a className="console-skip" href="#main">
         Skip to content
       </a>
@@ -85,6 +91,15 @@ function Frame({ session, onSignOut }: { session: Session; onSignOut: () => void
         <Link to={{ page: 'home' }} className="console-brand">
           Organizations console
         </Link>
+        <button
+          type="button"
+          className="osc-button osc-button--ghost console-menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="console-menu"
+          onClick={() => setMenuOpenOn(menuOpen ? undefined : path)}
+        >
+          Menu
+        </button>
         <div className="console-header__switcher">
           <OrganizationSwitcher
             label="Organization"
@@ -93,13 +108,13 @@ function Frame({ session, onSignOut }: { session: Session; onSignOut: () => void
               navigate({
                 page: 'organization',
                 organizationId: id,
-                section: route.page === 'organization' ? route.section : 'members',
+                section,
               })
             }
           />
         </div>
-        <nav className="console-header__user" aria-label="Account">
-          <Link to={{ page: 'invitations' }}>Invitations</Link>
+        <nav className="console-header__user" aria-label="Account" id="console-menu">
+          <Link to={{ page: 'invitations' }}>Your invitations</Link>
           <Link to={{ page: 'profile' }}>Profile</Link>
           <span className="console-user" title="Signed in as">
             {session.userId}
@@ -110,9 +125,7 @@ function Frame({ session, onSignOut }: { session: Session; onSignOut: () => void
         </nav>
       </header>
       <div className="console-body">
-        {organizationId && route.page === 'organization' && (
-          <OrganizationNav organizationId={organizationId} current={route} />
-        )}
+        {organizationId && <OrganizationNav organizationId={organizationId} current={section} />}
         <main className="console-main" id="main" tabIndex={-1} ref={main}>
           <Page route={route} />
         </main>
@@ -121,13 +134,7 @@ function Frame({ session, onSignOut }: { session: Session; onSignOut: () => void
   );
 }
 
-function OrganizationNav({
-  organizationId,
-  current,
-}: {
-  organizationId: string;
-  current: Extract<Route, { page: 'organization' }>;
-}) {
+function OrganizationNav({ organizationId, current }: { organizationId: string; current: OrganizationSection }) {
   const { can, error } = usePermissions(organizationId);
   // The page says why the organization cannot be shown; it has no sections to go to.
   if (error) return null;
@@ -138,7 +145,7 @@ function OrganizationNav({
           <li key={section}>
             <Link
               to={{ page: 'organization', organizationId, section }}
-              aria-current={section === current.section ? 'page' : undefined}
+              aria-current={section === current ? 'page' : undefined}
             >
               {SECTION_TITLES[section]}
             </Link>
@@ -159,8 +166,15 @@ function Page({ route }: { route: Route }) {
       return <InvitationsPage />;
     case 'organization':
       return (
-        <OrganizationPage key={route.organizationId} organizationId={route.organizationId} section={route.section} />
+        <OrganizationPage
+          key={route.organizationId}
+          organizationId={route.organizationId}
+          section={route.section}
+          role={route.role}
+        />
       );
+    case 'member':
+      return <MemberPage key={route.organizationId} organizationId={route.organizationId} userId={route.userId} />;
     case 'not-found':
       return <NotFoundPage />;
   }

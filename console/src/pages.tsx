@@ -9,6 +9,7 @@ import {
   EventsLog,
   InvitationsTable,
   InviteForm,
+  MemberProfile,
   MembersTable,
   MyInvitations,
   OrganizationSettings,
@@ -122,9 +123,12 @@ export const SECTION_PERMISSIONS: Record<OrganizationSection, string> = {
 export function OrganizationPage({
   organizationId,
   section,
+  role,
 }: {
   organizationId: string;
   section: OrganizationSection;
+  /** The member list's role filter at first. */
+  role?: string | undefined;
 }) {
   const { can, loaded, error } = usePermissions(organizationId);
   // The permissions are the page's first read: a refusal of them is the page's answer.
@@ -146,12 +150,22 @@ export function OrganizationPage({
       )}
       {section === 'members' && (
         <>
-          <MembersTable organizationId={organizationId} />
           {can('members:add') && (
-            <Section title="Add a member" description="Someone who already has a profile, by their email address.">
-              <AddMemberForm organizationId={organizationId} />
-            </Section>
+            <details className="console-disclosure">
+              <summary>Add a member</summary>
+              <Section title="Add a member" description="Someone who already has a profile, by their email address.">
+                <AddMemberForm organizationId={organizationId} />
+              </Section>
+            </details>
           )}
+          <MembersTable
+            key={role}
+            organizationId={organizationId}
+            {...(role !== undefined && { role })}
+            memberLink={(member, name) => (
+              <Link to={{ page: 'member', organizationId, userId: member.user_id }}>{name}</Link>
+            )}
+          />
         </>
       )}
       {section === 'invitations' && (
@@ -165,6 +179,26 @@ export function OrganizationPage({
       {section === 'webhooks' && <WebhooksPanel organizationId={organizationId} />}
       {section === 'api-keys' && <ApiKeysPanel organizationId={organizationId} />}
       {section === 'events' && <EventsLog organizationId={organizationId} />}
+    </>
+  );
+}
+
+/** One member of an organization: their details, teams and permissions (members:read). */
+export function MemberPage({ organizationId, userId }: { organizationId: string; userId: string }) {
+  const { can, loaded, error } = usePermissions(organizationId);
+  if (error) return <OrganizationUnavailable organizationId={organizationId} error={error} />;
+  if (!loaded) return <Busy />;
+  return (
+    <>
+      <p>
+        <Link to={{ page: 'organization', organizationId, section: 'members' }}>Back to the members</Link>
+      </p>
+      <h1>Member</h1>
+      {can('members:read') ? (
+        <MemberProfile organizationId={organizationId} userId={userId} />
+      ) : (
+        <EmptyState>Your role in this organization does not let you see this.</EmptyState>
+      )}
     </>
   );
 }

@@ -62,7 +62,17 @@ export {
   type InvitationsTableProps,
   type InviteFormProps,
 } from './invitations/index.ts';
-export { AddMemberForm, MembersTable, type AddMemberFormProps, type MembersTableProps } from './members/index.ts';
+export {
+  AddMemberForm,
+  MemberPicker,
+  MemberProfile,
+  MembersTable,
+  type AddMemberFormProps,
+  type Member,
+  type MemberPickerProps,
+  type MemberProfileProps,
+  type MembersTableProps,
+} from './members/index.ts';
 export { RoleEditor, type RoleEditorProps } from './roles/index.ts';
 export { TeamsPanel, type TeamsPanelProps } from './teams/index.ts';
 export { WebhooksPanel, type WebhooksPanelProps } from './webhooks/index.ts';

@@ -7,6 +7,8 @@ export interface EventQuery {
   after?: string | null;
   limit: number;
   type?: EventType;
+  /** Only events this user did. */
+  actorUserId?: string | undefined;
   /** The newest first: the events before `after`, or the newest of all without it. */
   newestFirst?: boolean;
 }
@@ -16,6 +18,7 @@ export function eventRows(reader: Reader, organizationId: string, query: EventQu
   let select = reader.sql.selectFrom('organization_events').selectAll().where('organization_id', '=', organizationId);
   if (query.after) select = select.where('event_id', query.newestFirst ? '<' : '>', query.after);
   if (query.type) select = select.where('type', '=', query.type);
+  if (query.actorUserId) select = select.where('actor_user_id', '=', query.actorUserId);
   return reader.all(select.orderBy('event_id', query.newestFirst ? 'desc' : 'asc').limit(query.limit));
 }
 

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { auditEventOutput, eventIdSchema, eventTypeSchema } from '../../../shared/events.ts';
-import { organizationIdSchema } from '../../../shared/fields.ts';
+import { organizationIdSchema, userIdSchema } from '../../../shared/fields.ts';
 import { DEFAULT_PAGE_SIZE, linkToNextPage, nextLinkHeader, pageSize } from '../../platform/rpc/lists.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
@@ -27,6 +27,8 @@ const pageInput = z.object({
   type: eventTypeSchema.optional(),
   /** Newest first, each page older than the one before: what a log shows, its latest events first. */
   newest_first: z.boolean().default(false),
+  /** Only the events this user did (the console's filter by actor). */
+  actor_user_id: userIdSchema.optional(),
 });
 
 const linkHeader = nextLinkHeader('When the page is full: `<path?after=<last event_id>&limit=N>; rel="next"`');
@@ -64,6 +66,7 @@ export const eventsPageProcedure = organizationProcedure({ from: 'input', may: '
       ...input,
       after: input.cursor,
       newestFirst: input.newest_first,
+      actorUserId: input.actor_user_id,
     });
     const last = items.at(-1);
     return { items, nextCursor: last && items.length === input.limit ? last.event_id : null };

@@ -14,6 +14,7 @@ import { usePermissions } from '../permissions.ts';
 import { inOrganization, keyedByOrganization, useTRPC } from '../service.tsx';
 import { Badge, Button, ErrorNotice, QueryList, Section } from '../ui/index.ts';
 import type { AuditEvent } from './event.ts';
+import { EventsHistory } from './EventsHistory.tsx';
 import { EventsTable } from './EventsTable.tsx';
 import { useNewestEvents } from './useNewestEvents.ts';
 
@@ -105,40 +106,43 @@ function LiveEvents({ organizationId, pageSize = 50 }: EventsLogProps) {
       : undefined;
 
   return (
-    <Section
-      title="Latest events"
-      description="Newest first. New events appear as they happen."
-      actions={
-        retry && (
-          <Button
-            variant="primary"
-            onClick={() => {
-              retry();
-              statusLine.current?.focus();
-            }}
-          >
-            Reconnect
-          </Button>
-        )
-      }
-    >
-      <p className="osc-row" role="status" ref={statusLine} tabIndex={-1}>
-        <Badge tone={connection.tone}>{connection.label}</Badge>
-        {arrivals.count > 0 && (
-          <span>
-            {arrivals.count} new {arrivals.count === 1 ? 'event' : 'events'}
-          </span>
-        )}
-      </p>
-      {subscription.status === 'error' && <ErrorNotice error={subscription.error} />}
-      <QueryList
-        query={newest}
-        items={shown}
-        loading="Loading events…"
-        empty="No events yet. They appear here as they happen."
+    <>
+      <Section
+        title="Latest events"
+        description="Newest first. New events appear as they happen."
+        actions={
+          retry && (
+            <Button
+              variant="primary"
+              onClick={() => {
+                retry();
+                statusLine.current?.focus();
+              }}
+            >
+              Reconnect
+            </Button>
+          )
+        }
       >
-        {(rows) => <EventsTable events={rows} names={names} />}
-      </QueryList>
-    </Section>
+        <p className="osc-row" role="status" ref={statusLine} tabIndex={-1}>
+          <Badge tone={connection.tone}>{connection.label}</Badge>
+          {arrivals.count > 0 && (
+            <span>
+              {arrivals.count} new {arrivals.count === 1 ? 'event' : 'events'}
+            </span>
+          )}
+        </p>
+        {subscription.status === 'error' && <ErrorNotice error={subscription.error} />}
+        <QueryList
+          query={newest}
+          items={shown}
+          loading="Loading events…"
+          empty="No events yet. They appear here as they happen."
+        >
+          {(rows) => <EventsTable events={rows} names={names} />}
+        </QueryList>
+      </Section>
+      <EventsHistory organizationId={organizationId} names={names} />
+    </>
   );
 }

@@ -1,4 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
 import { inOrganization, useTRPC } from '../service.tsx';
 import { Button, ConfirmButton, EditableRow, Time, useRowEditor } from '../ui/index.ts';
 import { fullName, MEMBER_COLUMNS, type Member } from './member.ts';
@@ -13,10 +14,27 @@ interface MemberRowProps {
   canRemove: boolean;
   onRemoved: () => void;
   onLeft: () => void;
+  /** With bulk actions: whether the row is selected, and its change. */
+  selection?: { selected: boolean; onChange: (selected: boolean) => void };
+  /** What the last bulk action did to this member: null for done, else the service's message. */
+  outcome?: string | null | undefined;
+  /** The member's name as a link to their page, where the host has one. */
+  link?: (name: string) => ReactNode;
 }
 
 /** A member's row: changing their role and expiry, removing them, or on the caller's own row leaving. */
-export function MemberRow({ organizationId, member, self, canUpdate, canRemove, onRemoved, onLeft }: MemberRowProps) {
+export function MemberRow({
+  organizationId,
+  member,
+  self,
+  canUpdate,
+  canRemove,
+  onRemoved,
+  onLeft,
+  selection,
+  outcome,
+  link,
+}: MemberRowProps) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const name = fullName(member);
@@ -39,16 +57,33 @@ export function MemberRow({ organizationId, member, self, canUpdate, canRemove, 
   return (
     <EditableRow
       editor={editor}
-      columns={MEMBER_COLUMNS.length + 1}
+      columns={MEMBER_COLUMNS.length + (selection ? 2 : 1)}
       form={<MemberEditForm organizationId={organizationId} member={member} name={name} onClose={editor.close} />}
     >
-      <td>{name}</td>
-      <td>{member.email}</td>
-      <td>{member.role}</td>
-      <td>
+      {selection && (
+        <td className="osc-table__select">
+          <input
+            type="checkbox"
+            aria-label={`Select ${name}`}
+            checked={selection.selected}
+            onChange={(event) => selection.onChange(event.target.checked)}
+          />
+        </td>
+      )}
+      <td data-label="Name">
+        {link ? link(name) : name}
+        {outcome !== undefined && (
+          <span className={outcome === null ? 'osc-outcome' : 'osc-outcome osc-outcome--failed'}>
+            {outcome === null ? 'Done' : `Failed: ${outcome}`}
+          </span>
+        )}
+      </td>
+      <td data-label="Email">{member.email}</td>
+      <td data-label="Role">{member.role}</td>
+      <td data-label="Expires">
         <Time value={member.expires_at} />
       </td>
-      <td>
+      <td data-label="Joined">
         <Time value={member.created_at} />
       </td>
       <td className="osc-table__actions">

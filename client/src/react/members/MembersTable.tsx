@@ -1,159 +1,80 @@
 /**
- * An organization's members (behaviour §4.3, §11) a page at a time (`members.page`, cursor pages),
- * with what the caller's permissions allow on each row. The member procedures name the
+ * An organization's members (behaviour §4.3, §11, §15) a page at a time (`members.page`, cursor
+ * pages): found by a search as one types, filtered by role, in the order chosen, with what the
+ * caller's permissions allow on each row and on the rows selected. The member procedures name the
  * organization in a header (`inOrganization`).
  */
-import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
-import { usePermissions } from '../permissions.ts';
-import { inOrganization, keyedByOrganization, useTRPC } from '../service.tsx';
-import { Button, keepFocus, Notice, QueryList, Section, Table } from '../ui/index.ts';
-import { fullName, MEMBER_COLUMNS } from './member.ts';
-import { MemberRow } from './MemberRow.tsx';
+import { useQuery } from '@tanstack/react-query';
+import { useState, type ReactNode } from 'react';
+import { useTRPC } from '../service.tsx';
+import { Section, SelectField, TextField, useDebounced } from '../ui/index.ts';
+import { MEMBER_SORTS, type Member, type MemberQuery, type MemberSort } from './member.ts';
+import { MembersPages } from './MembersPages.tsx';
 
 const DEFAULT_PAGE_SIZE = 50;
+const PAGE_SIZES = [25, 50, 100, 250, 1000];
 
 export interface MembersTableProps {
   organizationId: string;
-  /** Members a page, 1 to 1000; 50 unless given. */
+  /** Members a page at first, 1 to 1000; 50 unless given. The reader may choose another. */
   pageSize?: number;
+  /** The role filter at first (a link from a role to its holders). */
+  role?: string;
   /** Called once the caller has left the organization from their own row (to go elsewhere). */
   onLeft?: () => void;
+  /** A member's name as a link to a page of theirs, where the host application has one. */
+  memberLink?: (member: Member, name: string) => ReactNode;
 }
 
-/** The organization's members a page at a time, each row with the changes the caller may make. */
+/** The organization's members: the search, filter, order and page size, then the pages they find. */
 export function MembersTable(props: MembersTableProps) {
-  // Another organization or page size starts again on the first page, with no row open.
-  return <MembersPages key={`${props.organizationId} ${props.pageSize ?? DEFAULT_PAGE_SIZE}`} {...props} />;
-}
-
-function MembersPages({ organizationId, pageSize = DEFAULT_PAGE_SIZE, onLeft }: MembersTableProps) {
+  const { organizationId } = props;
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const { can, userId } = usePermissions(organizationId);
-  // The cursors of the pages after the first that led here, the last one the page shown: Previous
-  // goes back without the service having to page backwards.
-  const [cursors, setCursors] = useState<string[]>([]);
-  // The last move between pages: a new object at each, for the effect that follows it.
-  const [move, setMove] = useState<{ direction: 'next' | 'previous' }>();
-  const [removed, setRemoved] = useState<string>();
-  const [left, setLeft] = useState(false);
-  const table = useRef<HTMLTableElement>(null);
-  const previousButton = useRef<HTMLButtonElement>(null);
-  const nextButton = useRef<HTMLButtonElement>(null);
-  const leftNotice = useRef<HTMLDivElement>(null);
-  const page = useQuery({
-    ...keyedByOrganization(
-      trpc.members.page.queryOptions(
-        { limit: pageSize, cursor: cursors.at(-1) ?? null },
-        inOrganization(organizationId),
-      ),
-      organizationId,
-    ),
-    // The page shown stays while the next one loads; its pager button says it is busy.
-    placeholderData: keepPreviousData,
-    enabled: !left,
-  });
-  const loadingPage = page.isPlaceholderData;
-
-  // A pager button disabled by its own loading, or for good on the first or last page, hands the
-  // focus to its neighbour rather than to nobody.
-  useEffect(() => {
-    if (move === undefined || loadingPage) return;
-    const [pressed, other] =
-      move.direction === 'next'
-        ? [nextButton.current, previousButton.current]
-        : [previousButton.current, nextButton.current];
-    keepFocus(pressed?.disabled ? other : pressed);
-  }, [move, loadingPage]);
-  // A removed member's row took the focus with it.
-  useEffect(() => {
-    if (removed !== undefined) keepFocus(table.current);
-  }, [removed]);
-  useEffect(() => {
-    if (left) leftNotice.current?.focus();
-  }, [left]);
-
-  const goTo = (pages: string[], direction: 'next' | 'previous') => {
-    setCursors(pages);
-    setMove({ direction });
-    setRemoved(undefined);
-  };
-  const nextCursor = page.data?.nextCursor;
-  const leave = () => {
-    setLeft(true);
-    // The caller's organizations and permissions change; this list is no longer theirs to read.
-    void queryClient.invalidateQueries({ queryKey: trpc.organizations.pathKey() });
-    void queryClient.invalidateQueries({ queryKey: trpc.permissions.mine.pathKey() });
-    onLeft?.();
-  };
-
-  if (left) {
-    return (
-      <Section title="Members">
-        <div ref={leftNotice} tabIndex={-1}>
-          <Notice tone="success">You left this organization.</Notice>
-        </div>
-      </Section>
-    );
-  }
-  const pageNumber = cursors.length + 1;
+  const roles = useQuery(trpc.roles.list.queryOptions({ organization_id: organizationId }));
+  const [text, setText] = useState('');
+  const search = useDebounced(text);
+  const [role, setRole] = useState(props.role ?? '');
+  const [sort, setSort] = useState<MemberSort>('created_at');
+  const [pageSize, setPageSize] = useState(props.pageSize ?? DEFAULT_PAGE_SIZE);
+  const query: MemberQuery = { search, role, sort };
+  const roleNames = new Set([...(roles.data ?? []).map((each) => each.role), ...(role ? [role] : [])]);
   return (
-    <Section title="Members" description="Everyone in the organization, in the order they joined.">
-      {removed !== undefined && <Notice tone="success">{removed} was removed from the organization.</Notice>}
-      <QueryList
-        query={page}
-        items={page.data?.items}
-        loading="Loading members…"
-        empty={pageNumber === 1 ? 'This organization has no members.' : 'No members on this page.'}
-      >
-        {(members) => (
-          <Table
-            label="Members"
-            columns={MEMBER_COLUMNS}
-            actions
-            aria-busy={loadingPage || undefined}
-            ref={table}
-            tabIndex={-1}
-          >
-            {members.map((member) => (
-              <MemberRow
-                key={member.user_id}
-                organizationId={organizationId}
-                member={member}
-                self={member.user_id === userId}
-                canUpdate={can('members:update')}
-                canRemove={can('members:remove')}
-                onRemoved={() => setRemoved(fullName(member))}
-                onLeft={leave}
-              />
-            ))}
-          </Table>
-        )}
-      </QueryList>
-      {page.isSuccess && (
-        <nav className="osc-pager" aria-label="Member pages">
-          <span className="osc-muted" aria-live="polite">
-            Page {pageNumber}
-          </span>
-          <Button
-            ref={previousButton}
-            disabled={pageNumber === 1}
-            busy={loadingPage && move?.direction === 'previous'}
-            onClick={() => goTo(cursors.slice(0, -1), 'previous')}
-          >
-            Previous page
-          </Button>
-          <Button
-            ref={nextButton}
-            disabled={!nextCursor}
-            busy={loadingPage && move?.direction === 'next'}
-            onClick={() => nextCursor && goTo([...cursors, nextCursor], 'next')}
-          >
-            Next page
-          </Button>
-        </nav>
-      )}
+    <Section title="Members" description="Everyone in the organization: find them by name or e-mail, by role.">
+      <div className="osc-filters" role="search" aria-label="Members">
+        <TextField
+          label="Search members"
+          type="search"
+          hint="Beginnings of a name's or an e-mail's words"
+          value={text}
+          maxLength={100}
+          onChange={(event) => setText(event.target.value)}
+        />
+        <SelectField
+          label="Role"
+          value={role}
+          options={[{ value: '', label: 'All roles' }, ...[...roleNames].map((name) => ({ value: name, label: name }))]}
+          onChange={(event) => setRole(event.target.value)}
+        />
+        <SelectField
+          label="Order"
+          value={sort}
+          options={Object.entries(MEMBER_SORTS).map(([value, label]) => ({ value, label }))}
+          onChange={(event) => setSort(event.target.value as MemberSort)}
+        />
+        <SelectField
+          label="Per page"
+          value={String(pageSize)}
+          options={PAGE_SIZES.map((size) => ({ value: String(size), label: String(size) }))}
+          onChange={(event) => setPageSize(Number(event.target.value))}
+        />
+      </div>
+      {/* Another organization, search or page size starts again on the first page, nothing selected. */}
+      <MembersPages
+        key={JSON.stringify([organizationId, search, role, sort, pageSize])}
+        {...props}
+        query={query}
+        pageSize={pageSize}
+      />
     </Section>
   );
 }

@@ -1,8 +1,10 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { errorView } from '../errors.ts';
-import { inOrganization, keyedByOrganization, useTRPC } from '../service.tsx';
-import { ConfirmButton, ErrorNotice, QueryList, Section, SelectField } from '../ui/index.ts';
+import { fullName, type Member } from '../members/member.ts';
+import { MemberPicker } from '../members/MemberPicker.tsx';
+import { useTRPC } from '../service.tsx';
+import { ConfirmButton, ErrorNotice, Section } from '../ui/index.ts';
 
 export function TransferOwnership({
   organizationId,
@@ -15,18 +17,11 @@ export function TransferOwnership({
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const members = useQuery(
-    keyedByOrganization(trpc.members.list.queryOptions(undefined, inOrganization(organizationId)), organizationId),
-  );
-  const [userId, setUserId] = useState('');
-  const candidates = (members.data ?? [])
-    .filter((member) => member.user_id !== callerId)
-    .map((member) => ({ userId: member.user_id, name: `${member.first_name} ${member.last_name}`, member }));
-  const chosen = candidates.find((candidate) => candidate.userId === userId);
+  const [chosen, setChosen] = useState<Member>();
   const transfer = useMutation(
     trpc.organizations.transferOwnership.mutationOptions({
       onSuccess: async () => {
-        onTransferred(chosen?.name ?? userId);
+        onTransferred(chosen ? fullName(chosen) : '');
         // The caller's role, permissions and the member list all change.
         await Promise.all(
           [trpc.organizations, trpc.members, trpc.permissions].map((procedures) =>
@@ -39,41 +34,27 @@ export function TransferOwnership({
 
   return (
     <Section title="Transfer ownership" description="The member you choose becomes the owner, and you become an admin.">
-      <QueryList
-        query={members}
-        items={candidates}
-        loading="Loading members…"
-        empty="There is no other member to hand ownership to. Invite someone first."
-      >
-        {(rows) => (
-          <div className="osc-stack">
-            <ErrorNotice error={transfer.error} />
-            <SelectField
-              label="New owner"
-              value={userId}
-              options={[
-                { value: '', label: 'Choose a member' },
-                ...rows.map((candidate) => ({
-                  value: candidate.userId,
-                  label: `${candidate.name} (${candidate.member.email}), ${candidate.member.role}`,
-                })),
-              ]}
-              onChange={(event) => setUserId(event.target.value)}
-              error={errorView(transfer.error).fields.user_id}
-            />
-            <div className="osc-row">
-              <ConfirmButton
-                confirmLabel={chosen ? `Make ${chosen.name} the owner?` : 'Transfer ownership?'}
-                busy={transfer.isPending}
-                disabled={!chosen}
-                onConfirm={() => transfer.mutate({ organization_id: organizationId, user_id: userId })}
-              >
-                Transfer ownership
-              </ConfirmButton>
-            </div>
-          </div>
-        )}
-      </QueryList>
+      <div className="osc-stack">
+        <ErrorNotice error={transfer.error} />
+        <MemberPicker
+          organizationId={organizationId}
+          label="New owner"
+          value={chosen}
+          onChange={setChosen}
+          exclude={(member) => member.user_id === callerId}
+          error={errorView(transfer.error).fields.user_id}
+        />
+        <div className="osc-row">
+          <ConfirmButton
+            confirmLabel={chosen ? `Make ${fullName(chosen)} the owner?` : 'Transfer ownership?'}
+            busy={transfer.isPending}
+            disabled={!chosen}
+            onConfirm={() => chosen && transfer.mutate({ organization_id: organizationId, user_id: chosen.user_id })}
+          >
+            Transfer ownership
+          </ConfirmButton>
+        </div>
+      </div>
     </Section>
   );
 }

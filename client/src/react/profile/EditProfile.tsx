@@ -43,7 +43,7 @@ export function EditProfile({
         type="email"
         value={user.email}
         readOnly
-        hint="Your e-mail address is kept as it was when the profile was created."
+        hint="Read-only: your e-mail address stays as it was when the profile was created."
       />
       <FormActions submit="Save profile" busy={update.isPending} autoFocus={focusSave} />
     </Form>

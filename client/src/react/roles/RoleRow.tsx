@@ -3,6 +3,7 @@ import { useTRPC } from '../service.tsx';
 import { Badge, Button, ConfirmButton, EditableRow, useRowEditor } from '../ui/index.ts';
 import { CatalogueOr } from './CatalogueOr.tsx';
 import { EditRoleForm } from './EditRoleForm.tsx';
+import { PermissionGroups } from './PermissionGroups.tsx';
 import { KINDS, ROLE_COLUMNS, type CatalogueQuery, type Role } from './role.ts';
 
 /** A role's row: with `roles:manage`, an organization's own role is edited and deleted in place. */
@@ -49,7 +50,9 @@ export function RoleRow({
         <Badge tone={KINDS[role.kind].tone}>{KINDS[role.kind].label}</Badge>
       </td>
       <td>{role.description || <span className="osc-muted">No description</span>}</td>
-      <td>{role.permissions.join(', ')}</td>
+      <td>
+        <PermissionGroups permissions={role.permissions} />
+      </td>
       {manage && (
         <td className="osc-table__actions">
           {editable ? (

@@ -1,12 +1,14 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { errorView } from '../errors.ts';
-import { inOrganization, keyedByOrganization, useTRPC } from '../service.tsx';
-import { Busy, ErrorNotice, Form, FormActions, Notice, SelectField, TextField } from '../ui/index.ts';
+import { type Member } from '../members/member.ts';
+import { MemberPicker } from '../members/MemberPicker.tsx';
+import { useTRPC } from '../service.tsx';
+import { ErrorNotice, Form, FormActions, Notice } from '../ui/index.ts';
 import { fullName, type Team } from './team.ts';
 import { useTeamsChanged } from './useTeamsChanged.ts';
 
-/** A select over the organization's members not in the team yet; their user id when the list cannot be read. */
+/** A member of the organization not in the team yet, found by the member picker's search. */
 export function AddTeamMember({
   organizationId,
   team,
@@ -18,60 +20,43 @@ export function AddTeamMember({
 }) {
   const trpc = useTRPC();
   const teamsChanged = useTeamsChanged();
-  const people = useQuery(
-    keyedByOrganization(trpc.members.list.queryOptions(undefined, inOrganization(organizationId)), organizationId),
-  );
-  const [userId, setUserId] = useState('');
-  const [added, setAdded] = useState<string>();
+  const [chosen, setChosen] = useState<Member>();
+  // A new key empties the picker after each addition.
+  const [added, setAdded] = useState<{ count: number; notice?: string }>({ count: 0 });
   const add = useMutation(
     trpc.teams.addMember.mutationOptions({
-      onSuccess: async (_, input) => {
-        const person = people.data?.find((each) => each.user_id === input.user_id);
-        setAdded(`${person ? fullName(person) : input.user_id} added to the team.`);
-        setUserId('');
+      onSuccess: async () => {
+        setAdded(({ count }) => ({
+          count: count + 1,
+          notice: `${chosen ? fullName(chosen) : 'The member'} added to the team.`,
+        }));
+        setChosen(undefined);
         await teamsChanged();
       },
     }),
   );
-  const error = errorView(add.error).fields.user_id;
-  const candidates = (people.data ?? []).filter((person) => !inTeam.includes(person.user_id));
 
   return (
     <Form
       label={`Add a member to ${team.name}`}
       className="osc-form--inline"
       onSubmit={() => {
-        setAdded(undefined);
-        add.mutate({ organization_id: organizationId, team_id: team.team_id, user_id: userId.trim() });
+        if (!chosen) return;
+        setAdded(({ count }) => ({ count }));
+        add.mutate({ organization_id: organizationId, team_id: team.team_id, user_id: chosen.user_id });
       }}
     >
-      {added && <Notice tone="success">{added}</Notice>}
+      {added.notice && <Notice tone="success">{added.notice}</Notice>}
       <ErrorNotice error={add.error} />
-      {people.isPending ? (
-        <Busy label="Loading members…" />
-      ) : people.isError ? (
-        <TextField
-          label="User id"
-          hint="The organization's member list could not be read; give the member's user id."
-          value={userId}
-          onChange={(event) => setUserId(event.target.value)}
-          error={error}
-        />
-      ) : (
-        <SelectField
-          label="Member"
-          value={userId}
-          options={[
-            {
-              value: '',
-              label: candidates.length ? 'Choose a member' : 'Every member is in this team',
-            },
-            ...candidates.map((person) => ({ value: person.user_id, label: `${fullName(person)} (${person.email})` })),
-          ]}
-          onChange={(event) => setUserId(event.target.value)}
-          error={error}
-        />
-      )}
+      <MemberPicker
+        key={added.count}
+        organizationId={organizationId}
+        label="Member"
+        value={chosen}
+        onChange={setChosen}
+        exclude={(member) => inTeam.includes(member.user_id)}
+        error={errorView(add.error).fields.user_id}
+      />
       <FormActions submit="Add to team" busy={add.isPending} />
     </Form>
   );

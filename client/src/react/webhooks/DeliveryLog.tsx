@@ -74,7 +74,15 @@ export function DeliveryLog({
           {(rows) => (
             <Table
               label={`Deliveries to ${webhook.url}`}
-              columns={['Status', 'Event type', 'Attempts', 'Last response', 'Created', 'Last change', 'Next attempt']}
+              columns={[
+                'Status',
+                'Event type',
+                'Attempts',
+                "Receiver's answer",
+                'Created',
+                'Last change',
+                'Next attempt',
+              ]}
               actions
             >
               {rows.map((delivery) => (

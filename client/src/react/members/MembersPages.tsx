@@ -1,0 +1,214 @@
+/** The pages of members a search finds, each row with its changes, and the changes to the rows selected. */
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
+import { usePermissions } from '../permissions.ts';
+import { inOrganization, keyedByOrganization, useTRPC } from '../service.tsx';
+import { Button, keepFocus, Notice, QueryList, Table } from '../ui/index.ts';
+import { BulkActions, type Outcomes } from './BulkActions.tsx';
+import { ExportMembers } from './ExportMembers.tsx';
+import { fullName, MEMBER_COLUMNS, memberQueryInput, narrowed, totalOf, type MemberQuery } from './member.ts';
+import { MemberRow } from './MemberRow.tsx';
+import type { MembersTableProps } from './MembersTable.tsx';
+
+export function MembersPages({
+  organizationId,
+  pageSize,
+  query,
+  onLeft,
+  memberLink,
+}: MembersTableProps & { pageSize: number; query: MemberQuery }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const { can, userId } = usePermissions(organizationId);
+  // The cursors of the pages after the first that led here, the last one the page shown: Previous
+  // goes back without the service having to page backwards.
+  const [cursors, setCursors] = useState<string[]>([]);
+  // The last move between pages: a new object at each, for the effect that follows it.
+  const [move, setMove] = useState<{ direction: 'next' | 'previous' }>();
+  const [removed, setRemoved] = useState<string>();
+  const [left, setLeft] = useState(false);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [bulk, setBulk] = useState<{ what: string; outcomes: Outcomes }>();
+  const table = useRef<HTMLTableElement>(null);
+  const previousButton = useRef<HTMLButtonElement>(null);
+  const nextButton = useRef<HTMLButtonElement>(null);
+  const leftNotice = useRef<HTMLDivElement>(null);
+  const page = useQuery({
+    ...keyedByOrganization(
+      trpc.members.page.queryOptions(
+        { limit: pageSize, cursor: cursors.at(-1) ?? null, ...memberQueryInput(query) },
+        inOrganization(organizationId),
+      ),
+      organizationId,
+    ),
+    // The page shown stays while the next one loads; its pager button says it is busy.
+    placeholderData: keepPreviousData,
+    enabled: !left,
+  });
+  const loadingPage = page.isPlaceholderData;
+
+  // A pager button disabled by its own loading, or for good on the first or last page, hands the
+  // focus to its neighbour rather than to nobody.
+  useEffect(() => {
+    if (move === undefined || loadingPage) return;
+    const [pressed, other] =
+      move.direction === 'next'
+        ? [nextButton.current, previousButton.current]
+        : [previousButton.current, nextButton.current];
+    keepFocus(pressed?.disabled ? other : pressed);
+  }, [move, loadingPage]);
+  // A removed member's row took the focus with it.
+  useEffect(() => {
+    if (removed !== undefined) keepFocus(table.current);
+  }, [removed]);
+  useEffect(() => {
+    if (left) leftNotice.current?.focus();
+  }, [left]);
+
+  const goTo = (pages: string[], direction: 'next' | 'previous') => {
+    setCursors(pages);
+    setMove({ direction });
+    setRemoved(undefined);
+    setSelected(new Set());
+    setBulk(undefined);
+  };
+  const nextCursor = page.data?.nextCursor;
+  const leave = () => {
+    setLeft(true);
+    // The caller's organizations and permissions change; this list is no longer theirs to read.
+    void queryClient.invalidateQueries({ queryKey: trpc.organizations.pathKey() });
+    void queryClient.invalidateQueries({ queryKey: trpc.permissions.mine.pathKey() });
+    onLeft?.();
+  };
+
+  if (left) {
+    return (
+      <div ref={leftNotice} tabIndex={-1}>
+        <Notice tone="success">You left this organization.</Notice>
+      </div>
+    );
+  }
+  const canUpdate = can('members:update');
+  const canRemove = can('members:remove');
+  const selecting = canUpdate || canRemove;
+  const members = page.data && narrowed(page.data.items, query);
+  const onPage = new Set(members?.map((member) => member.user_id));
+  const chosen = [...selected].filter((id) => onPage.has(id));
+  const select = (ids: readonly string[], on: boolean) =>
+    setSelected((previous) => {
+      const next = new Set(previous);
+      for (const id of ids) {
+        if (on) next.add(id);
+        else next.delete(id);
+      }
+      return next;
+    });
+  const pageNumber = cursors.length + 1;
+  const total = totalOf(page.data);
+  const failed = bulk && [...bulk.outcomes.values()].filter((outcome) => outcome !== null).length;
+  return (
+    <>
+      <div className="osc-row osc-members-summary">
+        <span aria-live="polite">
+          {total !== undefined && `${total} ${total === 1 ? 'member' : 'members'} · `}Page {pageNumber}
+        </span>
+        <ExportMembers organizationId={organizationId} query={query} />
+      </div>
+      {selecting && (
+        <BulkActions
+          organizationId={organizationId}
+          selected={chosen}
+          canUpdate={canUpdate}
+          canRemove={canRemove}
+          onDone={(what, outcomes) => {
+            setBulk({ what, outcomes });
+            setSelected(new Set());
+          }}
+        />
+      )}
+      {bulk && (
+        <Notice tone={failed ? 'warning' : 'success'}>
+          {bulk.what}: {bulk.outcomes.size - failed!} done
+          {failed ? `, ${failed} failed (said on their rows)` : ''}.
+        </Notice>
+      )}
+      {removed !== undefined && <Notice tone="success">{removed} was removed from the organization.</Notice>}
+      <QueryList
+        query={page}
+        items={members}
+        loading="Loading members…"
+        empty={
+          query.search || query.role
+            ? 'No member matches.'
+            : pageNumber === 1
+              ? 'This organization has no members.'
+              : 'No members on this page.'
+        }
+      >
+        {(rows) => (
+          <Table
+            label="Members"
+            columns={MEMBER_COLUMNS}
+            select={
+              selecting
+                ? {
+                    label: 'Select every member on this page',
+                    checked: rows.every((member) => selected.has(member.user_id)),
+                    onChange: (on) =>
+                      select(
+                        rows.map((member) => member.user_id),
+                        on,
+                      ),
+                  }
+                : undefined
+            }
+            actions
+            aria-busy={loadingPage || undefined}
+            ref={table}
+            tabIndex={-1}
+          >
+            {rows.map((member) => (
+              <MemberRow
+                key={member.user_id}
+                organizationId={organizationId}
+                member={member}
+                self={member.user_id === userId}
+                canUpdate={canUpdate}
+                canRemove={canRemove}
+                onRemoved={() => setRemoved(fullName(member))}
+                onLeft={leave}
+                selection={
+                  selecting
+                    ? { selected: selected.has(member.user_id), onChange: (on) => select([member.user_id], on) }
+                    : undefined
+                }
+                outcome={bulk?.outcomes.get(member.user_id)}
+                link={memberLink && ((name) => memberLink(member, name))}
+              />
+            ))}
+          </Table>
+        )}
+      </QueryList>
+      {page.isSuccess && (
+        <nav className="osc-pager" aria-label="Member pages">
+          <Button
+            ref={previousButton}
+            disabled={pageNumber === 1}
+            busy={loadingPage && move?.direction === 'previous'}
+            onClick={() => goTo(cursors.slice(0, -1), 'previous')}
+          >
+            Previous page
+          </Button>
+          <Button
+            ref={nextButton}
+            disabled={!nextCursor}
+            busy={loadingPage && move?.direction === 'next'}
+            onClick={() => nextCursor && goTo([...cursors, nextCursor], 'next')}
+          >
+            Next page
+          </Button>
+        </nav>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,81 @@
+/**
+ * The console's tests' common parts (tests/console*.test.ts): the bundle as `npm start` runs it, a
+ * page watched for policy refusals and script errors, axe-core, and where screenshots go.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, expect } from 'vitest';
+import { projectRoot, spawnService } from './process.ts';
+import { TEST_SECRET } from './tokens.ts';
+
+export const updateScreenshots = process.env.UPDATE_SCREENSHOTS === 'true';
+export const SCREENSHOTS = updateScreenshots
+  ? join(projectRoot, 'docs', 'console')
+  : mkdtempSync(join(tmpdir(), 'orgs-console-screenshots-'));
+afterAll(() => {
+  if (!updateScreenshots) rmSync(SCREENSHOTS, { recursive: true, force: true });
+});
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** The bundle on `databaseUrl`, as `npm start` runs it, with webhooks allowed to reach loopback receivers. */
+export const startConsoleService = (databaseUrl: string, port = '0') =>
+  spawnService({
+    PORT: port,
+    DATABASE_URL: databaseUrl,
+    JWT_SECRET: TEST_SECRET,
+    RATE_LIMIT_MAX: '0',
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    WEBHOOK_POLL_INTERVAL_MS: '50',
+    // One quick retry: a failing delivery has failed within a second, for the console's Retry.
+    WEBHOOK_RETRY_SCHEDULE: '200ms',
+    EVENTS_POLL_INTERVAL_MS: '50',
+  });
+
+/** A page of the console with what the walk checks on every page: no policy refusal, no script error. */
+export interface ConsolePage {
+  page: Page;
+  /** Content-Security-Policy refusals and uncaught errors seen so far. */
+  problems: string[];
+}
+
+export async function openConsole(context: BrowserContext): Promise<ConsolePage> {
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (/Content.Security.Policy|Refused to/i.test(message.text())) problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+  return { page, problems };
+}
+
+/**
+ * axe-core on the page as it is now: no serious or critical violation. Injected through the
+ * debugging protocol, which the page's policy does not govern, so the policy stays as users get it.
+ */
+export async function expectAccessible(page: Page, name: string): Promise<void> {
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const { violations } = await (
+      globalThis as unknown as {
+        axe: {
+          run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }>;
+        };
+      }
+    ).axe.run();
+    return violations.map((violation) => ({
+      id: violation.id,
+      impact: violation.impact,
+      targets: violation.nodes.map((node) => node.target.join(' ')),
+    }));
+  });
+  expect(
+    violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical'),
+    name,
+  ).toEqual([]);
+}
+
+export const navigation = (page: Page) => page.getByRole('navigation', { name: 'Organization' });
