@@ -801,8 +801,11 @@ function testStates(task: RunnerTask, states = new Map<string, string>()): Map<s
   return states;
 }
 
-/** What a test file that starts the bundle calls: ./support/process.ts, ./support/bundle-processes.ts. */
-const STARTS_THE_BUNDLE = /\b(?:spawnService|spawnServices|spawnQuietService)\(|\bSERVICE_ENTRY\b/;
+/**
+ * What a test file that starts the bundle calls: ./support/process.ts, ./support/bundle-processes.ts,
+ * and ./support/console.ts's `startConsoleService`, which spawns it.
+ */
+const STARTS_THE_BUNDLE = /\b(?:spawnService|spawnServices|spawnQuietService|startConsoleService)\(|\bSERVICE_ENTRY\b/;
 
 describe('the settings of docs/configuration.md', () => {
   it('each have a test that starts the bundle with the setting and shows its effect', ({ task }) => {
