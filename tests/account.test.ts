@@ -2,7 +2,9 @@
 import { expect, it } from 'vitest';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { addMember, createOrganization, registerUser, type TestUser } from './support/fixtures.ts';
+import { addVerifiedDomain, registerUserAt, uniqueDomain } from './support/domains.ts';
 import { createKey } from './support/keys.ts';
+import { oktaUser, organizationKey, scimClient } from './support/scim.ts';
 import { useServer } from './support/server.ts';
 import { addToTeam, createTeam } from './support/teams.ts';
 
@@ -92,6 +94,38 @@ describeOnEachDatabase('a person’s own data', (target) => {
     });
     expect(again.status).toBe(201);
     expect((await exportOf(person)).body.memberships).toEqual([]);
+  });
+
+  it('exports and deletes join requests, and unlinks the directory user', async () => {
+    const domain = uniqueDomain();
+    const owner = await registerUserAt(server(), domain);
+    const organizationId = await createOrganization(server(), owner);
+    const domainId = await addVerifiedDomain(server(), owner, organizationId);
+    const enrollment = await server().call('PUT', `/organizations/${organizationId}/domains/${domainId}`, {
+      token: owner.token,
+      body: { enrollment: 'suggestion' },
+    });
+    expect(enrollment.status).toBe(200);
+    const person = await registerUserAt(server(), domain);
+    const joined = await server().call('POST', `/organizations/${organizationId}/join`, { token: person.token });
+    expect(joined.status, JSON.stringify(joined.body)).toBe(202);
+    const scim = scimClient(server(), await organizationKey(server(), owner, organizationId));
+    const provisioned = await scim.send('POST', '/Users', oktaUser(person.email));
+    expect(provisioned.status, JSON.stringify(provisioned.body)).toBe(201);
+
+    const exported = await exportOf(person);
+    expect(exported.body.join_requests).toEqual([
+      expect.objectContaining({ request_id: joined.body.request_id, organization_id: organizationId }),
+    ]);
+    expect((await deleteRecord(person)).status).toBe(200);
+    const requests = await server().call('GET', `/organizations/${organizationId}/join-requests`, {
+      token: owner.token,
+    });
+    expect(requests.body).toEqual([]);
+    // The directory user stays, linked to no one: the organization's owner is its only member.
+    const listed = await scim.send('GET', `/Users/${provisioned.body.id}`);
+    expect(listed.status).toBe(200);
+    expect((await membersOf(owner, organizationId)).map((member) => member.user_id)).toEqual([owner.id]);
   });
 
   it('deletes the creator of an organization who handed its ownership over', async () => {
