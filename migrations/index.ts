@@ -18,6 +18,7 @@ import { Migration20261129090000_machines_and_directory as MysqlMachinesAndDirec
 import { Migration20261129100000_search_words as MysqlSearchWords } from './mysql/Migration20261129100000_search_words.ts';
 import { Migration20261129120000_domains_and_joining as MysqlDomainsAndJoining } from './mysql/Migration20261129120000_domains_and_joining.ts';
 import { Migration20261129130000_scim as MysqlScim } from './mysql/Migration20261129130000_scim.ts';
+import { Migration20261129150000_account_deletion as MysqlAccountDeletion } from './mysql/Migration20261129150000_account_deletion.ts';
 import { Migration20261122212048_initial as SqliteInitial } from './sqlite/Migration20261122212048_initial.ts';
 import { Migration20261123170000_lifecycle_events_idempotency as SqliteLifecycle } from './sqlite/Migration20261123170000_lifecycle_events_idempotency.ts';
 import { Migration20261125120000_roles_and_expiry as SqliteRolesAndExpiry } from './sqlite/Migration20261125120000_roles_and_expiry.ts';
@@ -28,6 +29,7 @@ import { Migration20261129090000_machines_and_directory as SqliteMachinesAndDire
 import { Migration20261129100000_search_words as SqliteSearchWords } from './sqlite/Migration20261129100000_search_words.ts';
 import { Migration20261129120000_domains_and_joining as SqliteDomainsAndJoining } from './sqlite/Migration20261129120000_domains_and_joining.ts';
 import { Migration20261129130000_scim as SqliteScim } from './sqlite/Migration20261129130000_scim.ts';
+import { Migration20261129150000_account_deletion as SqliteAccountDeletion } from './sqlite/Migration20261129150000_account_deletion.ts';
 
 export const mysqlMigrations: MigrationObject[] = [
   { name: 'Migration20261122212048_initial', class: MysqlInitial },
@@ -41,6 +43,7 @@ export const mysqlMigrations: MigrationObject[] = [
   { name: 'Migration20261129100000_search_words', class: MysqlSearchWords },
   { name: 'Migration20261129120000_domains_and_joining', class: MysqlDomainsAndJoining },
   { name: 'Migration20261129130000_scim', class: MysqlScim },
+  { name: 'Migration20261129150000_account_deletion', class: MysqlAccountDeletion },
 ];
 export const sqliteMigrations: MigrationObject[] = [
   { name: 'Migration20261122212048_initial', class: SqliteInitial },
@@ -53,4 +56,5 @@ export const sqliteMigrations: MigrationObject[] = [
   { name: 'Migration20261129100000_search_words', class: SqliteSearchWords },
   { name: 'Migration20261129120000_domains_and_joining', class: SqliteDomainsAndJoining },
   { name: 'Migration20261129130000_scim', class: SqliteScim },
+  { name: 'Migration20261129150000_account_deletion', class: SqliteAccountDeletion },
 ];

@@ -15,6 +15,7 @@ const MACHINES_AND_DIRECTORY = 'Migration20261129090000_machines_and_directory';
 const SEARCH_WORDS = 'Migration20261129100000_search_words';
 const DOMAINS_AND_JOINING = 'Migration20261129120000_domains_and_joining';
 const SCIM = 'Migration20261129130000_scim';
+const ACCOUNT_DELETION = 'Migration20261129150000_account_deletion';
 
 /**
  * The service's tables (not the migrator's own) and text columns whose collation is not MariaDB's
@@ -62,6 +63,7 @@ describeOnEachDatabase('migrations', (target) => {
           SEARCH_WORDS,
           DOMAINS_AND_JOINING,
           SCIM,
+          ACCOUNT_DELETION,
         ]
       : [
           INITIAL,
@@ -75,6 +77,7 @@ describeOnEachDatabase('migrations', (target) => {
           SEARCH_WORDS,
           DOMAINS_AND_JOINING,
           SCIM,
+          ACCOUNT_DELETION,
         ];
 
   it('build exactly the schema the entities describe, and apply once', async () => {
@@ -164,6 +167,7 @@ describeOnEachDatabase('migrations', (target) => {
         SEARCH_WORDS,
         DOMAINS_AND_JOINING,
         SCIM,
+        ACCOUNT_DELETION,
       ]);
 
       const managers = storedTeamNameKey('Managers');
@@ -229,7 +233,13 @@ describeOnEachDatabase('migrations', (target) => {
         ['i1', 'o1', 'x@example.com', 'member', 'pending', 'u1', at, at, at],
       );
 
-      expect(await migrate(orm)).toEqual([MACHINES_AND_DIRECTORY, SEARCH_WORDS, DOMAINS_AND_JOINING, SCIM]);
+      expect(await migrate(orm)).toEqual([
+        MACHINES_AND_DIRECTORY,
+        SEARCH_WORDS,
+        DOMAINS_AND_JOINING,
+        SCIM,
+        ACCOUNT_DELETION,
+      ]);
 
       expect(
         await connection.execute(
@@ -325,6 +335,7 @@ describeOnEachDatabase('migrations', (target) => {
           SEARCH_WORDS,
           DOMAINS_AND_JOINING,
           SCIM,
+          ACCOUNT_DELETION,
         ]);
 
         // Every row kept; a reference now names the row it referenced exactly. The audit trail keeps

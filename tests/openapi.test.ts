@@ -189,6 +189,12 @@ describe('OpenAPI document', () => {
     expect((await ownerApi.GET('/users')).data?.email).toBe(`${ownerId}@example.com`);
     expect((await owner.PUT('/users', { body: { last_name: 'Renamed' } })).data?.success).toBe(true);
     expect((await ownerApi.PUT('/users', { body: { first_name: 'Again' } })).response.status).toBe(200);
+    // A person's own data (behaviour §15), by someone who then leaves.
+    const leaverId = uniqueId('doc-leaver');
+    const leaver = await clientFor(leaverId, 'owner', '/api');
+    await leaver.POST('/users', { body: { first_name: 'Doc', last_name: 'Leaver', email: `${leaverId}@example.com` } });
+    expect((await leaver.GET('/users/export')).data?.profile.id).toBe(leaverId);
+    expect((await leaver.DELETE('/users')).data?.success).toBe(true);
 
     const organization = await owner.POST('/organizations', {
       body: { organization_name: 'Documented', organization_description: '' },

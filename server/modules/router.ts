@@ -1,5 +1,6 @@
 /** The whole API as one tRPC router; its type is what the typed client imports. */
 import { router } from '../platform/rpc/init.ts';
+import { accountRouter } from './account/index.ts';
 import { adminRouter } from './admin/index.ts';
 import { apiKeysRouter } from './api-keys/index.ts';
 import { domainsRouter } from './domains/index.ts';
@@ -16,6 +17,7 @@ import { webhooksRouter } from './webhooks/index.ts';
 
 export const appRouter = router({
   users: usersRouter,
+  account: accountRouter,
   organizations: organizationsRouter,
   members: membersRouter,
   invitations: invitationsRouter,

@@ -26,6 +26,8 @@ const OPERATIONS: Record<string, Requirement | `${ServicePermission} or self` | 
     'users.me': 'caller',
     'permissions.catalogue': 'caller',
     'users.update': 'caller',
+    'account.export': 'caller',
+    'account.delete': 'caller',
     'organizations.list': 'caller',
     'organizations.page': 'caller',
     'organizations.create': 'creator',

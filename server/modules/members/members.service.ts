@@ -42,6 +42,7 @@ import { readTeamsOfMember, recordLeavingTeams } from '../teams/teams.service.ts
 import {
   deleteMembership,
   insertMembership,
+  lapsedMembershipOf,
   legacyMemberRows,
   memberPageRows,
   memberRow,
@@ -430,13 +431,49 @@ export async function deprovisionMember(tx: Tx, change: OrganizationChange, user
   const target = await membershipOf(tx, change.organizationId, userId);
   if (!target) return;
   assertKeepsAnOwner(target.role, undefined, await ownersLeft(tx, change.organizationId, target.role));
-  await recordLeavingTeams(tx, change, userId);
+  await recordLeavingTeams(tx, change, userId)();
   deleteMembership(tx, change.organizationId, userId);
   await appendEvent(tx, change, {
     type: 'member.removed',
     subjectUserId: userId,
     data: { role: target.role, via: 'scim' },
   });
+}
+
+/**
+ * For a person deleting their record (behaviour §15), in the change that took the organization:
+ * whether they are its last owner, which the deletion refuses for every organization at once.
+ */
+export async function isLastOwner(tx: Tx, organizationId: string, userId: string): Promise<boolean> {
+  const membership = await membershipOf(tx, organizationId, userId);
+  return membership?.role === 'owner' && (await ownerCount(tx, organizationId)) <= 1;
+}
+
+/**
+ * For a person deleting their record (behaviour §15), in the change that took the organization:
+ * removes their membership with its team places and search words (`member.left` with
+ * `reason: "account_deleted"`), or the expired one still stored (`member.expired`), so that the
+ * member count stays right when the record's foreign keys would otherwise take the row.
+ */
+export async function leaveForDeletedAccount(tx: Tx, change: OrganizationChange, userId: string): Promise<void> {
+  const leaveTeams = recordLeavingTeams(tx, change, userId, userId);
+  const current = await membershipOf(tx, change.organizationId, userId);
+  if (current) {
+    assertKeepsAnOwner(current.role, undefined, await ownersLeft(tx, change.organizationId, current.role));
+    await leaveTeams();
+    deleteMembership(tx, change.organizationId, userId);
+    await appendEvent(tx, change, {
+      type: 'member.left',
+      actorUserId: userId,
+      subjectUserId: userId,
+      data: { role: current.role, reason: 'account_deleted' },
+    });
+    return;
+  }
+  const lapsed = await lapsedMembershipOf(tx, change.organizationId, userId);
+  if (lapsed?.expires_at) {
+    await removeLapsedMembership(tx, change, { userId, role: lapsed.role, expiresAt: lapsed.expires_at });
+  }
 }
 
 /** For the roles domain: how many current members hold `role` as their role. */

@@ -39,7 +39,8 @@ export const Organization = defineEntity({
     id: p.string().length(36).primary(),
     name: p.string().length(100),
     description: p.string().length(1000),
-    createdBy: () => p.manyToOne(User).fieldName('created_by'),
+    /** Who created it; no foreign key, so that a person may delete their record (behaviour §15). */
+    createdBy: p.string().length(128).index('organizations_created_by_index'),
     createdAt: p.datetime(3),
     updatedAt: p.datetime(3),
     /**
@@ -290,7 +291,12 @@ export const OrganizationEvent = defineEntity({
     data: p.text(),
     createdAt: p.datetime(3),
   },
-  indexes: [{ name: 'organization_events_organization_idx', properties: ['organizationId', 'eventId'] }],
+  indexes: [
+    { name: 'organization_events_organization_idx', properties: ['organizationId', 'eventId'] },
+    // A person's own events (behaviour §15: their export), as actor and as subject.
+    { name: 'organization_events_actor_idx', properties: ['actorUserId', 'eventId'] },
+    { name: 'organization_events_subject_idx', properties: ['subjectUserId', 'eventId'] },
+  ],
 });
 
 /**

@@ -1,0 +1,197 @@
+/** A person's own data (behaviour §15): GET /users/export and DELETE /users. */
+import { expect, it } from 'vitest';
+import { describeOnEachDatabase } from './support/databases.ts';
+import { addMember, createOrganization, registerUser, type TestUser } from './support/fixtures.ts';
+import { addVerifiedDomain, registerUserAt, uniqueDomain } from './support/domains.ts';
+import { createKey } from './support/keys.ts';
+import { oktaUser, organizationKey, scimClient } from './support/scim.ts';
+import { useServer } from './support/server.ts';
+import { addToTeam, createTeam } from './support/teams.ts';
+
+describeOnEachDatabase('a person’s own data', (target) => {
+  const server = useServer(target);
+
+  const exportOf = (user: TestUser, prefix = '') =>
+    server().call('GET', `${prefix}/users/export`, { token: user.token });
+  const deleteRecord = (user: TestUser, prefix = '') =>
+    server().call('DELETE', `${prefix}/users`, { token: user.token });
+  const membersOf = async (owner: TestUser, organizationId: string) =>
+    (await server().call('GET', '/organization-user', { token: owner.token, organizationId })).body as Array<{
+      user_id: string;
+      role: string;
+    }>;
+  const eventsOf = async (owner: TestUser, organizationId: string) =>
+    (await server().call('GET', `/organizations/${organizationId}/events?limit=100`, { token: owner.token }))
+      .body as Array<{ type: string; actor_user_id: string | null; subject_user_id: string | null; data: any }>;
+  const invite = async (owner: TestUser, organizationId: string, email: string) => {
+    const made = await server().call('POST', `/organizations/${organizationId}/invitations`, {
+      token: owner.token,
+      body: { email, role: 'member' },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+  };
+
+  /** A person who is an admin in one organization (in a team there) and invited to another. */
+  async function personWithData() {
+    const owner = await registerUser(server(), 'owner');
+    const person = await registerUser(server(), 'person');
+    const organizationId = await createOrganization(server(), owner);
+    const otherId = await createOrganization(server(), owner);
+    await addMember(server(), owner, organizationId, person, 'admin');
+    const team = await createTeam(server(), owner, organizationId, 'Builders');
+    await addToTeam(server(), owner, organizationId, team.team_id, person);
+    await invite(owner, otherId, person.email);
+    return { owner, person, organizationId, otherId, team };
+  }
+
+  it('exports the profile, memberships with teams, pending invitations and their events', async () => {
+    const { person, organizationId, otherId, team } = await personWithData();
+    const exported = await exportOf(person, '/api');
+    expect(exported.status).toBe(200);
+    const body = exported.body;
+    expect(body.profile).toMatchObject({ id: person.id, email: person.email });
+    expect(body.memberships).toEqual([
+      expect.objectContaining({
+        organization_id: organizationId,
+        organization_name: 'Test organization',
+        role: 'admin',
+        expires_at: null,
+        teams: [expect.objectContaining({ team_id: team.team_id, name: 'Builders' })],
+      }),
+    ]);
+    expect(body.memberships[0].organization_slug).toEqual(expect.any(String));
+    expect(body.pending_invitations).toEqual([expect.objectContaining({ organization_id: otherId, role: 'member' })]);
+    expect(body.join_requests).toEqual([]);
+    const types = (body.events as Array<{ type: string; subject_user_id: string }>).map((event) => event.type);
+    expect(types).toEqual(expect.arrayContaining(['member.added', 'team.member_added']));
+    expect(body.events.every((event: { subject_user_id: string }) => event.subject_user_id === person.id)).toBe(true);
+    expect(body.events_truncated).toBe(false);
+  });
+
+  it('deletes the record with its memberships, teams and invitations, recorded, and lets it be made again', async () => {
+    const { owner, person, organizationId, otherId } = await personWithData();
+    const deleted = await deleteRecord(person);
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+    expect((await server().call('GET', '/users', { token: person.token })).status).toBe(404);
+    expect((await exportOf(person)).status).toBe(404);
+    expect((await membersOf(owner, organizationId)).map((member) => member.user_id)).toEqual([owner.id]);
+    const organization = await server().call('GET', `/organizations/${organizationId}`, { token: owner.token });
+    expect(organization.body.member_count).toBe(1);
+    const invitations = await server().call('GET', `/organizations/${otherId}/invitations`, { token: owner.token });
+    expect(invitations.body).toEqual([]);
+    const events = await eventsOf(owner, organizationId);
+    expect(events.filter((event) => event.subject_user_id === person.id).map((event) => event.type)).toEqual(
+      expect.arrayContaining(['team.member_removed', 'member.left']),
+    );
+    expect(events.find((event) => event.type === 'member.left')).toMatchObject({
+      actor_user_id: person.id,
+      data: { role: 'admin', reason: 'account_deleted' },
+    });
+
+    const again = await server().call('POST', '/users', {
+      token: person.token,
+      body: { first_name: 'Back', last_name: 'Again', email: person.email },
+    });
+    expect(again.status).toBe(201);
+    expect((await exportOf(person)).body.memberships).toEqual([]);
+  });
+
+  it('exports and deletes join requests, and unlinks the directory user', async () => {
+    const domain = uniqueDomain();
+    const owner = await registerUserAt(server(), domain);
+    const organizationId = await createOrganization(server(), owner);
+    const domainId = await addVerifiedDomain(server(), owner, organizationId);
+    const enrollment = await server().call('PUT', `/organizations/${organizationId}/domains/${domainId}`, {
+      token: owner.token,
+      body: { enrollment: 'suggestion' },
+    });
+    expect(enrollment.status).toBe(200);
+    const person = await registerUserAt(server(), domain);
+    const joined = await server().call('POST', `/organizations/${organizationId}/join`, { token: person.token });
+    expect(joined.status, JSON.stringify(joined.body)).toBe(202);
+    const scim = scimClient(server(), await organizationKey(server(), owner, organizationId));
+    const provisioned = await scim.send('POST', '/Users', oktaUser(person.email));
+    expect(provisioned.status, JSON.stringify(provisioned.body)).toBe(201);
+
+    const exported = await exportOf(person);
+    expect(exported.body.join_requests).toEqual([
+      expect.objectContaining({ request_id: joined.body.request_id, organization_id: organizationId }),
+    ]);
+    expect((await deleteRecord(person)).status).toBe(200);
+    const requests = await server().call('GET', `/organizations/${organizationId}/join-requests`, {
+      token: owner.token,
+    });
+    expect(requests.body).toEqual([]);
+    // The directory user stays, linked to no one: the organization's owner is its only member.
+    const listed = await scim.send('GET', `/Users/${provisioned.body.id}`);
+    expect(listed.status).toBe(200);
+    expect((await membersOf(owner, organizationId)).map((member) => member.user_id)).toEqual([owner.id]);
+  });
+
+  it('deletes the creator of an organization who handed its ownership over', async () => {
+    const creator = await registerUser(server(), 'creator');
+    const heir = await registerUser(server(), 'heir');
+    const organizationId = await createOrganization(server(), creator);
+    await addMember(server(), creator, organizationId, heir, 'owner');
+    expect((await deleteRecord(creator, '/api')).status).toBe(200);
+    expect(await membersOf(heir, organizationId)).toEqual([
+      expect.objectContaining({ user_id: heir.id, role: 'owner' }),
+    ]);
+  });
+
+  it('refuses the last owner with 409 naming the organizations, and changes nothing', async () => {
+    const owner = await registerUser(server(), 'owner');
+    const partner = await registerUser(server(), 'partner');
+    const first = await createOrganization(server(), owner);
+    const second = await createOrganization(server(), owner);
+    const shared = await createOrganization(server(), owner);
+    await addMember(server(), owner, shared, partner, 'owner');
+    const before = await exportOf(owner);
+
+    const refused = await deleteRecord(owner);
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('CONFLICT');
+    for (const id of [first, second]) expect(refused.body.message).toContain(id);
+    expect(refused.body.message).not.toContain(shared);
+    expect(refused.body.issues.map((issue: { problem: string }) => issue.problem)).toEqual([first, second].sort());
+
+    const after = await exportOf(owner);
+    expect(after.status).toBe(200);
+    expect(after.body).toEqual(before.body);
+  });
+
+  it('racing a transfer of ownership, never leaves an organization without an owner, and never fails', async () => {
+    for (let round = 0; round < 4; round++) {
+      const owner = await registerUser(server(), 'owner');
+      const heir = await registerUser(server(), 'heir');
+      const organizationId = await createOrganization(server(), owner);
+      await addMember(server(), owner, organizationId, heir, 'admin');
+      const [deleted, transferred] = await Promise.all([
+        deleteRecord(owner),
+        server().call('POST', `/organizations/${organizationId}/transfer-ownership`, {
+          token: owner.token,
+          body: { user_id: heir.id },
+        }),
+      ]);
+      expect([200, 409]).toContain(deleted.status);
+      expect(transferred.status).toBeLessThan(500);
+      if (deleted.status === 200) expect(transferred.status).toBe(200);
+      const members = await membersOf(heir, organizationId);
+      expect(members.filter((member) => member.role === 'owner')).toHaveLength(1);
+    }
+  });
+
+  it('refuses keys with 403', async () => {
+    const owner = await registerUser(server(), 'owner');
+    const organizationId = await createOrganization(server(), owner);
+    const key = await createKey(server(), owner.token, organizationId, 'admin');
+    for (const [method, path] of [
+      ['GET', '/users/export'],
+      ['DELETE', '/users'],
+      ['DELETE', '/api/users'],
+    ] as const) {
+      expect((await server().call(method, path, { token: key.secret })).status).toBe(403);
+    }
+    expect((await exportOf(owner)).status).toBe(200);
+  });
+});
