@@ -493,7 +493,7 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
     'manages API keys: the secret shown once with a copy button, the last use, revoking; the seat limit in the settings',
     { timeout: 120_000 },
     async () => {
-      const ownerId = `${run}-keys`;
+      const ownerId = `${run}-api-keys`;
       const ownerToken = await userWithProfile(ownerId, 'Kim', 'Keys');
       const organizationId = await organizationBy(ownerToken, 'Keyed');
       await setMaxMembers({ databaseUrl: database.url }, organizationId, 25);
