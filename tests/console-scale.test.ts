@@ -21,6 +21,7 @@ import { CHROMIUM, chromiumMissing, failWithout } from './support/needs.ts';
 import type { ServiceProcess } from './support/process.ts';
 import { restCall } from './support/rest-call.ts';
 import { tokenFor } from './support/tokens.ts';
+import { SHOWN_WITHIN } from './support/timing.ts';
 import { startReceiver, type Receiver } from './support/webhooks.ts';
 
 const SEEDED = 300;
@@ -104,10 +105,10 @@ describeOnEachDatabase('the console at scale (behaviour §14, §15)', (target) =
       const { page, problems } = await openAt(`/organizations/${organizationId}/members`);
       await membersTable(page).waitFor();
       await page.getByLabel('Search members').fill('m007');
-      await expect.poll(() => membersTable(page).locator('tbody tr').count(), { timeout: 10_000 }).toBe(1);
+      await expect.poll(() => membersTable(page).locator('tbody tr').count(), SHOWN_WITHIN).toBe(1);
       expect(await membersTable(page).locator('tbody tr').textContent()).toContain(`${seeded(7)}@corp.example`);
       await page.getByLabel('Search members').fill('');
-      await expect.poll(() => membersTable(page).locator('tbody tr').count(), { timeout: 10_000 }).toBe(50);
+      await expect.poll(() => membersTable(page).locator('tbody tr').count(), SHOWN_WITHIN).toBe(50);
 
       // Twenty seeded members and the owner, the organization's last: 20 changed, 1 refused.
       await page.getByRole('checkbox', { name: 'Select Olga Owner' }).check();
@@ -125,6 +126,22 @@ describeOnEachDatabase('the console at scale (behaviour §14, §15)', (target) =
       const roles = (list.body as Array<{ user_id: string; role: string }>).filter((member) => member.role === 'admin');
       expect(roles.map((member) => member.user_id).sort()).toEqual(Array.from({ length: 20 }, (_, n) => seeded(n)));
       await expectAccessible(page, 'members after a bulk change');
+
+      // The roles page counts each role's holders, a link to the member list filtered by it.
+      await page.goto(`${service.baseUrl}/console/organizations/${organizationId}/roles`);
+      const roleRow = (role: string) =>
+        page
+          .getByRole('table', { name: 'Roles' })
+          .getByRole('row')
+          .filter({ has: page.getByRole('cell', { name: role, exact: true }) });
+      await roleRow('member')
+        .getByRole('link', { name: `${SEEDED - 20} members` })
+        .waitFor(SHOWN_WITHIN);
+      expect(await roleRow('owner').getByRole('link').textContent()).toBe('1 member');
+      await roleRow('admin').getByRole('link', { name: '20 members' }).click();
+      await expect.poll(() => membersTable(page).locator('tbody tr').count(), SHOWN_WITHIN).toBe(20);
+      expect(await page.getByRole('search', { name: 'Members' }).getByLabel('Role').inputValue()).toBe('admin');
+      expect(new URL(page.url()).searchParams.get('role')).toBe('admin');
       expect(problems).toEqual([]);
     },
   );
@@ -145,6 +162,10 @@ describeOnEachDatabase('the console at scale (behaviour §14, §15)', (target) =
       user_id: seeded(30),
     });
     expect(added.status).toBe(201);
+    const metadata = await api('PATCH', `/organizations/${organizationId}/members/${seeded(30)}/metadata`, {
+      public_metadata: { desk: 'B-12' },
+    });
+    expect(metadata.status).toBe(200);
 
     const { page, problems } = await openAt(`/organizations/${organizationId}/members`);
     await page.getByRole('link', { name: 'Person30 Seed030' }).click({ timeout: 30_000 });
@@ -158,6 +179,7 @@ describeOnEachDatabase('the console at scale (behaviour §14, §15)', (target) =
       'role member',
     );
     await page.getByText('Auditors').first().waitFor();
+    expect(await page.locator('pre').textContent()).toContain('"desk": "B-12"');
     await expectAccessible(page, 'member page');
     expect(problems).toEqual([]);
   });
@@ -184,7 +206,7 @@ describeOnEachDatabase('the console at scale (behaviour §14, §15)', (target) =
     const seen = new Set<string>();
     for (let pageNumber = 1; pageNumber <= 4; pageNumber++) {
       await pager.getByText(`Page ${pageNumber}`).waitFor();
-      await expect.poll(() => history.locator('tbody tr').count()).toBe(50);
+      await expect.poll(() => history.locator('tbody tr').count(), SHOWN_WITHIN).toBe(50);
       const times = await history
         .locator('tbody time')
         .evaluateAll((all) => all.map((each) => each.getAttribute('title')!));
@@ -203,7 +225,7 @@ describeOnEachDatabase('the console at scale (behaviour §14, §15)', (target) =
     });
     await page.getByLabel('Type').selectOption('member.role_changed');
     await pager.getByText('Page 1').waitFor();
-    await expect.poll(() => history.locator('tbody tr').count()).toBe(20);
+    await expect.poll(() => history.locator('tbody tr').count(), SHOWN_WITHIN).toBe(20);
     await expectAccessible(page, 'events');
     expect(problems).toEqual([]);
   });
@@ -296,7 +318,7 @@ describeOnEachDatabase('the console at scale (behaviour §14, §15)', (target) =
     await page.keyboard.type('person5');
     const listbox = page.getByRole('listbox', { name: 'New owner' });
     // Person5 and Person50 to Person59: the word begins one of theirs.
-    await expect.poll(() => listbox.getByRole('option').count(), { timeout: 10_000 }).toBe(11);
+    await expect.poll(() => listbox.getByRole('option').count(), SHOWN_WITHIN).toBe(11);
     expect(await picker.getAttribute('aria-expanded')).toBe('true');
     const active = () => picker.getAttribute('aria-activedescendant');
     const first = await active();

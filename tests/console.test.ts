@@ -32,6 +32,7 @@ import { CHROMIUM, chromiumMissing, failWithout } from './support/needs.ts';
 import type { ServiceProcess } from './support/process.ts';
 import { restCall } from './support/rest-call.ts';
 import { tokenFor } from './support/tokens.ts';
+import { SHOWN_WITHIN } from './support/timing.ts';
 import { startReceiver, type Receiver } from './support/webhooks.ts';
 
 const embedded = databaseTargets().find((target) => target.name === 'embedded')!;
@@ -237,7 +238,7 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
       await openSection(page, 'Invitations');
       await page.getByLabel('Email').fill('not an address');
       await page.getByRole('button', { name: 'Send invitation' }).click();
-      await expect.poll(() => page.locator('.osc-field__error').count()).toBeGreaterThan(0);
+      await expect.poll(() => page.locator('.osc-field__error').count(), SHOWN_WITHIN).toBeGreaterThan(0);
       await page.getByLabel('Email').fill(colleagueEmail);
       await page.getByRole('button', { name: 'Send invitation' }).click();
       const invitations = page.getByRole('table', { name: 'Invitations' });
@@ -263,7 +264,7 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
       await colleague.page.getByRole('heading', { level: 1, name: 'Members' }).waitFor();
       // A member reads the members, roles and teams, and has no events section.
       await expect
-        .poll(() => navigation(colleague.page).getByRole('link').allTextContents())
+        .poll(() => navigation(colleague.page).getByRole('link').allTextContents(), SHOWN_WITHIN)
         .toEqual(['Settings', 'Members', 'Roles', 'Teams']);
 
       // The owner makes a role that reads the events, and a team that gives it to the colleague.
@@ -302,7 +303,9 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
 
       // The colleague's console shows what the team gives them, at the next look.
       await colleague.page.reload();
-      await expect.poll(() => navigation(colleague.page).getByRole('link').allTextContents()).toContain('Events');
+      await expect
+        .poll(() => navigation(colleague.page).getByRole('link').allTextContents(), SHOWN_WITHIN)
+        .toContain('Events');
       await openSection(colleague.page, 'Events');
       await colleague.page.getByRole('table', { name: 'Events' }).waitFor();
 
@@ -311,7 +314,7 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
       await page.getByLabel('Endpoint URL').fill(receiver.url('/console-hook'));
       await page.getByRole('button', { name: 'Create webhook' }).click();
       const secret = page.locator('.osc-secret');
-      await expect.poll(() => secret.textContent()).toMatch(/^whsec_/);
+      await expect.poll(() => secret.textContent(), SHOWN_WITHIN).toMatch(/^whsec_/);
       await checkPage(page, 'webhook-secret');
       await page.getByRole('button', { name: 'I have copied it' }).click();
       expect(await secret.count()).toBe(0);
@@ -324,7 +327,7 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
       // Rotating the secret shows the new one once too.
       const endpoints = page.getByRole('table', { name: 'Webhook endpoints' });
       await endpoints.getByRole('button', { name: 'Rotate secret' }).click();
-      await expect.poll(() => secret.textContent()).toMatch(/^whsec_/);
+      await expect.poll(() => secret.textContent(), SHOWN_WITHIN).toMatch(/^whsec_/);
       await page.getByRole('button', { name: 'I have copied it' }).click();
       // A delivery the receiver refuses at each attempt has failed; retried from the log once the
       // receiver takes it, it is delivered. Refused by its content, not as the next two requests:
@@ -390,7 +393,7 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
       const editForm = page.getByRole('form', { name: /Edit the membership of/ });
       await editForm.getByLabel('Expires').fill('2031-05-04T12:30');
       await editForm.getByRole('button', { name: 'Save' }).click();
-      await expect.poll(() => graceRow.textContent()).toContain('2031');
+      await expect.poll(() => graceRow.textContent(), SHOWN_WITHIN).toContain('2031');
       const stored = await restCall(
         service.baseUrl,
         'GET',
@@ -403,7 +406,7 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
       await graceRow.getByRole('button', { name: 'Edit' }).click();
       await editForm.getByRole('button', { name: 'Clear expiry' }).click();
       await editForm.getByRole('button', { name: 'Save' }).click();
-      await expect.poll(() => graceRow.textContent()).not.toContain('2031');
+      await expect.poll(() => graceRow.textContent(), SHOWN_WITHIN).not.toContain('2031');
       await page
         .getByRole('table', { name: 'Members' })
         .getByRole('row')
@@ -419,7 +422,10 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
       await editOrganization.getByLabel('Organization name').fill('Acme Robots');
       await editOrganization.getByRole('button', { name: 'Save changes' }).click();
       await expect
-        .poll(() => page.getByLabel('Organization', { exact: true }).locator('option:checked').textContent())
+        .poll(
+          () => page.getByLabel('Organization', { exact: true }).locator('option:checked').textContent(),
+          SHOWN_WITHIN,
+        )
         .toBe('Acme Robots');
       await page.getByRole('link', { name: 'Profile' }).click();
       await page.getByRole('button', { name: 'Save profile' }).waitFor();
@@ -459,7 +465,7 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
       .first()
       .waitFor();
     await expect
-      .poll(() => navigation(page).getByRole('link').allTextContents())
+      .poll(() => navigation(page).getByRole('link').allTextContents(), SHOWN_WITHIN)
       .toEqual(['Settings', 'Members', 'Roles', 'Teams']);
     const main = page.getByRole('main');
     // Their own row offers leaving; nothing else changes anything.
@@ -487,7 +493,7 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
     'manages API keys: the secret shown once with a copy button, the last use, revoking; the seat limit in the settings',
     { timeout: 120_000 },
     async () => {
-      const ownerId = `${run}-keys`;
+      const ownerId = `${run}-api-keys`;
       const ownerToken = await userWithProfile(ownerId, 'Kim', 'Keys');
       const organizationId = await organizationBy(ownerToken, 'Keyed');
       await setMaxMembers({ databaseUrl: database.url }, organizationId, 25);
@@ -505,7 +511,7 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
       expect(await page.getByLabel('Role').locator('option[value="owner"]').count()).toBe(0);
       await page.getByRole('button', { name: 'Create API key' }).click();
       const secret = page.locator('.osc-secret');
-      await expect.poll(() => secret.textContent()).toMatch(/^oak_[A-Za-z0-9_-]{43}$/);
+      await expect.poll(() => secret.textContent(), SHOWN_WITHIN).toMatch(/^oak_[A-Za-z0-9_-]{43}$/);
       const shown = (await secret.textContent())!;
       await checkPage(page, 'api-key-secret');
       await page.getByRole('button', { name: 'Copy secret' }).click();
@@ -515,7 +521,7 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
       expect(await secret.count()).toBe(0);
       const keys = page.getByRole('table', { name: 'API keys' });
       const row = keys.getByRole('row').filter({ hasText: 'Reporting job' });
-      await expect.poll(() => row.textContent()).toContain(shown.slice(0, 12));
+      await expect.poll(() => row.textContent(), SHOWN_WITHIN).toContain(shown.slice(0, 12));
       expect(await row.textContent()).not.toContain(shown.slice(12));
       expect(await row.getByRole('cell').nth(2).textContent()).toBe('Never');
 
@@ -558,10 +564,9 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
       const { page, problems } = await openConsole(await newContext());
       const main = page.getByRole('main');
       // The service refuses at once (403, 400); the bound is a loaded machine's, not a wait for a timeout.
-      const shownWithin = { timeout: 10_000 };
 
       await page.goto(`${service.baseUrl}/console/organizations/${organizationId}/members#token=${strangerToken}`);
-      await main.getByText('This organization does not exist, or you are not a member of it.').waitFor(shownWithin);
+      await main.getByText('This organization does not exist, or you are not a member of it.').waitFor(SHOWN_WITHIN);
       expect(await main.getByRole('heading', { level: 1 }).textContent()).toBe('Organization not available');
       expect(await main.getByText(/Loading/).count()).toBe(0);
       // No sections to offer for an organization that is not theirs.
@@ -571,7 +576,7 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
       await page.getByRole('heading', { level: 1, name: 'Your organizations' }).waitFor();
 
       await page.goto(`${service.baseUrl}/console/organizations/not-an-id/settings`);
-      await main.getByText('“not-an-id” is not an organization id.').waitFor(shownWithin);
+      await main.getByText('“not-an-id” is not an organization id.').waitFor(SHOWN_WITHIN);
       expect(await main.getByText(/Loading/).count()).toBe(0);
       await main.getByRole('link', { name: 'Back to your organizations' }).click();
       await page.getByRole('heading', { level: 1, name: 'Your organizations' }).waitFor();
@@ -619,6 +624,7 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
               organizationId,
             )
           ).body.role,
+        SHOWN_WITHIN,
       )
       .toBe('owner');
     // The founder, an admin now, has no deletion to offer.
@@ -704,7 +710,7 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
       await keys.press('Shift+Tab');
       expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Confirm');
       await keys.press('Enter');
-      await expect.poll(() => teams.getByRole('row').filter({ hasText: 'Typists' }).count()).toBe(0);
+      await expect.poll(() => teams.getByRole('row').filter({ hasText: 'Typists' }).count(), SHOWN_WITHIN).toBe(0);
       const listed = await restCall(service.baseUrl, 'GET', `/organizations/${organizationId}/teams`, token);
       expect(listed.body).toEqual([]);
       expect(problems).toEqual([]);

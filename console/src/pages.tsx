@@ -174,7 +174,14 @@ export function OrganizationPage({
           <InvitationsTable organizationId={organizationId} />
         </>
       )}
-      {section === 'roles' && <RoleEditor organizationId={organizationId} />}
+      {section === 'roles' && (
+        <RoleEditor
+          organizationId={organizationId}
+          holdersLink={(held, count) => (
+            <Link to={{ page: 'organization', organizationId, section: 'members', role: held }}>{count}</Link>
+          )}
+        />
+      )}
       {section === 'teams' && <TeamsPanel organizationId={organizationId} />}
       {section === 'webhooks' && <WebhooksPanel organizationId={organizationId} />}
       {section === 'api-keys' && <ApiKeysPanel organizationId={organizationId} />}

@@ -15,3 +15,10 @@ export const LOADED_MACHINE_SLACK_MS = 1000;
  * at the latest (behaviour §10), and the machine may add its slack.
  */
 export const ANSWER_MARGIN_MS = 200 + LOADED_MACHINE_SLACK_MS;
+
+/**
+ * How long a browser test waits for the console to show what the service answered (expect.poll,
+ * `waitFor`): the answer is prompt, but a loaded machine may hold the browser, the service and the
+ * database each for its slack, several times over. Vitest's own poll gives up after one second.
+ */
+export const SHOWN_WITHIN = { timeout: 10 * LOADED_MACHINE_SLACK_MS };

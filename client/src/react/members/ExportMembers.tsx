@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { inOrganization, keyedByOrganization, useTRPC } from '../service.tsx';
 import { Button, ErrorNotice } from '../ui/index.ts';
 import { membersCsv } from './csv.ts';
-import { memberQueryInput, narrowed, type Member, type MemberQuery } from './member.ts';
+import { memberQueryInput, type Member, type MemberQuery } from './member.ts';
 
 /** The largest page the service answers: the export reads the fewest pages. */
 const EXPORT_PAGE = 1000;
@@ -28,7 +28,7 @@ export function ExportMembers({ organizationId, query }: { organizationId: strin
             organizationId,
           ),
         );
-        members.push(...narrowed(page.items, query));
+        members.push(...page.items);
         cursor = page.nextCursor;
       } while (cursor);
       const link = document.createElement('a');

@@ -10,7 +10,7 @@ import { useId, useState, type KeyboardEvent } from 'react';
 import { inOrganization, keyedByOrganization, useTRPC } from '../service.tsx';
 import { FieldFrame } from '../ui/FieldFrame.tsx';
 import { useDebounced } from '../ui/index.ts';
-import { fullName, matchesSearch, memberQueryInput, type Member } from './member.ts';
+import { fullName, memberQueryInput, type Member } from './member.ts';
 
 const MATCHES_SHOWN = 20;
 
@@ -41,6 +41,7 @@ export function MemberPicker({ organizationId, label, value, onChange, exclude, 
   const matches = useQuery({
     ...keyedByOrganization(
       trpc.members.page.queryOptions(
+        // More than are shown: those excluded leave the rest.
         { limit: MATCHES_SHOWN * 5, cursor: null, ...memberQueryInput({ search: searching, sort: 'name' }) },
         inOrganization(organizationId),
       ),
@@ -49,9 +50,7 @@ export function MemberPicker({ organizationId, label, value, onChange, exclude, 
     placeholderData: keepPreviousData,
     enabled: open,
   });
-  const options = (matches.data?.items ?? [])
-    .filter((member) => !exclude?.(member) && (!searching.trim() || matchesSearch(member, searching)))
-    .slice(0, MATCHES_SHOWN);
+  const options = (matches.data?.items ?? []).filter((member) => !exclude?.(member)).slice(0, MATCHES_SHOWN);
   const activeIndex = Math.min(active, options.length - 1);
   const optionId = (index: number) => `${listboxId}-${index}`;
 

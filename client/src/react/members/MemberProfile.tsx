@@ -1,13 +1,12 @@
 /**
- * One member's page: who they are, their role and expiry, their teams, their public metadata
- * (where the service gives it, behaviour §15) and what they may do, with what gives each permission.
+ * One member's page (`members.details`, behaviour §15): who they are, their role and expiry, their
+ * teams, their public metadata and what they may do, with what gives each permission.
  */
 import { useQuery } from '@tanstack/react-query';
-import { inOrganization, keyedByOrganization, useTRPC } from '../service.tsx';
+import { keyedByOrganization, useTRPC } from '../service.tsx';
 import { Badge, Busy, EmptyState, ErrorNotice, Section, Table, Time } from '../ui/index.ts';
 import { EffectivePermissions } from './EffectivePermissions.tsx';
 import { fullName } from './member.ts';
-import { useMemberTeams } from './useMemberTeams.ts';
 
 export interface MemberProfileProps {
   organizationId: string;
@@ -18,15 +17,17 @@ export function MemberProfile({ organizationId, userId }: MemberProfileProps) {
   const trpc = useTRPC();
   const member = useQuery(
     keyedByOrganization(
-      trpc.members.get.queryOptions({ user_id: userId }, inOrganization(organizationId)),
+      trpc.members.details.queryOptions({ organization_id: organizationId, user_id: userId }),
       organizationId,
     ),
   );
-  const teams = useMemberTeams(organizationId, userId);
+  // The roles each of their teams gives, for what gives each permission: one read of the team list.
+  const allTeams = useQuery(trpc.teams.list.queryOptions({ organization_id: organizationId }));
   if (member.isPending) return <Busy label="Loading the member…" />;
   if (member.isError) return <ErrorNotice error={member.error} />;
   const data = member.data;
-  const metadata = 'public_metadata' in data ? data.public_metadata : undefined;
+  const rolesOf = new Map(allTeams.data?.map((team) => [team.team_id, team.roles]));
+  const teams = allTeams.data && data.teams.map((team) => ({ ...team, roles: rolesOf.get(team.team_id) ?? [] }));
   return (
     <>
       <Section title={fullName(data)}>
@@ -60,15 +61,15 @@ export function MemberProfile({ organizationId, userId }: MemberProfileProps) {
         </Table>
       </Section>
       <Section title="Teams">
-        {teams.error ? (
-          <ErrorNotice error={teams.error} />
-        ) : !teams.teams ? (
+        {allTeams.isError ? (
+          <ErrorNotice error={allTeams.error} />
+        ) : !teams ? (
           <Busy label="Loading their teams…" />
-        ) : teams.teams.length === 0 ? (
+        ) : teams.length === 0 ? (
           <EmptyState>Not in any team.</EmptyState>
         ) : (
           <ul className="osc-list">
-            {teams.teams.map((team) => (
+            {teams.map((team) => (
               <li key={team.team_id}>
                 {team.name} <span className="osc-muted">gives {team.roles.join(', ') || 'no role'}</span>
               </li>
@@ -76,16 +77,14 @@ export function MemberProfile({ organizationId, userId }: MemberProfileProps) {
           </ul>
         )}
       </Section>
-      {metadata !== undefined && (
-        <Section title="Public metadata">
-          <pre className="osc-code">{JSON.stringify(metadata, null, 2)}</pre>
-        </Section>
-      )}
+      <Section title="Public metadata">
+        <pre className="osc-code">{JSON.stringify(data.public_metadata, null, 2)}</pre>
+      </Section>
       <Section title="Effective permissions" description="What the service answers they may do, and what gives it.">
-        {teams.teams ? (
-          <EffectivePermissions organizationId={organizationId} userId={userId} role={data.role} teams={teams.teams} />
+        {teams ? (
+          <EffectivePermissions organizationId={organizationId} userId={userId} role={data.role} teams={teams} />
         ) : (
-          !teams.error && <Busy label="Reading their permissions…" />
+          !allTeams.isError && <Busy label="Reading their permissions…" />
         )}
       </Section>
     </>

@@ -6,7 +6,7 @@ import { inOrganization, keyedByOrganization, useTRPC } from '../service.tsx';
 import { Button, keepFocus, Notice, QueryList, Table } from '../ui/index.ts';
 import { BulkActions, type Outcomes } from './BulkActions.tsx';
 import { ExportMembers } from './ExportMembers.tsx';
-import { fullName, MEMBER_COLUMNS, memberQueryInput, narrowed, totalOf, type MemberQuery } from './member.ts';
+import { fullName, MEMBER_COLUMNS, memberQueryInput, type MemberQuery } from './member.ts';
 import { MemberRow } from './MemberRow.tsx';
 import type { MembersTableProps } from './MembersTable.tsx';
 
@@ -91,7 +91,7 @@ export function MembersPages({
   const canUpdate = can('members:update');
   const canRemove = can('members:remove');
   const selecting = canUpdate || canRemove;
-  const members = page.data && narrowed(page.data.items, query);
+  const members = page.data?.items;
   const onPage = new Set(members?.map((member) => member.user_id));
   const chosen = [...selected].filter((id) => onPage.has(id));
   const select = (ids: readonly string[], on: boolean) =>
@@ -104,14 +104,11 @@ export function MembersPages({
       return next;
     });
   const pageNumber = cursors.length + 1;
-  const total = totalOf(page.data);
   const failed = bulk && [...bulk.outcomes.values()].filter((outcome) => outcome !== null).length;
   return (
     <>
       <div className="osc-row osc-members-summary">
-        <span aria-live="polite">
-          {total !== undefined && `${total} ${total === 1 ? 'member' : 'members'} · `}Page {pageNumber}
-        </span>
+        <span aria-live="polite">Page {pageNumber}</span>
         <ExportMembers organizationId={organizationId} query={query} />
       </div>
       {selecting && (

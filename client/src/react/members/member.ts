@@ -27,11 +27,7 @@ export interface MemberQuery {
   sort?: MemberSort;
 }
 
-/**
- * The `members.page` input's search, filter and order, left out when empty. Typed apart from the
- * input (and so passed by spreading) because the service takes them since behaviour §15; one that
- * does not yet ignores them, and `matchesSearch` narrows its answer instead.
- */
+/** The `members.page` input's search, filter and order (behaviour §15), each left out when empty. */
 export function memberQueryInput({ search, role, sort }: MemberQuery): MemberQuery {
   const query: MemberQuery = {};
   if (search?.trim()) query.search = search.trim().slice(0, 100);
@@ -39,32 +35,3 @@ export function memberQueryInput({ search, role, sort }: MemberQuery): MemberQue
   if (sort && sort !== 'created_at') query.sort = sort;
   return query;
 }
-
-/** The words of an e-mail address: its parts between `@`, `.`, `_`, `-` and `+` (behaviour §15). */
-const words = (member: Pick<Member, 'first_name' | 'last_name' | 'email'>) =>
-  [member.first_name, member.last_name, member.email]
-    .flatMap((field) => field.toLowerCase().split(/[\s@._+-]+/))
-    .filter(Boolean);
-
-/**
- * Whether a member matches `search` as the service's search does (behaviour §15: every word of it
- * begins a word of their names or e-mail): a page the service did not narrow is narrowed here.
- */
-export function matchesSearch(member: Pick<Member, 'first_name' | 'last_name' | 'email'>, search: string): boolean {
-  const own = words(member);
-  return search
-    .toLowerCase()
-    .split(/\s+/)
-    .filter(Boolean)
-    .every((word) => own.some((each) => each.startsWith(word)));
-}
-
-/** A page's members as the query asks for them, whether or not the service narrowed them already. */
-export const narrowed = <Item extends Member>(items: readonly Item[], { search, role }: MemberQuery): Item[] =>
-  items.filter(
-    (member) => (!search?.trim() || matchesSearch(member, search)) && (!role || role.split(',').includes(member.role)),
-  );
-
-/** The member page's total when the service gives one (behaviour §15), else undefined. */
-export const totalOf = (page: object | undefined): number | undefined =>
-  page && 'total' in page && typeof page.total === 'number' ? page.total : undefined;

@@ -4,6 +4,7 @@
  * changed and deleted, which are the only ones anybody may change.
  */
 import { useQuery } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
 import { usePermissions } from '../permissions.ts';
 import { useTRPC } from '../service.tsx';
 import { QueryList, Section } from '../ui/index.ts';
@@ -13,13 +14,17 @@ import { RolesTable } from './RolesTable.tsx';
 
 export interface RoleEditorProps {
   organizationId: string;
+  /** Each role's count of holders as a link to them in the host's member list (`role` filters it). */
+  holdersLink?: (role: string, count: string) => ReactNode;
 }
 
 /** Every role of the organization; with `roles:manage`, its own roles created, changed and deleted. */
-export function RoleEditor({ organizationId }: RoleEditorProps) {
+export function RoleEditor({ organizationId, holdersLink }: RoleEditorProps) {
   const trpc = useTRPC();
   const { can } = usePermissions(organizationId);
   const manage = can('roles:manage');
+  // Who holds a role is the member list's to tell (members:read).
+  const holders = can('members:read') ? { link: holdersLink } : undefined;
   const roles = useQuery(trpc.roles.list.queryOptions({ organization_id: organizationId }));
   const catalogue = useQuery({ ...trpc.permissions.catalogue.queryOptions(), enabled: manage });
   return (
@@ -29,7 +34,15 @@ export function RoleEditor({ organizationId }: RoleEditorProps) {
         description="Built-in and instance roles are the same in every organization and cannot be changed; the organization's own roles can."
       >
         <QueryList query={roles} items={roles.data} loading="Loading roles…" empty="This organization has no roles.">
-          {(list) => <RolesTable organizationId={organizationId} roles={list} manage={manage} catalogue={catalogue} />}
+          {(list) => (
+            <RolesTable
+              organizationId={organizationId}
+              roles={list}
+              manage={manage}
+              catalogue={catalogue}
+              holders={holders}
+            />
+          )}
         </QueryList>
       </Section>
       {manage && (

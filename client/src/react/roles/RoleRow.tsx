@@ -4,6 +4,7 @@ import { Badge, Button, ConfirmButton, EditableRow, useRowEditor } from '../ui/i
 import { CatalogueOr } from './CatalogueOr.tsx';
 import { EditRoleForm } from './EditRoleForm.tsx';
 import { PermissionGroups } from './PermissionGroups.tsx';
+import { RoleHolders, type RoleHoldersProps } from './RoleHolders.tsx';
 import { KINDS, ROLE_COLUMNS, type CatalogueQuery, type Role } from './role.ts';
 
 /** A role's row: with `roles:manage`, an organization's own role is edited and deleted in place. */
@@ -13,12 +14,15 @@ export function RoleRow({
   manage,
   catalogue,
   onDeleted,
+  holders,
 }: {
   organizationId: string;
   role: Role;
   manage: boolean;
   catalogue: CatalogueQuery;
   onDeleted: () => void;
+  /** The count of its holders (with members:read), and how it links to them. */
+  holders: { link?: RoleHoldersProps['link'] } | undefined;
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -52,6 +56,13 @@ export function RoleRow({
       <td>{role.description || <span className="osc-muted">No description</span>}</td>
       <td>
         <PermissionGroups permissions={role.permissions} />
+      </td>
+      <td>
+        {holders ? (
+          <RoleHolders organizationId={organizationId} role={role.role} link={holders.link} />
+        ) : (
+          <span className="osc-muted">Not shown</span>
+        )}
       </td>
       {manage && (
         <td className="osc-table__actions">

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { keepFocus, Notice, Table } from '../ui/index.ts';
 import { ROLE_COLUMNS, type CatalogueQuery, type Role } from './role.ts';
+import type { RoleHoldersProps } from './RoleHolders.tsx';
 import { RoleRow } from './RoleRow.tsx';
 
 export function RolesTable({
@@ -8,11 +9,13 @@ export function RolesTable({
   roles,
   manage,
   catalogue,
+  holders,
 }: {
   organizationId: string;
   roles: readonly Role[];
   manage: boolean;
   catalogue: CatalogueQuery;
+  holders: { link?: RoleHoldersProps['link'] } | undefined;
 }) {
   const [deleted, setDeleted] = useState<string>();
   const table = useRef<HTMLTableElement>(null);
@@ -32,6 +35,7 @@ export function RolesTable({
             manage={manage}
             catalogue={catalogue}
             onDeleted={() => setDeleted(role.role)}
+            holders={holders}
           />
         ))}
       </Table>

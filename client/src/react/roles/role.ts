@@ -20,7 +20,7 @@ export const KINDS: Record<Role['kind'], { label: string; tone: ComponentProps<t
 };
 
 /** The roles table's columns, before the one of each row's buttons. */
-export const ROLE_COLUMNS = ['Role', 'Kind', 'Description', 'Permissions'];
+export const ROLE_COLUMNS = ['Role', 'Kind', 'Description', 'Permissions', 'Held by'];
 
 /** What the create and edit forms send of a role, but its name. */
 export interface RoleDraft {
