@@ -196,6 +196,8 @@ describeOnEachDatabase('the authorization guard', (target) => {
         id: organizationId,
         name: 'Guarded',
         description: '',
+        // Slugs are unique over the service (behaviour §15): the organization's own id's digits.
+        slug: `guarded-${organizationId.replaceAll('-', '')}`,
         created_by: member,
         created_at: now(),
         updated_at: now(),
