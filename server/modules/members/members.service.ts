@@ -224,18 +224,21 @@ export async function removeMember(org: InOrganization, input: z.infer<typeof re
 export async function getMember(org: InOrganization, userId: string): Promise<Member> {
   const row = await memberRow(org.reads, org.organizationId, userId);
   if (!row) throw notAMember();
-  return {
-    organization_id: org.organizationId,
-    user_id: row.user_id,
-    role: row.role,
-    created_at: isoTimestamp(row.created_at),
-    updated_at: isoTimestamp(row.updated_at),
-    first_name: row.first_name,
-    last_name: row.last_name,
-    email: row.email,
-    expires_at: isoTimestampOrNull(row.expires_at),
-  };
+  return memberOf(org, row);
 }
+
+/** A member's row as the member reads show it. */
+const memberOf = (org: InOrganization, row: NonNullable<Awaited<ReturnType<typeof memberRow>>>): Member => ({
+  organization_id: org.organizationId,
+  user_id: row.user_id,
+  role: row.role,
+  created_at: isoTimestamp(row.created_at),
+  updated_at: isoTimestamp(row.updated_at),
+  first_name: row.first_name,
+  last_name: row.last_name,
+  email: row.email,
+  expires_at: isoTimestampOrNull(row.expires_at),
+});
 
 /**
  * GET /organizations/{organization_id}/members/{user_id}: the member with their public metadata
@@ -248,15 +251,7 @@ export async function getMemberDetails(org: InOrganization, userId: string): Pro
   ]);
   if (!row) throw notAMember();
   return {
-    organization_id: org.organizationId,
-    user_id: row.user_id,
-    role: row.role,
-    created_at: isoTimestamp(row.created_at),
-    updated_at: isoTimestamp(row.updated_at),
-    first_name: row.first_name,
-    last_name: row.last_name,
-    email: row.email,
-    expires_at: isoTimestampOrNull(row.expires_at),
+    ...memberOf(org, row),
     public_metadata: parseMetadata(row.public_metadata),
     teams: teams.map((team) => ({ team_id: team.id, name: team.name })),
   };
