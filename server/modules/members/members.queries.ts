@@ -267,19 +267,21 @@ const legacyListRows = pagedList(
   listKey,
 );
 
+/** A member page's item: the member, their membership's expiry and public metadata. */
+const PAGE_ITEM_COLUMNS = [
+  'u.id as user_id',
+  'u.first_name',
+  'u.last_name',
+  'm.role',
+  'u.email',
+  'm.created_at',
+  'm.expires_at',
+  'm.public_metadata',
+] as const;
+
 /** The page's rows, with each membership's expiry. */
 const pageRows = pagedList(
-  (sql: Sql, organizationId: string, now: DbTimestamp) =>
-    members(sql, organizationId, now).select([
-      'u.id as user_id',
-      'u.first_name',
-      'u.last_name',
-      'm.role',
-      'u.email',
-      'm.created_at',
-      'm.expires_at',
-      'm.public_metadata',
-    ]),
+  (sql: Sql, organizationId: string, now: DbTimestamp) => members(sql, organizationId, now).select(PAGE_ITEM_COLUMNS),
   listKey,
 );
 
@@ -347,16 +349,7 @@ export function selectedMemberRows(
   selection: MemberSelection,
   request: SortedRequest<SelectedMemberRow>,
 ) {
-  let query = members(reader.sql, organizationId, nowFor(reader)).select([
-    'u.id as user_id',
-    'u.first_name',
-    'u.last_name',
-    'm.role',
-    'u.email',
-    'm.created_at',
-    'm.expires_at',
-    'm.public_metadata',
-  ]);
+  let query = members(reader.sql, organizationId, nowFor(reader)).select(PAGE_ITEM_COLUMNS);
   for (const match of memberMatches('m', organizationId, selection.words)) query = query.where(match);
   if (selection.roles) query = query.where('m.role', 'in', selection.roles);
   const after = afterCursor(request);
