@@ -262,7 +262,7 @@ describeOnEachDatabase('the console at scale (behaviour §14, §15)', (target) =
       timeout: 240_000,
     },
     async () => {
-      const sections = ['settings', 'members', 'invitations', 'roles', 'teams', 'webhooks', 'events'];
+      const sections = ['settings', 'members', 'invitations', 'roles', 'teams', 'webhooks', 'events', 'api-keys'];
       const paths = [
         ['home', ''],
         ['profile', '/profile'],
