@@ -23,6 +23,10 @@ import {
   useProfile,
   WebhooksPanel,
   ApiKeysPanel,
+  DomainsPanel,
+  JoinRequestsPanel,
+  MyJoinRequests,
+  SuggestedOrganizations,
 } from '@org-service/client/react';
 import { Link, navigate, type OrganizationSection } from './router.tsx';
 
@@ -75,6 +79,8 @@ export function HomePage() {
         onCreated={(organizationId) => navigate({ page: 'organization', organizationId, section: 'members' })}
       />
       <MyInvitations />
+      <SuggestedOrganizations />
+      <MyJoinRequests />
     </>
   );
 }
@@ -105,6 +111,8 @@ export const SECTION_TITLES: Record<OrganizationSection, string> = {
   teams: 'Teams',
   webhooks: 'Webhooks',
   'api-keys': 'API keys',
+  domains: 'Domains',
+  'join-requests': 'Join requests',
   events: 'Events',
 };
 
@@ -117,6 +125,8 @@ export const SECTION_PERMISSIONS: Record<OrganizationSection, string> = {
   teams: 'teams:read',
   webhooks: 'webhooks:manage',
   'api-keys': 'api_keys:manage',
+  domains: 'domains:manage',
+  'join-requests': 'members:add',
   events: 'events:read',
 };
 
@@ -185,6 +195,8 @@ export function OrganizationPage({
       {section === 'teams' && <TeamsPanel organizationId={organizationId} />}
       {section === 'webhooks' && <WebhooksPanel organizationId={organizationId} />}
       {section === 'api-keys' && <ApiKeysPanel organizationId={organizationId} />}
+      {section === 'domains' && <DomainsPanel organizationId={organizationId} />}
+      {section === 'join-requests' && <JoinRequestsPanel organizationId={organizationId} />}
       {section === 'events' && <EventsLog organizationId={organizationId} />}
     </>
   );

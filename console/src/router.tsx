@@ -16,6 +16,8 @@ export const ORGANIZATION_SECTIONS = [
   'teams',
   'webhooks',
   'api-keys',
+  'domains',
+  'join-requests',
   'events',
 ] as const;
 export type OrganizationSection = (typeof ORGANIZATION_SECTIONS)[number];

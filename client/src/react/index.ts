@@ -19,6 +19,7 @@ export {
   Button,
   Checkbox,
   ConfirmButton,
+  CopyButton,
   draftFields,
   EditableRow,
   EditorForm,
@@ -78,3 +79,10 @@ export { TeamsPanel, type TeamsPanelProps } from './teams/index.ts';
 export { WebhooksPanel, type WebhooksPanelProps } from './webhooks/index.ts';
 export { ApiKeysPanel, type ApiKeysPanelProps } from './api-keys/index.ts';
 export { EventsLog, type EventsLogProps } from './events/index.ts';
+export { DomainsPanel, type DomainsPanelProps } from './domains/index.ts';
+export {
+  JoinRequestsPanel,
+  MyJoinRequests,
+  SuggestedOrganizations,
+  type JoinRequestsPanelProps,
+} from './joining/index.ts';

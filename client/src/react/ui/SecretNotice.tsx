@@ -1,5 +1,6 @@
-import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { Button } from './Button.tsx';
+import { CopyButton } from './CopyButton.tsx';
 import { Notice } from './Notice.tsx';
 
 /**
@@ -19,15 +20,8 @@ export function SecretNotice({
   onDismiss: () => void;
 }) {
   const ref = useRef<HTMLDivElement>(null);
-  const [copied, setCopied] = useState<boolean>();
   useEffect(() => ref.current?.focus(), [secret]);
   const headingId = useId();
-  const copy = () => {
-    navigator.clipboard.writeText(secret).then(
-      () => setCopied(true),
-      () => setCopied(false),
-    );
-  };
 
   return (
     <div ref={ref} tabIndex={-1} className="osc-stack" role="group" aria-labelledby={headingId}>
@@ -37,17 +31,10 @@ export function SecretNotice({
       </Notice>
       <p className="osc-secret">{secret}</p>
       <div className="osc-row">
-        <Button onClick={copy}>Copy secret</Button>
+        <CopyButton text={secret}>Copy secret</CopyButton>
         <Button variant="ghost" onClick={onDismiss}>
           I have copied it
         </Button>
-        {copied !== undefined && (
-          <span role="status" className="osc-muted">
-            {copied
-              ? 'Copied to the clipboard.'
-              : 'The clipboard is not available here: select the secret and copy it.'}
-          </span>
-        )}
       </div>
     </div>
   );

@@ -13,6 +13,7 @@ export { Busy } from './Busy.tsx';
 export { Button, type ButtonProps } from './Button.tsx';
 export { Checkbox } from './Checkbox.tsx';
 export { ConfirmButton } from './ConfirmButton.tsx';
+export { CopyButton } from './CopyButton.tsx';
 export { Disclosure } from './Disclosure.tsx';
 export { draftFields } from './draftFields.ts';
 export { EditableRow } from './EditableRow.tsx';

@@ -1,0 +1,18 @@
+import type { RouterOutputs } from '../../index.ts';
+import type { Option } from '../ui/index.ts';
+
+export type Domain = RouterOutputs['domains']['list'][number];
+export type Enrollment = Domain['enrollment'];
+
+/** What each enrollment does for the domain's people (behaviour §17); the record names every one the service allows. */
+const ENROLLMENT_LABELS: Record<Enrollment, string> = {
+  manual: 'Manual: the domain lets no one in',
+  suggestion: 'Suggestion: its people may ask to join',
+  automatic_invitation: 'Invitation: its people find an invitation waiting',
+  automatic: 'Automatic: its people join at once',
+};
+
+export const ENROLLMENT_OPTIONS: Option[] = Object.entries(ENROLLMENT_LABELS).map(([value, label]) => ({
+  value,
+  label,
+}));
