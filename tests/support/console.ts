@@ -20,8 +20,11 @@ afterAll(() => {
 });
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-/** The bundle on `databaseUrl`, as `npm start` runs it, with webhooks allowed to reach loopback receivers. */
-export const startConsoleService = (databaseUrl: string, port = '0') =>
+/**
+ * The bundle on `databaseUrl`, as `npm start` runs it, with webhooks allowed to reach loopback
+ * receivers; `env` adds settings (the DNS server of a test's own).
+ */
+export const startConsoleService = (databaseUrl: string, port = '0', env: Record<string, string> = {}) =>
   spawnService({
     PORT: port,
     DATABASE_URL: databaseUrl,
@@ -33,6 +36,7 @@ export const startConsoleService = (databaseUrl: string, port = '0') =>
     // One quick retry: a failing delivery has failed within a second, for the console's Retry.
     WEBHOOK_RETRY_SCHEDULE: '200ms',
     EVENTS_POLL_INTERVAL_MS: '50',
+    ...env,
   });
 
 /** A page of the console with what the walk checks on every page: no policy refusal, no script error. */
