@@ -129,7 +129,7 @@ describe('the console: verified domains and joining (behaviour §14, §17)', () 
       await screenshot(page, 'domains-pending');
 
       // No record yet: the service's message says what it found.
-      await item.getByRole('button', { name: `Verify ${domain}` }).click();
+      await item.getByRole('button', { name: 'Verify' }).click();
       const failure = item.getByRole('alert');
       await failure.waitFor(SHOWN_WITHIN);
       expect(await failure.textContent()).toBe(
@@ -137,13 +137,13 @@ describe('the console: verified domains and joining (behaviour §14, §17)', () 
       );
       // Another record: named.
       dns.names.set(stored!.verification.name, { txt: ['v=spf1 -all'] });
-      await item.getByRole('button', { name: `Verify ${domain}` }).click();
+      await item.getByRole('button', { name: 'Verify' }).click();
       await expect.poll(() => failure.textContent(), SHOWN_WITHIN).toContain('found the TXT record "v=spf1 -all"');
       await expectAccessible(page, 'a failed verification');
       await screenshot(page, 'domains-verify-failed');
 
       dns.names.set(stored!.verification.name, { txt: ['v=spf1 -all', stored!.verification.value] });
-      await item.getByRole('button', { name: `Verify ${domain}` }).click();
+      await item.getByRole('button', { name: 'Verify' }).click();
       await item.getByText(`${domain} is verified.`).waitFor(SHOWN_WITHIN);
       expect(await item.getByText('verified', { exact: true }).count()).toBe(1);
       expect(await item.locator('.osc-secret').count()).toBe(0);
@@ -168,9 +168,7 @@ describe('the console: verified domains and joining (behaviour §14, §17)', () 
       await page.getByLabel('Domain', { exact: true }).fill(other);
       await page.getByRole('button', { name: 'Add domain' }).click();
       await domainItem(page, other).waitFor(SHOWN_WITHIN);
-      await domainItem(page, other)
-        .getByRole('button', { name: `Remove ${other}` })
-        .click();
+      await domainItem(page, other).getByRole('button', { name: 'Remove' }).click();
       await page.getByRole('group', { name: new RegExp(`^Remove ${other.replaceAll('.', '\\.')}\\?`) }).waitFor();
       await page.getByRole('button', { name: 'Confirm' }).click();
       await page.getByText(`${other} removed.`).waitFor(SHOWN_WITHIN);

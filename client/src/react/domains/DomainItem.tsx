@@ -54,7 +54,7 @@ export function DomainItem({
               busy={verify.isPending}
               onClick={() => verify.mutate({ organization_id: organizationId, domain_id: domain.domain_id })}
             >
-              Verify {domain.domain}
+              Verify
             </Button>
           </div>
         </>
@@ -67,7 +67,7 @@ export function DomainItem({
           busy={removing}
           onConfirm={onRemove}
         >
-          Remove {domain.domain}
+          Remove
         </ConfirmButton>
       </div>
     </article>

@@ -6,10 +6,10 @@ export type Enrollment = Domain['enrollment'];
 
 /** What each enrollment does for the domain's people (behaviour §17); the record names every one the service allows. */
 const ENROLLMENT_LABELS: Record<Enrollment, string> = {
-  manual: 'Manual: the domain lets no one in',
-  suggestion: 'Suggestion: its people may ask to join',
-  automatic_invitation: 'Invitation: its people find an invitation waiting',
-  automatic: 'Automatic: its people join at once',
+  manual: 'Manual: no one joins by it',
+  suggestion: 'Suggestion: they ask to join',
+  automatic_invitation: 'Invitation: one waits for them',
+  automatic: 'Automatic: they join at once',
 };
 
 export const ENROLLMENT_OPTIONS: Option[] = Object.entries(ENROLLMENT_LABELS).map(([value, label]) => ({
