@@ -4,8 +4,9 @@
  * admin adds a domain, copies its TXT record, is told what was found while the record is missing,
  * and verifies it once it is there, lets its people ask to join, and removes another domain; a
  * person whose verified e-mail is at the domain sees the organization among those they may join
- * and asks, the admin approves with a role, and another person withdraws their request. The pages
- * are axe-core clean at 1280 px and at 390 px, where nothing is wider than the screen.
+ * and asks, the admin approves with a role, another person withdraws their request, and where the
+ * domain's enrollment is automatic a person joins at once. The pages are axe-core clean at 1280 px
+ * and at 390 px, where nothing is wider than the screen.
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -277,4 +278,27 @@ describe('the console: verified domains and joining (behaviour §14, §17)', () 
       }
     },
   );
+
+  it('lets a person join at once where the enrollment is automatic', { timeout: 60_000 }, async () => {
+    const [listed] = (await api(admin, 'GET', domainsPath())).body as Array<{ domain_id: string }>;
+    const automatic = await api(admin, 'PUT', `${domainsPath()}/${listed!.domain_id}`, { enrollment: 'automatic' });
+    expect(automatic.status, JSON.stringify(automatic.body)).toBe(200);
+    const newcomer = await person(`${run}-newcomer`, 'Nia', `${run}-newcomer@${domain}`);
+    const { page, problems } = await openAs(newcomer, '');
+    const row = page
+      .getByRole('table', { name: 'Organizations you may join' })
+      .getByRole('row')
+      .filter({ hasText: organizationName });
+    await row.waitFor(SHOWN_WITHIN);
+    expect(await row.textContent()).toContain('At once');
+    await row.getByRole('button', { name: 'Join' }).click();
+    await page.getByText(`You joined ${organizationName} as member.`).waitFor(SHOWN_WITHIN);
+    await page.getByRole('link', { name: organizationName }).waitFor(SHOWN_WITHIN);
+    const members = (await api(admin, 'GET', '/organization-user', undefined, organizationId)).body as Array<{
+      email: string;
+      role: string;
+    }>;
+    expect(members.find((member) => member.email === newcomer.email)?.role).toBe('member');
+    expect(problems).toEqual([]);
+  });
 });
