@@ -30,7 +30,7 @@ import {
 } from '@org-service/client/react';
 import { Link, navigate, type OrganizationSection } from './router.tsx';
 
-/** Home: the caller's organizations, a new one, and invitations waiting for them. */
+/** Home: the caller's organizations, a new one, invitations waiting for them, and those they may join (behaviour §17). */
 export function HomePage() {
   const me = useProfile();
   const organizations = useOrganizations();
