@@ -4,7 +4,8 @@
  * names where tRPC has one, so a tRPC client's `error.data.code` and the REST body carry the same
  * word; GONE (410) is the service's own, for invitations that are no longer pending, and so are
  * the conflicts that a caller may act on: MEMBER_LIMIT (the seat limit, behaviour §16),
- * DOMAIN_NOT_VERIFIED and DOMAIN_TAKEN (behaviour §17).
+ * DOMAIN_NOT_VERIFIED and DOMAIN_TAKEN (behaviour §17), WEBHOOK_DISABLED (a test event to a
+ * disabled endpoint, behaviour §13).
  */
 export const ERROR_STATUS = {
   BAD_REQUEST: 400,
@@ -14,6 +15,7 @@ export const ERROR_STATUS = {
   METHOD_NOT_SUPPORTED: 405,
   TIMEOUT: 408,
   CONFLICT: 409,
+  WEBHOOK_DISABLED: 409,
   MEMBER_LIMIT: 409,
   DOMAIN_NOT_VERIFIED: 409,
   DOMAIN_TAKEN: 409,

@@ -12,6 +12,12 @@ export const MAX_WEBHOOK_URL = 2048;
 export const MAX_WEBHOOK_DESCRIPTION = 500;
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
+/**
+ * The type of the synthetic event a caller sends one endpoint to try it (behaviour §13): not an
+ * event of the log, so no endpoint subscribes to it and no event list shows it.
+ */
+export const TEST_EVENT_TYPE = 'webhook.test';
+
 export const webhookIdSchema = z.uuid().toLowerCase();
 export const deliveryIdSchema = z.uuid().toLowerCase();
 
@@ -82,6 +88,14 @@ export const createdWebhookOutput = webhookOutput.extend({ secret: z.string() })
 
 export const secretOutput = z.object({ secret: z.string() });
 
+/** The body a delivery POSTs, the same at every attempt: the event's type, its `created_at`, and the event itself. */
+export const deliveryPayload = z.object({
+  type: z.string(),
+  timestamp: z.string(),
+  data: z.record(z.string(), z.unknown()),
+});
+export type DeliveryPayload = z.infer<typeof deliveryPayload>;
+
 export const deliveryOutput = z.object({
   delivery_id: z.string(),
   event_id: z.string(),
@@ -94,5 +108,7 @@ export const deliveryOutput = z.object({
   next_attempt_at: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
+  /** What is sent (no secret, no signature: those are in the headers); null once its event is no longer in the log. */
+  payload: deliveryPayload.nullable(),
 });
 export type DeliveryView = z.infer<typeof deliveryOutput>;

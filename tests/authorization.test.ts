@@ -166,6 +166,7 @@ const SAMPLES: { [Path in ProcedurePath]?: Sample<Path> } = {
   'webhooks.retryDelivery': {
     input: (f) => ({ organization_id: f.organizationId, webhook_id: f.webhookId, delivery_id: f.deliveryId }),
   },
+  'webhooks.sendTest': { input: (f) => ({ organization_id: f.organizationId, webhook_id: f.webhookId }) },
   'apiKeys.create': { input: (f) => ({ organization_id: f.organizationId, name: 'Sample key', role: 'member' }) },
   'apiKeys.list': { input: (f) => ({ organization_id: f.organizationId }) },
   'apiKeys.page': { input: (f) => ({ organization_id: f.organizationId, limit: 10 }) },

@@ -447,6 +447,9 @@ describe('OpenAPI document', () => {
     await ownerApi.POST('/organizations/{organization_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/retry', {
       params: { path: { ...path, webhook_id, delivery_id: '00000000-0000-7000-8000-000000000000' } },
     });
+    const tested = await owner.POST('/organizations/{organization_id}/webhooks/{webhook_id}/test', hookPath);
+    expect(tested.response.status).toBe(202);
+    expect(tested.data?.payload?.type).toBe('webhook.test');
     const rotated = await owner.POST('/organizations/{organization_id}/webhooks/{webhook_id}/rotate-secret', hookPath);
     expect(rotated.data?.secret).toMatch(/^whsec_/);
     expect(rotated.data?.secret).not.toBe(hook.data?.secret);

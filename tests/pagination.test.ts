@@ -105,8 +105,9 @@ describeOnEachDatabase('list pagination', (target) => {
     expect(past.headers.get('link')).toBeNull();
   });
 
-  it('gives tRPC callers {items, nextCursor} pages', async () => {
+  it('gives tRPC callers {items, nextCursor} pages, the first with the total (behaviour §15)', async () => {
     const seen: string[] = [];
+    const totals: Array<number | undefined> = [];
     let cursor: string | null = null;
     do {
       const input = encodeURIComponent(JSON.stringify({ limit: 4, cursor }));
@@ -115,10 +116,14 @@ describeOnEachDatabase('list pagination', (target) => {
         organizationId,
       });
       expect(response.status).toBe(200);
-      const page: { items: Array<{ user_id: string }>; nextCursor: string | null } = response.body.result.data;
+      const page: { items: Array<{ user_id: string }>; nextCursor: string | null; total?: number } =
+        response.body.result.data;
       seen.push(...page.items.map((member) => member.user_id));
+      totals.push(page.total);
       cursor = page.nextCursor;
     } while (cursor);
     expect(seen).toEqual(everyone);
+    expect(totals).toEqual([everyone.length, ...totals.slice(1).map(() => undefined)]);
+    expect(totals.length).toBeGreaterThan(1);
   });
 });

@@ -665,6 +665,7 @@ describeOnEachDatabase('webhooks (behaviour §13)', (target) => {
         .toEqual(['succeeded', 'succeeded', 'succeeded']);
       const whole = (await send(owner, 'GET', path)).body as DeliveryView[];
       expect(whole.map((each) => each.event_id)).toEqual([...arrived].reverse());
+      const sentBodies = new Map(hook.requests.map((request) => [request.headers['webhook-id'], request.body]));
       for (const delivery of whole) {
         expect(delivery).toEqual({
           delivery_id: expect.stringMatching(UUID_V7),
@@ -677,6 +678,8 @@ describeOnEachDatabase('webhooks (behaviour §13)', (target) => {
           next_attempt_at: null,
           created_at: expect.stringMatching(ISO_MS),
           updated_at: expect.stringMatching(ISO_MS),
+          // The log shows the body that was sent.
+          payload: JSON.parse(sentBodies.get(delivery.event_id)!) as unknown,
         });
       }
 

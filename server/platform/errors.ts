@@ -96,6 +96,8 @@ export function publicErrorBody(error: TRPCError): ErrorBody {
  */
 export function trpcCarrierCode(code: ErrorCode): TRPC_ERROR_CODE_KEY {
   if (code === 'GONE') return 'NOT_FOUND';
-  if (code === 'MEMBER_LIMIT' || code === 'DOMAIN_NOT_VERIFIED' || code === 'DOMAIN_TAKEN') return 'CONFLICT';
+  const serviceConflict =
+    code === 'MEMBER_LIMIT' || code === 'DOMAIN_NOT_VERIFIED' || code === 'DOMAIN_TAKEN' || code === 'WEBHOOK_DISABLED';
+  if (serviceConflict) return 'CONFLICT';
   return code;
 }

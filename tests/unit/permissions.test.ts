@@ -85,6 +85,7 @@ const OPERATIONS: Record<string, Requirement | `${ServicePermission} or self` | 
     'webhooks.deliveries': 'webhooks:manage',
     'webhooks.deliveriesPage': 'webhooks:manage',
     'webhooks.retryDelivery': 'webhooks:manage',
+    'webhooks.sendTest': 'webhooks:manage',
     'apiKeys.create': 'api_keys:manage',
     'apiKeys.list': 'api_keys:manage',
     'apiKeys.page': 'api_keys:manage',

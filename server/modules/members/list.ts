@@ -6,7 +6,7 @@ import { memberListItemOutput, memberPageItemOutput } from '../../../shared/memb
 import { memberSortSchema, roleFilterSchema, searchSchema } from '../../../shared/search.ts';
 import {
   listOutput,
-  pageOutput,
+  countedPageOutput,
   restList,
   restSortedList,
   restSortedListQuery,
@@ -54,10 +54,14 @@ export const listMembersProcedure = organizationProcedure({ from: 'header', may:
     return page.map(legacyMemberItem);
   });
 
-/** tRPC only: the member list a page at a time, with each membership's expiry; searched, filtered, sorted. */
+/**
+ * tRPC only: the member list a page at a time, with each membership's expiry; searched, filtered,
+ * sorted. The first page of the whole list (no search, filter or order) says how many members
+ * there are (`total`).
+ */
 export const membersPageProcedure = organizationProcedure({ from: 'header', may: 'members:read' })
   .input(sortedPageInput(selection()))
-  .output(pageOutput(memberPageItemOutput))
+  .output(countedPageOutput(memberPageItemOutput))
   .query(({ ctx, input }) =>
     selects(input) ? selectedMembersPage(ctx.org, input, input) : membersPage(ctx.org, input),
   );

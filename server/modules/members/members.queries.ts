@@ -291,6 +291,18 @@ export const legacyMemberRows = (reader: ClockedReader, organizationId: string, 
 export const memberPageRows = (reader: ClockedReader, organizationId: string, page: PageRequest) =>
   pageRows(reader, reader.dialect, page, organizationId, nowFor(reader));
 
+/** How many current members the organization has: the rows the member list reads, counted. */
+const currentMembers = prepare((sql, organizationId: string, now: DbTimestamp) =>
+  sql
+    .selectFrom('organization_users as m')
+    .select((eb) => eb.fn.countAll<number | string>().as('total'))
+    .where('m.organization_id', '=', organizationId)
+    .where(unexpired('m', now)),
+);
+
+export const memberCount = async (reader: ClockedReader, organizationId: string): Promise<number> =>
+  Number((await reader.first(currentMembers(reader.sql, organizationId, nowFor(reader))))?.total ?? 0);
+
 /**
  * The oldest expired memberships, by organization_users_expires_idx. An owner's membership cannot
  * expire (refused on input, cleared when ownership is handed over); should a row say otherwise,

@@ -44,6 +44,7 @@ import {
   insertMembership,
   lapsedMembershipOf,
   legacyMemberRows,
+  memberCount,
   memberPageRows,
   memberRow,
   membershipOf,
@@ -298,10 +299,19 @@ export async function listMembers(org: InOrganization, page: PageRequest = {}): 
   return toPage(rows, page.limit, pageKey, (row) => replaceInPlace(row, 'created_at', listTimestamp(row.created_at)));
 }
 
-/** The tRPC page of members: the list's items with each membership's expiry. */
-export async function membersPage(org: InOrganization, page: PageRequest): Promise<Page<MemberPageItem>> {
-  const rows = await memberPageRows(org.reads, org.organizationId, page);
-  return toPage(rows, page.limit, pageKey, (row) =>
+/**
+ * The tRPC page of members: the list's items with each membership's expiry; the first page also
+ * says how many members there are (`total`), counted beside its read.
+ */
+export async function membersPage(
+  org: InOrganization,
+  page: PageRequest,
+): Promise<Page<MemberPageItem> & { total?: number }> {
+  const [rows, total] = await Promise.all([
+    memberPageRows(org.reads, org.organizationId, page),
+    page.cursor ? undefined : memberCount(org.reads, org.organizationId),
+  ]);
+  const items = toPage(rows, page.limit, pageKey, (row) =>
     replaceInPlace(
       replaceInPlace(
         replaceInPlace(row, 'created_at', listTimestamp(row.created_at)),
@@ -312,6 +322,7 @@ export async function membersPage(org: InOrganization, page: PageRequest): Promi
       parseMetadata(row.public_metadata),
     ),
   );
+  return total === undefined ? items : { ...items, total };
 }
 
 /** What a searched, filtered or sorted page of members is asked with (behaviour §15). */

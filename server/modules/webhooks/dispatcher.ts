@@ -20,13 +20,13 @@
  *   PER_ENDPOINT of them, so a slow or dead receiver holds up only its own deliveries.
  */
 import { randomUUID } from 'node:crypto';
-import { toAuditEvent } from '../events/events.service.ts';
 import { Gate } from '../../platform/database/admission.ts';
 import { prepare } from '../../platform/database/prepared.ts';
 import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
 import { toDate } from '../../platform/database/timestamps.ts';
 import type { Db } from '../../platform/database/transaction.ts';
 import { fanOut } from './fan-out.ts';
+import { eventOfDelivery, payloadOf } from './payload.ts';
 import { Sender, type AttemptResult } from './sender.ts';
 import { signatureHeader } from './signing.ts';
 import { disableFailingWebhook } from './webhooks.service.ts';
@@ -93,12 +93,15 @@ const claim = prepare((sql, id: string, seenAttempts: number, token: string, now
     .where('next_attempt_at', '<=', now),
 );
 
-/** What an attempt sends, read with its claim's token: nothing when the endpoint is gone or the claim lost. */
+/**
+ * What an attempt sends, read with its claim's token: nothing when the endpoint is gone or the claim
+ * lost. A test event has no row in the log (payload.ts makes it from the delivery).
+ */
 const attemptMaterial = prepare((sql, id: string, token: string) =>
   sql
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
-    .innerJoin('organization_events as e', 'e.event_id', 'd.event_id')
+    .leftJoin('organization_events as e', 'e.event_id', 'd.event_id')
     .select([
       'd.attempts',
       'w.url',
@@ -106,14 +109,16 @@ const attemptMaterial = prepare((sql, id: string, token: string) =>
       'w.secret',
       'w.previous_secret',
       'w.previous_secret_expires_at',
-      'e.event_id',
-      'e.organization_id',
-      'e.type',
+      'd.event_id',
+      'd.event_type',
+      'd.organization_id',
+      'd.webhook_id',
+      'd.created_at',
       'e.actor_user_id',
       'e.actor_key_id',
       'e.subject_user_id',
       'e.data',
-      'e.created_at',
+      'e.created_at as event_created_at',
     ])
     .where('d.id', '=', id)
     .where('d.claim_token', '=', token),
@@ -264,14 +269,15 @@ export class Dispatcher {
     );
     // The endpoint was deleted meanwhile (its deliveries with it).
     if (!material) return;
-    const event = toAuditEvent(material);
+    const event = eventOfDelivery(material);
+    if (!event) return;
     // Disabled since the attempt was claimed: no attempt is sent, and none follows.
     if (!material.enabled) {
       const disabled = { succeeded: false, statusCode: null, error: 'The endpoint is disabled' };
       await this.#record(claimed, Number(material.attempts), disabled, event.created_at, { final: true });
       return;
     }
-    const body = JSON.stringify({ type: event.type, timestamp: event.created_at, data: event });
+    const body = JSON.stringify(payloadOf(event));
     const timestamp = Math.floor(Date.now() / 1000);
     const secrets = [material.secret];
     const previousUntil = material.previous_secret_expires_at;

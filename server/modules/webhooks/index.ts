@@ -10,6 +10,7 @@ import { listWebhooksProcedure, webhooksPageProcedure } from './list.ts';
 import { removeWebhookProcedure } from './remove.ts';
 import { retryDeliveryProcedure } from './retry-delivery.ts';
 import { rotateSecretProcedure } from './rotate-secret.ts';
+import { sendTestProcedure } from './send-test.ts';
 import { updateWebhookProcedure } from './update.ts';
 
 export const webhooksRouter = router({
@@ -23,4 +24,5 @@ export const webhooksRouter = router({
   deliveries: listDeliveriesProcedure,
   deliveriesPage: deliveriesPageProcedure,
   retryDelivery: retryDeliveryProcedure,
+  sendTest: sendTestProcedure,
 });

@@ -9,6 +9,7 @@ import { prepare } from '../../platform/database/prepared.ts';
 import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
 import type { StoredTimestamp } from '../../platform/database/timestamps.ts';
 import type { Reader, Tx } from '../../platform/database/transaction.ts';
+import type { DeliveryEventColumns } from './payload.ts';
 
 export interface WebhookRow {
   id: string;
@@ -175,16 +176,14 @@ export function disableWebhookRow(tx: Tx, webhookId: string, reason: string): vo
   );
 }
 
-export interface DeliveryRow {
+/** A delivery with its event's columns (deliveryPayload builds what it sends from them). */
+export interface DeliveryRow extends DeliveryEventColumns {
   id: string;
-  event_id: string;
-  event_type: string;
   status: DeliveryView['status'];
   attempts: number;
   last_status_code: number | null;
   last_error: string | null;
   next_attempt_at: StoredTimestamp | null;
-  created_at: StoredTimestamp;
   updated_at: StoredTimestamp;
 }
 
@@ -192,6 +191,8 @@ const DELIVERY_COLUMNS = [
   'd.id',
   'd.event_id',
   'd.event_type',
+  'd.organization_id',
+  'd.webhook_id',
   'd.status',
   'd.attempts',
   'd.last_status_code',
@@ -199,13 +200,23 @@ const DELIVERY_COLUMNS = [
   'd.next_attempt_at',
   'd.created_at',
   'd.updated_at',
+  'e.actor_user_id',
+  'e.actor_key_id',
+  'e.subject_user_id',
+  'e.data',
+  'e.created_at as event_created_at',
 ] as const;
+
+/** A delivery and its event of the log: none for a test event (or one no longer in the log). */
+const deliveriesWithEvents = (sql: Sql) =>
+  sql
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+    .leftJoin('organization_events as e', 'e.event_id', 'd.event_id');
 
 const deliveryList = pagedList(
   (sql: Sql, organizationId: string, webhookId: string) =>
-    sql
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+    deliveriesWithEvents(sql)
       .select(DELIVERY_COLUMNS)
       .where('w.organization_id', '=', organizationId)
       .where('d.webhook_id', '=', webhookId),
@@ -219,9 +230,7 @@ export const deliveryRows = (reader: ClockedReader, organizationId: string, webh
 /** A delivery of an endpoint of the organization, with its claim. */
 export const deliveryOf = (tx: Tx, organizationId: string, webhookId: string, deliveryId: string) =>
   tx.first(
-    tx.sql
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+    deliveriesWithEvents(tx.sql)
       .select([...DELIVERY_COLUMNS, 'd.claim_token'])
       .where('d.id', '=', deliveryId)
       .where('d.webhook_id', '=', webhookId)
@@ -239,5 +248,30 @@ export function scheduleNow(tx: Tx, deliveryId: string, now: DbTimestamp, claime
     (result) => {
       if (Number(result.numAffectedRows ?? 0) === 0) claimed();
     },
+  );
+}
+
+/** Queues a delivery's row: due now, no attempt made yet. */
+export function insertDelivery(
+  tx: Tx,
+  delivery: { id: string; webhookId: string; organizationId: string; eventId: string; eventType: string },
+): void {
+  const now = tx.timestamp();
+  tx.later(
+    tx.sql.insertInto('webhook_deliveries').values({
+      id: delivery.id,
+      webhook_id: delivery.webhookId,
+      organization_id: delivery.organizationId,
+      event_id: delivery.eventId,
+      event_type: delivery.eventType,
+      status: 'pending',
+      attempts: 0,
+      last_status_code: null,
+      last_error: null,
+      next_attempt_at: now,
+      claim_token: null,
+      created_at: now,
+      updated_at: now,
+    }),
   );
 }

@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import type { EventData } from '../../../shared/events.ts';
 import {
   MAX_WEBHOOKS,
+  TEST_EVENT_TYPE,
   type createWebhookInput,
   type DeliveryView,
   type updateWebhookInput,
@@ -19,9 +20,10 @@ import { newId } from '../../platform/database/ids.ts';
 import { toPage, type Page, type PageRequest } from '../../platform/database/pages.ts';
 import { isoTimestamp, isoTimestampOrNull, toDate } from '../../platform/database/timestamps.ts';
 import type { Db } from '../../platform/database/transaction.ts';
-import { badRequest, conflict, notFound } from '../../platform/errors.ts';
+import { badRequest, conflict, DomainError, notFound } from '../../platform/errors.ts';
 import { appendEvent, takeOrganization } from '../../platform/organization-changes.ts';
 import { sameList } from '../../platform/same-list.ts';
+import { deliveryPayload } from './payload.ts';
 import { urlAddressProblem, urlFormProblem, type UrlGuardOptions } from './url-guard.ts';
 import {
   cursorAndCount,
@@ -30,6 +32,7 @@ import {
   deliveryRows,
   disableWebhookRow,
   insertCursor,
+  insertDelivery,
   insertWebhook,
   rotateWebhookSecret,
   scheduleNow,
@@ -226,6 +229,7 @@ const deliveryView = (row: DeliveryRow): DeliveryView => ({
   next_attempt_at: row.status === 'pending' ? isoTimestampOrNull(row.next_attempt_at) : null,
   created_at: isoTimestamp(row.created_at),
   updated_at: isoTimestamp(row.updated_at),
+  payload: deliveryPayload(row),
 });
 
 /** An endpoint's deliveries, newest first (404: no such endpoint). */
@@ -256,6 +260,50 @@ export async function retryDelivery(org: InOrganization, webhookId: string, deli
       throw attemptUnderWay();
     });
     return deliveryView({ ...row, status: 'pending', next_attempt_at: now, updated_at: now });
+  });
+}
+
+/**
+ * Queues a test event for one endpoint (behaviour §13): a delivery of a `webhook.test` event made for
+ * it alone, whatever its `event_types`, and sent, signed, retried and logged like any other. The
+ * event is not appended to the organization's log, so no other endpoint and no event list sees it.
+ * A disabled endpoint is sent nothing: 409 WEBHOOK_DISABLED.
+ */
+export async function sendTestEvent(org: InOrganization, webhookId: string): Promise<DeliveryView> {
+  return org.change(async (tx) => {
+    const row = await webhookRow(tx, org.organizationId, webhookId);
+    if (!row) throw noSuchWebhook();
+    if (!row.enabled) {
+      throw new DomainError('WEBHOOK_DISABLED', 'The webhook is disabled: enable it before sending it a test event');
+    }
+    const delivery = {
+      id: newId(tx.now.getTime()),
+      webhookId: row.id,
+      organizationId: org.organizationId,
+      eventId: newId(tx.now.getTime()),
+      eventType: TEST_EVENT_TYPE,
+    };
+    insertDelivery(tx, delivery);
+    const now = tx.timestamp();
+    return deliveryView({
+      id: delivery.id,
+      event_id: delivery.eventId,
+      event_type: delivery.eventType,
+      organization_id: delivery.organizationId,
+      webhook_id: delivery.webhookId,
+      status: 'pending',
+      attempts: 0,
+      last_status_code: null,
+      last_error: null,
+      next_attempt_at: now,
+      created_at: now,
+      updated_at: now,
+      actor_user_id: null,
+      actor_key_id: null,
+      subject_user_id: null,
+      data: null,
+      event_created_at: null,
+    });
   });
 }
 

@@ -79,9 +79,15 @@ export const pageInput = z.object({
 /** A list's output, as REST answers it: the items (or a page of them, see restList). */
 export const listOutput = <Item extends z.ZodObject>(item: Item) => checkedInPlace(z.array(item));
 
+const pageOf = <Item extends z.ZodObject>(item: Item) =>
+  z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+
 /** A page of a list, as the tRPC `*.page` procedures answer it. */
-export const pageOutput = <Item extends z.ZodObject>(item: Item) =>
-  checkedInPlace(z.object({ items: z.array(item), nextCursor: z.string().nullable() }));
+export const pageOutput = <Item extends z.ZodObject>(item: Item) => checkedInPlace(pageOf(item));
+
+/** A page of a list whose first page also says how many items the whole list has. */
+export const countedPageOutput = <Item extends z.ZodObject>(item: Item) =>
+  checkedInPlace(pageOf(item).extend({ total: z.number().int().optional() }));
 
 /** A REST list request: whole list without parameters, else a page (a lone cursor gets the default size). */
 function restPageRequest(query: z.infer<ReturnType<typeof restListQuery>> = {}): PageRequest {

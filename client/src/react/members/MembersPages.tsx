@@ -46,6 +46,11 @@ export function MembersPages({
     enabled: !left,
   });
   const loadingPage = page.isPlaceholderData;
+  // The first page of the whole list says how many members there are; the later pages keep it.
+  const [total, setTotal] = useState<number>();
+  const pageTotal = page.data?.total;
+  if (pageTotal !== undefined && pageTotal !== total) setTotal(pageTotal);
+  const searched = Boolean(query.search?.trim() || query.role);
 
   // A pager button disabled by its own loading, or for good on the first or last page, hands the
   // focus to its neighbour rather than to nobody.
@@ -109,6 +114,7 @@ export function MembersPages({
     <>
       <div className="osc-row osc-members-summary">
         <span aria-live="polite">Page {pageNumber}</span>
+        {total !== undefined && !searched && <span>{total === 1 ? '1 member' : `${total} members`}</span>}
         <ExportMembers organizationId={organizationId} query={query} />
       </div>
       {selecting && (

@@ -1,6 +1,6 @@
 /**
  * An organization's roles (behaviour §11): every role it has, built-in, instance (the deployment's
- * roles file) and its own, with their permissions; with `roles:manage`, its own roles created,
+ * roles file) and its own, with their permissions and what each lets a role do; with `roles:manage`, its own roles created,
  * changed and deleted, which are the only ones anybody may change.
  */
 import { useQuery } from '@tanstack/react-query';
@@ -26,7 +26,8 @@ export function RoleEditor({ organizationId, holdersLink }: RoleEditorProps) {
   // Who holds a role is the member list's to tell (members:read).
   const holders = can('members:read') ? { link: holdersLink } : undefined;
   const roles = useQuery(trpc.roles.list.queryOptions({ organization_id: organizationId }));
-  const catalogue = useQuery({ ...trpc.permissions.catalogue.queryOptions(), enabled: manage });
+  // Any caller may read it: the roles table describes each permission from it.
+  const catalogue = useQuery(trpc.permissions.catalogue.queryOptions());
   return (
     <>
       <Section

@@ -55,7 +55,7 @@ export function RoleRow({
       </td>
       <td>{role.description || <span className="osc-muted">No description</span>}</td>
       <td>
-        <PermissionGroups permissions={role.permissions} />
+        <PermissionGroups permissions={role.permissions} catalogue={catalogue.data} />
       </td>
       <td>
         {holders ? (

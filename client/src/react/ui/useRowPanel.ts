@@ -26,6 +26,8 @@ export function useRowPanel() {
       'aria-expanded': key === openKey,
       onClick: () => setOpenKey(key === openKey ? undefined : key),
     }),
+    /** Opens the panel of the row `key` (another row's closes). */
+    open: (key: string) => setOpenKey(key),
     /** Closes the panel of the row `key`, the focus back on its button. */
     close: (key: string) => {
       returnFocusTo.current = buttonId(key);

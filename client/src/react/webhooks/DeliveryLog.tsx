@@ -2,6 +2,8 @@ import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-q
 import { useRef, useState } from 'react';
 import { useTRPC } from '../service.tsx';
 import { Badge, Button, ErrorNotice, FocusedNotice, QueryList, Section, Table, Time } from '../ui/index.ts';
+import { DeliveryDetails } from './DeliveryDetails.tsx';
+import { ReceiverAnswer } from './ReceiverAnswer.tsx';
 import type { Delivery, Webhook } from './webhook.ts';
 
 /** Deliveries read a page at a time. */
@@ -9,7 +11,7 @@ const DELIVERIES_PAGE = 50;
 
 const STATUS_TONES = { pending: 'warning', succeeded: 'success', failed: 'danger' } as const;
 
-/** An endpoint's deliveries, newest first, a page at a time, with a retry for a failed one. */
+/** An endpoint's deliveries, newest first, a page at a time, each with what it sent, and a retry for a failed one. */
 export function DeliveryLog({
   organizationId,
   webhook,
@@ -90,19 +92,13 @@ export function DeliveryLog({
                   <td>
                     <Badge tone={STATUS_TONES[delivery.status]}>{delivery.status}</Badge>
                   </td>
-                  <td className="osc-mono">{delivery.event_type}</td>
+                  <td>
+                    <span className="osc-mono">{delivery.event_type}</span>
+                    <DeliveryDetails delivery={delivery} />
+                  </td>
                   <td>{delivery.attempts}</td>
                   <td>
-                    {delivery.last_status_code === null && delivery.last_error === null ? (
-                      <span className="osc-muted">None</span>
-                    ) : (
-                      <>
-                        {delivery.last_status_code !== null && <div>HTTP {delivery.last_status_code}</div>}
-                        {delivery.last_error !== null && (
-                          <div className="osc-muted osc-pre-wrap">{delivery.last_error}</div>
-                        )}
-                      </>
-                    )}
+                    <ReceiverAnswer delivery={delivery} />
                   </td>
                   <td>
                     <Time value={delivery.created_at} />

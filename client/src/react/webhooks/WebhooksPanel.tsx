@@ -1,8 +1,8 @@
 /**
  * Webhooks (behaviour §13), for those holding webhooks:manage (nothing is shown to others): an
  * organization's endpoints, creating one, enabling and disabling, rotating the signing secret
- * (shown once, at creation and at each rotation), deleting, and an endpoint's delivery log with a
- * retry for a failed delivery.
+ * (shown once, at creation and at each rotation), deleting, sending an endpoint a test event, and
+ * an endpoint's delivery log, each delivery with what it sent, and a retry for a failed one.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
@@ -55,7 +55,17 @@ function WebhooksOf({ organizationId }: WebhooksPanelProps) {
       },
     }),
   );
-  const busy = { update, rotate, remove };
+  const test = useMutation(
+    trpc.webhooks.sendTest.mutationOptions({
+      onSuccess: async (_, { webhook_id }) => {
+        const webhook = webhooks.data?.find((each) => each.webhook_id === webhook_id);
+        setNotice(`Test event queued for ${webhook?.url ?? webhook_id}: its delivery is in the log below.`);
+        logPanel.open(webhook_id);
+        await queryClient.invalidateQueries({ queryKey: trpc.webhooks.deliveriesPage.pathKey() });
+      },
+    }),
+  );
+  const busy = { test, update, rotate, remove };
   const isBusy = (action: keyof typeof busy, webhook: Webhook) =>
     busy[action].isPending && busy[action].variables?.webhook_id === webhook.webhook_id;
   const call = { organization_id: organizationId };
@@ -80,6 +90,7 @@ function WebhooksOf({ organizationId }: WebhooksPanelProps) {
           />
         )}
         {notice && <FocusedNotice>{notice}</FocusedNotice>}
+        <ErrorNotice error={test.error} />
         <ErrorNotice error={update.error} />
         <ErrorNotice error={rotate.error} />
         <ErrorNotice error={remove.error} />
@@ -95,6 +106,10 @@ function WebhooksOf({ organizationId }: WebhooksPanelProps) {
                 webhooks={rows}
                 logButton={logPanel.button}
                 busy={isBusy}
+                onSendTest={(webhook) => {
+                  setNotice(undefined);
+                  test.mutate({ ...call, webhook_id: webhook.webhook_id });
+                }}
                 onToggle={(webhook) =>
                   update.mutate({ ...call, webhook_id: webhook.webhook_id, enabled: !webhook.enabled })
                 }

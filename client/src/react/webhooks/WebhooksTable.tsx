@@ -1,11 +1,15 @@
 import { Badge, Button, ConfirmButton, Table, Time, type ButtonProps } from '../ui/index.ts';
 import type { Webhook } from './webhook.ts';
 
-/** The endpoints, a row each with its delivery log's button, enabling or disabling, rotating the secret and deleting. */
+/**
+ * The endpoints, a row each with its delivery log's button, sending a test event, enabling or
+ * disabling, rotating the secret and deleting.
+ */
 export function WebhooksTable({
   webhooks,
   logButton,
   busy,
+  onSendTest,
   onToggle,
   onRotate,
   onDelete,
@@ -13,8 +17,9 @@ export function WebhooksTable({
   webhooks: readonly Webhook[];
   /** The props of the row's button that opens the endpoint's delivery log. */
   logButton: (webhookId: string) => ButtonProps;
-  /** Whether the endpoint's change (`update`: enabling or disabling), rotation or removal is under way. */
-  busy: (action: 'update' | 'rotate' | 'remove', webhook: Webhook) => boolean;
+  /** Whether the endpoint's test event, change (`update`: enabling or disabling), rotation or removal is under way. */
+  busy: (action: 'test' | 'update' | 'rotate' | 'remove', webhook: Webhook) => boolean;
+  onSendTest: (webhook: Webhook) => void;
   onToggle: (webhook: Webhook) => void;
   onRotate: (webhook: Webhook) => void;
   onDelete: (webhook: Webhook) => void;
@@ -48,6 +53,9 @@ export function WebhooksTable({
           <td className="osc-table__actions">
             <span className="osc-row">
               <Button {...logButton(webhook.webhook_id)}>Deliveries</Button>
+              <Button busy={busy('test', webhook)} onClick={() => onSendTest(webhook)}>
+                Send test event
+              </Button>
               <Button busy={busy('update', webhook)} onClick={() => onToggle(webhook)}>
                 {webhook.enabled ? 'Disable' : 'Enable'}
               </Button>
