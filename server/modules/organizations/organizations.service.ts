@@ -193,7 +193,7 @@ async function readDetails(reader: ClockedReader, org: InOrganization, role: () 
 
 /** GET /organizations/{organization_id} and GET /organizations/slug/{slug}; a non-member and an unknown id both get 403. */
 export async function getOrganization(org: InOrganization): Promise<OrganizationDetails> {
-  return (await readDetails(org.reads, org, async () => (await org.held()).role)).details;
+  return (await readDetails(org.reads, org, () => org.role())).details;
 }
 
 type FieldChanges = EventData['organization.updated']['changes'];

@@ -95,6 +95,20 @@ export const holdingRowsOfOne = prepare((sql, organizationId: string, userId: st
   holdingRows(sql, organizationId, [userId], now),
 );
 
+/**
+ * The first guard of a read (access.ts, guardReads): only the membership's role, from one table.
+ * A role of the deployment that holds what the operation needs answers the check without the
+ * teams; any other role is followed by holdingRowsOfOne.
+ */
+export const roleRowOfOne = prepare((sql, organizationId: string, userId: string, now: DbTimestamp) =>
+  sql
+    .selectFrom('organization_users as m')
+    .select(['m.user_id', 'm.role'])
+    .where('m.organization_id', '=', organizationId)
+    .where('m.user_id', '=', userId)
+    .where(unexpired('m', now)),
+);
+
 /** holdingRows of two users, compiled once. */
 export const holdingRowsOfTwo = prepare(
   (sql, organizationId: string, first: string, second: string, now: DbTimestamp) =>

@@ -35,17 +35,35 @@ export class InOrganization {
     this.#db = db;
     this.access = access;
     this.reads = db.guardedReads();
-    access.guard(this.reads, this.reads.timestamp(new Date()));
+    access.guardReads(this.reads, this.reads.timestamp(new Date()));
   }
 
   get organizationId(): string {
     return this.access.organizationId;
   }
 
-  /** What the actor holds, as the guard of the reads read it. */
+  /**
+   * What the actor holds, as the guard of the reads read it, with their teams: read now when the
+   * guard needed only their role (access.ts, guardReads).
+   */
   async held(): Promise<Holdings> {
+    const { access } = this;
+    if (!access.ready) {
+      access.readTeamsToo();
+      await this.reads.settle();
+    }
+    if (!access.withTeams && access.userId !== null) {
+      access.completeWithTeams(
+        await this.reads.all(holdingRowsOfOne(this.reads.sql, this.organizationId, access.userId, nowFor(this.reads))),
+      );
+    }
+    return access.holdings;
+  }
+
+  /** The actor's role here, which the guard of the reads always reads. */
+  async role(): Promise<string> {
     if (!this.access.ready) await this.reads.settle();
-    return this.access.holdings;
+    return this.access.holdings.role;
   }
 
   /**
@@ -97,7 +115,7 @@ export class InOrganization {
   async settle(): Promise<void> {
     if (this.access.passed) return;
     if (this.access.refusal) throw this.access.refusal;
-    if (!this.reads.unsettled) this.access.guard(this.reads, this.reads.timestamp(new Date()));
+    if (!this.reads.unsettled) this.access.guardReads(this.reads, this.reads.timestamp(new Date()));
     await this.reads.settle();
   }
 }

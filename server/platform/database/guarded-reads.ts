@@ -10,12 +10,21 @@ import type { Compilable, QueryResult } from 'kysely';
 import { toDbTimestamp, type DbTimestamp, type Dialect, type Sql } from './schema.ts';
 import { sendStatements, type Reader, type Statement } from './unit-of-work.ts';
 
+/** A statement a guard's check asks for before it decides (access.ts, guardReads). */
+export interface FollowUp {
+  query: Compilable<unknown>;
+  check(result: QueryResult<unknown>): void;
+}
+
+/** A guard's check: it passes, throws, or asks for a follow-up first. */
+export type GuardCheck<Row> = (result: QueryResult<Row>) => FollowUp | undefined | void;
+
 export class GuardedReads implements Reader {
   readonly sql: Sql;
   readonly dialect: Dialect;
   readonly #pool: Sql;
   readonly #together: boolean;
-  #pending: Array<{ query: Compilable<unknown>; check: Statement['check'] }> = [];
+  #pending: Array<{ query: Compilable<unknown>; check: GuardCheck<unknown> }> = [];
   /**
    * Settles once every guard sent so far has passed, or rejects with the first refusal: a read
    * made while a guard is under way, or after it refused, hands nothing back before it passed.
@@ -39,8 +48,8 @@ export class GuardedReads implements Reader {
    * returned. The query is compiled when it goes out, so that what it reads may still grow until
    * then (OrganizationAccess.alsoRead).
    */
-  guard<Row>(query: Compilable<Row>, check: (result: QueryResult<Row>) => void): void {
-    this.#pending.push({ query, check: check as Statement['check'] });
+  guard<Row>(query: Compilable<Row>, check: GuardCheck<Row>): void {
+    this.#pending.push({ query, check: check as GuardCheck<unknown> });
   }
 
   /** Whether a guard is queued that has not gone out yet. */
@@ -54,10 +63,24 @@ export class GuardedReads implements Reader {
     await this.#checked;
   }
 
-  /** Sends the guards queued, then `statements`; the reads wait for their checks (#checked). */
+  /**
+   * Sends the guards queued, then `statements`, then the follow-ups their checks asked for, one by
+   * one; the reads wait for every check (#checked).
+   */
   #sendGuarded(statements: Statement[]): Promise<Array<QueryResult<unknown>>> {
-    const guards = this.#pending.splice(0).map(({ query, check }) => ({ query: query.compile(), check, guard: true }));
-    const sent = sendStatements(this.#pool, [...guards, ...statements], this.#together);
+    const followUps: FollowUp[] = [];
+    const guards = this.#pending.splice(0).map(({ query, check }) => ({
+      query: query.compile(),
+      check: (result: QueryResult<unknown>) => {
+        const followUp = check(result);
+        if (followUp) followUps.push(followUp);
+      },
+      guard: true,
+    }));
+    const sent = sendStatements(this.#pool, [...guards, ...statements], this.#together).then(async (results) => {
+      for (const followUp of followUps) followUp.check(await this.#pool.executeQuery(followUp.query.compile()));
+      return results;
+    });
     const checked = this.#checked.then(() => sent);
     checked.catch(() => undefined); // each read awaits it; unawaited meanwhile, it is no unhandled rejection
     this.#checked = checked;
