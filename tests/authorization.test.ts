@@ -181,6 +181,12 @@ const SAMPLES: { [Path in ProcedurePath]?: Sample<Path> } = {
     input: (f) => ({ organization_id: f.organizationId, domain_id: f.domainId, enrollment: 'automatic' }),
   },
   'domains.remove': { input: (f) => ({ organization_id: f.organizationId, domain_id: f.domainId }), destructive: true },
+  'directory.get': { input: (f) => ({ organization_id: f.organizationId }) },
+  'directory.update': { input: (f) => ({ organization_id: f.organizationId, default_role: f.role }) },
+  'directory.users': { input: (f) => ({ organization_id: f.organizationId }) },
+  'directory.usersPage': { input: (f) => ({ organization_id: f.organizationId, limit: 10 }) },
+  'directory.groups': { input: (f) => ({ organization_id: f.organizationId }) },
+  'directory.groupsPage': { input: (f) => ({ organization_id: f.organizationId, limit: 10 }) },
   'joining.requests': { input: (f) => ({ organization_id: f.organizationId }) },
   'joining.requestsPage': { input: (f) => ({ organization_id: f.organizationId, limit: 10 }) },
   'joining.approve': {
@@ -365,7 +371,7 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
    * members, invitations, webhooks and their deliveries.
    */
   async function snapshot(organizationId: string) {
-    const [organization, events, members, roles, teams, invitations, webhooks, apiKeys, domains, joinRequests] =
+    const [organization, events, members, roles, teams, invitations, webhooks, apiKeys, domains, joinRequests, directory] =
       await Promise.all([
         ownerGet(`/organizations/${organizationId}`),
         ownerGet<AuditEvent[]>(`/organizations/${organizationId}/events?limit=1000`),
@@ -377,6 +383,7 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
         ownerGet(`/organizations/${organizationId}/api-keys`),
         ownerGet(`/organizations/${organizationId}/domains`),
         ownerGet(`/organizations/${organizationId}/join-requests`),
+        ownerGet(`/organizations/${organizationId}/directory`),
       ]);
     // All of them, not a first page.
     expect(events.length).toBeLessThan(1000);
@@ -399,6 +406,7 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
       apiKeys,
       domains,
       joinRequests,
+      directory,
     };
   }
 
