@@ -371,20 +371,31 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
    * members, invitations, webhooks and their deliveries.
    */
   async function snapshot(organizationId: string) {
-    const [organization, events, members, roles, teams, invitations, webhooks, apiKeys, domains, joinRequests, directory] =
-      await Promise.all([
-        ownerGet(`/organizations/${organizationId}`),
-        ownerGet<AuditEvent[]>(`/organizations/${organizationId}/events?limit=1000`),
-        ownerGet('/organization-user', organizationId),
-        ownerGet(rolesPath(organizationId)),
-        ownerGet<TeamView[]>(teamsPath(organizationId)),
-        ownerGet(`/organizations/${organizationId}/invitations`),
-        ownerGet<WebhookView[]>(webhooksPath(organizationId)),
-        ownerGet(`/organizations/${organizationId}/api-keys`),
-        ownerGet(`/organizations/${organizationId}/domains`),
-        ownerGet(`/organizations/${organizationId}/join-requests`),
-        ownerGet(`/organizations/${organizationId}/directory`),
-      ]);
+    const [
+      organization,
+      events,
+      members,
+      roles,
+      teams,
+      invitations,
+      webhooks,
+      apiKeys,
+      domains,
+      joinRequests,
+      directory,
+    ] = await Promise.all([
+      ownerGet(`/organizations/${organizationId}`),
+      ownerGet<AuditEvent[]>(`/organizations/${organizationId}/events?limit=1000`),
+      ownerGet('/organization-user', organizationId),
+      ownerGet(rolesPath(organizationId)),
+      ownerGet<TeamView[]>(teamsPath(organizationId)),
+      ownerGet(`/organizations/${organizationId}/invitations`),
+      ownerGet<WebhookView[]>(webhooksPath(organizationId)),
+      ownerGet(`/organizations/${organizationId}/api-keys`),
+      ownerGet(`/organizations/${organizationId}/domains`),
+      ownerGet(`/organizations/${organizationId}/join-requests`),
+      ownerGet(`/organizations/${organizationId}/directory`),
+    ]);
     // All of them, not a first page.
     expect(events.length).toBeLessThan(1000);
     const teamMembers = await Promise.all(

@@ -83,7 +83,10 @@ const directoryUserView = (row: DirectoryUserRow): DirectoryUserView => {
   };
 };
 
-export async function listDirectoryUsers(org: InOrganization, page: PageRequest = {}): Promise<Page<DirectoryUserView>> {
+export async function listDirectoryUsers(
+  org: InOrganization,
+  page: PageRequest = {},
+): Promise<Page<DirectoryUserView>> {
   const rows = await directoryUserRows(org.reads, org.organizationId, page);
   return toPage(rows, page.limit, (row) => ({ createdAt: row.created_at, id: row.id }), directoryUserView);
 }

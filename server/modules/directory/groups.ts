@@ -12,7 +12,8 @@ export const directoryGroupsProcedure = organizationProcedure({ from: 'path', ma
       method: 'GET',
       path: `${path}/groups`,
       tags,
-      summary: "The directory's groups (teams the identity provider made), oldest first, with their member counts (domains:manage)",
+      summary:
+        "The directory's groups (teams the identity provider made), oldest first, with their member counts (domains:manage)",
       errors: [400, 403],
       pagedList: true,
     }),

@@ -12,7 +12,7 @@ export const updateDirectoryProcedure = organizationProcedure({ from: 'path', ma
       path,
       tags,
       summary:
-        "Set the role of the memberships the directory makes (not owner; one the caller may give) (domains:manage)",
+        'Set the role of the memberships the directory makes (not owner; one the caller may give) (domains:manage)',
       errors: [...BODY_ERRORS, 403],
     }),
   )
