@@ -23,6 +23,7 @@ import {
   useProfile,
   WebhooksPanel,
   ApiKeysPanel,
+  DirectoryPanel,
 } from '@org-service/client/react';
 import { Link, navigate, type OrganizationSection } from './router.tsx';
 
@@ -105,6 +106,7 @@ export const SECTION_TITLES: Record<OrganizationSection, string> = {
   teams: 'Teams',
   webhooks: 'Webhooks',
   'api-keys': 'API keys',
+  directory: 'Directory',
   events: 'Events',
 };
 
@@ -117,6 +119,7 @@ export const SECTION_PERMISSIONS: Record<OrganizationSection, string> = {
   teams: 'teams:read',
   webhooks: 'webhooks:manage',
   'api-keys': 'api_keys:manage',
+  directory: 'domains:manage',
   events: 'events:read',
 };
 
@@ -185,6 +188,7 @@ export function OrganizationPage({
       {section === 'teams' && <TeamsPanel organizationId={organizationId} />}
       {section === 'webhooks' && <WebhooksPanel organizationId={organizationId} />}
       {section === 'api-keys' && <ApiKeysPanel organizationId={organizationId} />}
+      {section === 'directory' && <DirectoryPanel organizationId={organizationId} serviceUrl={location.origin} />}
       {section === 'events' && <EventsLog organizationId={organizationId} />}
     </>
   );

@@ -16,6 +16,7 @@ export const ORGANIZATION_SECTIONS = [
   'teams',
   'webhooks',
   'api-keys',
+  'directory',
   'events',
 ] as const;
 export type OrganizationSection = (typeof ORGANIZATION_SECTIONS)[number];

@@ -78,3 +78,4 @@ export { TeamsPanel, type TeamsPanelProps } from './teams/index.ts';
 export { WebhooksPanel, type WebhooksPanelProps } from './webhooks/index.ts';
 export { ApiKeysPanel, type ApiKeysPanelProps } from './api-keys/index.ts';
 export { EventsLog, type EventsLogProps } from './events/index.ts';
+export { DirectoryPanel, type DirectoryPanelProps } from './directory/index.ts';
