@@ -18,12 +18,8 @@ export function DefaultRoleForm({ organizationId, directory }: { organizationId:
       ) : !directory.data ? (
         <ErrorNotice error={directory.error} />
       ) : (
-        // Set afresh from what the service answers next.
-        <RoleSelect
-          key={directory.data.default_role}
-          organizationId={organizationId}
-          saved={directory.data.default_role}
-        />
+        // The select starts at the saved role and keeps what the person chose (and the notice of a save).
+        <RoleSelect organizationId={organizationId} saved={directory.data.default_role} />
       )}
     </Section>
   );
