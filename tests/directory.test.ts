@@ -67,6 +67,14 @@ describeOnEachDatabase('The directory settings (behaviour §18)', (target) => {
     ]);
   });
 
+  it('keeps its default role from being deleted (409)', async () => {
+    const removed = await server().call('DELETE', `/organizations/${organizationId}/roles/support`, {
+      token: owner.token,
+    });
+    expect(removed.status).toBe(409);
+    expect(removed.body.message).toContain("the directory's default role");
+  });
+
   it('refuses a role the organization does not have and owner (400), changing nothing', async () => {
     const unknown = await putDirectory(owner, { default_role: 'no-such-role' });
     expect(unknown.status).toBe(400);

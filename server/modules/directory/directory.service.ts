@@ -13,6 +13,7 @@ import {
 import type { InOrganization } from '../../platform/authorization/in-organization.ts';
 import { assertMayGive } from '../../platform/authorization/rules.ts';
 import { toPage, type Page, type PageRequest } from '../../platform/database/pages.ts';
+import type { Tx } from '../../platform/database/transaction.ts';
 import { isoTimestamp } from '../../platform/database/timestamps.ts';
 import { badRequest } from '../../platform/errors.ts';
 import { appendEvent } from '../../platform/organization-changes.ts';
@@ -67,6 +68,10 @@ export async function updateDirectory(
   });
   return getDirectory(org);
 }
+
+/** Whether the directory gives `role` to the memberships it makes: a role it gives is in use (behaviour §18). */
+export const directoryGives = async (tx: Tx, organizationId: string, role: string): Promise<boolean> =>
+  ((await directoryDefaultRole(tx, organizationId)) ?? INITIAL_DEFAULT_ROLE) === role;
 
 type DirectoryUserRow = Awaited<ReturnType<typeof directoryUserRows>>[number];
 
