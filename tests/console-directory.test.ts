@@ -4,9 +4,11 @@
  * changed, and what that key pushed over SCIM listed; axe-core clean at 1280 px and at 390 px,
  * where nothing is wider than the screen.
  */
+import { mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { expectAccessible, openConsole, startConsoleService } from './support/console.ts';
+import { expectAccessible, openConsole, SCREENSHOTS, startConsoleService } from './support/console.ts';
 import { describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
 import { uniqueId } from './support/fixtures.ts';
 import { CHROMIUM, chromiumMissing, failWithout } from './support/needs.ts';
@@ -65,6 +67,14 @@ describeOnEachDatabase('the console: Directory (behaviour §14, §18)', (target)
     await opened.page.getByRole('heading', { level: 1, name: 'Directory' }).waitFor();
     return opened;
   };
+  /** The embedded run's screenshot, to docs/console/ with UPDATE_SCREENSHOTS=true. */
+  const screenshot = async (page: Page, name: string) => {
+    if (target.name !== 'embedded') return;
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    const file = join(SCREENSHOTS, `${name}.png`);
+    await page.screenshot({ path: file, fullPage: true });
+    expect(statSync(file).size).toBeGreaterThan(1000);
+  };
   const settled = (page: Page) => expect.poll(() => page.locator('.osc-busy').count(), { timeout: 30_000 }).toBe(0);
 
   it(
@@ -119,6 +129,7 @@ describeOnEachDatabase('the console: Directory (behaviour §14, §18)', (target)
       expect(await page.getByLabel('Role of new directory members').inputValue()).toBe('support');
       await settled(page);
       await expectAccessible(page, 'directory with users and groups');
+      await screenshot(page, 'directory');
       expect(problems).toEqual([]);
 
       const phone = await openAt(PHONE);
@@ -126,6 +137,7 @@ describeOnEachDatabase('the console: Directory (behaviour §14, §18)', (target)
       await settled(phone.page);
       await expectAccessible(phone.page, 'directory at 390 px');
       expect(await phone.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+      await screenshot(phone.page, 'phone-directory');
       expect(phone.problems).toEqual([]);
     },
   );

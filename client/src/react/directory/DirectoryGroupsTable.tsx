@@ -27,8 +27,8 @@ export function DirectoryGroupsTable({ organizationId }: { organizationId: strin
               {rows.map((group) => (
                 <tr key={group.team_id}>
                   <th scope="row">{group.display_name}</th>
-                  <td>{group.member_count}</td>
-                  <td>
+                  <td data-label="Members">{group.member_count}</td>
+                  <td data-label="Provisioned">
                     <Time value={group.created_at} />
                   </td>
                 </tr>
