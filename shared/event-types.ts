@@ -92,6 +92,8 @@ export interface EventData {
     changes: { enrollment?: { from: string; to: string }; default_role?: { from: Role; to: Role } };
   };
   'domain.deleted': { domain_id: string; domain: string };
+  /** The directory's settings changed (behaviour §18): only the fields that changed, before and after. */
+  'directory.updated': { changes: { default_role?: { from: Role; to: Role } } };
   /** `subject_user_id` is the requester, who is the actor too but for approval and rejection. */
   'join_request.created': { request_id: string; role: Role };
   'join_request.approved': { request_id: string; role: Role };
@@ -134,6 +136,7 @@ export const EVENT_TYPES = [
   'domain.verified',
   'domain.updated',
   'domain.deleted',
+  'directory.updated',
   'join_request.created',
   'join_request.approved',
   'join_request.rejected',

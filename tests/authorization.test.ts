@@ -182,6 +182,12 @@ const SAMPLES: { [Path in ProcedurePath]?: Sample<Path> } = {
     input: (f) => ({ organization_id: f.organizationId, domain_id: f.domainId, enrollment: 'automatic' }),
   },
   'domains.remove': { input: (f) => ({ organization_id: f.organizationId, domain_id: f.domainId }), destructive: true },
+  'directory.get': { input: (f) => ({ organization_id: f.organizationId }) },
+  'directory.update': { input: (f) => ({ organization_id: f.organizationId, default_role: f.role }) },
+  'directory.users': { input: (f) => ({ organization_id: f.organizationId }) },
+  'directory.usersPage': { input: (f) => ({ organization_id: f.organizationId, limit: 10 }) },
+  'directory.groups': { input: (f) => ({ organization_id: f.organizationId }) },
+  'directory.groupsPage': { input: (f) => ({ organization_id: f.organizationId, limit: 10 }) },
   'joining.requests': { input: (f) => ({ organization_id: f.organizationId }) },
   'joining.requestsPage': { input: (f) => ({ organization_id: f.organizationId, limit: 10 }) },
   'joining.approve': {
@@ -366,19 +372,31 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
    * members, invitations, webhooks and their deliveries.
    */
   async function snapshot(organizationId: string) {
-    const [organization, events, members, roles, teams, invitations, webhooks, apiKeys, domains, joinRequests] =
-      await Promise.all([
-        ownerGet(`/organizations/${organizationId}`),
-        ownerGet<AuditEvent[]>(`/organizations/${organizationId}/events?limit=1000`),
-        ownerGet('/organization-user', organizationId),
-        ownerGet(rolesPath(organizationId)),
-        ownerGet<TeamView[]>(teamsPath(organizationId)),
-        ownerGet(`/organizations/${organizationId}/invitations`),
-        ownerGet<WebhookView[]>(webhooksPath(organizationId)),
-        ownerGet(`/organizations/${organizationId}/api-keys`),
-        ownerGet(`/organizations/${organizationId}/domains`),
-        ownerGet(`/organizations/${organizationId}/join-requests`),
-      ]);
+    const [
+      organization,
+      events,
+      members,
+      roles,
+      teams,
+      invitations,
+      webhooks,
+      apiKeys,
+      domains,
+      joinRequests,
+      directory,
+    ] = await Promise.all([
+      ownerGet(`/organizations/${organizationId}`),
+      ownerGet<AuditEvent[]>(`/organizations/${organizationId}/events?limit=1000`),
+      ownerGet('/organization-user', organizationId),
+      ownerGet(rolesPath(organizationId)),
+      ownerGet<TeamView[]>(teamsPath(organizationId)),
+      ownerGet(`/organizations/${organizationId}/invitations`),
+      ownerGet<WebhookView[]>(webhooksPath(organizationId)),
+      ownerGet(`/organizations/${organizationId}/api-keys`),
+      ownerGet(`/organizations/${organizationId}/domains`),
+      ownerGet(`/organizations/${organizationId}/join-requests`),
+      ownerGet(`/organizations/${organizationId}/directory`),
+    ]);
     // All of them, not a first page.
     expect(events.length).toBeLessThan(1000);
     const teamMembers = await Promise.all(
@@ -400,6 +418,7 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
       apiKeys,
       domains,
       joinRequests,
+      directory,
     };
   }
 

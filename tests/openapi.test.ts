@@ -583,6 +583,16 @@ describe('OpenAPI document', () => {
       (await domainAdmin.DELETE('/organizations/{organization_id}/domains/{domain_id}', domainAt)).response.status,
     ).toBe(200);
 
+    const directoryAt = { params: { path } };
+    const directory = await owner.PUT('/organizations/{organization_id}/directory', {
+      ...directoryAt,
+      body: { default_role: 'member' },
+    });
+    expect(directory.data?.default_role).toBe('member');
+    expect((await owner.GET('/organizations/{organization_id}/directory', directoryAt)).data?.groups).toBe(0);
+    expect((await owner.GET('/organizations/{organization_id}/directory/users', directoryAt)).data).toEqual([]);
+    expect((await owner.GET('/organizations/{organization_id}/directory/groups', directoryAt)).data).toEqual([]);
+
     const memberEmail = `${memberId}@example.com`;
     const inviteMember = () =>
       owner.POST('/organizations/{organization_id}/invitations', {

@@ -27,6 +27,7 @@ import {
   JoinRequestsPanel,
   MyJoinRequests,
   SuggestedOrganizations,
+  DirectoryPanel,
 } from '@org-service/client/react';
 import { Link, navigate, type OrganizationSection } from './router.tsx';
 
@@ -113,6 +114,7 @@ export const SECTION_TITLES: Record<OrganizationSection, string> = {
   'api-keys': 'API keys',
   domains: 'Domains',
   'join-requests': 'Join requests',
+  directory: 'Directory',
   events: 'Events',
 };
 
@@ -127,6 +129,7 @@ export const SECTION_PERMISSIONS: Record<OrganizationSection, string> = {
   'api-keys': 'api_keys:manage',
   domains: 'domains:manage',
   'join-requests': 'members:add',
+  directory: 'domains:manage',
   events: 'events:read',
 };
 
@@ -197,6 +200,7 @@ export function OrganizationPage({
       {section === 'api-keys' && <ApiKeysPanel organizationId={organizationId} />}
       {section === 'domains' && <DomainsPanel organizationId={organizationId} />}
       {section === 'join-requests' && <JoinRequestsPanel organizationId={organizationId} />}
+      {section === 'directory' && <DirectoryPanel organizationId={organizationId} serviceUrl={location.origin} />}
       {section === 'events' && <EventsLog organizationId={organizationId} />}
     </>
   );

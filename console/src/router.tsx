@@ -18,6 +18,7 @@ export const ORGANIZATION_SECTIONS = [
   'api-keys',
   'domains',
   'join-requests',
+  'directory',
   'events',
 ] as const;
 export type OrganizationSection = (typeof ORGANIZATION_SECTIONS)[number];

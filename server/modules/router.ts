@@ -3,6 +3,7 @@ import { router } from '../platform/rpc/init.ts';
 import { accountRouter } from './account/index.ts';
 import { adminRouter } from './admin/index.ts';
 import { apiKeysRouter } from './api-keys/index.ts';
+import { directoryRouter } from './directory/index.ts';
 import { domainsRouter } from './domains/index.ts';
 import { eventsRouter } from './events/index.ts';
 import { invitationsRouter } from './invitations/index.ts';
@@ -28,6 +29,7 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   apiKeys: apiKeysRouter,
   domains: domainsRouter,
+  directory: directoryRouter,
   joining: joiningRouter,
   admin: adminRouter,
 });

@@ -687,6 +687,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/organizations/{organization_id}/directory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The directory's default role, how many users and groups it provisioned, and its last 20 changes (domains:manage) */
+        get: operations["directory-get"];
+        /** Set the role of the memberships the directory makes (not owner; one the caller may give) (domains:manage) */
+        put: operations["directory-update"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/{organization_id}/directory/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The directory's users, oldest first: member, pending (no record yet) or inactive (domains:manage) */
+        get: operations["directory-users"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/{organization_id}/directory/groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The directory's groups (teams the identity provider made), oldest first, with their member counts (domains:manage) */
+        get: operations["directory-groups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/organizations/suggestions": {
         parameters: {
             query?: never;
@@ -1952,6 +2004,23 @@ export interface operations {
                             data: {
                                 domain_id: string;
                                 domain: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "directory.updated";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                changes: {
+                                    default_role?: {
+                                        from: string;
+                                        to: string;
+                                    };
+                                };
                             };
                             created_at: string;
                         } | {
@@ -5076,7 +5145,7 @@ export interface operations {
             query?: {
                 after?: string;
                 limit?: number;
-                type?: "organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "member.updated" | "member.expired" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined" | "role.created" | "role.updated" | "role.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.member_added" | "team.member_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked" | "domain.created" | "domain.verified" | "domain.updated" | "domain.deleted" | "join_request.created" | "join_request.approved" | "join_request.rejected" | "join_request.withdrawn";
+                type?: "organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "member.updated" | "member.expired" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined" | "role.created" | "role.updated" | "role.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.member_added" | "team.member_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked" | "domain.created" | "domain.verified" | "domain.updated" | "domain.deleted" | "directory.updated" | "join_request.created" | "join_request.approved" | "join_request.rejected" | "join_request.withdrawn";
             };
             header?: never;
             path: {
@@ -5609,6 +5678,23 @@ export interface operations {
                         data: {
                             domain_id: string;
                             domain: string;
+                        };
+                        created_at: string;
+                    } | {
+                        event_id: string;
+                        /** @constant */
+                        type: "directory.updated";
+                        organization_id: string;
+                        actor_user_id: string | null;
+                        actor_key_id: string | null;
+                        subject_user_id: string | null;
+                        data: {
+                            changes: {
+                                default_role?: {
+                                    from: string;
+                                    to: string;
+                                };
+                            };
                         };
                         created_at: string;
                     } | {
@@ -7965,7 +8051,7 @@ export interface operations {
                     url: string;
                     event_types: [
                         "*"
-                    ] | ("organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "member.updated" | "member.expired" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined" | "role.created" | "role.updated" | "role.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.member_added" | "team.member_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked" | "domain.created" | "domain.verified" | "domain.updated" | "domain.deleted" | "join_request.created" | "join_request.approved" | "join_request.rejected" | "join_request.withdrawn")[];
+                    ] | ("organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "member.updated" | "member.expired" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined" | "role.created" | "role.updated" | "role.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.member_added" | "team.member_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked" | "domain.created" | "domain.verified" | "domain.updated" | "domain.deleted" | "directory.updated" | "join_request.created" | "join_request.approved" | "join_request.rejected" | "join_request.withdrawn")[];
                     /** @default  */
                     description?: string;
                 };
@@ -8242,7 +8328,7 @@ export interface operations {
                     url?: string;
                     event_types?: [
                         "*"
-                    ] | ("organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "member.updated" | "member.expired" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined" | "role.created" | "role.updated" | "role.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.member_added" | "team.member_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked" | "domain.created" | "domain.verified" | "domain.updated" | "domain.deleted" | "join_request.created" | "join_request.approved" | "join_request.rejected" | "join_request.withdrawn")[];
+                    ] | ("organization.created" | "organization.updated" | "organization.deleted" | "member.added" | "member.role_changed" | "member.removed" | "member.left" | "member.updated" | "member.expired" | "ownership.transferred" | "invitation.created" | "invitation.revoked" | "invitation.accepted" | "invitation.declined" | "role.created" | "role.updated" | "role.deleted" | "team.created" | "team.updated" | "team.deleted" | "team.member_added" | "team.member_removed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.disabled" | "api_key.created" | "api_key.revoked" | "domain.created" | "domain.verified" | "domain.updated" | "domain.deleted" | "directory.updated" | "join_request.created" | "join_request.approved" | "join_request.rejected" | "join_request.withdrawn")[];
                     description?: string;
                     enabled?: boolean;
                 } | unknown | unknown | unknown | unknown;
@@ -10434,6 +10520,1650 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The operation failed: a bug, whose details the answer never shows */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "directory-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        default_role: string;
+                        users: {
+                            active: number;
+                            inactive: number;
+                        };
+                        groups: number;
+                        last_changes: ({
+                            event_id: string;
+                            /** @constant */
+                            type: "organization.created";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                organization_name: string;
+                                organization_description: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "organization.updated";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                changes: {
+                                    organization_name?: {
+                                        from: string;
+                                        to: string;
+                                    };
+                                    organization_description?: {
+                                        from: string;
+                                        to: string;
+                                    };
+                                    organization_slug?: {
+                                        from: string;
+                                        to: string;
+                                    };
+                                };
+                                public_metadata_keys?: string[];
+                                /** @constant */
+                                private_metadata_changed?: true;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "organization.deleted";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                organization_name: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "member.added";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                role: string;
+                                expires_at?: string;
+                                /** @enum {string} */
+                                via?: "domain" | "scim";
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "member.role_changed";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                from: string;
+                                to: string;
+                                expires_at?: {
+                                    from: string | null;
+                                    to: string | null;
+                                };
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "member.removed";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                role: string;
+                                /** @constant */
+                                via?: "scim";
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "member.left";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                role: string;
+                                /** @constant */
+                                reason?: "account_deleted";
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "member.updated";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                public_metadata_keys: string[];
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "member.expired";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                role: string;
+                                expires_at: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "ownership.transferred";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                previous_owner_user_id: string;
+                                new_owner_previous_role: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "invitation.created";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                invitation_id: string;
+                                email: string;
+                                role: string;
+                                membership_expires_at?: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "invitation.revoked";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                invitation_id: string;
+                                email: string;
+                                role: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "invitation.accepted";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                invitation_id: string;
+                                role: string;
+                                expires_at?: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "invitation.declined";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                invitation_id: string;
+                                email: string;
+                                role: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "role.created";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                role: string;
+                                description: string;
+                                permissions: string[];
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "role.updated";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                role: string;
+                                changes: {
+                                    description?: {
+                                        from: string;
+                                        to: string;
+                                    };
+                                    permissions?: {
+                                        from: string[];
+                                        to: string[];
+                                    };
+                                };
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "role.deleted";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                role: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "team.created";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                team_id: string;
+                                name: string;
+                                description: string;
+                                roles: string[];
+                                /** @constant */
+                                via?: "scim";
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "team.updated";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                team_id: string;
+                                changes: {
+                                    name?: {
+                                        from: string;
+                                        to: string;
+                                    };
+                                    description?: {
+                                        from: string;
+                                        to: string;
+                                    };
+                                    roles?: {
+                                        from: string[];
+                                        to: string[];
+                                    };
+                                };
+                                /** @constant */
+                                via?: "scim";
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "team.deleted";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                team_id: string;
+                                name: string;
+                                /** @constant */
+                                via?: "scim";
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "team.member_added";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                team_id: string;
+                                name: string;
+                                /** @constant */
+                                via?: "scim";
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "team.member_removed";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                team_id: string;
+                                name: string;
+                                /** @constant */
+                                via?: "scim";
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "webhook.created";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                webhook_id: string;
+                                url: string;
+                                event_types: string[];
+                                description: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "webhook.updated";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                webhook_id: string;
+                                changes: {
+                                    url?: {
+                                        from: string;
+                                        to: string;
+                                    };
+                                    event_types?: {
+                                        from: string[];
+                                        to: string[];
+                                    };
+                                    description?: {
+                                        from: string;
+                                        to: string;
+                                    };
+                                    enabled?: {
+                                        from: boolean;
+                                        to: boolean;
+                                    };
+                                };
+                                /** @constant */
+                                secret_rotated?: true;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "webhook.deleted";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                webhook_id: string;
+                                url: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "webhook.disabled";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                webhook_id: string;
+                                url: string;
+                                reason: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "api_key.created";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                key_id: string;
+                                name: string;
+                                role: string;
+                                prefix: string;
+                                expires_at: string | null;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "api_key.revoked";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                key_id: string;
+                                name: string;
+                                role: string;
+                                prefix: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "domain.created";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                domain_id: string;
+                                domain: string;
+                                /** @enum {string} */
+                                status: "pending" | "verified";
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "domain.verified";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                domain_id: string;
+                                domain: string;
+                                /** @enum {string} */
+                                by: "dns_txt" | "email";
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "domain.updated";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                domain_id: string;
+                                domain: string;
+                                changes: {
+                                    enrollment?: {
+                                        from: string;
+                                        to: string;
+                                    };
+                                    default_role?: {
+                                        from: string;
+                                        to: string;
+                                    };
+                                };
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "domain.deleted";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                domain_id: string;
+                                domain: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "directory.updated";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                changes: {
+                                    default_role?: {
+                                        from: string;
+                                        to: string;
+                                    };
+                                };
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "join_request.created";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                request_id: string;
+                                role: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "join_request.approved";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                request_id: string;
+                                role: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "join_request.rejected";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                request_id: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "join_request.withdrawn";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                request_id: string;
+                            };
+                            created_at: string;
+                        })[];
+                    };
+                };
+            };
+            /** @description Invalid body, query, header, path parameter or URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bearer token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not do this: not a member, or without the permission it needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The operation failed: a bug, whose details the answer never shows */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "directory-update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    default_role: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        default_role: string;
+                        users: {
+                            active: number;
+                            inactive: number;
+                        };
+                        groups: number;
+                        last_changes: ({
+                            event_id: string;
+                            /** @constant */
+                            type: "organization.created";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                organization_name: string;
+                                organization_description: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "organization.updated";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                changes: {
+                                    organization_name?: {
+                                        from: string;
+                                        to: string;
+                                    };
+                                    organization_description?: {
+                                        from: string;
+                                        to: string;
+                                    };
+                                    organization_slug?: {
+                                        from: string;
+                                        to: string;
+                                    };
+                                };
+                                public_metadata_keys?: string[];
+                                /** @constant */
+                                private_metadata_changed?: true;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "organization.deleted";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                organization_name: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "member.added";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                role: string;
+                                expires_at?: string;
+                                /** @enum {string} */
+                                via?: "domain" | "scim";
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "member.role_changed";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                from: string;
+                                to: string;
+                                expires_at?: {
+                                    from: string | null;
+                                    to: string | null;
+                                };
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "member.removed";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                role: string;
+                                /** @constant */
+                                via?: "scim";
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "member.left";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                role: string;
+                                /** @constant */
+                                reason?: "account_deleted";
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "member.updated";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                public_metadata_keys: string[];
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "member.expired";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                role: string;
+                                expires_at: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "ownership.transferred";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                previous_owner_user_id: string;
+                                new_owner_previous_role: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "invitation.created";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                invitation_id: string;
+                                email: string;
+                                role: string;
+                                membership_expires_at?: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "invitation.revoked";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                invitation_id: string;
+                                email: string;
+                                role: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "invitation.accepted";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                invitation_id: string;
+                                role: string;
+                                expires_at?: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "invitation.declined";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                invitation_id: string;
+                                email: string;
+                                role: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "role.created";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                role: string;
+                                description: string;
+                                permissions: string[];
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "role.updated";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                role: string;
+                                changes: {
+                                    description?: {
+                                        from: string;
+                                        to: string;
+                                    };
+                                    permissions?: {
+                                        from: string[];
+                                        to: string[];
+                                    };
+                                };
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "role.deleted";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                role: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "team.created";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                team_id: string;
+                                name: string;
+                                description: string;
+                                roles: string[];
+                                /** @constant */
+                                via?: "scim";
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "team.updated";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                team_id: string;
+                                changes: {
+                                    name?: {
+                                        from: string;
+                                        to: string;
+                                    };
+                                    description?: {
+                                        from: string;
+                                        to: string;
+                                    };
+                                    roles?: {
+                                        from: string[];
+                                        to: string[];
+                                    };
+                                };
+                                /** @constant */
+                                via?: "scim";
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "team.deleted";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                team_id: string;
+                                name: string;
+                                /** @constant */
+                                via?: "scim";
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "team.member_added";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                team_id: string;
+                                name: string;
+                                /** @constant */
+                                via?: "scim";
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "team.member_removed";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                team_id: string;
+                                name: string;
+                                /** @constant */
+                                via?: "scim";
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "webhook.created";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                webhook_id: string;
+                                url: string;
+                                event_types: string[];
+                                description: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "webhook.updated";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                webhook_id: string;
+                                changes: {
+                                    url?: {
+                                        from: string;
+                                        to: string;
+                                    };
+                                    event_types?: {
+                                        from: string[];
+                                        to: string[];
+                                    };
+                                    description?: {
+                                        from: string;
+                                        to: string;
+                                    };
+                                    enabled?: {
+                                        from: boolean;
+                                        to: boolean;
+                                    };
+                                };
+                                /** @constant */
+                                secret_rotated?: true;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "webhook.deleted";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                webhook_id: string;
+                                url: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "webhook.disabled";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                webhook_id: string;
+                                url: string;
+                                reason: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "api_key.created";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                key_id: string;
+                                name: string;
+                                role: string;
+                                prefix: string;
+                                expires_at: string | null;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "api_key.revoked";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                key_id: string;
+                                name: string;
+                                role: string;
+                                prefix: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "domain.created";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                domain_id: string;
+                                domain: string;
+                                /** @enum {string} */
+                                status: "pending" | "verified";
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "domain.verified";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                domain_id: string;
+                                domain: string;
+                                /** @enum {string} */
+                                by: "dns_txt" | "email";
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "domain.updated";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                domain_id: string;
+                                domain: string;
+                                changes: {
+                                    enrollment?: {
+                                        from: string;
+                                        to: string;
+                                    };
+                                    default_role?: {
+                                        from: string;
+                                        to: string;
+                                    };
+                                };
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "domain.deleted";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                domain_id: string;
+                                domain: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "directory.updated";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                changes: {
+                                    default_role?: {
+                                        from: string;
+                                        to: string;
+                                    };
+                                };
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "join_request.created";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                request_id: string;
+                                role: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "join_request.approved";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                request_id: string;
+                                role: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "join_request.rejected";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                request_id: string;
+                            };
+                            created_at: string;
+                        } | {
+                            event_id: string;
+                            /** @constant */
+                            type: "join_request.withdrawn";
+                            organization_id: string;
+                            actor_user_id: string | null;
+                            actor_key_id: string | null;
+                            subject_user_id: string | null;
+                            data: {
+                                request_id: string;
+                            };
+                            created_at: string;
+                        })[];
+                    };
+                };
+            };
+            /** @description Invalid body, query, header, path parameter or URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bearer token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not do this: not a member, or without the permission it needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body is not JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The operation failed: a bug, whose details the answer never shows */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "directory-users": {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description With ?limit=N, when more items follow: `<path?limit=N&cursor=…>; rel="next"` */
+                    link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        directory_user_id: string;
+                        user_name: string;
+                        display_name: string;
+                        active: boolean;
+                        user_id: string | null;
+                        /** @enum {string} */
+                        state: "member" | "pending" | "inactive";
+                        created_at: string;
+                    }[];
+                };
+            };
+            /** @description Invalid body, query, header, path parameter or URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bearer token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not do this: not a member, or without the permission it needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this caller: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request line and headers over 16 KiB, or over 1000 header lines */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The operation failed: a bug, whose details the answer never shows */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database or the token keys cannot serve now, or the instance is stopping: retry after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "directory-groups": {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    /** @description With ?limit=N, when more items follow: `<path?limit=N&cursor=…>; rel="next"` */
+                    link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        team_id: string;
+                        display_name: string;
+                        member_count: number;
+                        created_at: string;
+                    }[];
+                };
+            };
+            /** @description Invalid body, query, header, path parameter or URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bearer token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not do this: not a member, or without the permission it needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request was not received within the request timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL over 16 KiB, or a path parameter over 5000 characters */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };

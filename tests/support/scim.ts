@@ -22,7 +22,7 @@ export interface ScimClient {
   send<T = any>(method: string, path: string, body?: unknown): Promise<ScimAnswer<T>>;
 }
 
-export function scimClient(server: TestServer, secret: string | undefined): ScimClient {
+export function scimClient(server: Pick<TestServer, 'baseUrl'>, secret: string | undefined): ScimClient {
   return {
     async send(method, path, body) {
       const response = await fetch(`${server.baseUrl}/scim/v2${path}`, {

@@ -101,6 +101,13 @@ const OPERATIONS: Record<string, Requirement | `${ServicePermission} or self` | 
     'domains.verify': 'domains:manage',
     'domains.update': 'domains:manage',
     'domains.remove': 'domains:manage',
+    // domains:manage, not directory:sync: one permission an operation (behaviour §18).
+    'directory.get': 'domains:manage',
+    'directory.update': 'domains:manage',
+    'directory.users': 'domains:manage',
+    'directory.usersPage': 'domains:manage',
+    'directory.groups': 'domains:manage',
+    'directory.groupsPage': 'domains:manage',
     'joining.suggestions': 'caller',
     'joining.join': 'caller',
     'joining.requests': 'members:add',

@@ -86,3 +86,4 @@ export {
   SuggestedOrganizations,
   type JoinRequestsPanelProps,
 } from './joining/index.ts';
+export { DirectoryPanel, type DirectoryPanelProps } from './directory/index.ts';

@@ -11,7 +11,16 @@ export interface EventQuery {
   actorUserId?: string | undefined;
   /** The newest first: the events before `after`, or the newest of all without it. */
   newestFirst?: boolean;
+  /** Only the changes the identity provider made (behaviour §18). */
+  via?: 'scim';
 }
+
+/**
+ * `data` as appendEvent wrote it (JSON.stringify, no spaces) holds `"via":"scim"` only as that key
+ * and value: a quote inside a string is escaped there. A pattern, not the engines' JSON functions,
+ * which answer differently (MariaDB's JSON_EXTRACT keeps the quotes, SQLite's drops them).
+ */
+const VIA_SCIM = '%"via":"scim"%';
 
 /** The organization's events after `query.after`, oldest first (or newest first), at most `query.limit`. */
 export function eventRows(reader: Reader, organizationId: string, query: EventQuery) {
@@ -19,6 +28,7 @@ export function eventRows(reader: Reader, organizationId: string, query: EventQu
   if (query.after) select = select.where('event_id', query.newestFirst ? '<' : '>', query.after);
   if (query.type) select = select.where('type', '=', query.type);
   if (query.actorUserId) select = select.where('actor_user_id', '=', query.actorUserId);
+  if (query.via) select = select.where('data', 'like', VIA_SCIM);
   return reader.all(select.orderBy('event_id', query.newestFirst ? 'desc' : 'asc').limit(query.limit));
 }
 

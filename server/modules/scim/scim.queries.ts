@@ -299,7 +299,3 @@ export function directoryDefaults(
     return read;
   };
 }
-
-export function setDirectoryDefaultRole(tx: Tx, organizationId: string, role: string): void {
-  tx.later(tx.sql.updateTable('organizations').set({ directory_default_role: role }).where('id', '=', organizationId));
-}

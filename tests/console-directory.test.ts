@@ -1,0 +1,144 @@
+/**
+ * The console's Directory page (behaviour §14, §18), in Chromium on both databases: the SCIM base
+ * URL, a key for the identity provider made and shown once (copied, then gone), the default role
+ * changed, and what that key pushed over SCIM listed; axe-core clean at 1280 px and at 390 px,
+ * where nothing is wider than the screen.
+ */
+import { mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expectAccessible, openConsole, SCREENSHOTS, startConsoleService } from './support/console.ts';
+import { describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
+import { uniqueId } from './support/fixtures.ts';
+import { CHROMIUM, chromiumMissing, failWithout } from './support/needs.ts';
+import type { ServiceProcess } from './support/process.ts';
+import { restCall } from './support/rest-call.ts';
+import { GROUP_SCHEMA, oktaUser, scimClient } from './support/scim.ts';
+import { SHOWN_WITHIN } from './support/timing.ts';
+import { tokenFor } from './support/tokens.ts';
+
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 860 };
+
+describeOnEachDatabase('the console: Directory (behaviour §14, §18)', (target) => {
+  failWithout(chromiumMissing());
+  let database: TestDatabase;
+  let service: ServiceProcess;
+  let browser: Browser;
+  let ownerToken: string;
+  let organizationId: string;
+  const run = uniqueId('directory');
+
+  const api = (method: string, path: string, body?: object) =>
+    restCall(service.baseUrl, method, path, ownerToken, body);
+
+  beforeAll(async () => {
+    database = await target.create();
+    service = await startConsoleService(database.url);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+    ownerToken = await tokenFor(`${run}-owner`, { role: 'owner' });
+    const profile = { first_name: 'Dana', last_name: 'Directory', email: `${run}-owner@example.com` };
+    expect((await api('POST', '/users', profile)).status).toBe(201);
+    const created = await api('POST', '/organizations', { organization_name: 'Synced', organization_description: '' });
+    expect(created.status).toBe(201);
+    organizationId = created.body.organization_id as string;
+    const role = await api('POST', `/organizations/${organizationId}/roles`, {
+      role: 'support',
+      description: 'Reads the organization',
+      permissions: ['organization:read'],
+    });
+    expect(role.status).toBe(201);
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    service?.kill();
+    await database?.drop();
+  });
+
+  const openAt = async (viewport: { width: number; height: number }) => {
+    const context = await browser.newContext({ viewport, reducedMotion: 'reduce' });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: service.baseUrl });
+    const opened = await openConsole(context);
+    await opened.page.goto(`${service.baseUrl}/console/organizations/${organizationId}/directory#token=${ownerToken}`);
+    await opened.page.getByRole('heading', { level: 1, name: 'Directory' }).waitFor();
+    return opened;
+  };
+  /** The embedded run's screenshot, to docs/console/ with UPDATE_SCREENSHOTS=true. */
+  const screenshot = async (page: Page, name: string) => {
+    if (target.name !== 'embedded') return;
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    const file = join(SCREENSHOTS, `${name}.png`);
+    await page.screenshot({ path: file, fullPage: true });
+    expect(statSync(file).size).toBeGreaterThan(1000);
+  };
+  const settled = (page: Page) => expect.poll(() => page.locator('.osc-busy').count(), { timeout: 30_000 }).toBe(0);
+
+  it(
+    'makes a key for the identity provider shown once, sets the default role, and lists what SCIM pushed',
+    { timeout: 180_000 },
+    async () => {
+      const { page, problems } = await openAt(DESKTOP);
+      await page.getByText(`${service.baseUrl}/scim/v2`, { exact: true }).waitFor();
+      await page.getByText('Your identity provider has provisioned no one yet.').waitFor();
+      await settled(page);
+      await expectAccessible(page, 'directory empty');
+
+      await page.getByRole('button', { name: 'Create a key for your identity provider' }).click();
+      const secret = page.locator('.osc-secret');
+      await expect.poll(() => secret.textContent(), SHOWN_WITHIN).toMatch(/^oak_[A-Za-z0-9_-]{43}$/);
+      const key = (await secret.textContent())!;
+      await page.getByRole('button', { name: 'Copy secret' }).click();
+      await page.getByText('Copied to the clipboard.').waitFor();
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+      await expectAccessible(page, 'directory with the key shown');
+      await page.getByRole('button', { name: 'I have copied it' }).click();
+      expect(await secret.count()).toBe(0);
+
+      await page.getByLabel('Role of new directory members').selectOption('support');
+      expect(await page.getByLabel('Role of new directory members').locator('option[value="owner"]').count()).toBe(0);
+      await page.getByRole('button', { name: 'Save default role' }).click();
+      await page.getByText('New directory members get the role support.').waitFor(SHOWN_WITHIN);
+      expect((await api('GET', `/organizations/${organizationId}/directory`)).body.default_role).toBe('support');
+
+      // The identity provider, with the key the page made.
+      const scim = scimClient(service, key);
+      const email = `${run}-pushed@example.com`;
+      const user = await scim.send('POST', '/Users', oktaUser(email));
+      expect(user.status, JSON.stringify(user.body)).toBe(201);
+      const group = await scim.send('POST', '/Groups', {
+        schemas: [GROUP_SCHEMA],
+        displayName: 'Pushed engineers',
+        members: [{ value: user.body.id }],
+      });
+      expect(group.status, JSON.stringify(group.body)).toBe(201);
+
+      // Pushed from elsewhere: seen at once after a reload (the console caches reads for 5 s).
+      await page.reload();
+      const users = page.getByRole('table', { name: 'Directory users' });
+      const userRow = users.getByRole('row').filter({ hasText: email });
+      await expect.poll(() => userRow.textContent(), SHOWN_WITHIN).toContain('Pending: no profile yet');
+      const groups = page.getByRole('table', { name: 'Directory groups' });
+      const groupRow = groups.getByRole('row').filter({ hasText: 'Pushed engineers' });
+      await expect.poll(() => groupRow.getByRole('cell').first().textContent(), SHOWN_WITHIN).toBe('1');
+      const changes = page.getByRole('table', { name: 'Last directory changes' });
+      await expect.poll(() => changes.textContent(), SHOWN_WITHIN).toContain('team.created');
+      expect(await page.getByLabel('Role of new directory members').inputValue()).toBe('support');
+      await settled(page);
+      await expectAccessible(page, 'directory with users and groups');
+      await screenshot(page, 'directory');
+      expect(problems).toEqual([]);
+
+      const phone = await openAt(PHONE);
+      await phone.page.getByRole('table', { name: 'Directory users' }).getByText(email).waitFor(SHOWN_WITHIN);
+      await settled(phone.page);
+      await expectAccessible(phone.page, 'directory at 390 px');
+      expect(await phone.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+      await screenshot(phone.page, 'phone-directory');
+      expect(phone.problems).toEqual([]);
+    },
+  );
+});
