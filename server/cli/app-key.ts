@@ -49,9 +49,20 @@ function readCommand() {
 /** How much of a secret a key shows as its prefix: `sak_` and eight characters. */
 const PREFIX_LENGTH = 12;
 
-async function create(orm: Orm, dialect: Dialect, name: string): Promise<void> {
+/** The key's name as stored, or a usage error: checked before the database is opened. */
+function validName(name: string): string {
   const parsed = nameText(100).safeParse(name);
   if (!parsed.success) usageError(`--name must be a name of 1 to 100 characters (${parsed.error.issues[0]!.message})`);
+  return parsed.data;
+}
+
+/** The key id, or a usage error: checked before the database is opened. */
+function validId(id: string): string {
+  if (!z.uuid().safeParse(id).success) usageError('--id must be a key id (a UUID), as list shows');
+  return id.toLowerCase();
+}
+
+async function create(orm: Orm, dialect: Dialect, name: string): Promise<void> {
   const sql = orm.em.getKysely<Database>();
   const secret = newKeySecret('application_key');
   const id = newId();
@@ -59,7 +70,7 @@ async function create(orm: Orm, dialect: Dialect, name: string): Promise<void> {
     .insertInto('application_keys')
     .values({
       id,
-      name: parsed.data,
+      name,
       prefix: secret.slice(0, PREFIX_LENGTH),
       secret_hash: secretHashOf(secret),
       created_at: toDbTimestamp(dialect, new Date()),
@@ -67,7 +78,7 @@ async function create(orm: Orm, dialect: Dialect, name: string): Promise<void> {
       last_used_at: null,
     })
     .execute();
-  console.log(`Application key ${id} (${parsed.data}); its secret, shown this once:\n${secret}`);
+  console.log(`Application key ${id} (${name}); its secret, shown this once:\n${secret}`);
 }
 
 async function list(orm: Orm): Promise<void> {
@@ -88,12 +99,11 @@ async function list(orm: Orm): Promise<void> {
 }
 
 async function revoke(orm: Orm, dialect: Dialect, id: string): Promise<void> {
-  if (!z.uuid().safeParse(id).success) usageError('--id must be a key id (a UUID), as list shows');
   const result = await orm.em
     .getKysely<Database>()
     .updateTable('application_keys')
     .set({ revoked_at: toDbTimestamp(dialect, new Date()) })
-    .where('id', '=', id.toLowerCase())
+    .where('id', '=', id)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) === 0) {
@@ -114,6 +124,8 @@ if (options.command !== 'create' && options.command !== 'list' && options.comman
 }
 if (options.command === 'create' && options.name === undefined) usageError('create needs --name NAME');
 if (options.command === 'revoke' && options.id === undefined) usageError('revoke needs --id KEY_ID');
+const keyName = options.command === 'create' ? validName(options.name!) : undefined;
+const keyId = options.command === 'revoke' ? validId(options.id!) : undefined;
 
 let settings: Settings | undefined;
 try {
@@ -123,9 +135,9 @@ try {
     await pingDatabase(orm);
     if (settings.MIGRATE_ON_START) await migrate(orm);
     const dialect = settings.database.engine;
-    if (options.command === 'create') await create(orm, dialect, options.name!);
-    else if (options.command === 'list') await list(orm);
-    else await revoke(orm, dialect, options.id!);
+    if (keyName !== undefined) await create(orm, dialect, keyName);
+    else if (keyId !== undefined) await revoke(orm, dialect, keyId);
+    else await list(orm);
   } finally {
     await orm.close();
   }
