@@ -155,8 +155,8 @@ export class OrganizationAccess {
    * the teams left unread (completeWithTeams reads them when an operation asks); any other role (the
    * organization's own, or one that lacks it) is followed by the whole read of what the member holds
    * before anything read is handed back. Most reads are by members whose role answers them, and for
-   * those the database reads one table instead of four (docs/performance.md, "Guarded reads"). Keys
-   * and a guard that reads another user too go as `guard` does.
+   * those the database reads one table instead of four (docs/performance.md, "Measured choices in the
+   * code"). Keys and a guard that reads another user too go as `guard` does.
    */
   guardReads(target: FollowingGuardable, now: DbTimestamp): void {
     const { actor } = this;
