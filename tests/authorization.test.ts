@@ -16,7 +16,7 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createClient, type RouterInputs } from '../client/src/index.ts';
 import { appRouter } from '../server/modules/router.ts';
-import { ANY_MEMBER, type Requirement } from '../server/platform/authorization/access.ts';
+import { acceptedBy, ANY_MEMBER, requirementName, type Requirement } from '../server/platform/authorization/access.ts';
 import { APPLICATION_ONLY, isGrantable, SERVICE_PERMISSIONS } from '../server/platform/role-catalogue.ts';
 import { procedureMetas, type Meta } from '../server/platform/rpc/init.ts';
 import type { AuditEvent } from '../shared/events.ts';
@@ -275,7 +275,7 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
   /** The fixtures the refused calls are made on, and then the owner's that use up nothing. */
   let fixtures: Fixtures;
   /** For each requirement, a member of fixtures' organization lacking it (ANY_MEMBER: a non-member). */
-  const actors = new Map<Requirement, TestUser>();
+  const actors = new Map<string, TestUser>();
 
   async function ownerGet<T = any>(path: string, organizationId?: string): Promise<T> {
     const answer = await server().call('GET', path, { token: owner.token, organizationId });
@@ -351,15 +351,15 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
     };
   }
 
-  /** A member of the organization whose role holds every permission a role may hold but `permission`. */
-  async function memberLacking(organizationId: string, permission: string): Promise<TestUser> {
-    const role = `lacks-${permission.replace(':', '-')}`;
+  /** A member of the organization whose role holds every permission a role may hold but `lacking`. */
+  async function memberLacking(organizationId: string, lacking: readonly string[]): Promise<TestUser> {
+    const role = `lacks-${lacking.join('-').replaceAll(':', '-')}`;
     await createRole(
       server(),
       owner,
       organizationId,
       role,
-      GRANTABLE.filter((held) => held !== permission),
+      GRANTABLE.filter((held) => !lacking.includes(held)),
     );
     const member = await registerUser(server(), role);
     await addMember(server(), owner, organizationId, member, role);
@@ -477,10 +477,11 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
     await addMember(server(), owner, fixtures.organizationId, admin, 'admin');
     actors.set(ANY_MEMBER, await registerUser(server(), 'outsider'));
     for (const [, { permission }] of ORGANIZATION_PROCEDURES) {
-      if (actors.has(permission)) continue;
+      if (actors.has(requirementName(permission))) continue;
+      const accepted = acceptedBy(permission);
       actors.set(
-        permission,
-        isGrantable(permission) ? await memberLacking(fixtures.organizationId, permission) : admin,
+        requirementName(permission),
+        accepted.every(isGrantable) ? await memberLacking(fixtures.organizationId, accepted) : admin,
       );
     }
   });
@@ -488,7 +489,7 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
   describe('refused to an actor lacking what it declares, 403, changing nothing', () => {
     it.each(ORGANIZATION_PROCEDURES)('%s', async (path, meta) => {
       const input = sampleOf(path).input(fixtures);
-      const actor = actors.get(meta.permission)!;
+      const actor = actors.get(requirementName(meta.permission))!;
       if (meta.orSelf !== undefined) {
         // On another user: acting on oneself would need membership only.
         const actedOn = (input as Record<string, unknown>)[meta.orSelf];
@@ -499,7 +500,9 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
       const refused = await outcomeOf(path, input, actor, fixtures.organizationId);
       expect(refused).toMatchObject({ status: 403, code: 'FORBIDDEN' });
       expect(refused.message).toContain(
-        meta.permission === ANY_MEMBER ? 'You are not a member of this organization' : `(${meta.permission})`,
+        meta.permission === ANY_MEMBER
+          ? 'You are not a member of this organization'
+          : `(${requirementName(meta.permission)})`,
       );
       expect(await snapshot(fixtures.organizationId)).toEqual(before);
     });
@@ -511,7 +514,9 @@ describeOnEachDatabase('authorization of every organization procedure', (target)
       const sample = sampleOf(path);
       const on = sample.destructive ? await setUpOrganization() : fixtures;
       // No role holds an application permission: the application's key carries it out instead.
-      const caller = (APPLICATION_ONLY as readonly string[]).includes(meta.permission) ? application : owner;
+      const caller = acceptedBy(meta.permission).some((permission) => APPLICATION_ONLY.includes(permission))
+        ? application
+        : owner;
       const outcome = await outcomeOf(path, sample.input(on), caller, on.organizationId);
       expect([200, 201, 202], JSON.stringify(outcome)).toContain(outcome.status);
     });

@@ -1,6 +1,6 @@
 /**
  * The directory's settings (behaviour §18): its default role, set under the no-escalation rule
- * (§11) by whoever holds domains:manage, and what the identity provider provisioned over SCIM, seen
+ * (§11) by whoever holds directory:sync or domains:manage, and what the identity provider provisioned over SCIM, seen
  * from the service's side.
  */
 import { beforeAll, expect, it } from 'vitest';
@@ -83,14 +83,27 @@ describeOnEachDatabase('The directory settings (behaviour §18)', (target) => {
     expect((await getDirectory(owner)).body.default_role).toBe('support');
   });
 
-  it('is 403 for a member without domains:manage, read or change', async () => {
+  it('is 403 for a member holding neither directory:sync nor domains:manage, read or change', async () => {
     const member = await registerUser(server(), 'directory-member');
     await addMember(server(), owner, organizationId, member, 'member');
-    expect((await getDirectory(member)).status).toBe(403);
+    const refused = await getDirectory(member);
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toContain('(directory:sync or domains:manage)');
     expect((await putDirectory(member, { default_role: 'member' })).status).toBe(403);
     const users = await server().call('GET', `${directoryPath(organizationId)}/users`, { token: member.token });
     expect(users.status).toBe(403);
     expect((await getDirectory(owner)).body.default_role).toBe('support');
+  });
+
+  it("is read and set by the identity provider's key, whose role holds directory:sync and not domains:manage", async () => {
+    const permissions = ['organization:read', 'members:read', 'roles:read', 'teams:read', 'directory:sync'];
+    await createRole(server(), owner, organizationId, 'provisioner', permissions);
+    const key = { ...owner, token: await organizationKey(server(), owner, organizationId, 'provisioner') };
+    expect((await getDirectory(key)).status).toBe(200);
+    const set = await putDirectory(key, { default_role: 'member' });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect((await getDirectory(owner)).body.default_role).toBe('member');
+    expect((await putDirectory(owner, { default_role: 'support' })).status).toBe(200);
   });
 
   it('refuses a default role holding what the caller does not hold (behaviour §11), 403', async () => {

@@ -5,8 +5,7 @@ import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { getDirectory } from './directory.service.ts';
 import { path, tags } from './rest.ts';
 
-// domains:manage, not directory:sync: the identity provider's key provisions, people manage (behaviour §18).
-export const getDirectoryProcedure = organizationProcedure({ from: 'path', may: 'domains:manage' })
+export const getDirectoryProcedure = organizationProcedure({ from: 'path', may: ['directory:sync', 'domains:manage'] })
   .meta(
     restEndpoint({
       method: 'GET',

@@ -6,7 +6,10 @@ import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { listDirectoryGroups } from './directory.service.ts';
 import { path, tags } from './rest.ts';
 
-export const directoryGroupsProcedure = organizationProcedure({ from: 'path', may: 'domains:manage' })
+export const directoryGroupsProcedure = organizationProcedure({
+  from: 'path',
+  may: ['directory:sync', 'domains:manage'],
+})
   .meta(
     restEndpoint({
       method: 'GET',
@@ -23,7 +26,10 @@ export const directoryGroupsProcedure = organizationProcedure({ from: 'path', ma
   .query(({ ctx, input }) => restList(ctx, input, (page) => listDirectoryGroups(ctx.org, page)));
 
 /** tRPC only: the directory groups a page at a time. */
-export const directoryGroupsPageProcedure = organizationProcedure({ from: 'path', may: 'domains:manage' })
+export const directoryGroupsPageProcedure = organizationProcedure({
+  from: 'path',
+  may: ['directory:sync', 'domains:manage'],
+})
   .input(pageInput)
   .output(pageOutput(directoryGroupOutput))
   .query(({ ctx, input }) => listDirectoryGroups(ctx.org, input));

@@ -5,7 +5,10 @@ import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { updateDirectory } from './directory.service.ts';
 import { path, tags } from './rest.ts';
 
-export const updateDirectoryProcedure = organizationProcedure({ from: 'path', may: 'domains:manage' })
+export const updateDirectoryProcedure = organizationProcedure({
+  from: 'path',
+  may: ['directory:sync', 'domains:manage'],
+})
   .meta(
     restEndpoint({
       method: 'PUT',

@@ -6,7 +6,10 @@ import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { listDirectoryUsers } from './directory.service.ts';
 import { path, tags } from './rest.ts';
 
-export const directoryUsersProcedure = organizationProcedure({ from: 'path', may: 'domains:manage' })
+export const directoryUsersProcedure = organizationProcedure({
+  from: 'path',
+  may: ['directory:sync', 'domains:manage'],
+})
   .meta(
     restEndpoint({
       method: 'GET',
@@ -22,7 +25,10 @@ export const directoryUsersProcedure = organizationProcedure({ from: 'path', may
   .query(({ ctx, input }) => restList(ctx, input, (page) => listDirectoryUsers(ctx.org, page)));
 
 /** tRPC only: the directory users a page at a time. */
-export const directoryUsersPageProcedure = organizationProcedure({ from: 'path', may: 'domains:manage' })
+export const directoryUsersPageProcedure = organizationProcedure({
+  from: 'path',
+  may: ['directory:sync', 'domains:manage'],
+})
   .input(pageInput)
   .output(pageOutput(directoryUserOutput))
   .query(({ ctx, input }) => listDirectoryUsers(ctx.org, input));

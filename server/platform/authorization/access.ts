@@ -41,8 +41,23 @@ import { notInOrganization } from './memberships.ts';
 /** An operation any member may do, whatever their role holds (reading their own permissions, leaving). */
 export const ANY_MEMBER = 'any member';
 
-/** What an operation needs of its actor in the organization. */
-export type Requirement = ServicePermission | typeof ANY_MEMBER;
+/**
+ * What an operation needs of its actor in the organization: a permission, any one of several (the
+ * directory's settings: `directory:sync` or `domains:manage`, behaviour §18), or membership.
+ */
+export type Requirement = ServicePermission | readonly [ServicePermission, ...ServicePermission[]] | typeof ANY_MEMBER;
+
+/** The permissions a requirement accepts, any one of which will do; none for ANY_MEMBER. */
+export const acceptedBy = (requirement: Requirement): readonly ServicePermission[] =>
+  requirement === ANY_MEMBER ? [] : typeof requirement === 'string' ? [requirement] : requirement;
+
+/** How a requirement is named in a refusal and in the list of operations: `a:b` or `a:b or c:d`. */
+export const requirementName = (requirement: Requirement): string =>
+  requirement === ANY_MEMBER ? ANY_MEMBER : acceptedBy(requirement).join(' or ');
+
+/** `held` meets `requirement`: it holds one of the permissions accepted (any, for ANY_MEMBER). */
+const meets = (held: Holds, requirement: Requirement): boolean =>
+  requirement === ANY_MEMBER || acceptedBy(requirement).some((permission) => held.has(permission));
 
 /** A person, known by their token's `sub`. */
 export interface PersonActor {
@@ -71,11 +86,14 @@ export interface FollowingGuardable {
   guard<Row>(query: Compilable<Row>, check: GuardCheck<Row>): void;
 }
 
-/** `held` includes `permission`, or the actor is told which one they lack. */
-export function assertHolds(held: Holds, permission: ServicePermission): void {
-  if (!held.has(permission)) {
+/** `held` meets `requirement`, or the actor is told what they lack. */
+export function assertHolds(held: Holds, requirement: Exclude<Requirement, typeof ANY_MEMBER>): void {
+  if (!meets(held, requirement)) {
+    const what = acceptedBy(requirement)
+      .map((permission) => SERVICE_PERMISSIONS[permission])
+      .join(' or ');
     throw forbidden(
-      `Neither your role nor your teams in this organization let you ${SERVICE_PERMISSIONS[permission]} (${permission})`,
+      `Neither your role nor your teams in this organization let you ${what} (${requirementName(requirement)})`,
     );
   }
 }
@@ -177,7 +195,7 @@ export class OrganizationAccess {
       const row = result.rows[0];
       if (!row) return this.#check(() => this.#personHoldings(actor.userId, []));
       const ofRole = this.roles.fixedRoles.get(row.role)?.permissions;
-      if (ofRole && (this.requirement === ANY_MEMBER || ofRole.has(this.requirement))) {
+      if (ofRole && meets(ofRole, this.requirement)) {
         return this.#check(() => new Holdings(row.role, ofRole, [], []));
       }
       return {
