@@ -37,8 +37,8 @@
 import type { PoolConnection as CorePoolConnection, QueryOptions } from 'mysql2';
 import mysql, { type PoolConnection, type RowDataPacket } from 'mysql2/promise';
 import { randomInt } from 'node:crypto';
-import { Gate, type Turn } from '../../server/platform/database/admission.ts';
-import { DomainError } from '../../server/platform/errors.ts';
+import type { Turn } from '../../server/platform/database/admission.ts';
+import { Gate } from '../../server/platform/database/gate.ts';
 import { unavailable } from './errors.ts';
 
 const POOL_SIZE = Number(process.env.DB_POOL_SIZE ?? 10);
@@ -101,30 +101,30 @@ export const errnoOf = (error: unknown) => (error as { errno?: number }).errno;
 const WRITE_SLOTS = Math.max(1, POOL_SIZE - Math.max(1, Math.floor(POOL_SIZE / 4)));
 const CHANGES_PER_ORGANIZATION = 2;
 const LOCK_WAITERS = Math.max(1, Math.floor(WRITE_SLOTS / 2));
-const writeSlots = new Gate(WRITE_SLOTS);
+const tooManyWaiting = () => unavailable('Too many changes are waiting for the database, try again');
+const writeSlots = new Gate(WRITE_SLOTS, tooManyWaiting);
 let lockWaiters = 0;
 
 /** This process's changes of one organization, by its id. */
 const turns = new Map<string, Turn>();
 
 /**
- * Runs `work`, retries included, holding its organization's turn and a write slot. The gates are
- * the service's (server/platform/database/admission.ts), its Admission is not: that one holds a
- * write slot per attempt, this baseline from the first attempt to the last, pauses included.
+ * Runs `work`, retries included, holding its organization's turn and a write slot. The gates and
+ * the turn are the service's (server/platform/database/gate.ts, admission.ts); its Admission is
+ * not: that one holds a write slot per attempt, this baseline from the first attempt to the last,
+ * pauses included.
  */
 async function admitted<T>(organizationId: string | undefined, deadline: number, work: (turn?: Turn) => Promise<T>) {
+  if (organizationId === undefined) return writeSlots.run(deadline, () => work());
+  let turn = turns.get(organizationId);
+  if (!turn) {
+    turn = { admitted: new Gate(CHANGES_PER_ORGANIZATION, tooManyWaiting), underWay: 0 };
+    turns.set(organizationId, turn);
+  }
   try {
-    if (organizationId === undefined) return await writeSlots.run(deadline, () => work());
-    let turn = turns.get(organizationId);
-    if (!turn) turns.set(organizationId, (turn = { admitted: new Gate(CHANGES_PER_ORGANIZATION), underWay: 0 }));
-    try {
-      return await turn.admitted.run(deadline, () => writeSlots.run(deadline, () => work(turn)));
-    } finally {
-      if (turn.admitted.idle) turns.delete(organizationId);
-    }
-  } catch (error) {
-    // A wait of the service's Gate ends with the service's 503, answered here as the baseline's.
-    throw error instanceof DomainError ? unavailable(error.message) : error;
+    return await turn.admitted.run(deadline, () => writeSlots.run(deadline, () => work(turn)));
+  } finally {
+    if (turn.admitted.idle) turns.delete(organizationId);
   }
 }
 
