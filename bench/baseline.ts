@@ -7,9 +7,9 @@
  * be while staying correct. Not part of the product.
  *
  * This file starts it; its parts are in bench/baseline/, one a concern: how a change runs and how
- * every request keeps its budget in transactions.ts, which request goes where in routing.ts. It
- * shares with the service what works the same in both: the admission gates, the role catalogue and
- * the permission-name rules.
+ * every request keeps its budget in transactions.ts, which request goes where in routing.ts. Of
+ * the service it runs the admission gate (server/platform/database/gate.ts), a module that loads
+ * nothing else; what it keeps of its own, and why, is said where it is (permissions.ts).
  */
 import { createServer } from 'node:http';
 import { serve } from './baseline/routing.ts';

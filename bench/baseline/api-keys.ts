@@ -1,4 +1,4 @@
-/** One member read by an organization's API key (behaviour §16), the read (m) of the bench sends with one. */
+/** One member read by an organization's API key (behaviour §16): the bench's read (m). */
 import type { RowDataPacket } from 'mysql2/promise';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { forbidden, HttpError } from './errors.ts';
