@@ -1,8 +1,8 @@
 /**
  * The permissions the bench asks about (behaviour §11) and the ROLES_FILE its servers start with:
  * the service's own permissions and three application permissions that the file declares, 20 names
- * for (j), the 20-permission check. The baseline (bench/baseline.ts) holds the same service
- * permissions.
+ * for (j), the 20-permission check. The baseline (bench/baseline/permissions.ts) holds the same
+ * service permissions.
  */
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -20,7 +20,8 @@
  *   PER_ENDPOINT of them, so a slow or dead receiver holds up only its own deliveries.
  */
 import { randomUUID } from 'node:crypto';
-import { Gate } from '../../platform/database/admission.ts';
+import { tooManyWaiting } from '../../platform/database/admission.ts';
+import { Gate } from '../../platform/database/gate.ts';
 import { prepare } from '../../platform/database/prepared.ts';
 import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
 import { toDate } from '../../platform/database/timestamps.ts';
@@ -141,7 +142,7 @@ export class Dispatcher {
   readonly #db: Db;
   readonly #settings: DispatcherSettings;
   readonly #sender: Sender;
-  readonly #budget = new Gate(DELIVERY_CONNECTIONS);
+  readonly #budget = new Gate(DELIVERY_CONNECTIONS, tooManyWaiting);
   readonly #inFlight = new Map<string, { claim: Claim; done: Promise<void> }>();
   readonly #perEndpoint = new Map<string, number>();
   readonly #stopping = new AbortController();

@@ -1,10 +1,11 @@
 /**
  * What a member holds in an organization (behaviour §11, §12): their role's permissions together
  * with those of the roles their teams give. The one implementation of it: the authorization guard
- * of every operation (in-organization.ts), the permission check and GET .../permissions, the event feed and
- * the benchmark's baseline all read members' holdings with `holdingRows` and fold them with
- * `holdingsByUser`. Read at the moment of the request and never cached, so that a change holds for
- * every request answered after it, on every instance.
+ * of every operation (in-organization.ts), the permission check and GET .../permissions and the
+ * event feed all read members' holdings with `holdingRows` and fold them with `holdingsByUser` (the
+ * benchmark's baseline reads and folds them in code of its own, bench/baseline/permissions.ts).
+ * Read at the moment of the request and never cached, so that a change holds for every request
+ * answered after it, on every instance.
  *
  * A team's organization role carries a copy of its permissions (entities.ts, TeamRole), so the
  * statement reads one team_roles row per role a team gives and no organization_roles row for it.

@@ -18,55 +18,10 @@
  * Every wait here ends by the deadline, with 503.
  */
 import { unavailable } from '../errors.ts';
+import { Gate } from './gate.ts';
 
-/**
- * A counting semaphore, first come first served, whose waits end at a deadline with 503. Why not
- * async-mutex's Semaphore (used here before): a free slot should cost a counter, but each of its
- * runs went through its generator-based awaiter and a `withTimeout` wrapper made per call, on every
- * transaction, which showed in the profiles of `npm run bench:ab`.
- */
-export class Gate {
-  #free: number;
-  readonly #size: number;
-  readonly #waiting: Array<() => void> = [];
-
-  constructor(size: number) {
-    this.#size = this.#free = size;
-  }
-
-  /** Nobody holds it or waits for it. */
-  get idle(): boolean {
-    return this.#free === this.#size && this.#waiting.length === 0;
-  }
-
-  /** Runs `work` holding a slot: at once when one is free, else in turn, unless the deadline comes first. */
-  async run<T>(deadline: number, work: () => Promise<T>): Promise<T> {
-    if (this.#free > 0) this.#free--;
-    else await this.#turn(deadline);
-    try {
-      return await work();
-    } finally {
-      // The slot goes straight to the next in line, so that no newcomer takes it first.
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#free++;
-    }
-  }
-
-  #turn(deadline: number): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const admit = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        this.#waiting.splice(this.#waiting.indexOf(admit), 1);
-        reject(unavailable('Too many changes are waiting for the database, try again'));
-      }, deadline - Date.now());
-      this.#waiting.push(admit);
-    });
-  }
-}
+/** What a wait for a slot that outlasts its deadline ends with. */
+export const tooManyWaiting = () => unavailable('Too many changes are waiting for the database, try again');
 
 /** This process's changes of one organization: those admitted, and those under way (an attempt running). */
 export interface Turn {
@@ -88,7 +43,7 @@ export class Admission {
   readonly #organizations = new Map<string, Turn>();
 
   constructor({ writeSlots, changesPerOrganization }: AdmissionLimits) {
-    this.#writeSlots = new Gate(writeSlots);
+    this.#writeSlots = new Gate(writeSlots, tooManyWaiting);
     this.#changesPerOrganization = changesPerOrganization;
     // Changes waiting for a lock hold connections: at most half the write slots, so that changes of
     // other organizations still get theirs.
@@ -107,7 +62,7 @@ export class Admission {
     if (organizationId === undefined) return work(undefined);
     let turn = this.#organizations.get(organizationId);
     if (!turn) {
-      turn = { admitted: new Gate(this.#changesPerOrganization), underWay: 0 };
+      turn = { admitted: new Gate(this.#changesPerOrganization, tooManyWaiting), underWay: 0 };
       this.#organizations.set(organizationId, turn);
     }
     try {
