@@ -2,10 +2,8 @@
 import { z } from 'zod';
 import { isoTimestampSchema, organizationIdSchema, roleSchema, userIdSchema } from './fields.ts';
 import { metadataSchema } from './metadata.ts';
+import { SLUG_PATTERN } from './slug.ts';
 import { descriptionText, nameText } from './text.ts';
-
-/** A slug (behaviour §15): lower-case letters and digits, single hyphens inside. */
-export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
 export const organizationNameSchema = nameText(100);
 export const organizationDescriptionSchema = descriptionText(1000);

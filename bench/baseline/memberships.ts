@@ -224,7 +224,7 @@ export async function getMember(
 export async function listMembers(caller: Caller, organizationId: string, scope: Scope): Promise<[number, unknown]> {
   const rows = await read<RowDataPacket[][]>(scope, {
     sql: `select m.user_id, u.first_name, u.last_name, m.role, u.email,
-         date_format(m.created_at, '%Y-%m-%d %H:%i:%s'), m.expires_at
+         date_format(m.created_at, '%Y-%m-%d %H:%i:%s')
        from organization_users actor
        join organization_users m on m.organization_id = actor.organization_id
          and (m.expires_at is null or m.expires_at > ?)
@@ -236,12 +236,11 @@ export async function listMembers(caller: Caller, organizationId: string, scope:
   });
   if (rows.length === 0) throw notInOrganization();
   // The columns of the select, in order; the timestamps as MariaDB writes them (dateStrings).
-  const members = rows as unknown as Array<[string, string, string, string, string, string, string | null]>;
+  const members = rows as unknown as Array<[string, string, string, string, string, string]>;
   let text = '';
-  for (const [userId, firstName, lastName, role, email, createdAt, expiresAt] of members) {
-    // A role is of a-z, 0-9, `_` and `-`, and the timestamps digits: neither needs escaping.
-    const expiry = expiresAt === null ? 'null' : `"${iso(expiresAt)}"`;
-    text += `,{"user_id":${JSON.stringify(userId)},"first_name":${JSON.stringify(firstName)},"last_name":${JSON.stringify(lastName)},"role":"${role}","email":${JSON.stringify(email)},"created_at":"${createdAt}","expires_at":${expiry}}`;
+  for (const [userId, firstName, lastName, role, email, createdAt] of members) {
+    // A role is of a-z, 0-9, `_` and `-`, and the timestamp digits: neither needs escaping.
+    text += `,{"user_id":${JSON.stringify(userId)},"first_name":${JSON.stringify(firstName)},"last_name":${JSON.stringify(lastName)},"role":"${role}","email":${JSON.stringify(email)},"created_at":"${createdAt}"}`;
   }
   return [200, new JsonText(`[${text.slice(1)}]`)];
 }

@@ -3,7 +3,7 @@
  * like a UUID (so that a path can tell a slug from an id), unique over the service. Without one
  * given, the slug is derived from the name and, when taken, gets the first free suffix.
  */
-import { SLUG_PATTERN } from '../../../shared/organizations.ts';
+import { SLUG_PATTERN } from '../../../shared/slug.ts';
 
 const DERIVED_MAX_LENGTH = 48;
 const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
