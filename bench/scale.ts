@@ -315,6 +315,11 @@ async function seedTheRest(connection: Connection): Promise<Seeded> {
   await insertRows(connection, 'organization_users', MEMBERSHIP_COLUMNS, [0, TEAMS_ORGANIZATION_MEMBERS], (k) =>
     membership(teamsOrganization.id, teamsOrganizationMember(k), k === 0 ? 'owner' : 'member', timeline.teamsMember(k)),
   );
+  // Each organization's member count, which the service keeps under the organization's lock (behaviour §15).
+  await connection.query(
+    `update organizations o set member_count =
+       (select count(*) from organization_users m where m.organization_id = o.id)`,
+  );
 
   // A team in each joined organization, the joiner in it; the organization of 1,000 teams.
   const joinedTeams: Team[] = joined.map((organization, k) => {

@@ -362,7 +362,7 @@ export function selectedMemberRows(
   request: SortedRequest<SelectedMemberRow>,
 ) {
   let query = members(reader.sql, organizationId, nowFor(reader)).select(PAGE_ITEM_COLUMNS);
-  for (const match of memberMatches('m', organizationId, selection.words)) query = query.where(match);
+  for (const match of memberMatches(reader.dialect, 'm', organizationId, selection.words)) query = query.where(match);
   if (selection.roles) query = query.where('m.role', 'in', selection.roles);
   const after = afterCursor(request);
   if (after) query = query.where(after);

@@ -8,6 +8,7 @@
  */
 import { sql as kyselySql, type RawBuilder, type SqlBool } from 'kysely';
 import { organizationWords, personWords, prefixEnd } from '../../../shared/search.ts';
+import type { Dialect } from './schema.ts';
 import type { Tx } from './transaction.ts';
 
 /** Queues the words of a new user. */
@@ -80,11 +81,24 @@ function beginsWith(column: string, prefix: string): RawBuilder<SqlBool> {
     : kyselySql<SqlBool>`${ref} >= ${prefix} and ${ref} < ${end}`;
 }
 
+/**
+ * MariaDB, left to itself, answers a search word that begins most members' words (a two-letter
+ * prefix among 100,000) by a loose scan of the whole user_id index, every organization's words,
+ * sorted in a temporary table: seconds a page. Without that index in its choice it walks the
+ * members in the page's order and stops at the page's end, or reads a rare word's few rows first
+ * (`npm run bench:scale`; docs/performance.md, "Measured choices in the code"). SQLite's planner
+ * has no such plan, and no such clause.
+ */
+const memberWordsAsW = (dialect: Dialect) =>
+  dialect === 'sqlite'
+    ? kyselySql`member_words w`
+    : kyselySql`member_words w ignore index (member_words_user_id_index)`;
+
 /** The membership row `alias` is of a member with a word beginning with each search word. */
-export const memberMatches = (alias: string, organizationId: string, words: string[]) =>
+export const memberMatches = (dialect: Dialect, alias: string, organizationId: string, words: string[]) =>
   words.map(
     (word) =>
-      kyselySql<SqlBool>`${kyselySql.ref(`${alias}.user_id`)} in (select w.user_id from member_words w where w.organization_id = ${organizationId} and ${beginsWith('w.word', word)})`,
+      kyselySql<SqlBool>`${kyselySql.ref(`${alias}.user_id`)} in (select w.user_id from ${memberWordsAsW(dialect)} where w.organization_id = ${organizationId} and ${beginsWith('w.word', word)})`,
   );
 
 /** The user row `alias` has a word beginning with each search word. */
