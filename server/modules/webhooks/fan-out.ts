@@ -29,6 +29,7 @@ import { nextEventId } from '../../platform/organization-changes.ts';
 import { prepare } from '../../platform/database/prepared.ts';
 import type { Database, Sql } from '../../platform/database/schema.ts';
 import type { Db, Tx } from '../../platform/database/transaction.ts';
+import { pendingDelivery } from './webhooks.queries.ts';
 
 /** Events handed out per organization and transaction. */
 const EVENTS_PER_PASS = 500;
@@ -132,21 +133,12 @@ function handOut(db: Db, organizationId: string): Promise<number> {
       endpoints
         // An endpoint receives what commits after its own creation.
         .filter((endpoint) => event.event_id > endpoint.createdEventId && wants(endpoint.eventTypes, event.type))
-        .map((endpoint) => ({
-          id: nextId(),
-          webhook_id: endpoint.id,
-          organization_id: organizationId,
-          event_id: event.event_id,
-          event_type: event.type,
-          status: 'pending' as const,
-          attempts: 0,
-          last_status_code: null,
-          last_error: null,
-          next_attempt_at: now,
-          claim_token: null,
-          created_at: now,
-          updated_at: now,
-        })),
+        .map((endpoint) =>
+          pendingDelivery(
+            { id: nextId(), webhookId: endpoint.id, organizationId, eventId: event.event_id, eventType: event.type },
+            now,
+          ),
+        ),
     );
     // In statements of INSERT_ROWS rows, within the bound parameters a statement may have.
     for (let start = 0; start < deliveries.length; start += INSERT_ROWS) {

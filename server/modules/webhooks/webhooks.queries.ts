@@ -2,11 +2,12 @@
  * The statements of webhook endpoints and their delivery log (behaviour §13): each builds, queues
  * or runs SQL and returns rows; none decides anything or throws. The rules are webhooks.service.ts's.
  */
+import type { Insertable } from 'kysely';
 import type { DeliveryView } from '../../../shared/webhooks.ts';
 import type { ClockedReader } from '../../platform/authorization/memberships.ts';
 import { pagedList, type PageRequest } from '../../platform/database/pages.ts';
 import { prepare } from '../../platform/database/prepared.ts';
-import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
+import type { Database, DbTimestamp, Sql } from '../../platform/database/schema.ts';
 import type { StoredTimestamp } from '../../platform/database/timestamps.ts';
 import type { Reader, Tx } from '../../platform/database/transaction.ts';
 import type { DeliveryEventColumns } from './payload.ts';
@@ -251,27 +252,30 @@ export function scheduleNow(tx: Tx, deliveryId: string, now: DbTimestamp, claime
   );
 }
 
+/** A new delivery's row: due at `now`, no attempt made yet (the fan-out's and the test event's). */
+export const pendingDelivery = (
+  delivery: { id: string; webhookId: string; organizationId: string; eventId: string; eventType: string },
+  now: DbTimestamp,
+): Insertable<Database['webhook_deliveries']> => ({
+  id: delivery.id,
+  webhook_id: delivery.webhookId,
+  organization_id: delivery.organizationId,
+  event_id: delivery.eventId,
+  event_type: delivery.eventType,
+  status: 'pending',
+  attempts: 0,
+  last_status_code: null,
+  last_error: null,
+  next_attempt_at: now,
+  claim_token: null,
+  created_at: now,
+  updated_at: now,
+});
+
 /** Queues a delivery's row: due now, no attempt made yet. */
 export function insertDelivery(
   tx: Tx,
   delivery: { id: string; webhookId: string; organizationId: string; eventId: string; eventType: string },
 ): void {
-  const now = tx.timestamp();
-  tx.later(
-    tx.sql.insertInto('webhook_deliveries').values({
-      id: delivery.id,
-      webhook_id: delivery.webhookId,
-      organization_id: delivery.organizationId,
-      event_id: delivery.eventId,
-      event_type: delivery.eventType,
-      status: 'pending',
-      attempts: 0,
-      last_status_code: null,
-      last_error: null,
-      next_attempt_at: now,
-      claim_token: null,
-      created_at: now,
-      updated_at: now,
-    }),
-  );
+  tx.later(tx.sql.insertInto('webhook_deliveries').values(pendingDelivery(delivery, tx.timestamp())));
 }
