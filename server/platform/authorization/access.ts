@@ -11,7 +11,7 @@
  * key is found by the hash of its secret in the guard's own read (keys.ts), so it costs what a
  * person's check costs, and a key revoked a moment ago is refused at once.
  */
-import type { Compilable, QueryResult } from 'kysely';
+import type { Compilable, CompiledQuery, QueryResult } from 'kysely';
 import type { DbTimestamp, Sql } from '../database/schema.ts';
 import type { Db } from '../database/transaction.ts';
 import { forbidden, notFound, unauthorized } from '../errors.ts';
@@ -182,8 +182,9 @@ export class OrganizationAccess {
     this.#holdings = undefined;
     this.#withTeams = false;
     let byRole = false;
+    // Either statement's rows: the role's alone, or the whole read's (HoldingRow).
     const query = {
-      compile: () => {
+      compile: (): CompiledQuery<{ user_id: string; role: string } | HoldingRow> => {
         byRole = !this.#also && !this.#teamsWanted;
         return byRole
           ? roleRowOfOne(target.sql, this.organizationId, actor.userId, now).compile()
@@ -191,7 +192,7 @@ export class OrganizationAccess {
       },
     };
     target.guard(query, (result) => {
-      if (!byRole) return this.completeWithTeams(result.rows);
+      if (!byRole) return this.completeWithTeams(result.rows as HoldingRow[]);
       const row = result.rows[0];
       if (!row) return this.#check(() => this.#personHoldings(actor.userId, []));
       const ofRole = this.roles.fixedRoles.get(row.role)?.permissions;
