@@ -8,7 +8,14 @@ import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { expectAccessible, openConsole, SCREENSHOTS, startConsoleService } from './support/console.ts';
+import {
+  DESKTOP,
+  expectAccessible,
+  openConsoleAt,
+  PHONE,
+  SCREENSHOTS,
+  startConsoleService,
+} from './support/console.ts';
 import { describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
 import { uniqueId } from './support/fixtures.ts';
 import { CHROMIUM, chromiumMissing, failWithout } from './support/needs.ts';
@@ -17,9 +24,6 @@ import { restCall } from './support/rest-call.ts';
 import { GROUP_SCHEMA, oktaUser, scimClient } from './support/scim.ts';
 import { SHOWN_WITHIN } from './support/timing.ts';
 import { tokenFor } from './support/tokens.ts';
-
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 860 };
 
 describeOnEachDatabase('the console: Directory (behaviour §14, §18)', (target) => {
   failWithout(chromiumMissing());
@@ -59,11 +63,13 @@ describeOnEachDatabase('the console: Directory (behaviour §14, §18)', (target)
     await database?.drop();
   });
 
-  const openAt = async (viewport: { width: number; height: number }) => {
-    const context = await browser.newContext({ viewport, reducedMotion: 'reduce' });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: service.baseUrl });
-    const opened = await openConsole(context);
-    await opened.page.goto(`${service.baseUrl}/console/organizations/${organizationId}/directory#token=${ownerToken}`);
+  const openAt = async (viewport: typeof DESKTOP) => {
+    const opened = await openConsoleAt(browser, service.baseUrl, {
+      path: `/organizations/${organizationId}/directory`,
+      token: ownerToken,
+      viewport,
+      clipboard: true,
+    });
     await opened.page.getByRole('heading', { level: 1, name: 'Directory' }).waitFor();
     return opened;
   };

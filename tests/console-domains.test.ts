@@ -12,7 +12,14 @@ import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectAccessible, openConsole, SCREENSHOTS, startConsoleService } from './support/console.ts';
+import {
+  DESKTOP,
+  expectAccessible,
+  openConsoleAt,
+  PHONE,
+  SCREENSHOTS,
+  startConsoleService,
+} from './support/console.ts';
 import { databaseTargets, type TestDatabase } from './support/databases.ts';
 import { startDnsServer, type TestDnsServer } from './support/dns-server.ts';
 import { uniqueDomain } from './support/domains.ts';
@@ -24,8 +31,6 @@ import { SHOWN_WITHIN } from './support/timing.ts';
 import { tokenFor } from './support/tokens.ts';
 
 const embedded = databaseTargets().find((target) => target.name === 'embedded')!;
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 860 };
 
 interface Person {
   token: string;
@@ -88,13 +93,8 @@ describe('the console: verified domains and joining (behaviour §14, §17)', () 
     await database?.drop();
   });
 
-  const openAs = async (who: Person, path: string, viewport = DESKTOP) => {
-    const context = await browser.newContext({ viewport, reducedMotion: 'reduce' });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: service.baseUrl });
-    const opened = await openConsole(context);
-    await opened.page.goto(`${service.baseUrl}/console${path}#token=${who.token}`);
-    return opened;
-  };
+  const openAs = (who: Person, path: string, viewport = DESKTOP) =>
+    openConsoleAt(browser, service.baseUrl, { path, token: who.token, viewport, clipboard: true });
   const screenshot = async (page: Page, name: string) => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     const file = join(SCREENSHOTS, `${name}.png`);

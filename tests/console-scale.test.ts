@@ -14,7 +14,15 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDatabase } from '../server/platform/database/orm.ts';
 import { toDbTimestamp, type Database } from '../server/platform/database/schema.ts';
-import { expectAccessible, navigation, openConsole, SCREENSHOTS, startConsoleService } from './support/console.ts';
+import {
+  DESKTOP,
+  expectAccessible,
+  navigation,
+  openConsoleAt,
+  PHONE,
+  SCREENSHOTS,
+  startConsoleService,
+} from './support/console.ts';
 import { describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
 import { insertUsersAsMembers, uniqueId } from './support/fixtures.ts';
 import { CHROMIUM, chromiumMissing, failWithout } from './support/needs.ts';
@@ -25,8 +33,6 @@ import { SHOWN_WITHIN } from './support/timing.ts';
 import { startReceiver, type Receiver } from './support/webhooks.ts';
 
 const SEEDED = 300;
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 860 };
 
 describeOnEachDatabase('the console at scale (behaviour §14, §15)', (target) => {
   failWithout(chromiumMissing());
@@ -88,12 +94,8 @@ describeOnEachDatabase('the console at scale (behaviour §14, §15)', (target) =
     await database?.drop();
   });
 
-  const openAt = async (path: string, viewport = DESKTOP) => {
-    const context = await browser.newContext({ viewport, reducedMotion: 'reduce' });
-    const opened = await openConsole(context);
-    await opened.page.goto(`${service.baseUrl}/console${path}#token=${ownerToken}`);
-    return opened;
-  };
+  const openAt = (path: string, viewport = DESKTOP) =>
+    openConsoleAt(browser, service.baseUrl, { path, token: ownerToken, viewport });
   const membersTable = (page: Page) => page.getByRole('table', { name: 'Members', exact: true });
 
   it(

@@ -7,7 +7,7 @@
  */
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { expectAccessible, openConsole, startConsoleService } from './support/console.ts';
+import { DESKTOP, expectAccessible, openConsoleAt, PHONE, startConsoleService } from './support/console.ts';
 import { describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
 import { uniqueId } from './support/fixtures.ts';
 import { CHROMIUM, chromiumMissing, failWithout } from './support/needs.ts';
@@ -17,8 +17,6 @@ import { SHOWN_WITHIN } from './support/timing.ts';
 import { tokenFor } from './support/tokens.ts';
 import { startReceiver, type Receiver } from './support/webhooks.ts';
 
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 860 };
 /** Long enough for a delivery's attempt (the service polls every 50 ms). */
 const DELIVERED_WITHIN = { timeout: 30_000, interval: 200 };
 
@@ -84,12 +82,8 @@ describeOnEachDatabase(
       await database?.drop();
     });
 
-    const openAt = async (path: string, viewport = DESKTOP) => {
-      const context = await browser.newContext({ viewport, reducedMotion: 'reduce' });
-      const opened = await openConsole(context);
-      await opened.page.goto(`${service.baseUrl}/console${path}#token=${ownerToken}`);
-      return opened;
-    };
+    const openAt = (path: string, viewport = DESKTOP) =>
+      openConsoleAt(browser, service.baseUrl, { path, token: ownerToken, viewport });
 
     /** axe-core clean, and nothing wider than the screen on a phone. */
     const checkPage = async (page: Page, name: string, viewport: typeof DESKTOP) => {

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, expect } from 'vitest';
 import { projectRoot, spawnService } from './process.ts';
 import { TEST_SECRET } from './tokens.ts';
@@ -54,6 +54,31 @@ export async function openConsole(context: BrowserContext): Promise<ConsolePage>
   });
   page.on('pageerror', (error) => problems.push(error.message));
   return { page, problems };
+}
+
+/** The widths the console is tested at: a desktop, and a phone's 390 px. */
+export const DESKTOP = { width: 1280, height: 860 };
+export const PHONE = { width: 390, height: 844 };
+
+/**
+ * The console at `path`, signed in with `token` through the address's fragment, in a context of
+ * its own at `viewport`; `clipboard` lets the page read and write the clipboard (copy buttons).
+ */
+export async function openConsoleAt(
+  browser: Browser,
+  baseUrl: string,
+  {
+    path,
+    token,
+    viewport = DESKTOP,
+    clipboard = false,
+  }: { path: string; token: string; viewport?: typeof DESKTOP; clipboard?: boolean },
+): Promise<ConsolePage> {
+  const context = await browser.newContext({ viewport, reducedMotion: 'reduce' });
+  if (clipboard) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl });
+  const opened = await openConsole(context);
+  await opened.page.goto(`${baseUrl}/console${path}#token=${token}`);
+  return opened;
 }
 
 /**
