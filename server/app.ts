@@ -25,6 +25,7 @@ import { referencePagePlugin } from './http/reference-page.ts';
 import { restPlugin } from './http/rest.ts';
 import { registerRetryAfter } from './http/retry-after.ts';
 import { registerProcessingLimit } from './http/processing-limit.ts';
+import { KeyRequestsInFlight } from './platform/authorization/key-requests.ts';
 import { registerStopping, StopAwareResponse } from './http/stopping.ts';
 import { SCIM_PREFIX, scimPlugin } from './http/scim.ts';
 import { trpcPlugin } from './http/trpc.ts';
@@ -163,7 +164,13 @@ export async function startService(settings: Settings): Promise<Service> {
     registerErrorHandlers(app);
     registerRetryAfter(app);
     await registerProtection(app, settings);
-    const createContext = contextFactory({ db, verifyToken, settings, keysInFlight: new KeysInFlight() });
+    const createContext = contextFactory({
+      db,
+      verifyToken,
+      settings,
+      keysInFlight: new KeysInFlight(),
+      keyRequests: new KeyRequestsInFlight(processingLimitMs(settings)),
+    });
     await app.register(healthPlugin(orm, stopping));
     const openApiDocument = buildOpenApiDocument(appRouter, settings.roles);
     await app.register(openApiPlugin(openApiDocument));

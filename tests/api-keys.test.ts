@@ -317,6 +317,13 @@ describeOnEachDatabase('organization API keys', (target) => {
     expect(order.slice(0, answered).some((entry) => entry.status === 200)).toBe(true);
   });
 
+  it('revokes itself, answered without waiting for its own request, and is refused from then on', async () => {
+    const key = await createKey(server(), owner.token, organizationId, 'admin');
+    const own = `${keysPath()}/${key.key_id}`;
+    expect((await asKey(key.secret, 'DELETE', own)).status).toBe(200);
+    expect((await asKey(key.secret, 'GET', `/organizations/${organizationId}`)).status).toBe(401);
+  });
+
   it('is refused at once on a second instance once revoked on the first (no stale window)', async () => {
     const second: TestServer = await startTestServer(server().databaseUrl);
     try {

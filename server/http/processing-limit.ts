@@ -17,6 +17,7 @@
  * pull request 6725), so a POST, PUT or DELETE with a body had no limit at all. tests/faults.test.ts
  * found it with a stalled database: the change was answered 200 after the stall, long past the limit.
  */
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errorPayload } from './error-body.ts';
 
@@ -30,6 +31,9 @@ declare module 'fastify' {
 interface ProcessingLimit {
   controller: AbortController;
   timer: NodeJS.Timeout | undefined;
+  response: ServerResponse;
+  /** Settles when the response closes, made on first asking (answeredPromise). */
+  answered?: Promise<void>;
 }
 
 /** A request as this module decorates it: read through givenUpSignal. */
@@ -39,13 +43,26 @@ type LimitedRequest = FastifyRequest & { processingLimit: ProcessingLimit | null
 export const givenUpSignal = (request: FastifyRequest): AbortSignal | undefined =>
   (request as LimitedRequest).processingLimit?.controller.signal;
 
+/**
+ * Settles once the request's response has closed, written whole or cut: the same promise each time
+ * (a revocation tells its own request apart by it, authorization/key-requests.ts).
+ */
+export function answeredPromise(request: FastifyRequest): Promise<void> {
+  const limit = (request as LimitedRequest).processingLimit;
+  if (!limit) return Promise.resolve();
+  limit.answered ??= limit.response.closed
+    ? Promise.resolve()
+    : new Promise((resolve) => limit.response.once('close', () => resolve()));
+  return limit.answered;
+}
+
 const GIVEN_UP_MESSAGE = 'The request took too long and was given up; nothing it asked for was changed';
 
 export function registerProcessingLimit(app: FastifyInstance, limitMs: number): void {
   app.decorateRequest('processingLimit', null);
   // Callback hooks, not async ones: they run on every request (see http/logging.ts).
   app.addHook('onRequest', (request, reply, done) => {
-    const limit: ProcessingLimit = { controller: new AbortController(), timer: undefined };
+    const limit: ProcessingLimit = { controller: new AbortController(), timer: undefined, response: reply.raw };
     (request as LimitedRequest).processingLimit = limit;
     reply.raw.once('close', () => {
       clearTimeout(limit.timer);

@@ -45,6 +45,19 @@ export const keyRow = (reader: Reader, organizationId: string, keyId: string) =>
 
 export type KeyRow = NonNullable<Awaited<ReturnType<typeof keyRow>>>;
 
+const keyToRevoke = prepare((sql, organizationId: string, keyId: string) =>
+  sql
+    .selectFrom('api_keys as k')
+    .select(['k.id', 'k.name', 'k.role', 'k.prefix', 'k.secret_hash'])
+    .where('k.organization_id', '=', organizationId)
+    .where('k.id', '=', keyId)
+    .where('k.revoked_at', 'is', null),
+);
+
+/** One key of the organization that is not revoked, with its secret's hash (never answered). */
+export const keyRowToRevoke = (tx: Tx, organizationId: string, keyId: string) =>
+  tx.first(keyToRevoke(tx.sql, organizationId, keyId));
+
 const liveKeys = prepare((sql, organizationId: string, now: DbTimestamp) =>
   sql
     .selectFrom('api_keys as k')

@@ -15,7 +15,15 @@ import { toPage, type Page, type PageRequest } from '../../platform/database/pag
 import { isoTimestamp, isoTimestampOrNull } from '../../platform/database/timestamps.ts';
 import { badRequest, conflict, notFound } from '../../platform/errors.ts';
 import { appendEvent } from '../../platform/organization-changes.ts';
-import { insertKey, keyRow, keyRows, liveKeyCount, revokeKeyRow, type KeyRow } from './api-keys.queries.ts';
+import {
+  insertKey,
+  keyRow,
+  keyRowToRevoke,
+  keyRows,
+  liveKeyCount,
+  revokeKeyRow,
+  type KeyRow,
+} from './api-keys.queries.ts';
 
 /** How much of a secret a key shows as its prefix: `oak_` and eight characters. */
 const PREFIX_LENGTH = 12;
@@ -101,10 +109,18 @@ export async function getApiKey(org: InOrganization, keyId: string): Promise<Api
   return keyView(row);
 }
 
-/** Revokes a key: from this change's commit on, every instance refuses it (it is read at each request). */
-export async function revokeApiKey(org: InOrganization, keyId: string): Promise<{ message: string }> {
-  return org.change(async (tx, change) => {
-    const row = await keyRow(tx, org.organizationId, keyId);
+/**
+ * Revokes a key: from this change's commit on, every instance refuses it (it is read at each
+ * request). `committed` is handed the hash of its secret before the answer (not on a replay).
+ */
+export async function revokeApiKey(
+  org: InOrganization,
+  keyId: string,
+  committed: (secretHash: string) => Promise<void>,
+): Promise<{ message: string }> {
+  let revokedHash: string | undefined;
+  const answer = await org.change(async (tx, change) => {
+    const row = await keyRowToRevoke(tx, org.organizationId, keyId);
     if (!row) throw noSuchKey();
     revokeKeyRow(tx, row.id);
     await appendEvent(tx, change, {
@@ -112,6 +128,9 @@ export async function revokeApiKey(org: InOrganization, keyId: string): Promise<
       subjectUserId: null,
       data: { key_id: row.id, name: row.name, role: row.role, prefix: row.prefix },
     });
+    revokedHash = row.secret_hash;
     return { message: 'API key revoked' };
   });
+  if (revokedHash !== undefined) await committed(revokedHash);
+  return answer;
 }

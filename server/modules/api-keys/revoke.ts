@@ -1,4 +1,7 @@
-/** DELETE /organizations/{organization_id}/api-keys/{key_id} (also under /api): refused from now on. */
+/**
+ * DELETE /organizations/{organization_id}/api-keys/{key_id} (also under /api): refused from now on,
+ * and answered once the requests with the key under way on this instance have been (key-requests.ts).
+ */
 import { apiKeyPathInput } from '../../../shared/api-keys.ts';
 import { messageOutput } from '../../../shared/fields.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
@@ -18,4 +21,7 @@ export const revokeApiKeyProcedure = organizationProcedure({ from: 'path', may: 
   )
   .input(apiKeyPathInput)
   .output(messageOutput)
-  .mutation(({ ctx, input }) => revokeApiKey(ctx.org, input.key_id));
+  .mutation(({ ctx, input }) =>
+    // Answered after the requests with the key under way here: none is answered 2xx after this.
+    revokeApiKey(ctx.org, input.key_id, (secretHash) => ctx.keyRequests.othersAnswered(secretHash, ctx.answered())),
+  );

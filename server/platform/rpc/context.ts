@@ -6,6 +6,7 @@
 import type { VerifyToken } from '../auth/tokens.ts';
 import type { Settings } from '../config.ts';
 import type { Db } from '../database/transaction.ts';
+import type { KeyRequestsInFlight } from '../authorization/key-requests.ts';
 import type { KeysInFlight } from '../idempotency.ts';
 
 export interface Services {
@@ -14,6 +15,8 @@ export interface Services {
   settings: Settings;
   /** The Idempotency-Keys of the requests this instance is running. */
   keysInFlight: KeysInFlight;
+  /** The requests this instance is answering with each organization key (a revocation waits for them). */
+  keyRequests: KeyRequestsInFlight;
 }
 
 /** A log with the levels the procedures use (pino's, through Fastify's request logger). */
@@ -33,6 +36,8 @@ export interface RequestFacts {
   requestPath: string;
   /** Aborted when the request is given up (its limit passed, its client left): its transaction then rolls back. */
   signal: AbortSignal | undefined;
+  /** Settles once the request has been answered (or its connection closed); the same promise each call. */
+  answered: () => Promise<void>;
 }
 
 export interface Context extends Omit<RequestFacts, 'signal'>, Services {
@@ -59,6 +64,7 @@ export function createContext(services: Services, { signal, ...request }: Reques
     verifyToken: services.verifyToken,
     settings: services.settings,
     keysInFlight: services.keysInFlight,
+    keyRequests: services.keyRequests,
     responseHeaders: {},
     listPaging: {},
     restStatus: {},
