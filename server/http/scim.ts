@@ -70,16 +70,17 @@ export function scimPlugin(createContext: ReturnType<typeof contextFactory>) {
     /** Runs `work` as an operation of the key's organization that needs `directory:sync`. */
     const inDirectory = <T>(request: FastifyRequest, work: (scope: scim.ScimScope) => Promise<T>): Promise<T> => {
       const ctx = createContext({ req: request });
-      return ctx.verifyToken(ctx.authorization).then((caller) =>
-        inKeysOrganization(
+      return ctx.verifyToken(ctx.authorization).then((caller) => {
+        ctx.keyRequests.enter(caller, ctx.answered);
+        return inKeysOrganization(
           ctx.db,
           caller,
           'directory:sync',
           ctx.settings.roles,
           (error) => request.log.error({ err: error }, 'recording a key use failed'),
           (org) => work({ org, base: base(request) }),
-        ),
-      );
+        );
+      });
     };
     const created = (reply: FastifyReply, resource: { meta: { location: string } }) =>
       reply.status(201).header('location', resource.meta.location).send(resource);

@@ -3,6 +3,7 @@
  * under way with its key when it committed, but its own request, and no longer than its limit.
  */
 import { describe, expect, it } from 'vitest';
+import type { Caller } from '../../server/platform/auth/tokens.ts';
 import { KeyRequestsInFlight } from '../../server/platform/authorization/key-requests.ts';
 
 /** A request's answer, settled by the test. */
@@ -22,15 +23,17 @@ async function isSettled(promise: Promise<unknown>): Promise<boolean> {
 
 const A_DAY_MS = 86_400_000;
 
+const keyOf = (secretHash: string): Caller => ({ kind: 'organization_key', secretHash });
+
 describe('the requests under way with each key', () => {
   it('are waited for until every one is answered, whatever other keys do', async () => {
     const requests = new KeyRequestsInFlight(A_DAY_MS);
     const first = answer();
     const second = answer();
     const otherKey = answer();
-    requests.enter('hash-a', first.answered);
-    requests.enter('hash-a', second.answered);
-    requests.enter('hash-b', otherKey.answered);
+    requests.enter(keyOf('hash-a'), () => first.answered);
+    requests.enter(keyOf('hash-a'), () => second.answered);
+    requests.enter(keyOf('hash-b'), () => otherKey.answered);
     const waited = requests.othersAnswered('hash-a', answer().answered);
     first.send();
     expect(await isSettled(waited)).toBe(false);
@@ -38,13 +41,20 @@ describe('the requests under way with each key', () => {
     expect(await isSettled(waited)).toBe(true);
   });
 
+  it('are not entered when their caller is a person', async () => {
+    const requests = new KeyRequestsInFlight(A_DAY_MS);
+    const person: Caller = { kind: 'person', userId: 'hash-a', tokenRole: undefined, verifiedEmail: undefined };
+    requests.enter(person, () => answer().answered);
+    expect(await isSettled(requests.othersAnswered('hash-a', answer().answered))).toBe(true);
+  });
+
   it("are not waited for when it is the revocation's own request, or once answered", async () => {
     const requests = new KeyRequestsInFlight(A_DAY_MS);
     const own = answer();
-    requests.enter('hash-a', own.answered);
+    requests.enter(keyOf('hash-a'), () => own.answered);
     expect(await isSettled(requests.othersAnswered('hash-a', own.answered))).toBe(true);
     const earlier = answer();
-    requests.enter('hash-a', earlier.answered);
+    requests.enter(keyOf('hash-a'), () => earlier.answered);
     earlier.send();
     await isSettled(earlier.answered);
     expect(await isSettled(requests.othersAnswered('hash-a', own.answered))).toBe(true);
@@ -52,7 +62,7 @@ describe('the requests under way with each key', () => {
 
   it('are waited for no longer than the limit', async () => {
     const requests = new KeyRequestsInFlight(20);
-    requests.enter('hash-a', answer().answered);
+    requests.enter(keyOf('hash-a'), () => answer().answered);
     const waited = requests.othersAnswered('hash-a', answer().answered);
     expect(await isSettled(waited)).toBe(false);
     await expect(waited).resolves.toBeUndefined();

@@ -9,6 +9,8 @@
  * reads the revoked key, and one already under way there cannot be told apart from one answered
  * just before the revocation.
  */
+import type { Caller } from '../auth/tokens.ts';
+
 export class KeyRequestsInFlight {
   readonly #answers = new Map<string, Set<Promise<void>>>();
   /** The longest a revocation waits: past the processing limit, every request has been answered. */
@@ -18,8 +20,14 @@ export class KeyRequestsInFlight {
     this.#waitLimitMs = waitLimitMs;
   }
 
-  /** Enters a request with the key of this hash; it leaves once `answered` settles (it never rejects). */
-  enter(secretHash: string, answered: Promise<void>): void {
+  /**
+   * Enters a request whose caller is an organization key (any other caller is not entered); it
+   * leaves once `answered()` settles (it never rejects).
+   */
+  enter(caller: Caller, answeredOf: () => Promise<void>): void {
+    if (caller.kind !== 'organization_key') return;
+    const { secretHash } = caller;
+    const answered = answeredOf();
     let answers = this.#answers.get(secretHash);
     if (!answers) {
       answers = new Set();

@@ -32,9 +32,7 @@ const authenticatedProcedure = publicProcedure.use(({ ctx, next, type, path, get
   inProcedureSpan(path, type, async () => {
     const caller = await ctx.verifyToken(ctx.authorization);
     // A stream is not waited for: it is authorized when it starts, and lasts.
-    if (caller.kind === 'organization_key' && type !== 'subscription') {
-      ctx.keyRequests.enter(caller.secretHash, ctx.answered());
-    }
+    if (type !== 'subscription') ctx.keyRequests.enter(caller, ctx.answered);
     const idempotency =
       type === 'mutation' ? await idempotentRequest(ctx, idempotencyOwner(caller), path, getRawInput) : undefined;
     if (!idempotency) return next({ ctx: { caller } });
