@@ -100,6 +100,15 @@ describeOnEachDatabase('SCIM 2.0 (behaviour §18)', (target) => {
         403,
       );
     });
+
+    it('refuses a key of a deleted organization with 401, after it was used, on a read and on a change', async () => {
+      const gone = await createOrganization(server(), owner);
+      const goneScim = scimClient(server(), await organizationKey(server(), owner, gone));
+      expect((await goneScim.send('GET', '/Users')).status).toBe(200);
+      expect((await server().call('DELETE', `/organizations/${gone}`, { token: owner.token })).status).toBe(200);
+      expectScimError(await goneScim.send('GET', '/Users'), 401);
+      expectScimError(await goneScim.send('POST', '/Users', oktaUser(`${uniqueId('gone')}@example.com`)), 401);
+    });
   });
 
   describe('users as Okta provisions them', () => {

@@ -4,7 +4,14 @@
  * organization is looked up by its hash; the rest is the one authorization path of every
  * operation in an organization (in-organization.ts): the guard reads the key again, checks it is
  * live and holds `requirement`, before anything the operation reads is handed back.
+ *
+ * Which organization a key's hash belongs to is kept once read (organizationByKey): it never
+ * changes, a key being made in one organization and staying there, and it decides nothing, the
+ * guard reading the key itself in each request. So an identity provider's requests after its first
+ * save a round trip each. A key revoked since is refused by the guard; one deleted with its
+ * organization, by the change's lock (the organization is gone: 401, as for an unknown key).
  */
+import { LRUCache } from 'lru-cache';
 import type { Caller } from '../auth/tokens.ts';
 import type { Db } from '../database/transaction.ts';
 import { forbidden, unauthorized } from '../errors.ts';
@@ -12,6 +19,27 @@ import type { RoleCatalogue, ServicePermission } from '../role-catalogue.ts';
 import { OrganizationAccess } from './access.ts';
 import { InOrganization } from './in-organization.ts';
 import { organizationOfKey, recordKeyUse } from './keys.ts';
+
+/** The most keys whose organization is kept: each entry is two short strings. */
+const KEYS_KEPT = 10_000;
+
+const organizationByKey = new LRUCache<string, string>({ max: KEYS_KEPT });
+
+const invalidKey = () => unauthorized('Invalid API key: unknown, revoked or expired');
+
+/** Access to the organization a key names by being its: when it is gone, so is the key. */
+class KeysOwnOrganizationAccess extends OrganizationAccess {
+  override missingOrganization = (): Error => invalidKey();
+}
+
+async function keysOrganization(db: Db, secretHash: string): Promise<string> {
+  const kept = organizationByKey.get(secretHash);
+  if (kept !== undefined) return kept;
+  const organizationId = await organizationOfKey(db, secretHash);
+  if (organizationId === undefined) throw invalidKey();
+  organizationByKey.set(secretHash, organizationId);
+  return organizationId;
+}
 
 export async function inKeysOrganization<T>(
   db: Db,
@@ -24,9 +52,8 @@ export async function inKeysOrganization<T>(
   if (caller.kind !== 'organization_key') {
     throw forbidden(`This endpoint needs an organization API key holding ${requirement}`);
   }
-  const organizationId = await organizationOfKey(db, caller.secretHash);
-  if (organizationId === undefined) throw unauthorized('Invalid API key: unknown, revoked or expired');
-  const access = new OrganizationAccess(
+  const organizationId = await keysOrganization(db, caller.secretHash);
+  const access = new KeysOwnOrganizationAccess(
     { kind: 'organization_key', secretHash: caller.secretHash },
     organizationId,
     requirement,
