@@ -115,9 +115,9 @@ export async function createUser({ org, base }: ScimScope, body: unknown): Promi
       // One round trip: the defaults go out with the lock, the guard and the membership's reads.
       const defaults = directoryDefaults(tx, org.organizationId, fields.user_name_key);
       const id = newId(tx.now.getTime());
-      const userId = await follow(tx, change, undefined, { ...fields, id }, () => defaults().defaultRole);
-      await tx.flush();
-      if (defaults().userNamedId !== null) throw taken(fields.user_name);
+      const userId = await follow(tx, change, undefined, { ...fields, id }, () => defaults.now().defaultRole);
+      // Read with the membership's reads, in the first round trip, unless the user is inactive.
+      if ((await defaults.read()).userNamedId !== null) throw taken(fields.user_name);
       const row = { ...fields, id, user_id: userId };
       insertDirectoryUser(tx, org.organizationId, row);
       return userResource(written(tx, org.organizationId, row), base);
@@ -160,9 +160,8 @@ async function changeUser(
       const fields = fieldsOf(before);
       userName = fields.user_name;
       const defaults = directoryDefaults(tx, org.organizationId, fields.user_name_key);
-      const userId = await follow(tx, change, before, { ...fields, id: before.id }, () => defaults().defaultRole);
-      await tx.flush();
-      const named = defaults().userNamedId;
+      const userId = await follow(tx, change, before, { ...fields, id: before.id }, () => defaults.now().defaultRole);
+      const named = (await defaults.read()).userNamedId;
       if (named !== null && named !== before.id) throw taken(fields.user_name);
       const row = { ...fields, id: before.id, user_id: userId };
       updateDirectoryUser(tx, row);
@@ -212,7 +211,13 @@ export async function activateAwaitingRecord(db: Db, userId: string, email: stri
           const before = await directoryUser(tx, entry.organization_id, entry.id);
           if (!before || !before.active || before.user_id !== null) return;
           const defaults = directoryDefaults(tx, entry.organization_id, before.user_name_key);
-          const linked = await follow(tx, change, before, { ...before, active: true }, () => defaults().defaultRole);
+          const linked = await follow(
+            tx,
+            change,
+            before,
+            { ...before, active: true },
+            () => defaults.now().defaultRole,
+          );
           if (linked !== null) updateDirectoryUser(tx, { ...before, active: true, user_id: linked });
         },
         { organizationId: entry.organization_id },

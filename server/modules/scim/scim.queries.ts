@@ -270,17 +270,23 @@ export function deleteGroupMembers(tx: Tx, teamId: string, directoryUserIds: rea
   );
 }
 
+/** The organization's default role for a directory user's new membership, and who has a userName. */
+export interface DirectoryDefaults {
+  defaultRole: string;
+  userNamedId: string | null;
+}
+
 /**
  * Queues the read of the organization's default role for a directory user's new membership and of
- * the directory user who has this userName, to go out with the change's next read; what it returns
- * tells them once that read has run.
+ * the directory user who has this userName, to go out with the change's next read: `now()` tells
+ * them once that read has run, `read()` sends what is queued first if it has not.
  */
 export function directoryDefaults(
   tx: Tx,
   organizationId: string,
   userNameKey: string,
-): () => { defaultRole: string; userNamedId: string | null } {
-  let read: { defaultRole: string; userNamedId: string | null } | undefined;
+): { now(): DirectoryDefaults; read(): Promise<DirectoryDefaults> } {
+  let read: DirectoryDefaults | undefined;
   tx.later(
     tx.sql
       .selectFrom('organizations as o')
@@ -294,8 +300,15 @@ export function directoryDefaults(
       read = { defaultRole: row?.directory_default_role ?? 'member', userNamedId: row?.id ?? null };
     },
   );
-  return () => {
+  const now = () => {
     if (!read) throw new Error('The defaults are read with the change’s next read: read before asking for them');
     return read;
+  };
+  return {
+    now,
+    read: async () => {
+      if (!read) await tx.flush();
+      return now();
+    },
   };
 }
