@@ -1,13 +1,15 @@
 /**
  * The console's Directory page (behaviour §14, §18), in Chromium on both databases: the SCIM base
  * URL, a key for the identity provider made and shown once (copied, then gone), the default role
- * changed, and what that key pushed over SCIM listed; axe-core clean at 1280 px and at 390 px,
- * where nothing is wider than the screen.
+ * changed, and what that key pushed over SCIM listed, a page at a time when there are more than a
+ * page of users and groups; axe-core clean at 1280 px and at 390 px, where nothing is wider than
+ * the screen.
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { DIRECTORY_PAGE_SIZE } from '../client/src/react/directory/directory.ts';
 import {
   DESKTOP,
   expectAccessible,
@@ -19,11 +21,18 @@ import {
 import { describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
 import { uniqueId } from './support/fixtures.ts';
 import { CHROMIUM, chromiumMissing, failWithout } from './support/needs.ts';
+import { pooled } from './support/pooled.ts';
 import type { ServiceProcess } from './support/process.ts';
 import { restCall } from './support/rest-call.ts';
 import { GROUP_SCHEMA, oktaUser, scimClient } from './support/scim.ts';
 import { SHOWN_WITHIN } from './support/timing.ts';
 import { tokenFor } from './support/tokens.ts';
+
+/** A page and a bit of each: two pages in the console. */
+const PAGED_USERS = DIRECTORY_PAGE_SIZE + 20;
+const PAGED_GROUPS = DIRECTORY_PAGE_SIZE + 1;
+/** The identity provider's requests at once while seeding. */
+const SEEDING_CONCURRENCY = 8;
 
 describeOnEachDatabase('the console: Directory (behaviour §14, §18)', (target) => {
   failWithout(chromiumMissing());
@@ -63,9 +72,9 @@ describeOnEachDatabase('the console: Directory (behaviour §14, §18)', (target)
     await database?.drop();
   });
 
-  const openAt = async (viewport: typeof DESKTOP) => {
+  const openAt = async (viewport: typeof DESKTOP, organization = organizationId) => {
     const opened = await openConsoleAt(browser, service.baseUrl, {
-      path: `/organizations/${organizationId}/directory`,
+      path: `/organizations/${organization}/directory`,
       token: ownerToken,
       viewport,
       clipboard: true,
@@ -144,6 +153,81 @@ describeOnEachDatabase('the console: Directory (behaviour §14, §18)', (target)
       await expectAccessible(phone.page, 'directory at 390 px');
       expect(await phone.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
       await screenshot(phone.page, 'phone-directory');
+      expect(phone.problems).toEqual([]);
+    },
+  );
+
+  it(
+    'walks a directory of more than a page of users and groups a page at a time, and back',
+    { timeout: 240_000 },
+    async () => {
+      const created = await api('POST', '/organizations', {
+        organization_name: 'Big directory',
+        organization_description: '',
+      });
+      expect(created.status).toBe(201);
+      const bigId = created.body.organization_id as string;
+      const key = await api('POST', `/organizations/${bigId}/api-keys`, { name: 'Identity provider', role: 'admin' });
+      expect(key.status).toBe(201);
+      const scim = scimClient(service, key.body.secret as string);
+      const emails = Array.from({ length: PAGED_USERS }, (_, n) => `${run}-p${String(n).padStart(3, '0')}@example.com`);
+      const groupNames = Array.from({ length: PAGED_GROUPS }, (_, n) => `Group ${String(n).padStart(3, '0')}`);
+      await pooled(PAGED_USERS, SEEDING_CONCURRENCY, async (n) => {
+        const pushed = await scim.send('POST', '/Users', oktaUser(emails[n]!, 'Person', `Seed${n}`));
+        expect(pushed.status, JSON.stringify(pushed.body)).toBe(201);
+      });
+      await pooled(PAGED_GROUPS, SEEDING_CONCURRENCY, async (n) => {
+        const pushed = await scim.send('POST', '/Groups', { schemas: [GROUP_SCHEMA], displayName: groupNames[n] });
+        expect(pushed.status, JSON.stringify(pushed.body)).toBe(201);
+      });
+
+      const { page, problems } = await openAt(DESKTOP, bigId);
+      /** Walks the table's two pages: each row once, the second page's none of the first's, and back. */
+      const walk = async (tableName: string, pagerName: string, all: string[]) => {
+        const table = page.getByRole('table', { name: tableName });
+        const pager = page.getByRole('navigation', { name: pagerName });
+        const shown = () => table.locator('tbody th').allTextContents();
+        await pager.getByText('Page 1 of 2').waitFor(SHOWN_WITHIN);
+        await expect.poll(async () => (await shown()).length, SHOWN_WITHIN).toBe(DIRECTORY_PAGE_SIZE);
+        const first = await shown();
+        expect(await pager.getByRole('button', { name: 'Previous page' }).isDisabled()).toBe(true);
+
+        await pager.getByRole('button', { name: 'Next page' }).click();
+        await pager.getByText('Page 2 of 2').waitFor(SHOWN_WITHIN);
+        // The first page stays while the second loads.
+        await expect.poll(async () => (await shown()).length, SHOWN_WITHIN).toBe(all.length - DIRECTORY_PAGE_SIZE);
+        const second = await shown();
+        expect(second.filter((name) => first.includes(name))).toEqual([]);
+        expect([...first, ...second].sort()).toEqual([...all].sort());
+        // Next is disabled on the last page: the focus went to Previous, not to nobody.
+        expect(await pager.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+        await expect
+          .poll(() => page.evaluate(() => document.activeElement?.textContent), SHOWN_WITHIN)
+          .toBe('Previous page');
+        await settled(page);
+        await expectAccessible(page, `${tableName}, page 2`);
+
+        await pager.getByRole('button', { name: 'Previous page' }).click();
+        await pager.getByText('Page 1 of 2').waitFor(SHOWN_WITHIN);
+        await expect.poll(shown, SHOWN_WITHIN).toEqual(first);
+      };
+      await walk('Directory users', 'Directory user pages', emails);
+      await walk('Directory groups', 'Directory group pages', groupNames);
+      expect(problems).toEqual([]);
+
+      const phone = await openAt(PHONE, bigId);
+      const pager = phone.page.getByRole('navigation', { name: 'Directory user pages' });
+      await pager.getByRole('button', { name: 'Next page' }).click();
+      await pager.getByText('Page 2 of 2').waitFor(SHOWN_WITHIN);
+      await expect
+        .poll(
+          () => phone.page.getByRole('table', { name: 'Directory users' }).locator('tbody tr').count(),
+          SHOWN_WITHIN,
+        )
+        .toBe(PAGED_USERS - DIRECTORY_PAGE_SIZE);
+      await settled(phone.page);
+      await expectAccessible(phone.page, 'directory users, page 2, at 390 px');
+      expect(await phone.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
       expect(phone.problems).toEqual([]);
     },
   );

@@ -33,7 +33,7 @@ function DirectoryOf({ organizationId, serviceUrl }: DirectoryPanelProps) {
       <IdentityProviderConnection organizationId={organizationId} scimBaseUrl={`${serviceUrl}/scim/v2`} />
       <DefaultRoleForm organizationId={organizationId} directory={directory} />
       <DirectoryUsersTable organizationId={organizationId} counts={directory.data?.users} />
-      <DirectoryGroupsTable organizationId={organizationId} />
+      <DirectoryGroupsTable organizationId={organizationId} total={directory.data?.groups} />
       <DirectoryChanges directory={directory} />
     </>
   );

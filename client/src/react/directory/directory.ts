@@ -4,7 +4,7 @@ export type Directory = RouterOutputs['directory']['get'];
 export type DirectoryUser = RouterOutputs['directory']['usersPage']['items'][number];
 export type DirectoryGroup = RouterOutputs['directory']['groupsPage']['items'][number];
 
-/** How many of a directory's users and groups a page shows; the rest are the service's lists'. */
+/** How many of a directory's users and groups a page of the console shows. */
 export const DIRECTORY_PAGE_SIZE = 100;
 
 /** The key an identity provider is given: `admin` holds directory:sync (behaviour §18). */

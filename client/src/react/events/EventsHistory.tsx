@@ -9,7 +9,7 @@ import { EVENT_TYPES, type EventType } from '../../../../shared/event-types.ts';
 import type { Member } from '../members/member.ts';
 import { MemberPicker } from '../members/MemberPicker.tsx';
 import { useTRPC } from '../service.tsx';
-import { Button, QueryList, Section, SelectField } from '../ui/index.ts';
+import { Pager, QueryList, Section, SelectField, useCursorPages } from '../ui/index.ts';
 import { EventsTable } from './EventsTable.tsx';
 
 const PAGE = 50;
@@ -58,47 +58,33 @@ function HistoryPages({
   actorUserId: string | undefined;
 }) {
   const trpc = useTRPC();
-  // The cursors that led to the page shown (none for the newest): Newer goes back without the
-  // service having to page forwards.
-  const [cursors, setCursors] = useState<string[]>([]);
+  // Newer goes back along the cursors that led here, without the service having to page forwards.
+  const pages = useCursorPages();
   const page = useQuery({
     ...trpc.events.page.queryOptions({
       organization_id: organizationId,
       limit: PAGE,
       newest_first: true,
-      cursor: cursors.at(-1) ?? null,
+      cursor: pages.cursor,
       ...(type && { type }),
       ...(actorUserId && { actor_user_id: actorUserId }),
     }),
     placeholderData: keepPreviousData,
   });
-  const older = page.data?.nextCursor;
-  const pageNumber = cursors.length + 1;
   return (
     <>
       <QueryList query={page} items={page.data?.items} loading="Loading events…" empty="No event matches.">
         {(events) => <EventsTable label="Event history" events={events} names={names} />}
       </QueryList>
       {page.isSuccess && (
-        <nav className="osc-pager" aria-label="Event pages">
-          <span className="osc-muted" aria-live="polite">
-            Page {pageNumber}
-          </span>
-          <Button
-            disabled={pageNumber === 1}
-            busy={page.isPlaceholderData}
-            onClick={() => setCursors(cursors.slice(0, -1))}
-          >
-            Newer events
-          </Button>
-          <Button
-            disabled={!older}
-            busy={page.isPlaceholderData}
-            onClick={() => older && setCursors([...cursors, older])}
-          >
-            Older events
-          </Button>
-        </nav>
+        <Pager
+          label="Event pages"
+          pages={pages}
+          nextCursor={page.data.nextCursor}
+          loading={page.isPlaceholderData}
+          previous="Newer events"
+          next="Older events"
+        />
       )}
     </>
   );

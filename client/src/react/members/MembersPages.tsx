@@ -3,7 +3,7 @@ import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-quer
 import { useEffect, useRef, useState } from 'react';
 import { usePermissions } from '../permissions.ts';
 import { inOrganization, keyedByOrganization, useTRPC } from '../service.tsx';
-import { Button, keepFocus, Notice, QueryList, Table } from '../ui/index.ts';
+import { keepFocus, Notice, Pager, QueryList, Table, useCursorPages } from '../ui/index.ts';
 import { BulkActions, type Outcomes } from './BulkActions.tsx';
 import { ExportMembers } from './ExportMembers.tsx';
 import { fullName, MEMBER_COLUMNS, memberQueryInput, type MemberQuery } from './member.ts';
@@ -20,23 +20,17 @@ export function MembersPages({
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const { can, userId } = usePermissions(organizationId);
-  // The cursors of the pages after the first that led here, the last one the page shown: Previous
-  // goes back without the service having to page backwards.
-  const [cursors, setCursors] = useState<string[]>([]);
-  // The last move between pages: a new object at each, for the effect that follows it.
-  const [move, setMove] = useState<{ direction: 'next' | 'previous' }>();
+  const pages = useCursorPages();
   const [removed, setRemoved] = useState<string>();
   const [left, setLeft] = useState(false);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [bulk, setBulk] = useState<{ what: string; outcomes: Outcomes }>();
   const table = useRef<HTMLTableElement>(null);
-  const previousButton = useRef<HTMLButtonElement>(null);
-  const nextButton = useRef<HTMLButtonElement>(null);
   const leftNotice = useRef<HTMLDivElement>(null);
   const page = useQuery({
     ...keyedByOrganization(
       trpc.members.page.queryOptions(
-        { limit: pageSize, cursor: cursors.at(-1) ?? null, ...memberQueryInput(query) },
+        { limit: pageSize, cursor: pages.cursor, ...memberQueryInput(query) },
         inOrganization(organizationId),
       ),
       organizationId,
@@ -52,16 +46,6 @@ export function MembersPages({
   if (pageTotal !== undefined && pageTotal !== total) setTotal(pageTotal);
   const searched = Boolean(query.search?.trim() || query.role);
 
-  // A pager button disabled by its own loading, or for good on the first or last page, hands the
-  // focus to its neighbour rather than to nobody.
-  useEffect(() => {
-    if (move === undefined || loadingPage) return;
-    const [pressed, other] =
-      move.direction === 'next'
-        ? [nextButton.current, previousButton.current]
-        : [previousButton.current, nextButton.current];
-    keepFocus(pressed?.disabled ? other : pressed);
-  }, [move, loadingPage]);
   // A removed member's row took the focus with it.
   useEffect(() => {
     if (removed !== undefined) keepFocus(table.current);
@@ -70,14 +54,12 @@ export function MembersPages({
     if (left) leftNotice.current?.focus();
   }, [left]);
 
-  const goTo = (pages: string[], direction: 'next' | 'previous') => {
-    setCursors(pages);
-    setMove({ direction });
+  // What was done on the page left is not the next one's.
+  const leavePage = () => {
     setRemoved(undefined);
     setSelected(new Set());
     setBulk(undefined);
   };
-  const nextCursor = page.data?.nextCursor;
   const leave = () => {
     setLeft(true);
     // The caller's organizations and permissions change; this list is no longer theirs to read.
@@ -108,12 +90,10 @@ export function MembersPages({
       }
       return next;
     });
-  const pageNumber = cursors.length + 1;
   const failed = bulk && [...bulk.outcomes.values()].filter((outcome) => outcome !== null).length;
   return (
     <>
       <div className="osc-row osc-members-summary">
-        <span aria-live="polite">Page {pageNumber}</span>
         {total !== undefined && !searched && <span>{total === 1 ? '1 member' : `${total} members`}</span>}
         <ExportMembers organizationId={organizationId} query={query} />
       </div>
@@ -143,7 +123,7 @@ export function MembersPages({
         empty={
           query.search || query.role
             ? 'No member matches.'
-            : pageNumber === 1
+            : pages.number === 1
               ? 'This organization has no members.'
               : 'No members on this page.'
         }
@@ -193,24 +173,15 @@ export function MembersPages({
         )}
       </QueryList>
       {page.isSuccess && (
-        <nav className="osc-pager" aria-label="Member pages">
-          <Button
-            ref={previousButton}
-            disabled={pageNumber === 1}
-            busy={loadingPage && move?.direction === 'previous'}
-            onClick={() => goTo(cursors.slice(0, -1), 'previous')}
-          >
-            Previous page
-          </Button>
-          <Button
-            ref={nextButton}
-            disabled={!nextCursor}
-            busy={loadingPage && move?.direction === 'next'}
-            onClick={() => nextCursor && goTo([...cursors, nextCursor], 'next')}
-          >
-            Next page
-          </Button>
-        </nav>
+        <Pager
+          label="Member pages"
+          pages={pages}
+          nextCursor={page.data.nextCursor}
+          loading={loadingPage}
+          total={searched ? undefined : total}
+          pageSize={pageSize}
+          onMove={leavePage}
+        />
       )}
     </>
   );

@@ -1,8 +1,8 @@
 /**
  * The small design system every component is built from, one part a file: buttons, fields, forms,
- * notices, sections, tables with their rows' editors and panels, a busy indicator and a two-step
- * confirmation, styled by `../styles.css` (classes `osc-*`, colours and spacing in its custom
- * properties, so a host application can retheme them).
+ * notices, sections, tables with their rows' editors and panels, a busy indicator, a two-step
+ * confirmation and the pager of a list read by cursor, styled by `../styles.css` (classes
+ * `osc-*`, colours and spacing in its custom properties, so a host application can retheme them).
  *
  * Accessibility is built in rather than left to each page: a field's label, hint and error are
  * tied to its input (`aria-describedby`, `aria-invalid`), errors are announced (`role="alert"`),
@@ -25,6 +25,7 @@ export { Form } from './Form.tsx';
 export { FormActions } from './FormActions.tsx';
 export { keepFocus } from './keepFocus.ts';
 export { Notice } from './Notice.tsx';
+export { Pager } from './Pager.tsx';
 export { QueryList } from './QueryList.tsx';
 export { Section } from './Section.tsx';
 export { SecretNotice } from './SecretNotice.tsx';
@@ -33,6 +34,7 @@ export { Table } from './Table.tsx';
 export { TextAreaField } from './TextAreaField.tsx';
 export { TextField } from './TextField.tsx';
 export { Time } from './Time.tsx';
+export { useCursorPages, type CursorPages } from './useCursorPages.ts';
 export { useDebounced } from './useDebounced.ts';
 export { useFocusAfter, type CallState } from './useFocusAfter.ts';
 export { useRowEditor, type RowEditor } from './useRowEditor.ts';
