@@ -16,6 +16,7 @@ const SEARCH_WORDS = 'Migration20261129100000_search_words';
 const DOMAINS_AND_JOINING = 'Migration20261129120000_domains_and_joining';
 const SCIM = 'Migration20261129130000_scim';
 const ACCOUNT_DELETION = 'Migration20261129150000_account_deletion';
+const DELIVERY_RESPONSE_BODY = 'Migration20261129160000_delivery_response_body';
 
 /**
  * The service's tables (not the migrator's own) and text columns whose collation is not MariaDB's
@@ -64,6 +65,7 @@ describeOnEachDatabase('migrations', (target) => {
           DOMAINS_AND_JOINING,
           SCIM,
           ACCOUNT_DELETION,
+          DELIVERY_RESPONSE_BODY,
         ]
       : [
           INITIAL,
@@ -78,6 +80,7 @@ describeOnEachDatabase('migrations', (target) => {
           DOMAINS_AND_JOINING,
           SCIM,
           ACCOUNT_DELETION,
+          DELIVERY_RESPONSE_BODY,
         ];
 
   it('build exactly the schema the entities describe, and apply once', async () => {
@@ -168,6 +171,7 @@ describeOnEachDatabase('migrations', (target) => {
         DOMAINS_AND_JOINING,
         SCIM,
         ACCOUNT_DELETION,
+        DELIVERY_RESPONSE_BODY,
       ]);
 
       const managers = storedTeamNameKey('Managers');
@@ -239,6 +243,7 @@ describeOnEachDatabase('migrations', (target) => {
         DOMAINS_AND_JOINING,
         SCIM,
         ACCOUNT_DELETION,
+        DELIVERY_RESPONSE_BODY,
       ]);
 
       expect(
@@ -336,6 +341,7 @@ describeOnEachDatabase('migrations', (target) => {
           DOMAINS_AND_JOINING,
           SCIM,
           ACCOUNT_DELETION,
+          DELIVERY_RESPONSE_BODY,
         ]);
 
         // Every row kept; a reference now names the row it referenced exactly. The audit trail keeps
