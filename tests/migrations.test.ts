@@ -284,6 +284,43 @@ describeOnEachDatabase('migrations', (target) => {
     }
   });
 
+  it("keep an earlier release's webhook deliveries, with no answer body kept for them (behaviour §13)", async () => {
+    const database = await target.create();
+    const orm = await openDatabase(database.url);
+    try {
+      await orm.migrator.up({ to: ACCOUNT_DELETION });
+      const at = target.name === 'embedded' ? 1_700_000_000_123 : '2023-11-14 22:13:20.123';
+      const connection = orm.em.getConnection();
+      const run = (sql: string, params: unknown[]) => connection.execute(sql, params, 'run');
+      await run(
+        'insert into organizations (id, name, description, created_by, created_at, updated_at, version, slug) values (?, ?, ?, ?, ?, ?, ?, ?)',
+        ['o1', 'Acme', '', 'u1', at, at, 0, 'acme'],
+      );
+      await run(
+        'insert into webhooks (id, organization_id, url, event_types, description, secret, enabled, created_event_id, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        ['w1', 'o1', 'https://hooks.example.com/', '["*"]', '', 'whsec_x', 1, 'e0', at, at],
+      );
+      await run(
+        'insert into webhook_deliveries (id, webhook_id, organization_id, event_id, event_type, status, attempts, last_status_code, last_error, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        ['d1', 'w1', 'o1', 'e1', 'organization.updated', 'failed', 8, 500, 'HTTP 500: boom', at, at],
+      );
+
+      expect(await migrate(orm)).toEqual([DELIVERY_RESPONSE_BODY]);
+
+      expect(
+        await connection.execute(
+          'select id, status, last_status_code, last_error, last_response_body from webhook_deliveries',
+        ),
+      ).toEqual([
+        { id: 'd1', status: 'failed', last_status_code: 500, last_error: 'HTTP 500: boom', last_response_body: null },
+      ]);
+      expect(await schemaDiff(orm, target.name)).toBe('');
+    } finally {
+      await orm.close();
+      await database.drop();
+    }
+  });
+
   // Only MySQL and MariaDB had a collation to change: the embedded database compares bytes already.
   if (target.name === 'mariadb')
     it('make an existing database compare ids byte for byte, keeping its rows and what they reference', async () => {
