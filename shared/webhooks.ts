@@ -104,6 +104,11 @@ export const deliveryOutput = z.object({
   attempts: z.number().int(),
   last_status_code: z.number().int().nullable(),
   last_error: z.string().nullable(),
+  /**
+   * Up to 1 KiB of the body the last attempt was answered with, successful or not (cut between
+   * characters); null when it had no answer, or before the first attempt.
+   */
+  response_body: z.string().nullable(),
   /** When the next attempt is due (or, while one is under way, when its claim lapses); null once done. */
   next_attempt_at: z.string().nullable(),
   created_at: z.string(),

@@ -1,7 +1,8 @@
 /**
  * The console's webhooks, roles and members pages (behaviour §13, §11, §15) in Chromium on both
  * databases: a test event sent from an endpoint's row reaches a receiver on 127.0.0.1, and its
- * delivery, opened in the log, shows the payload sent and the receiver's answer; the roles table
+ * delivery, opened in the log, shows the payload sent and the receiver's answer, its status and
+ * body; the roles table
  * describes each permission; the member list says how many members there are. Each page
  * axe-core clean at 1280 px and at 390 px, nothing wider than the phone's screen.
  */
@@ -94,7 +95,7 @@ describeOnEachDatabase(
     };
 
     it(
-      'sends a test event from an endpoint, and shows its delivery: the payload sent and the answer (behaviour §13)',
+      "sends a test event from an endpoint, and shows its delivery: the payload sent and the receiver's answer, status and body (behaviour §13)",
       { timeout: 120_000 },
       async () => {
         // Filtered to another type: the test event goes all the same.
@@ -127,11 +128,13 @@ describeOnEachDatabase(
             .toBe(1);
           const newest = log.locator('tbody tr').first();
           await newest.getByText('Payload and answer').click();
-          const payload = newest.locator('pre');
+          const payload = newest.getByRole('group', { name: 'Payload sent' }).locator('pre');
           await payload.waitFor();
           const shown = JSON.parse((await payload.textContent())!) as unknown;
           expect(shown).toEqual(sent);
-          expect(await newest.textContent()).toContain('HTTP 200');
+          const answer = newest.getByRole('group', { name: "Receiver's answer" });
+          expect(await answer.textContent()).toContain('HTTP 200');
+          expect(await answer.locator('pre').textContent()).toBe('received, thanks');
           expect(await newest.textContent()).not.toContain('whsec_');
           await checkPage(page, 'webhooks with an opened delivery', viewport);
           expect(problems).toEqual([]);

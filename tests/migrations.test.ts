@@ -16,6 +16,7 @@ const SEARCH_WORDS = 'Migration20261129100000_search_words';
 const DOMAINS_AND_JOINING = 'Migration20261129120000_domains_and_joining';
 const SCIM = 'Migration20261129130000_scim';
 const ACCOUNT_DELETION = 'Migration20261129150000_account_deletion';
+const DELIVERY_RESPONSE_BODY = 'Migration20261129160000_delivery_response_body';
 
 /**
  * The service's tables (not the migrator's own) and text columns whose collation is not MariaDB's
@@ -64,6 +65,7 @@ describeOnEachDatabase('migrations', (target) => {
           DOMAINS_AND_JOINING,
           SCIM,
           ACCOUNT_DELETION,
+          DELIVERY_RESPONSE_BODY,
         ]
       : [
           INITIAL,
@@ -78,6 +80,7 @@ describeOnEachDatabase('migrations', (target) => {
           DOMAINS_AND_JOINING,
           SCIM,
           ACCOUNT_DELETION,
+          DELIVERY_RESPONSE_BODY,
         ];
 
   it('build exactly the schema the entities describe, and apply once', async () => {
@@ -168,6 +171,7 @@ describeOnEachDatabase('migrations', (target) => {
         DOMAINS_AND_JOINING,
         SCIM,
         ACCOUNT_DELETION,
+        DELIVERY_RESPONSE_BODY,
       ]);
 
       const managers = storedTeamNameKey('Managers');
@@ -239,6 +243,7 @@ describeOnEachDatabase('migrations', (target) => {
         DOMAINS_AND_JOINING,
         SCIM,
         ACCOUNT_DELETION,
+        DELIVERY_RESPONSE_BODY,
       ]);
 
       expect(
@@ -272,6 +277,43 @@ describeOnEachDatabase('migrations', (target) => {
       expect(
         await connection.execute("select word from organization_words where organization_id = 'o3' order by word"),
       ).toEqual([{ word: 'org' }, { word: '日本' }]);
+      expect(await schemaDiff(orm, target.name)).toBe('');
+    } finally {
+      await orm.close();
+      await database.drop();
+    }
+  });
+
+  it("keep an earlier release's webhook deliveries, with no answer body kept for them (behaviour §13)", async () => {
+    const database = await target.create();
+    const orm = await openDatabase(database.url);
+    try {
+      await orm.migrator.up({ to: ACCOUNT_DELETION });
+      const at = target.name === 'embedded' ? 1_700_000_000_123 : '2023-11-14 22:13:20.123';
+      const connection = orm.em.getConnection();
+      const run = (sql: string, params: unknown[]) => connection.execute(sql, params, 'run');
+      await run(
+        'insert into organizations (id, name, description, created_by, created_at, updated_at, version, slug) values (?, ?, ?, ?, ?, ?, ?, ?)',
+        ['o1', 'Acme', '', 'u1', at, at, 0, 'acme'],
+      );
+      await run(
+        'insert into webhooks (id, organization_id, url, event_types, description, secret, enabled, created_event_id, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        ['w1', 'o1', 'https://hooks.example.com/', '["*"]', '', 'whsec_x', 1, 'e0', at, at],
+      );
+      await run(
+        'insert into webhook_deliveries (id, webhook_id, organization_id, event_id, event_type, status, attempts, last_status_code, last_error, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        ['d1', 'w1', 'o1', 'e1', 'organization.updated', 'failed', 8, 500, 'HTTP 500: boom', at, at],
+      );
+
+      expect(await migrate(orm)).toEqual([DELIVERY_RESPONSE_BODY]);
+
+      expect(
+        await connection.execute(
+          'select id, status, last_status_code, last_error, last_response_body from webhook_deliveries',
+        ),
+      ).toEqual([
+        { id: 'd1', status: 'failed', last_status_code: 500, last_error: 'HTTP 500: boom', last_response_body: null },
+      ]);
       expect(await schemaDiff(orm, target.name)).toBe('');
     } finally {
       await orm.close();
@@ -336,6 +378,7 @@ describeOnEachDatabase('migrations', (target) => {
           DOMAINS_AND_JOINING,
           SCIM,
           ACCOUNT_DELETION,
+          DELIVERY_RESPONSE_BODY,
         ]);
 
         // Every row kept; a reference now names the row it referenced exactly. The audit trail keeps

@@ -96,6 +96,7 @@ describeOnEachDatabase('webhook test events (behaviour §13)', (target) => {
         attempts: 0,
         last_status_code: null,
         last_error: null,
+        response_body: null,
         next_attempt_at: expect.stringMatching(ISO_MS),
         created_at: expect.stringMatching(ISO_MS),
         updated_at: delivery.created_at,
@@ -128,6 +129,8 @@ describeOnEachDatabase('webhook test events (behaviour §13)', (target) => {
           status: 'succeeded',
           attempts: 1,
           last_status_code: 200,
+          // The receiver answers with an empty body.
+          response_body: '',
           next_attempt_at: null,
           updated_at: expect.stringMatching(ISO_MS),
         });

@@ -649,8 +649,8 @@ describeOnEachDatabase('webhooks (behaviour §13)', (target) => {
       }
     });
 
-    it('logs deliveries newest first, a page at a time, and retries one on request (202, same webhook-id)', async () => {
-      const { owner, organizationId, hook, endpoint } = await endpointAt([]);
+    it('logs deliveries newest first, a page at a time, with the answer of each, and retries one on request (202, same webhook-id)', async () => {
+      const { owner, organizationId, hook, endpoint } = await endpointAt(() => ({ status: 200, body: '{"ok":true}' }));
       for (let count = 1; count <= 3; count++) {
         await changeOrganization(owner, organizationId);
         await expect.poll(() => hook.requests.length, POLL).toBe(count);
@@ -675,6 +675,8 @@ describeOnEachDatabase('webhooks (behaviour §13)', (target) => {
           attempts: 1,
           last_status_code: 200,
           last_error: null,
+          // A success keeps the receiver's answer too.
+          response_body: '{"ok":true}',
           next_attempt_at: null,
           created_at: expect.stringMatching(ISO_MS),
           updated_at: expect.stringMatching(ISO_MS),
@@ -714,6 +716,20 @@ describeOnEachDatabase('webhooks (behaviour §13)', (target) => {
         .poll(async () => (await send(owner, 'GET', path)).body.at(-1), POLL)
         .toMatchObject({ delivery_id: oldest.delivery_id, status: 'succeeded', attempts: 2 });
     });
+
+    it("keeps the first KiB of a successful attempt's answer, without the character the KiB cuts", async () => {
+      // 1200 bytes of UTF-8, 3 a character: the 1024th byte falls inside the 342nd.
+      const answer = '€'.repeat(400);
+      const { owner, organizationId, hook, endpoint } = await endpointAt(() => ({ status: 200, body: answer }));
+      await changeOrganization(owner, organizationId);
+      await expect
+        .poll(() => onlyDelivery(owner, organizationId, endpoint.webhook_id), POLL)
+        .toMatchObject({ status: 'succeeded' });
+      expect(hook.requests).toHaveLength(1);
+      const delivery = await onlyDelivery(owner, organizationId, endpoint.webhook_id);
+      expect(delivery).toMatchObject({ last_status_code: 200, last_error: null, response_body: '€'.repeat(341) });
+      expect(Buffer.byteLength(delivery.response_body!)).toBe(1023);
+    });
   });
 
   // Each of these waits for retries: they run side by side, each with its own organization and receiver.
@@ -722,7 +738,11 @@ describeOnEachDatabase('webhooks (behaviour §13)', (target) => {
       onlyDelivery(owner, organizationId, webhookId);
 
     it('retries by the schedule until a 2xx, which ends the delivery', async ({ expect }) => {
-      const { owner, organizationId, hook, endpoint } = await endpointAt([500, 503]);
+      const { owner, organizationId, hook, endpoint } = await endpointAt([
+        { status: 500, body: 'busy' },
+        { status: 503, body: 'still busy' },
+        { status: 200, body: '{"ok":true}' },
+      ]);
       await changeOrganization(owner, organizationId);
       await expect
         .poll(deliveryState(owner, organizationId, endpoint.webhook_id), POLL)
@@ -740,6 +760,8 @@ describeOnEachDatabase('webhooks (behaviour §13)', (target) => {
         attempts: ATTEMPTS,
         last_status_code: 200,
         last_error: null,
+        // The last attempt's answer: the failed ones' are not kept.
+        response_body: '{"ok":true}',
         next_attempt_at: null,
       });
     });
@@ -765,6 +787,8 @@ describeOnEachDatabase('webhooks (behaviour §13)', (target) => {
       const excerpt = failed.last_error!.slice('HTTP 500: '.length);
       expect(Buffer.byteLength(excerpt)).toBeLessThanOrEqual(1024);
       expect(answer.startsWith(excerpt)).toBe(true);
+      // The answer is kept whole too, its first KiB (one byte a character here).
+      expect(failed.response_body).toBe(answer.slice(0, 1024));
 
       const retried = await send(owner, 'POST', retryPath(organizationId, endpoint.webhook_id, failed.delivery_id));
       expect(retried).toMatchObject({ status: 202, body: { status: 'pending', attempts: ATTEMPTS } });
@@ -784,7 +808,7 @@ describeOnEachDatabase('webhooks (behaviour §13)', (target) => {
       await changeOrganization(owner, organizationId);
       await expect
         .poll(deliveryState(owner, organizationId, endpoint.webhook_id), POLL)
-        .toMatchObject({ last_status_code: 302, last_error: 'Redirect 302 (not followed)' });
+        .toMatchObject({ last_status_code: 302, last_error: 'Redirect 302 (not followed)', response_body: '' });
       expect(hook.requests.length).toBeGreaterThanOrEqual(1);
       expect(target.requests).toEqual([]);
     });
@@ -805,9 +829,11 @@ describeOnEachDatabase('webhooks (behaviour §13)', (target) => {
       const refused = await send(owner, 'POST', retryPath(organizationId, endpoint.webhook_id, underWay.delivery_id));
       expect(refused).toMatchObject({ status: 409, body: { code: 'CONFLICT' } });
 
-      await expect
-        .poll(deliveryState(owner, organizationId, endpoint.webhook_id), POLL)
-        .toMatchObject({ last_status_code: null, last_error: `No answer within ${TIMEOUT_MS} ms` });
+      await expect.poll(deliveryState(owner, organizationId, endpoint.webhook_id), POLL).toMatchObject({
+        last_status_code: null,
+        last_error: `No answer within ${TIMEOUT_MS} ms`,
+        response_body: null,
+      });
       // The late answer counted for nothing.
       await expect.poll(() => released, POLL).toBe(true);
       expect((await onlyDelivery(owner, organizationId, endpoint.webhook_id)).status).not.toBe('succeeded');

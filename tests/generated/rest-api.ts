@@ -8762,6 +8762,7 @@ export interface operations {
                         attempts: number;
                         last_status_code: number | null;
                         last_error: string | null;
+                        response_body: string | null;
                         next_attempt_at: string | null;
                         created_at: string;
                         updated_at: string;
@@ -8895,6 +8896,7 @@ export interface operations {
                         attempts: number;
                         last_status_code: number | null;
                         last_error: string | null;
+                        response_body: string | null;
                         next_attempt_at: string | null;
                         created_at: string;
                         updated_at: string;
@@ -9054,6 +9056,7 @@ export interface operations {
                         attempts: number;
                         last_status_code: number | null;
                         last_error: string | null;
+                        response_body: string | null;
                         next_attempt_at: string | null;
                         created_at: string;
                         updated_at: string;

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Sender } from '../../server/modules/webhooks/sender.ts';
+import { Sender, utf8Prefix } from '../../server/modules/webhooks/sender.ts';
 import { signatureHeader } from '../../server/modules/webhooks/signing.ts';
 import type { UrlGuardOptions } from '../../server/modules/webhooks/url-guard.ts';
 import { startReceiver, type Receiver } from '../support/webhooks.ts';
@@ -46,16 +46,42 @@ describe('Sender.post', () => {
       succeeded: false,
       statusCode: null,
       error: `Host ${HOST} resolves to 127.0.0.1, which is not a public address (loopback; WEBHOOK_ALLOW_PRIVATE is off)`,
+      responseBody: null,
     });
     expect(receiver.connections()).toBe(0);
   });
 
   it('with private addresses allowed, connects to the address the guard vetted', async () => {
     const result = await attempt({ allowHttp: true, allowPrivate: true, resolve: resolveToLoopback });
-    expect(result).toEqual({ succeeded: true, statusCode: 200, error: null });
+    // The receiver answers 200 with an empty body.
+    expect(result).toEqual({ succeeded: true, statusCode: 200, error: null, responseBody: '' });
     expect(receiver.requests).toMatchObject([
       { method: 'POST', path: '/hook', body: '{"ok":true}', headers: { host: `${HOST}:${new URL(url).port}` } },
     ]);
+  });
+});
+
+describe('utf8Prefix, the part of an answer the log keeps', () => {
+  const bytesOf = (text: string) => Buffer.from(text, 'utf8');
+
+  it('keeps an answer within the limit as it is', () => {
+    expect(utf8Prefix(bytesOf('{"ok":true}'), 16)).toBe('{"ok":true}');
+    expect(utf8Prefix(bytesOf(''), 16)).toBe('');
+    expect(utf8Prefix(bytesOf('\uFEFFé'), 16)).toBe('\uFEFFé');
+  });
+
+  it('leaves out whole a character the limit cuts, whatever its length in bytes', () => {
+    // '€' is 3 bytes, '😀' 4: the limit falls inside the last one.
+    expect(utf8Prefix(bytesOf('ab€'), 4)).toBe('ab');
+    expect(utf8Prefix(bytesOf('a😀'), 4)).toBe('a');
+    expect(utf8Prefix(bytesOf('a😀b'), 5)).toBe('a😀');
+  });
+
+  it('reads bytes that are not UTF-8 as U+FFFD, and stays within the limit in bytes', () => {
+    const kept = utf8Prefix(Buffer.from([0x61, 0xff, 0xfe, 0x62]), 4);
+    expect(kept).toBe('a\uFFFD');
+    expect(Buffer.byteLength(kept)).toBeLessThanOrEqual(4);
+    expect(Buffer.byteLength(utf8Prefix(Buffer.alloc(1024, 0xff), 1024))).toBe(1023);
   });
 });
 

@@ -28,7 +28,7 @@ import { toDate } from '../../platform/database/timestamps.ts';
 import type { Db } from '../../platform/database/transaction.ts';
 import { fanOut } from './fan-out.ts';
 import { eventOfDelivery, payloadOf } from './payload.ts';
-import { Sender, type AttemptResult } from './sender.ts';
+import { Sender, unanswered, type AttemptResult } from './sender.ts';
 import { signatureHeader } from './signing.ts';
 import { disableFailingWebhook } from './webhooks.service.ts';
 import type { UrlGuardOptions } from './url-guard.ts';
@@ -274,8 +274,9 @@ export class Dispatcher {
     if (!event) return;
     // Disabled since the attempt was claimed: no attempt is sent, and none follows.
     if (!material.enabled) {
-      const disabled = { succeeded: false, statusCode: null, error: 'The endpoint is disabled' };
-      await this.#record(claimed, Number(material.attempts), disabled, event.created_at, { final: true });
+      await this.#record(claimed, Number(material.attempts), unanswered('The endpoint is disabled'), event.created_at, {
+        final: true,
+      });
       return;
     }
     const body = JSON.stringify(payloadOf(event));
@@ -317,6 +318,7 @@ export class Dispatcher {
             status,
             last_status_code: result.statusCode,
             last_error: result.error?.slice(0, 1200) ?? null,
+            last_response_body: result.responseBody,
             next_attempt_at: retryIn === undefined ? null : db.timestamp(new Date(now.getTime() + retryIn)),
             claim_token: null,
             updated_at: db.timestamp(now),

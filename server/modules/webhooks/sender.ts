@@ -4,7 +4,7 @@
  * vetted again first (DNS can change since the endpoint was saved), and the connection is made
  * only to addresses the guard has vetted (its `lookup`), so a name that resolves differently
  * between the check and the connection cannot lead anywhere private. At most 1 KiB of the answer
- * is read, for the delivery log.
+ * is read, and kept in the delivery log whether the attempt succeeded or not.
  *
  * Why node:http rather than fetch: fetch's resolver cannot be replaced per request, and the guard
  * must decide which address the connection goes to.
@@ -22,6 +22,8 @@ export interface AttemptResult {
   statusCode: number | null;
   /** What went wrong, for the delivery log; null on success. */
   error: string | null;
+  /** The first KiB of the answer's body (valid UTF-8, cut between characters); null without an answer. */
+  responseBody: string | null;
 }
 
 /** Connections kept open between attempts, per scheme; their lookups answer vetted addresses only. */
@@ -58,10 +60,10 @@ export class Sender {
     const signal = AbortSignal.any([AbortSignal.timeout(this.#timeoutMs), stop]);
     try {
       const vetting = await untilAborted(vetUrl(url, this.#guard), signal);
-      if (vetting.problem !== undefined) return { succeeded: false, statusCode: null, error: vetting.problem };
+      if (vetting.problem !== undefined) return unanswered(vetting.problem);
       return await this.#request(new URL(url), headers, body, signal);
     } catch (error) {
-      return { succeeded: false, statusCode: null, error: describe(error, this.#timeoutMs) };
+      return unanswered(describe(error, this.#timeoutMs));
     }
   }
 
@@ -80,10 +82,10 @@ export class Sender {
         const chunks: Buffer[] = [];
         let length = 0;
         const finish = () => {
-          const answer = Buffer.concat(chunks).subarray(0, MAX_ANSWER_BYTES).toString('utf8');
+          const answer = utf8Prefix(Buffer.concat(chunks), MAX_ANSWER_BYTES);
           const succeeded = statusCode >= 200 && statusCode < 300;
           const error = succeeded ? null : failure(statusCode, answer);
-          resolve({ succeeded, statusCode, error });
+          resolve({ succeeded, statusCode, error, responseBody: answer });
         };
         response.on('data', (chunk: Buffer) => {
           chunks.push(chunk);
@@ -115,6 +117,27 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener('abort', abort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
   });
+}
+
+/** An attempt that got no answer: the URL refused, no connection, or no answer in time. */
+export function unanswered(error: string): AttemptResult {
+  return { succeeded: false, statusCode: null, error, responseBody: null };
+}
+
+/**
+ * The text of at most the first `maxBytes` bytes of `bytes`, itself at most `maxBytes` bytes of
+ * UTF-8, so that it fits its column: a character the limit cuts is left out whole, and bytes that
+ * are not UTF-8 read as U+FFFD (three bytes each, hence the second cut).
+ */
+export function utf8Prefix(bytes: Buffer, maxBytes: number): string {
+  // Streaming holds back a character the cut leaves incomplete, instead of reading it as U+FFFD.
+  const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes.subarray(0, maxBytes), { stream: true });
+  const encoded = Buffer.from(text, 'utf8');
+  if (encoded.length <= maxBytes) return text;
+  let end = maxBytes;
+  // Back to the first byte of the character the limit falls in (continuation bytes are 10xxxxxx).
+  while ((encoded[end]! & 0xc0) === 0x80) end--;
+  return encoded.subarray(0, end).toString('utf8');
 }
 
 function failure(statusCode: number, answer: string): string {

@@ -184,6 +184,7 @@ export interface DeliveryRow extends DeliveryEventColumns {
   attempts: number;
   last_status_code: number | null;
   last_error: string | null;
+  last_response_body: string | null;
   next_attempt_at: StoredTimestamp | null;
   updated_at: StoredTimestamp;
 }
@@ -198,6 +199,7 @@ const DELIVERY_COLUMNS = [
   'd.attempts',
   'd.last_status_code',
   'd.last_error',
+  'd.last_response_body',
   'd.next_attempt_at',
   'd.created_at',
   'd.updated_at',
@@ -266,6 +268,7 @@ export const pendingDelivery = (
   attempts: 0,
   last_status_code: null,
   last_error: null,
+  last_response_body: null,
   next_attempt_at: now,
   claim_token: null,
   created_at: now,

@@ -245,6 +245,8 @@ export const WebhookDelivery = defineEntity({
     attempts: p.integer(),
     lastStatusCode: p.integer().nullable(),
     lastError: p.string().length(1200).nullable(),
+    // Up to 1 KiB of the body the last attempt was answered with, cut between characters; null without an answer.
+    lastResponseBody: p.string().length(1024).nullable(),
     nextAttemptAt: p.datetime(3).nullable(),
     claimToken: p.string().length(36).nullable(),
     createdAt: p.datetime(3),
