@@ -305,6 +305,11 @@ describeOnEachDatabase('SCIM 2.0 (behaviour §18)', (target) => {
       ]);
       const none = await scim.send('GET', `/Users?filter=${filter}&count=0`);
       expect(none.body).toMatchObject({ totalResults: 5, itemsPerPage: 0, Resources: [] });
+      // The last page, not full, and a page past the end: the total is the same.
+      const last = await scim.send('GET', `/Users?filter=${filter}&startIndex=4&count=10`);
+      expect(last.body).toMatchObject({ totalResults: 5, startIndex: 4, itemsPerPage: 2 });
+      const past = await scim.send('GET', `/Users?filter=${filter}&startIndex=9&count=10`);
+      expect(past.body).toMatchObject({ totalResults: 5, itemsPerPage: 0, Resources: [] });
       expectScimError(await scim.send('GET', '/Users?count=ten'), 400, 'invalidValue');
     });
   });

@@ -3,7 +3,7 @@
  * identity provider made) and their members. Each builds, queues (`tx.later`) or runs SQL and
  * returns rows; none decides anything or throws. The rules are the services'.
  */
-import type { ExpressionBuilder, ExpressionWrapper, SqlBool } from 'kysely';
+import type { Compilable, ExpressionBuilder, ExpressionWrapper, SqlBool } from 'kysely';
 import type { Database, DbTimestamp } from '../../platform/database/schema.ts';
 import type { Reader, Tx } from '../../platform/database/transaction.ts';
 import { prepare } from '../../platform/database/prepared.ts';
@@ -54,6 +54,26 @@ function userWhere(
   return eb('directory_users.id', '=', value);
 }
 
+/**
+ * The rows of `page`, read at `offset` (SCIM's startIndex, from 0) with `limit`, and how many rows
+ * match in all. A page that is not full tells the total itself (a lookup by userName, the identity
+ * providers' most frequent request, is one): only a full page, or an empty one past the first, is
+ * counted, with a statement of its own.
+ */
+async function offsetPage<Row>(
+  reader: Reader,
+  page: Compilable<Row>,
+  count: Compilable<{ total: number | string }>,
+  offset: number,
+  limit: number,
+): Promise<{ rows: Row[]; total: number }> {
+  const rows = limit === 0 ? [] : await reader.all(page);
+  if (limit > 0 && rows.length < limit && (rows.length > 0 || offset === 0)) {
+    return { rows, total: offset + rows.length };
+  }
+  return { rows, total: Number((await reader.first(count))?.total ?? 0) };
+}
+
 /** A page of the organization's directory users (oldest first), and how many match in all. */
 export async function directoryUserPage(
   reader: Reader,
@@ -66,20 +86,18 @@ export async function directoryUserPage(
     .selectFrom('directory_users')
     .where('directory_users.organization_id', '=', organizationId)
     .$if(condition !== undefined, (query) => query.where((eb) => userWhere(eb, condition!)));
-  const [rows, counted] = await Promise.all([
-    limit === 0
-      ? Promise.resolve([])
-      : reader.all(
-          matching
-            .selectAll()
-            .orderBy('directory_users.created_at')
-            .orderBy('directory_users.id')
-            .limit(limit)
-            .offset(offset),
-        ),
-    reader.first(matching.select((eb) => eb.fn.countAll<number | string>().as('total'))),
-  ]);
-  return { rows: rows, total: Number(counted?.total ?? 0) };
+  return offsetPage(
+    reader,
+    matching
+      .selectAll()
+      .orderBy('directory_users.created_at')
+      .orderBy('directory_users.id')
+      .limit(limit)
+      .offset(offset),
+    matching.select((eb) => eb.fn.countAll<number | string>().as('total')),
+    offset,
+    limit,
+  );
 }
 
 const userById = prepare((sql, organizationId: string, id: string) =>
@@ -183,15 +201,13 @@ export async function directoryGroupPage(
     .innerJoin('teams', 'teams.id', 'directory_groups.team_id')
     .where('directory_groups.organization_id', '=', organizationId)
     .$if(condition !== undefined, (query) => query.where((eb) => groupWhere(eb, condition!, nameKey)));
-  const [rows, counted] = await Promise.all([
-    limit === 0
-      ? Promise.resolve([])
-      : reader.all(
-          matching.select(groupColumns).orderBy('teams.created_at').orderBy('teams.id').limit(limit).offset(offset),
-        ),
-    reader.first(matching.select((eb) => eb.fn.countAll<number | string>().as('total'))),
-  ]);
-  return { rows, total: Number(counted?.total ?? 0) };
+  return offsetPage(
+    reader,
+    matching.select(groupColumns).orderBy('teams.created_at').orderBy('teams.id').limit(limit).offset(offset),
+    matching.select((eb) => eb.fn.countAll<number | string>().as('total')),
+    offset,
+    limit,
+  );
 }
 
 export const directoryGroup = (reader: Reader, organizationId: string, teamId: string) =>
