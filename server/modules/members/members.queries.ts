@@ -170,6 +170,7 @@ export function deleteMembership(tx: Tx, organizationId: string, userId: string)
   tx.later(memberCountChange(tx.sql, organizationId, -1));
 }
 
+/** The organization's seats; lapsed memberships and open invitations are counted only under a limit. */
 const seats = prepare((sql, organizationId: string, now: DbTimestamp) =>
   sql
     .selectFrom('organizations as o')
@@ -177,23 +178,40 @@ const seats = prepare((sql, organizationId: string, now: DbTimestamp) =>
       'o.max_members',
       'o.member_count',
       eb
-        .selectFrom('organization_users as l')
-        .select((count) => count.fn.countAll<number | string>().as('lapsed'))
-        .whereRef('l.organization_id', '=', 'o.id')
-        .where(lapsed('l', now))
+        .case()
+        .when('o.max_members', 'is', null)
+        .then(0)
+        .else(
+          eb
+            .selectFrom('organization_users as l')
+            .select((count) => count.fn.countAll<number | string>().as('lapsed'))
+            .whereRef('l.organization_id', '=', 'o.id')
+            .where(lapsed('l', now)),
+        )
+        .end()
         .as('lapsed'),
       eb
-        .selectFrom('invitations as i')
-        .select((count) => count.fn.countAll<number | string>().as('invited'))
-        .whereRef('i.organization_id', '=', 'o.id')
-        .where('i.status', '=', 'pending')
-        .where('i.expires_at', '>', now)
+        .case()
+        .when('o.max_members', 'is', null)
+        .then(0)
+        .else(
+          eb
+            .selectFrom('invitations as i')
+            .select((count) => count.fn.countAll<number | string>().as('invited'))
+            .whereRef('i.organization_id', '=', 'o.id')
+            .where('i.status', '=', 'pending')
+            .where('i.expires_at', '>', now),
+        )
+        .end()
         .as('invited'),
     ])
     .where('o.id', '=', organizationId),
 );
 
-/** What a seat limit is judged on: the limit, the current members, the open invitations. */
+/**
+ * What a seat limit is judged on: the limit, the current members, the open invitations. Without a
+ * limit there is nothing to judge: lapsed memberships and invitations are then not counted.
+ */
 export interface Seats {
   maxMembers: number | null;
   members: number;
