@@ -290,10 +290,21 @@ try {
     memberships.map((row) => [row.user_id, row.role]),
   );
   const [[organization]] = await database.connection.query<RowDataPacket[]>(
-    'select version from organizations where id = ?',
+    'select version, member_count from organizations where id = ?',
     [organizationId],
   );
   expectEqual('one version step per change after creation', organization!.version, events.length - 1);
+  expectEqual('the member count kept is the members held', organization!.member_count, memberships.length);
+  // The service's search (behaviour §15) finds the baseline's members by their words.
+  const [wordless] = await database.connection.query<RowDataPacket[]>(
+    `select m.user_id from organization_users m where m.organization_id = ?
+       and not exists (select 1 from member_words w where w.organization_id = m.organization_id and w.user_id = m.user_id)
+     union all
+     select w.user_id from member_words w where w.organization_id = ?
+       and not exists (select 1 from organization_users m where m.organization_id = w.organization_id and m.user_id = w.user_id)`,
+    [organizationId, organizationId],
+  );
+  expectEqual('every member has search words, and only members', wordless, []);
   await checkFrozenDatabase();
 } finally {
   for (const server of servers) {

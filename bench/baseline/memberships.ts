@@ -3,7 +3,7 @@
  * runs), one member read, all of them listed.
  */
 import type { PoolConnection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
-import { conflict, forbidden, JsonText, notFound, notInOrganization } from './errors.ts';
+import { conflict, forbidden, HttpError, JsonText, notFound, notInOrganization } from './errors.ts';
 import { INSERT_EVENT, iso, storedNow, uuidV7After } from './events.ts';
 import { email, role, text } from './input.ts';
 import type { Caller } from './tokens.ts';
@@ -15,6 +15,27 @@ const NEWEST_EVENT = '(select max(event_id) from organization_events where organ
 const TARGET_AND_OTHER_OWNER = `t.role as target_role,
   case when t.role = 'owner' then exists(select 1 from organization_users o
     where o.organization_id = t.organization_id and o.role = 'owner' and o.user_id <> t.user_id) end as other_owner`;
+
+/**
+ * The seat limit and the seats taken (members, less those lapsed, and open invitations), counted
+ * only under a limit. Values: the lapse instant, the invitations' expiry instant.
+ */
+const SEATS = `o.max_members, case when o.max_members is null then 0 else o.member_count
+  - (select count(*) from organization_users l where l.organization_id = o.id and l.expires_at <= ?)
+  + (select count(*) from invitations i where i.organization_id = o.id and i.status = 'pending' and i.expires_at > ?)
+  end as seats_taken`;
+/** The member count kept in the organization's row. Values: the step, the organization. */
+export const MEMBER_COUNT_CHANGE = 'update organizations set member_count = member_count + ? where id = ?';
+/** A new member's search words, from their user's. Values: the organization, the user. */
+export const INDEX_MEMBER_WORDS =
+  'insert into member_words (organization_id, user_id, word) select ?, user_id, word from user_words where user_id = ?';
+
+interface AddDecision {
+  max_members: number | null;
+  seats_taken: number | string;
+  user_id: string | null;
+  existing_role: string | null;
+}
 
 interface Decision {
   actor_role: string | null;
@@ -78,31 +99,38 @@ export async function addMember(caller: Caller, organizationId: string, body: Re
   const address = email(body.email);
   const newRole = role(body.role);
   const userId = await transaction(organizationId, scope, async (connection, takeOrganization) => {
-    const decision = await lockAndRead<Decision & { user_id: string | null; existing_role: string | null }>(
+    const now = storedNow();
+    const decision = await lockAndRead<Decision & AddDecision>(
       connection,
       scope,
       takeOrganization,
-      `select ${ACTOR_ROLE}, ${NEWEST_EVENT}, u.id as user_id, m.role as existing_role
-       from (select 1) one left join users u on u.email = ?
+      `select ${ACTOR_ROLE}, ${NEWEST_EVENT}, ${SEATS}, u.id as user_id, m.role as existing_role
+       from (select 1) one left join organizations o on o.id = ? left join users u on u.email = ?
        left join organization_users m on m.organization_id = ? and m.user_id = u.id`,
-      [organizationId, caller.userId, organizationId, address, organizationId],
+      [organizationId, caller.userId, organizationId, now, now, organizationId, address, organizationId],
       organizationId,
     );
     const actorRole = assertManager(decision.actor_role);
     if (newRole === 'owner' && actorRole !== 'owner') throw forbidden('Only an owner may grant the owner role');
     if (decision.user_id === null) throw notFound('No user has this e-mail address');
     if (decision.existing_role !== null) throw conflict('The user is already a member of this organization');
-    const now = storedNow();
+    if (decision.max_members !== null && Number(decision.seats_taken) + 1 > decision.max_members) {
+      throw new HttpError(409, 'MEMBER_LIMIT', 'The organization has no seat left');
+    }
     await lastBatch(
       connection,
       scope,
       [
         'insert into organization_users (organization_id, user_id, role, created_at, updated_at) values (?, ?, ?, ?, ?)',
+        MEMBER_COUNT_CHANGE,
+        INDEX_MEMBER_WORDS,
         INSERT_EVENT,
         'commit',
       ],
       [
         ...[organizationId, decision.user_id, newRole, now, now],
+        ...[1, organizationId],
+        ...[organizationId, decision.user_id],
         ...[uuidV7After(decision.newest_event), organizationId, 'member.added', caller.userId, decision.user_id],
         ...[JSON.stringify({ role: newRole }), now],
       ],
@@ -163,9 +191,20 @@ export async function removeMember(
     await lastBatch(
       connection,
       scope,
-      ['delete from organization_users where organization_id = ? and user_id = ?', INSERT_EVENT, 'commit'],
+      [
+        'delete from organization_users where organization_id = ? and user_id = ?',
+        'delete from member_words where organization_id = ? and user_id = ?',
+        // Its team places go with it (the service also writes a team.member_removed for each).
+        'delete from team_members where organization_id = ? and user_id = ?',
+        MEMBER_COUNT_CHANGE,
+        INSERT_EVENT,
+        'commit',
+      ],
       [
         ...[organizationId, userId],
+        ...[organizationId, userId],
+        ...[organizationId, userId],
+        ...[-1, organizationId],
         ...[uuidV7After(decision.newest_event), organizationId, leaving ? 'member.left' : 'member.removed'],
         ...[caller.userId, userId, JSON.stringify({ role: decision.target_role }), storedNow()],
       ],

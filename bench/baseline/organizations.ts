@@ -4,6 +4,7 @@ import { firstFreeSlug, slugOfName } from '../../server/modules/organizations/sl
 import { notFound, unavailable } from './errors.ts';
 import { storedNow, uuidV7After, INSERT_EVENT } from './events.ts';
 import { text } from './input.ts';
+import { INDEX_MEMBER_WORDS, MEMBER_COUNT_CHANGE } from './memberships.ts';
 import { assertMayCreate, type Caller } from './tokens.ts';
 import {
   batch,
@@ -15,6 +16,7 @@ import {
   transaction,
   type Scope,
 } from './transactions.ts';
+import { organizationWords, wordRows } from './words.ts';
 
 /** Attempts at a derived slug that others took meanwhile, as the service makes them. */
 const SLUG_ATTEMPTS = 50;
@@ -71,6 +73,7 @@ async function insertOrganization(
   }: { organizationId: string; name: string; description: string; slug: string; now: string },
   scope: Scope,
 ): Promise<void> {
+  const words = organizationWords(name, slug);
   await transaction(undefined, scope, async (connection) => {
     await batch(
       connection,
@@ -78,12 +81,18 @@ async function insertOrganization(
       [
         'start transaction',
         'insert into organizations (id, name, slug, description, created_by, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?)',
+        wordRows('organization_words (organization_id, word)', words.length),
         "insert into organization_users (organization_id, user_id, role, created_at, updated_at) values (?, ?, 'owner', ?, ?)",
+        MEMBER_COUNT_CHANGE,
+        INDEX_MEMBER_WORDS,
         INSERT_EVENT,
       ],
       [
         ...[organizationId, name, slug, description, caller.userId, now, now],
+        ...words.flatMap((word) => [organizationId, word]),
         ...[organizationId, caller.userId, now, now],
+        ...[1, organizationId],
+        ...[organizationId, caller.userId],
         ...[uuidV7After(null), organizationId, 'organization.created', caller.userId, caller.userId],
         ...[JSON.stringify({ organization_name: name, organization_description: description }), now],
       ],

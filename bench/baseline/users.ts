@@ -5,6 +5,7 @@ import { iso, storedNow } from './events.ts';
 import { email, text } from './input.ts';
 import { assertMayCreate, type Caller } from './tokens.ts';
 import { batch, DUPLICATE_KEY, errnoOf, lastBatch, read, transaction, type Scope } from './transactions.ts';
+import { personWords, wordRows } from './words.ts';
 
 export async function createUser(
   caller: Caller,
@@ -18,6 +19,7 @@ export async function createUser(
     text(body.last_name, 'last_name', 1, 100, true),
     email(body.email),
   ];
+  const words = personWords(values[1]!, values[2]!, values[3]!);
   const now = storedNow();
   try {
     await transaction(undefined, scope, async (connection) => {
@@ -27,8 +29,9 @@ export async function createUser(
         [
           'start transaction',
           'insert into users (id, first_name, last_name, email, created_at, updated_at) values (?, ?, ?, ?, ?, ?)',
+          wordRows('user_words (user_id, word)', words.length),
         ],
-        [...values, now, now],
+        [...values, now, now, ...words.flatMap((word) => [caller.userId, word])],
       );
       await lastBatch(connection, scope, ['commit'], []);
     });
