@@ -1,6 +1,8 @@
 /** POST /organizations: an organization, its creator as its owner, and its first event. */
 import type { RowDataPacket } from 'mysql2/promise';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { firstFreeSlug, slugOfName } from '../../server/modules/organizations/slug.ts';
+import { pauseBefore } from '../../server/platform/database/backoff.ts';
 import { notFound, unavailable } from './errors.ts';
 import { storedNow, uuidV7After, INSERT_EVENT } from './events.ts';
 import { text } from './input.ts';
@@ -32,9 +34,10 @@ async function freeSlug(name: string, scope: Scope): Promise<string> {
 }
 
 /**
- * The organization, its owner and its first event, then COMMIT; a slug another creation took
- * meanwhile is derived again. Unlike the service, it keeps no search words of the organization or
- * of its owner's membership (behaviour §15): no scenario of the bench searches.
+ * The organization with its search words, its owner (the member count, their search words) and its
+ * first event, then COMMIT; a slug another creation took meanwhile is derived again, after a pause
+ * with jitter growing with each attempt, as the service's transactions retry (so that creations of
+ * one name racing each other do not collide again in step).
  */
 export async function createOrganization(
   caller: Caller,
@@ -58,6 +61,7 @@ export async function createOrganization(
       if (errnoOf(error) !== DUPLICATE_KEY) throw error;
       if (attempt >= SLUG_ATTEMPTS)
         throw unavailable('Too many organizations of this name are being created at once, try again');
+      await sleep(pauseBefore(attempt));
     }
   }
 }

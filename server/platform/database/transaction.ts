@@ -23,6 +23,7 @@ import { Admission, type Turn } from './admission.ts';
 import { isForeignKeyViolation, isLostConflict, isUniqueViolation } from './failures.ts';
 import { connectionWaitDeadline } from './mysql-pool.ts';
 import { GuardedReads } from './guarded-reads.ts';
+import { pauseBefore } from './backoff.ts';
 import { buildOnlySql, UnitOfWork, type Reader, type Tx } from './unit-of-work.ts';
 
 export type { Reader, Tx } from './unit-of-work.ts';
@@ -65,12 +66,6 @@ export interface ChangeHook {
   /** After the work, in the same transaction, with its answer. */
   complete(tx: Tx, answer: unknown): void;
 }
-
-const FIRST_PAUSE_MS = 5;
-const MAX_PAUSE_MS = 200;
-
-/** Exponential backoff with full jitter: racing transactions do not collide again in step. */
-const pauseBefore = (attempt: number) => Math.random() * Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** (attempt - 1));
 
 class RequestGivenUp extends Error {
   override name = 'RequestGivenUp';
