@@ -31,7 +31,7 @@
  * - `GET /api/users` (the caller's own record) with 10,000 users in the table, on the first service,
  *   then again with SCALE_USERS, on the second: both and their ratio;
  * - the organization of SCALE_MEMBERS: `GET /organizations/{id}` (its details, with `member_count`,
- *   behaviour §8); a page of 100 (`GET /organization-user?limit=100`, the
+ *   behaviour §8), and the same by its slug; a page of 100 (`GET /organization-user?limit=100`, the
  *   `organization_id` header, docs/api.md "Lists and pages") from its start, its middle and its end,
  *   the cursors taken from the `Link` headers of one walk through all its pages, timed;
  * - its whole legacy list (`GET /organization-user` without parameters, behaviour §6), on one
@@ -40,6 +40,8 @@
  *   headers came against when its last byte did;
  * - the user in 1,000 organizations, among SCALE_OTHER_ORGANIZATIONS more: `GET /organizations`
  *   whole and `?limit=100`, and `GET /teams`, whole;
+ * - the member search and role filter (behaviour §15), a page of 50, in the organization of
+ *   SCALE_MEMBERS and in the one of 1,000 members;
  * - the organization of 1,000 teams: `GET /organizations/{id}/teams` whole and `?limit=100`;
  * - start to first answer on the big database, as `npm run bench` measures it (bench/startup.ts),
  *   three times.
@@ -772,6 +774,14 @@ async function main(): Promise<void> {
         connections: SMALL_CONNECTIONS,
         check: (body) => body.member_count === MEMBERS,
       }),
+      // The same read by the organization's slug (behaviour §15), seeded as `scale-0`.
+      await measure(second, {
+        name: `GET /organizations/{slug}, ${MEMBERS.toLocaleString('en')} members (member_count)`,
+        path: '/organizations/slug/scale-0',
+        headers: ownHeaders,
+        connections: SMALL_CONNECTIONS,
+        check: (body) => body.organization_id === seeded.big,
+      }),
       await measure(second, {
         name: `GET /organization-user, whole, ${MEMBERS.toLocaleString('en')}`,
         path: '/organization-user',
@@ -802,19 +812,37 @@ async function main(): Promise<void> {
     // Member search and filter (behaviour §15): a page of 50 for a two-letter prefix every member's
     // last name begins with, for one member's full e-mail address, and of the admins (one in 100).
     const admins = Math.floor((MEMBERS - 2) / 100) + 1;
-    const searches: [string, string, number][] = [
-      ['search=la (a two-letter prefix)', 'search=la', SEARCH_PAGE],
-      ['search=<a full e-mail>', `search=${encodeURIComponent(`${userId(Math.floor(MEMBERS / 2))}@example.com`)}`, 1],
-      ['role=admin', 'role=admin', Math.min(SEARCH_PAGE, admins)],
+    // The same at 1,000 members (the teams organization, whose members are all `member` but its
+    // owner): the figures at 100,000 are to stay within twice these.
+    const searchesOf = (members: number, someone: number, role: string, holders: number) =>
+      [
+        ['search=la (a two-letter prefix)', 'search=la', SEARCH_PAGE],
+        ['search=<a full e-mail>', `search=${encodeURIComponent(`${userId(someone)}@example.com`)}`, 1],
+        [`role=${role}`, `role=${role}`, Math.min(SEARCH_PAGE, holders)],
+      ].map(([what, query, items]) => ({ what, query, items, members }) as const);
+    const teamsHeaders = {
+      headers: { ...bearer(await tokenOf(teamsOrganizationMember(0))), organization_id: seeded.teamsOrganization },
+    };
+    const searches = [
+      ...searchesOf(MEMBERS, Math.floor(MEMBERS / 2), 'admin', admins).map((search) => ({ ...search, ...big })),
+      ...searchesOf(
+        TEAMS_ORGANIZATION_MEMBERS,
+        teamsOrganizationMember(500),
+        'member',
+        TEAMS_ORGANIZATION_MEMBERS - 1,
+      ).map((search) => ({
+        ...search,
+        ...teamsHeaders,
+      })),
     ];
-    for (const [what, query, items] of searches) {
+    for (const { what, query, items, members, headers } of searches) {
       figures.push(
         await measure(second, {
-          name: `GET /organization-user?${what}&limit=${SEARCH_PAGE}, of ${MEMBERS.toLocaleString('en')}`,
+          name: `GET /organization-user?${what}&limit=${SEARCH_PAGE}, of ${members.toLocaleString('en')}`,
           path: `/organization-user?${query}&limit=${SEARCH_PAGE}`,
-          ...big,
+          headers,
           connections: SMALL_CONNECTIONS,
-          items,
+          items: items as number,
         }),
       );
     }
