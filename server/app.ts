@@ -169,7 +169,8 @@ export async function startService(settings: Settings): Promise<Service> {
       verifyToken,
       settings,
       keysInFlight: new KeysInFlight(),
-      keyRequests: new KeyRequestsInFlight(processingLimitMs(settings)),
+      // Half the database budget: a revocation is answered well within its own processing limit.
+      keyRequests: new KeyRequestsInFlight(settings.DB_TIMEOUT_MS / 2),
     });
     await app.register(healthPlugin(orm, stopping));
     const openApiDocument = buildOpenApiDocument(appRouter, settings.roles);

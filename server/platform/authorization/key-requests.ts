@@ -13,7 +13,11 @@ import type { Caller } from '../auth/tokens.ts';
 
 export class KeyRequestsInFlight {
   readonly #answers = new Map<string, Set<Promise<void>>>();
-  /** The longest a revocation waits: past the processing limit, every request has been answered. */
+  /**
+   * The longest a revocation waits. Requests under way are answered within milliseconds unless the
+   * database stalls, and then they end 503, not 2xx; the revocation, committed, must not outwait its
+   * own processing limit.
+   */
   readonly #waitLimitMs: number;
 
   constructor(waitLimitMs: number) {
