@@ -25,7 +25,7 @@ import { referencePagePlugin } from './http/reference-page.ts';
 import { restPlugin } from './http/rest.ts';
 import { registerRetryAfter } from './http/retry-after.ts';
 import { registerProcessingLimit } from './http/processing-limit.ts';
-import { KeyRequestsInFlight } from './platform/authorization/key-requests.ts';
+import { RequestsInFlight } from './platform/requests-in-flight.ts';
 import { registerStopping, StopAwareResponse } from './http/stopping.ts';
 import { SCIM_PREFIX, scimPlugin } from './http/scim.ts';
 import { trpcPlugin } from './http/trpc.ts';
@@ -170,7 +170,7 @@ export async function startService(settings: Settings): Promise<Service> {
       settings,
       keysInFlight: new KeysInFlight(),
       // Half the database budget: a revocation is answered well within its own processing limit.
-      keyRequests: new KeyRequestsInFlight(settings.DB_TIMEOUT_MS / 2),
+      requestsInFlight: new RequestsInFlight(settings.DB_TIMEOUT_MS / 2),
     });
     await app.register(healthPlugin(orm, stopping));
     const openApiDocument = buildOpenApiDocument(appRouter, settings.roles);

@@ -4,6 +4,7 @@
  * from the role in the database at that moment, on any instance. Behaviour §3.2's table, written
  * out in tests/support/permissions.ts, is what every answer is compared with.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { createClient } from '../client/src/index.ts';
@@ -15,13 +16,15 @@ import {
 import { ROLES, type BuiltInRole as Role } from '../shared/fields.ts';
 import { rejection } from './support/api-errors.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
-import { addMember, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
+import { addMember, createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import { organizationWithRoles } from './support/lifecycle.ts';
 import { EXPECTED } from './support/permissions.ts';
 import { QUIET_WEBHOOKS, startTestServer, useServer, type TestServer } from './support/server.ts';
 
 const ALL = Object.keys(SERVICE_PERMISSIONS) as Permission[];
 const UNKNOWN_ORGANIZATION = '01900000-0000-7000-8000-000000000000';
+/** Checks kept under way while the role they answer about is changed. */
+const CHECKS_IN_FLIGHT = 20;
 
 /** What a check of `permissions` answers for a user with `role` (none: not a member). */
 function expectedCheck(userId: string, role: Role | undefined, permissions: readonly Permission[]) {
@@ -45,6 +48,42 @@ describeOnEachDatabase('permission endpoints (behaviour §11)', (target) => {
   const check = (user: TestUser, organizationId: string, body: unknown, prefix = '', on: TestServer = server()) =>
     on.call('POST', `${permissionsPath(organizationId, prefix)}/check`, { token: user.token, body });
   const trpc = (user: TestUser, on: TestServer = server()) => createClient({ url: on.baseUrl, token: user.token });
+
+  it(`answers no check with a role taken away after the change's answer, ${CHECKS_IN_FLIGHT} checks under way`, async () => {
+    const owner = await registerUser(server(), 'demoting-owner');
+    const organizationId = await createOrganization(server(), owner);
+    const admin = await registerUser(server(), 'demoted-admin');
+    await addMember(server(), owner, organizationId, admin, 'admin');
+    const path = `${permissionsPath(organizationId)}/check`;
+    const body = { permissions: ['members:add'] };
+    /** In the order their answers' heads arrived: the order of `order` is the order of the answers. */
+    const order: Array<{ change: boolean; allowed?: boolean }> = [];
+    const answer = async (method: string, url: string, token: string, payload: unknown, change = false) => {
+      const response = await server().request(method, url, { token, organizationId, body: payload });
+      const entry: { change: boolean; allowed?: boolean } = { change };
+      order.push(entry);
+      const answered = (await response.json()) as { allowed?: boolean };
+      entry.allowed = answered.allowed;
+      return response.status;
+    };
+    let changed = false;
+    const checking = async () => {
+      while (!changed) await answer('POST', path, admin.token, body);
+      // One more, sent after the change was answered.
+      await answer('POST', path, admin.token, body);
+    };
+    const checkers = Array.from({ length: CHECKS_IN_FLIGHT }, checking);
+    await sleep(100);
+    const demoted = await answer('PUT', '/organization-user', owner.token, { user_id: admin.id, role: 'member' }, true);
+    changed = true;
+    await Promise.all(checkers);
+    expect(demoted).toBe(200);
+    const at = order.findIndex((entry) => entry.change);
+    const after = order.slice(at + 1);
+    expect(after.length).toBeGreaterThanOrEqual(CHECKS_IN_FLIGHT);
+    expect(after.filter((entry) => entry.allowed !== false)).toEqual([]);
+    expect(order.slice(0, at).some((entry) => entry.allowed === true)).toBe(true);
+  });
 
   it("GET …/permissions answers each built-in role with behaviour §3.2's permissions, sorted, on REST and tRPC", async () => {
     const users = await organizationWithRoles(server());

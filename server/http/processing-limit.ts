@@ -45,7 +45,7 @@ export const givenUpSignal = (request: FastifyRequest): AbortSignal | undefined 
 
 /**
  * Settles once the request's response has closed, written whole or cut: the same promise each time
- * (a revocation tells its own request apart by it, authorization/key-requests.ts).
+ * (a revocation tells its own request apart by it, platform/requests-in-flight.ts).
  */
 export function answeredPromise(request: FastifyRequest): Promise<void> {
   const limit = (request as LimitedRequest).processingLimit;

@@ -11,6 +11,7 @@ import * as scim from '../modules/scim/index.ts';
 import { inKeysOrganization } from '../platform/authorization/key-organization.ts';
 import { isDatabaseTimeout, isDatabaseUnavailable } from '../platform/database/failures.ts';
 import { DomainError } from '../platform/errors.ts';
+import { enterKeyRequest } from '../platform/requests-in-flight.ts';
 import type { contextFactory } from './context.ts';
 import { fastifyJsonParser } from './json-body.ts';
 
@@ -71,7 +72,7 @@ export function scimPlugin(createContext: ReturnType<typeof contextFactory>) {
     const inDirectory = <T>(request: FastifyRequest, work: (scope: scim.ScimScope) => Promise<T>): Promise<T> => {
       const ctx = createContext({ req: request });
       return ctx.verifyToken(ctx.authorization).then((caller) => {
-        ctx.keyRequests.enter(caller, ctx.answered);
+        enterKeyRequest(ctx.requestsInFlight, caller, ctx.answered);
         return inKeysOrganization(
           ctx.db,
           caller,

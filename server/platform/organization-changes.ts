@@ -66,6 +66,7 @@ export function takeOrganization(
     },
     newestEventId: undefined,
   };
+  tx.takenOrganizations.add(organizationId);
   const update = organizationLock(tx.sql, organizationId);
   tx.later(tx.dialect === 'mariadb' && !tx.waitsForLock ? noLockWait(update) : update, (result) => {
     if (Number(result.numAffectedRows ?? 0) === 0) throw missing();

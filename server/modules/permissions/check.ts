@@ -15,6 +15,7 @@ export const checkPermissionsProcedure = organizationProcedure({
   from: 'path',
   may: 'members:read',
   orSelf: { field: 'user_id', absentMeansSelf: true },
+  answersAccess: true,
 })
   .meta(
     restEndpoint({

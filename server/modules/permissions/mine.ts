@@ -7,7 +7,7 @@ import { permissionsOf } from './permissions.service.ts';
 import { path, tags } from './rest.ts';
 
 // Any member, whatever their role holds (behaviour §11).
-export const myPermissionsProcedure = organizationProcedure({ from: 'path', may: ANY_MEMBER })
+export const myPermissionsProcedure = organizationProcedure({ from: 'path', may: ANY_MEMBER, answersAccess: true })
   .meta(
     restEndpoint({
       method: 'GET',

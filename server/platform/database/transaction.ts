@@ -51,6 +51,11 @@ export interface RequestScope {
   hook?: ChangeHook;
   /** Called when the hook answered the request instead of its work (a replay). */
   onReplay?: () => void;
+  /**
+   * Awaited once a transaction that took organizations' rows has committed, before its answer:
+   * the answers of who may do what under way in them (../requests-in-flight.ts).
+   */
+  afterOrganizationChanges?: (organizationIds: ReadonlySet<string>) => Promise<void>;
 }
 
 /**
@@ -163,6 +168,18 @@ export class Db implements Reader {
    * A change of one organization names it, to wait its turn in this process (admission.ts).
    */
   async transaction<T>(work: (tx: Tx) => Promise<T>, options: { organizationId?: string } = {}): Promise<T> {
+    // What the attempt that committed took (each attempt is a transaction of its own); nothing on a replay.
+    let taken: ReadonlySet<string> = new Set();
+    const answer = await this.#transaction(async (tx) => {
+      const done = await work(tx);
+      taken = tx.takenOrganizations;
+      return done;
+    }, options);
+    if (taken.size > 0) await this.#scope.afterOrganizationChanges?.(taken);
+    return answer;
+  }
+
+  async #transaction<T>(work: (tx: Tx) => Promise<T>, options: { organizationId?: string }): Promise<T> {
     const deadline = this.#deadline ?? Date.now() + this.#shared.settings.timeoutMs;
     const hook = this.#scope.hook;
     // One claim per request: a request that runs several transactions keys only the first.

@@ -69,6 +69,11 @@ export interface Tx extends Reader {
    */
   readonly waitsForLock: boolean;
   timestamp(date?: Date): DbTimestamp;
+  /**
+   * The organizations whose row the transaction took (../organization-changes.ts): once it has
+   * committed, its request waits for what must be answered before its change (RequestScope).
+   */
+  readonly takenOrganizations: Set<string>;
   /** Queues a statement; `check` sees its result when it has run and may throw to fail the transaction. */
   later<Row>(query: Compilable<Row>, check?: (result: QueryResult<Row>) => void): void;
   /**
@@ -183,6 +188,7 @@ export class UnitOfWork implements Tx {
   readonly dialect: Dialect;
   readonly waitsForLock: boolean;
   readonly now = new Date();
+  readonly takenOrganizations = new Set<string>();
   readonly #connection: Sql;
   readonly #together: boolean;
   readonly #deadline: number;

@@ -6,8 +6,8 @@
 import type { VerifyToken } from '../auth/tokens.ts';
 import type { Settings } from '../config.ts';
 import type { Db } from '../database/transaction.ts';
-import type { KeyRequestsInFlight } from '../authorization/key-requests.ts';
 import type { KeysInFlight } from '../idempotency.ts';
+import { accessAnswers, type RequestsInFlight } from '../requests-in-flight.ts';
 
 export interface Services {
   db: Db;
@@ -15,8 +15,8 @@ export interface Services {
   settings: Settings;
   /** The Idempotency-Keys of the requests this instance is running. */
   keysInFlight: KeysInFlight;
-  /** The requests this instance is answering with each organization key (a revocation waits for them). */
-  keyRequests: KeyRequestsInFlight;
+  /** The requests this instance is answering that a change waits for (requests-in-flight.ts). */
+  requestsInFlight: RequestsInFlight;
 }
 
 /** A log with the levels the procedures use (pino's, through Fastify's request logger). */
@@ -60,11 +60,16 @@ export interface Context extends Omit<RequestFacts, 'signal'>, Services {
 export function createContext(services: Services, { signal, ...request }: RequestFacts): Context {
   return {
     ...request,
-    db: services.db.forRequest({ signal }),
+    db: services.db.forRequest({
+      signal,
+      // A change is answered after the answers of who may do what under way in its organizations.
+      afterOrganizationChanges: (organizationIds) =>
+        services.requestsInFlight.othersAnswered([...organizationIds].map(accessAnswers), request.answered),
+    }),
     verifyToken: services.verifyToken,
     settings: services.settings,
     keysInFlight: services.keysInFlight,
-    keyRequests: services.keyRequests,
+    requestsInFlight: services.requestsInFlight,
     responseHeaders: {},
     listPaging: {},
     restStatus: {},

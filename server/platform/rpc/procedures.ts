@@ -14,10 +14,10 @@ import { ANY_MEMBER, OrganizationAccess, type Actor, type Requirement } from '..
 import { InOrganization } from '../authorization/in-organization.ts';
 import { liveKeyId, recordKeyUse } from '../authorization/keys.ts';
 import { organizationIdBySlug } from '../authorization/slugs.ts';
-import type { RoleCatalogue } from '../role-catalogue.ts';
 import type { Db } from '../database/transaction.ts';
 import { idempotencyHook } from '../idempotency.ts';
-import type { Log } from './context.ts';
+import { accessAnswers, enterKeyRequest } from '../requests-in-flight.ts';
+import type { Context } from './context.ts';
 import { idempotentRequest } from './idempotency.ts';
 import { publicProcedure } from './init.ts';
 import { inProcedureSpan, tagOrganization } from '../tracing/spans.ts';
@@ -32,7 +32,7 @@ const authenticatedProcedure = publicProcedure.use(({ ctx, next, type, path, get
   inProcedureSpan(path, type, async () => {
     const caller = await ctx.verifyToken(ctx.authorization);
     // A stream is not waited for: it is authorized when it starts, and lasts.
-    if (type !== 'subscription') ctx.keyRequests.enter(caller, ctx.answered);
+    if (type !== 'subscription') enterKeyRequest(ctx.requestsInFlight, caller, ctx.answered);
     const idempotency =
       type === 'mutation' ? await idempotentRequest(ctx, idempotencyOwner(caller), path, getRawInput) : undefined;
     if (!idempotency) return next({ ctx: { caller } });
@@ -135,6 +135,11 @@ export interface OrganizationOperation {
    * it is absent too if `absentMeansSelf`.
    */
   orSelf?: { field: string; absentMeansSelf?: boolean };
+  /**
+   * The operation answers who may do what (the permission check and read, behaviour §11): a change
+   * of the organization on this instance is answered only after the answers under way.
+   */
+  answersAccess?: true;
 }
 
 /** Whether the raw input names the actor as the one acted on (see OrganizationOperation.orSelf). */
@@ -151,7 +156,7 @@ function namesActor(rawInput: unknown, orSelf: NonNullable<OrganizationOperation
  * token, organization id, permission, body). A subscription is authorized before it starts.
  */
 async function inOrganization<Result extends { ok: boolean }>(
-  ctx: { caller: Caller; db: Db; settings: { roles: RoleCatalogue }; log: Log },
+  ctx: Pick<Context, 'db' | 'settings' | 'log' | 'requestsInFlight' | 'answered'> & { caller: Caller },
   { type, getRawInput }: { type: string; getRawInput: () => Promise<unknown> },
   operation: OrganizationOperation,
   organizationId: string,
@@ -166,6 +171,8 @@ async function inOrganization<Result extends { ok: boolean }>(
   const self = operation.orSelf !== undefined && namesActor(await getRawInput(), operation.orSelf, actor);
   const requirement = self ? ANY_MEMBER : operation.may;
   const access = new OrganizationAccess(actor, organizationId, requirement, ctx.settings.roles);
+  // Entered before the guard reads: a change committed after that read waits for this answer.
+  if (operation.answersAccess) ctx.requestsInFlight.enter(accessAnswers(organizationId), ctx.answered());
   const org = new InOrganization(ctx.db, access);
   if (type === 'subscription') await org.settle();
   const result = await next(org);
