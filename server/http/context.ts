@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { createContext, type Context, type Services } from '../platform/rpc/context.ts';
 import { verifiedCaller } from './authentication.ts';
 import { authorizationHeader } from './authorization-header.ts';
-import { answeredPromise, givenUpSignal } from './processing-limit.ts';
+import { answeringOf, givenUpSignal } from './processing-limit.ts';
 
 export function contextFactory(services: Services) {
   return ({ req }: { req: FastifyRequest }): Context => {
@@ -19,7 +19,7 @@ export function contextFactory(services: Services) {
       idempotencyKeyHeader: req.headers['idempotency-key'],
       requestPath: req.originalUrl.split('?')[0] ?? '/',
       signal: givenUpSignal(req),
-      answered: () => answeredPromise(req),
+      answering: answeringOf(req),
     });
   };
 }

@@ -19,6 +19,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Answering } from '../platform/requests-in-flight.ts';
 import { errorPayload } from './error-body.ts';
 
 declare module 'fastify' {
@@ -32,8 +33,30 @@ interface ProcessingLimit {
   controller: AbortController;
   timer: NodeJS.Timeout | undefined;
   response: ServerResponse;
-  /** Settles when the response closes, made on first asking (answeredPromise). */
-  answered?: Promise<void>;
+  /** The request as a change waits for its answer, made on first asking (answeringOf). */
+  answering?: ResponseAnswering;
+}
+
+/** A request's answer, as platform/requests-in-flight.ts waits for it: told by its response's 'close'. */
+class ResponseAnswering implements Answering {
+  #closed = false;
+  #callbacks: Array<() => void> = [];
+  #answered: Promise<void> | undefined;
+
+  /** The response has closed, written whole or cut. */
+  close(): void {
+    this.#closed = true;
+    for (const callback of this.#callbacks.splice(0)) callback();
+  }
+
+  onAnswered(callback: () => void): void {
+    if (this.#closed) callback();
+    else this.#callbacks.push(callback);
+  }
+
+  answered(): Promise<void> {
+    return (this.#answered ??= new Promise((resolve) => this.onAnswered(resolve)));
+  }
 }
 
 /** A request as this module decorates it: read through givenUpSignal. */
@@ -43,18 +66,22 @@ type LimitedRequest = FastifyRequest & { processingLimit: ProcessingLimit | null
 export const givenUpSignal = (request: FastifyRequest): AbortSignal | undefined =>
   (request as LimitedRequest).processingLimit?.controller.signal;
 
-/**
- * Settles once the request's response has closed, written whole or cut: the same promise each time
- * (a revocation tells its own request apart by it, platform/requests-in-flight.ts).
- */
-export function answeredPromise(request: FastifyRequest): Promise<void> {
+/** The request as a change waits for its answer: the same object each time, so a change knows its own. */
+export function answeringOf(request: FastifyRequest): Answering {
   const limit = (request as LimitedRequest).processingLimit;
-  if (!limit) return Promise.resolve();
-  limit.answered ??= limit.response.closed
-    ? Promise.resolve()
-    : new Promise((resolve) => limit.response.once('close', () => resolve()));
-  return limit.answered;
+  if (!limit) return answered();
+  if (!limit.answering) {
+    limit.answering = new ResponseAnswering();
+    if (limit.response.closed) limit.answering.close();
+  }
+  return limit.answering;
 }
+
+const answered = (): Answering => {
+  const answering = new ResponseAnswering();
+  answering.close();
+  return answering;
+};
 
 const GIVEN_UP_MESSAGE = 'The request took too long and was given up; nothing it asked for was changed';
 
@@ -65,6 +92,7 @@ export function registerProcessingLimit(app: FastifyInstance, limitMs: number): 
     const limit: ProcessingLimit = { controller: new AbortController(), timer: undefined, response: reply.raw };
     (request as LimitedRequest).processingLimit = limit;
     reply.raw.once('close', () => {
+      limit.answering?.close();
       clearTimeout(limit.timer);
       if (!reply.raw.writableFinished) limit.controller.abort();
     });

@@ -72,7 +72,7 @@ export function scimPlugin(createContext: ReturnType<typeof contextFactory>) {
     const inDirectory = <T>(request: FastifyRequest, work: (scope: scim.ScimScope) => Promise<T>): Promise<T> => {
       const ctx = createContext({ req: request });
       return ctx.verifyToken(ctx.authorization).then((caller) => {
-        enterKeyRequest(ctx.requestsInFlight, caller, ctx.answered);
+        enterKeyRequest(ctx.requestsInFlight, caller, ctx.answering);
         return inKeysOrganization(
           ctx.db,
           caller,

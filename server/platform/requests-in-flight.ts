@@ -14,8 +14,16 @@
  */
 import type { Caller } from './auth/tokens.ts';
 
+/** A request being answered, as a change waits for it (the HTTP layer makes it from the response). */
+export interface Answering {
+  /** Settles once the request has been answered (or its connection closed); the same promise each time. */
+  answered(): Promise<void>;
+  /** Calls `callback` once the request has been answered, without a promise (the common case: nothing waits). */
+  onAnswered(callback: () => void): void;
+}
+
 export class RequestsInFlight {
-  readonly #answers = new Map<string, Set<Promise<void>>>();
+  readonly #answering = new Map<string, Set<Answering>>();
   /**
    * The longest a change waits. Requests under way are answered within milliseconds unless the
    * database stalls, and then they end 503, not with what they read; the change, committed, must
@@ -27,35 +35,32 @@ export class RequestsInFlight {
     this.#waitLimitMs = waitLimitMs;
   }
 
-  /** Enters a request under `key`; it leaves once `answered` settles (it never rejects). */
-  enter(key: string, answered: Promise<void>): void {
-    let answers = this.#answers.get(key);
-    if (!answers) {
-      answers = new Set();
-      this.#answers.set(key, answers);
+  /** Enters a request under `key`; it leaves once answered. */
+  enter(key: string, request: Answering): void {
+    let answering = this.#answering.get(key);
+    if (!answering) {
+      answering = new Set();
+      this.#answering.set(key, answering);
     }
-    if (answers.has(answered)) return;
-    const entered = answers;
-    entered.add(answered);
-    void answered.then(() => {
-      entered.delete(answered);
-      if (entered.size === 0 && this.#answers.get(key) === entered) this.#answers.delete(key);
+    if (answering.has(request)) return;
+    const entered = answering;
+    entered.add(request);
+    request.onAnswered(() => {
+      entered.delete(request);
+      if (entered.size === 0 && this.#answering.get(key) === entered) this.#answering.delete(key);
     });
   }
 
   /**
    * Settles once every request under one of `keys` that is under way now has been answered, but
-   * the change's own (a key revoking itself, or a batch of calls), whose answer `ownOf` gives.
+   * the change's own, `own` (a key revoking itself, or a batch of calls).
    */
-  async othersAnswered(keys: Iterable<string>, ownOf: () => Promise<void>): Promise<void> {
-    const under = [...keys].flatMap((key) => [...(this.#answers.get(key) ?? [])]);
-    if (under.length === 0) return;
-    const own = ownOf();
-    const others = under.filter((one) => one !== own);
+  async othersAnswered(keys: Iterable<string>, own: Answering): Promise<void> {
+    const others = [...keys].flatMap((key) => [...(this.#answering.get(key) ?? [])]).filter((one) => one !== own);
     if (others.length === 0) return;
     let timer: NodeJS.Timeout | undefined;
     const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.#waitLimitMs)));
-    await Promise.race([Promise.all(others), limit]);
+    await Promise.race([Promise.all(others.map((request) => request.answered())), limit]);
     clearTimeout(timer);
   }
 }
@@ -67,6 +72,6 @@ export const keyRequests = (secretHash: string) => `key:${secretHash}`;
 export const accessAnswers = (organizationId: string) => `access:${organizationId}`;
 
 /** Enters a request whose caller is an organization key, under its key; any other caller is not. */
-export function enterKeyRequest(requests: RequestsInFlight, caller: Caller, answered: () => Promise<void>): void {
-  if (caller.kind === 'organization_key') requests.enter(keyRequests(caller.secretHash), answered());
+export function enterKeyRequest(requests: RequestsInFlight, caller: Caller, request: Answering): void {
+  if (caller.kind === 'organization_key') requests.enter(keyRequests(caller.secretHash), request);
 }

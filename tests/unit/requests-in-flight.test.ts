@@ -4,13 +4,26 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Caller } from '../../server/platform/auth/tokens.ts';
-import { enterKeyRequest, keyRequests, RequestsInFlight } from '../../server/platform/requests-in-flight.ts';
+import {
+  enterKeyRequest,
+  keyRequests,
+  RequestsInFlight,
+  type Answering,
+} from '../../server/platform/requests-in-flight.ts';
 
-/** A request's answer, settled by the test. */
-function answer(): { answered: Promise<void>; send: () => void } {
-  let send!: () => void;
-  const answered = new Promise<void>((resolve) => (send = resolve));
-  return { answered, send };
+/** A request being answered, its answer sent by the test. */
+function request(): Answering & { send: () => void } {
+  let sent = false;
+  const callbacks: Array<() => void> = [];
+  const answered = new Promise<void>((resolve) => callbacks.push(resolve));
+  return {
+    answered: () => answered,
+    onAnswered: (callback) => (sent ? callback() : callbacks.push(callback)),
+    send: () => {
+      sent = true;
+      for (const callback of callbacks.splice(0)) callback();
+    },
+  };
 }
 
 /** Whether `promise` has settled once the pending callbacks have run. */
@@ -26,13 +39,11 @@ const A_DAY_MS = 86_400_000;
 describe('the requests a change waits for', () => {
   it('are waited for until every one under its keys is answered, whatever other keys have', async () => {
     const requests = new RequestsInFlight(A_DAY_MS);
-    const first = answer();
-    const second = answer();
-    const otherKey = answer();
-    requests.enter('access:a', first.answered);
-    requests.enter('access:b', second.answered);
-    requests.enter('access:c', otherKey.answered);
-    const waited = requests.othersAnswered(['access:a', 'access:b'], () => answer().answered);
+    const [first, second, otherKey] = [request(), request(), request()];
+    requests.enter('access:a', first);
+    requests.enter('access:b', second);
+    requests.enter('access:c', otherKey);
+    const waited = requests.othersAnswered(['access:a', 'access:b'], request());
     first.send();
     expect(await isSettled(waited)).toBe(false);
     second.send();
@@ -41,24 +52,23 @@ describe('the requests a change waits for', () => {
 
   it("are not waited for when it is the change's own request, or once answered", async () => {
     const requests = new RequestsInFlight(A_DAY_MS);
-    const own = answer();
-    requests.enter('access:a', own.answered);
-    expect(await isSettled(requests.othersAnswered(['access:a'], () => own.answered))).toBe(true);
-    const earlier = answer();
-    requests.enter('access:a', earlier.answered);
+    const own = request();
+    requests.enter('access:a', own);
+    expect(await isSettled(requests.othersAnswered(['access:a'], own))).toBe(true);
+    const earlier = request();
+    requests.enter('access:a', earlier);
     earlier.send();
-    await isSettled(earlier.answered);
-    expect(await isSettled(requests.othersAnswered(['access:a'], () => own.answered))).toBe(true);
+    expect(await isSettled(requests.othersAnswered(['access:a'], own))).toBe(true);
   });
 
   it("enter an organization key's request under its key, and a person's not at all", async () => {
     const requests = new RequestsInFlight(A_DAY_MS);
-    const keyed = answer();
+    const keyed = request();
     const key: Caller = { kind: 'organization_key', secretHash: 'hash-a' };
     const person: Caller = { kind: 'person', userId: 'hash-a', tokenRole: undefined, verifiedEmail: undefined };
-    enterKeyRequest(requests, key, () => keyed.answered);
-    enterKeyRequest(requests, person, () => answer().answered);
-    const waited = requests.othersAnswered([keyRequests('hash-a')], () => answer().answered);
+    enterKeyRequest(requests, key, keyed);
+    enterKeyRequest(requests, person, request());
+    const waited = requests.othersAnswered([keyRequests('hash-a')], request());
     expect(await isSettled(waited)).toBe(false);
     keyed.send();
     expect(await isSettled(waited)).toBe(true);
@@ -66,8 +76,8 @@ describe('the requests a change waits for', () => {
 
   it('are waited for no longer than the limit', async () => {
     const requests = new RequestsInFlight(20);
-    requests.enter('access:a', answer().answered);
-    const waited = requests.othersAnswered(['access:a'], () => answer().answered);
+    requests.enter('access:a', request());
+    const waited = requests.othersAnswered(['access:a'], request());
     expect(await isSettled(waited)).toBe(false);
     await expect(waited).resolves.toBeUndefined();
   });

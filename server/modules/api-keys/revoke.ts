@@ -25,6 +25,6 @@ export const revokeApiKeyProcedure = organizationProcedure({ from: 'path', may: 
   .mutation(({ ctx, input }) =>
     // Answered after the requests with the key under way here: none is answered 2xx after this.
     revokeApiKey(ctx.org, input.key_id, (secretHash) =>
-      ctx.requestsInFlight.othersAnswered([keyRequests(secretHash)], ctx.answered),
+      ctx.requestsInFlight.othersAnswered([keyRequests(secretHash)], ctx.answering),
     ),
   );

@@ -7,7 +7,7 @@ import type { VerifyToken } from '../auth/tokens.ts';
 import type { Settings } from '../config.ts';
 import type { Db } from '../database/transaction.ts';
 import type { KeysInFlight } from '../idempotency.ts';
-import { accessAnswers, type RequestsInFlight } from '../requests-in-flight.ts';
+import { accessAnswers, type Answering, type RequestsInFlight } from '../requests-in-flight.ts';
 
 export interface Services {
   db: Db;
@@ -36,8 +36,8 @@ export interface RequestFacts {
   requestPath: string;
   /** Aborted when the request is given up (its limit passed, its client left): its transaction then rolls back. */
   signal: AbortSignal | undefined;
-  /** Settles once the request has been answered (or its connection closed); the same promise each call. */
-  answered: () => Promise<void>;
+  /** The request as a change waits for its answer (requests-in-flight.ts). */
+  answering: Answering;
 }
 
 export interface Context extends Omit<RequestFacts, 'signal'>, Services {
@@ -64,7 +64,7 @@ export function createContext(services: Services, { signal, ...request }: Reques
       signal,
       // A change is answered after the answers of who may do what under way in its organizations.
       afterOrganizationChanges: (organizationIds) =>
-        services.requestsInFlight.othersAnswered([...organizationIds].map(accessAnswers), request.answered),
+        services.requestsInFlight.othersAnswered([...organizationIds].map(accessAnswers), request.answering),
     }),
     verifyToken: services.verifyToken,
     settings: services.settings,

@@ -32,7 +32,7 @@ const authenticatedProcedure = publicProcedure.use(({ ctx, next, type, path, get
   inProcedureSpan(path, type, async () => {
     const caller = await ctx.verifyToken(ctx.authorization);
     // A stream is not waited for: it is authorized when it starts, and lasts.
-    if (type !== 'subscription') enterKeyRequest(ctx.requestsInFlight, caller, ctx.answered);
+    if (type !== 'subscription') enterKeyRequest(ctx.requestsInFlight, caller, ctx.answering);
     const idempotency =
       type === 'mutation' ? await idempotentRequest(ctx, idempotencyOwner(caller), path, getRawInput) : undefined;
     if (!idempotency) return next({ ctx: { caller } });
@@ -156,7 +156,7 @@ function namesActor(rawInput: unknown, orSelf: NonNullable<OrganizationOperation
  * token, organization id, permission, body). A subscription is authorized before it starts.
  */
 async function inOrganization<Result extends { ok: boolean }>(
-  ctx: Pick<Context, 'db' | 'settings' | 'log' | 'requestsInFlight' | 'answered'> & { caller: Caller },
+  ctx: Pick<Context, 'db' | 'settings' | 'log' | 'requestsInFlight' | 'answering'> & { caller: Caller },
   { type, getRawInput }: { type: string; getRawInput: () => Promise<unknown> },
   operation: OrganizationOperation,
   organizationId: string,
@@ -172,7 +172,7 @@ async function inOrganization<Result extends { ok: boolean }>(
   const requirement = self ? ANY_MEMBER : operation.may;
   const access = new OrganizationAccess(actor, organizationId, requirement, ctx.settings.roles);
   // Entered before the guard reads: a change committed after that read waits for this answer.
-  if (operation.answersAccess) ctx.requestsInFlight.enter(accessAnswers(organizationId), ctx.answered());
+  if (operation.answersAccess) ctx.requestsInFlight.enter(accessAnswers(organizationId), ctx.answering);
   const org = new InOrganization(ctx.db, access);
   if (type === 'subscription') await org.settle();
   const result = await next(org);
