@@ -258,22 +258,23 @@ export function scheduleNow(tx: Tx, deliveryId: string, now: DbTimestamp, claime
 export const pendingDelivery = (
   delivery: { id: string; webhookId: string; organizationId: string; eventId: string; eventType: string },
   now: DbTimestamp,
-): Insertable<Database['webhook_deliveries']> => ({
-  id: delivery.id,
-  webhook_id: delivery.webhookId,
-  organization_id: delivery.organizationId,
-  event_id: delivery.eventId,
-  event_type: delivery.eventType,
-  status: 'pending',
-  attempts: 0,
-  last_status_code: null,
-  last_error: null,
-  last_response_body: null,
-  next_attempt_at: now,
-  claim_token: null,
-  created_at: now,
-  updated_at: now,
-});
+) =>
+  ({
+    id: delivery.id,
+    webhook_id: delivery.webhookId,
+    organization_id: delivery.organizationId,
+    event_id: delivery.eventId,
+    event_type: delivery.eventType,
+    status: 'pending',
+    attempts: 0,
+    last_status_code: null,
+    last_error: null,
+    last_response_body: null,
+    next_attempt_at: now,
+    claim_token: null,
+    created_at: now,
+    updated_at: now,
+  }) satisfies Insertable<Database['webhook_deliveries']>;
 
 /** Queues a delivery's row: due now, no attempt made yet. */
 export function insertDelivery(

@@ -33,6 +33,7 @@ import {
   disableWebhookRow,
   insertCursor,
   insertDelivery,
+  pendingDelivery,
   insertWebhook,
   rotateWebhookSecret,
   scheduleNow,
@@ -285,21 +286,9 @@ export async function sendTestEvent(org: InOrganization, webhookId: string): Pro
       eventType: TEST_EVENT_TYPE,
     };
     insertDelivery(tx, delivery);
-    const now = tx.timestamp();
+    // The row just queued, with no event row behind it to join.
     return deliveryView({
-      id: delivery.id,
-      event_id: delivery.eventId,
-      event_type: delivery.eventType,
-      organization_id: delivery.organizationId,
-      webhook_id: delivery.webhookId,
-      status: 'pending',
-      attempts: 0,
-      last_status_code: null,
-      last_error: null,
-      last_response_body: null,
-      next_attempt_at: now,
-      created_at: now,
-      updated_at: now,
+      ...pendingDelivery(delivery, tx.timestamp()),
       actor_user_id: null,
       actor_key_id: null,
       subject_user_id: null,
