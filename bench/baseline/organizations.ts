@@ -77,7 +77,7 @@ async function insertOrganization(
   }: { organizationId: string; name: string; description: string; slug: string; now: string },
   scope: Scope,
 ): Promise<void> {
-  const words = organizationWords(name, slug);
+  const words = wordRows('organization_words (organization_id, word)', organizationId, organizationWords(name, slug));
   await transaction(undefined, scope, async (connection) => {
     await batch(
       connection,
@@ -85,7 +85,7 @@ async function insertOrganization(
       [
         'start transaction',
         'insert into organizations (id, name, slug, description, created_by, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?)',
-        wordRows('organization_words (organization_id, word)', words.length),
+        words.sql,
         "insert into organization_users (organization_id, user_id, role, created_at, updated_at) values (?, ?, 'owner', ?, ?)",
         MEMBER_COUNT_CHANGE,
         INDEX_MEMBER_WORDS,
@@ -93,7 +93,7 @@ async function insertOrganization(
       ],
       [
         ...[organizationId, name, slug, description, caller.userId, now, now],
-        ...words.flatMap((word) => [organizationId, word]),
+        ...words.values,
         ...[organizationId, caller.userId, now, now],
         ...[1, organizationId],
         ...[organizationId, caller.userId],

@@ -19,7 +19,7 @@ export async function createUser(
     text(body.last_name, 'last_name', 1, 100, true),
     email(body.email),
   ];
-  const words = personWords(values[1]!, values[2]!, values[3]!);
+  const words = wordRows('user_words (user_id, word)', caller.userId, personWords(values[1]!, values[2]!, values[3]!));
   const now = storedNow();
   try {
     await transaction(undefined, scope, async (connection) => {
@@ -29,9 +29,9 @@ export async function createUser(
         [
           'start transaction',
           'insert into users (id, first_name, last_name, email, created_at, updated_at) values (?, ?, ?, ?, ?, ?)',
-          wordRows('user_words (user_id, word)', words.length),
+          words.sql,
         ],
-        [...values, now, now, ...words.flatMap((word) => [caller.userId, word])],
+        [...values, now, now, ...words.values],
       );
       await lastBatch(connection, scope, ['commit'], []);
     });

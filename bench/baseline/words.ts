@@ -1,6 +1,14 @@
 /** Search words (behaviour §15) as the service keeps them: a row for each word, in one statement. */
 export { organizationWords, personWords } from '../../shared/search.ts';
 
-/** The insert of `count` rows of (owner, word) into `into` (its table and columns); a no-op for none. */
-export const wordRows = (into: string, count: number): string =>
-  count === 0 ? 'do 0' : `insert into ${into} values ${Array.from({ length: count }, () => '(?, ?)').join(', ')}`;
+/**
+ * The insert of a row (owner, word) for each of `words` into `into` (its table and columns), with
+ * its values; a no-op for none.
+ */
+export function wordRows(into: string, owner: string, words: readonly string[]): { sql: string; values: string[] } {
+  if (words.length === 0) return { sql: 'do 0', values: [] };
+  return {
+    sql: `insert into ${into} values ${words.map(() => '(?, ?)').join(', ')}`,
+    values: words.flatMap((word) => [owner, word]),
+  };
+}
