@@ -14,6 +14,7 @@ import { MAX_LIVE_API_KEYS } from '../shared/api-keys.ts';
 import { rejection } from './support/api-errors.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { createOrganization, registerUser, type TestUser } from './support/fixtures.ts';
+import { answersAroundChange } from './support/answers-around-change.ts';
 import { createKey, ORGANIZATION_KEY_SECRET } from './support/keys.ts';
 import { pooled } from './support/pooled.ts';
 import { startTestServer, useServer, type TestServer } from './support/server.ts';
@@ -289,32 +290,16 @@ describeOnEachDatabase('organization API keys', (target) => {
 
   it(`refuses a key revoked while ${IN_FLIGHT} requests use it: none answered 2xx after the revocation's answer`, async () => {
     const key = await createKey(server(), owner.token, organizationId, 'member');
-    const order: Array<{ status: number; revocation: boolean }> = [];
-    /** Its status, noted as the answer's head arrives: the order of `order` is the order of the answers. */
-    const answer = async (method: string, path: string, token: string, revocation = false): Promise<number> => {
-      const response = await server().request(method, path, { token });
-      order.push({ status: response.status, revocation });
-      await response.arrayBuffer();
-      return response.status;
-    };
-    let revoked = false;
-    const use = async (): Promise<void> => {
-      while (!revoked) await answer('GET', `/organizations/${organizationId}`, key.secret);
-      // One more, sent after the revocation was answered.
-      await answer('GET', `/organizations/${organizationId}`, key.secret);
-    };
-    const users = Array.from({ length: IN_FLIGHT }, use);
-    await sleep(100);
-    const revocation = await answer('DELETE', `${keysPath()}/${key.key_id}`, owner.token, true);
-    revoked = true;
-    await Promise.all(users);
-    expect(revocation).toBe(200);
-    const answered = order.findIndex((entry) => entry.revocation);
-    const after = order.slice(answered + 1);
+    const { before, change, after } = await answersAroundChange(server(), {
+      inFlight: IN_FLIGHT,
+      request: ['GET', `/organizations/${organizationId}`, { token: key.secret }],
+      change: ['DELETE', `${keysPath()}/${key.key_id}`, { token: owner.token }],
+    });
+    expect(change.status).toBe(200);
     expect(after.length).toBeGreaterThanOrEqual(IN_FLIGHT);
     expect(after.filter((entry) => entry.status < 300)).toEqual([]);
     expect(new Set(after.map((entry) => entry.status))).toEqual(new Set([401]));
-    expect(order.slice(0, answered).some((entry) => entry.status === 200)).toBe(true);
+    expect(before.some((entry) => entry.status === 200)).toBe(true);
   });
 
   it('revokes itself, answered without waiting for its own request, and is refused from then on', async () => {

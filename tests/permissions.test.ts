@@ -4,7 +4,6 @@
  * from the role in the database at that moment, on any instance. Behaviour §3.2's table, written
  * out in tests/support/permissions.ts, is what every answer is compared with.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { createClient } from '../client/src/index.ts';
@@ -14,6 +13,7 @@ import {
   type ServicePermission as Permission,
 } from '../server/platform/role-catalogue.ts';
 import { ROLES, type BuiltInRole as Role } from '../shared/fields.ts';
+import { answersAroundChange } from './support/answers-around-change.ts';
 import { rejection } from './support/api-errors.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { addMember, createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
@@ -54,35 +54,23 @@ describeOnEachDatabase('permission endpoints (behaviour §11)', (target) => {
     const organizationId = await createOrganization(server(), owner);
     const admin = await registerUser(server(), 'demoted-admin');
     await addMember(server(), owner, organizationId, admin, 'admin');
-    const path = `${permissionsPath(organizationId)}/check`;
-    const body = { permissions: ['members:add'] };
-    /** In the order their answers' heads arrived: the order of `order` is the order of the answers. */
-    const order: Array<{ change: boolean; allowed?: boolean }> = [];
-    const answer = async (method: string, url: string, token: string, payload: unknown, change = false) => {
-      const response = await server().request(method, url, { token, organizationId, body: payload });
-      const entry: { change: boolean; allowed?: boolean } = { change };
-      order.push(entry);
-      const answered = (await response.json()) as { allowed?: boolean };
-      entry.allowed = answered.allowed;
-      return response.status;
-    };
-    let changed = false;
-    const checking = async () => {
-      while (!changed) await answer('POST', path, admin.token, body);
-      // One more, sent after the change was answered.
-      await answer('POST', path, admin.token, body);
-    };
-    const checkers = Array.from({ length: CHECKS_IN_FLIGHT }, checking);
-    await sleep(100);
-    const demoted = await answer('PUT', '/organization-user', owner.token, { user_id: admin.id, role: 'member' }, true);
-    changed = true;
-    await Promise.all(checkers);
-    expect(demoted).toBe(200);
-    const at = order.findIndex((entry) => entry.change);
-    const after = order.slice(at + 1);
+    const { before, change, after } = await answersAroundChange(server(), {
+      inFlight: CHECKS_IN_FLIGHT,
+      request: [
+        'POST',
+        `${permissionsPath(organizationId)}/check`,
+        { token: admin.token, body: { permissions: ['members:add'] } },
+      ],
+      change: [
+        'PUT',
+        '/organization-user',
+        { token: owner.token, organizationId, body: { user_id: admin.id, role: 'member' } },
+      ],
+    });
+    expect(change.status).toBe(200);
     expect(after.length).toBeGreaterThanOrEqual(CHECKS_IN_FLIGHT);
-    expect(after.filter((entry) => entry.allowed !== false)).toEqual([]);
-    expect(order.slice(0, at).some((entry) => entry.allowed === true)).toBe(true);
+    expect(after.filter((entry) => entry.body?.allowed !== false)).toEqual([]);
+    expect(before.some((entry) => entry.body?.allowed === true)).toBe(true);
   });
 
   it("GET …/permissions answers each built-in role with behaviour §3.2's permissions, sorted, on REST and tRPC", async () => {
