@@ -17,7 +17,6 @@
  * pull request 6725), so a POST, PUT or DELETE with a body had no limit at all. tests/faults.test.ts
  * found it with a stalled database: the change was answered 200 after the stall, long past the limit.
  */
-import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Answering } from '../platform/requests-in-flight.ts';
 import { errorPayload } from './error-body.ts';
@@ -32,9 +31,8 @@ declare module 'fastify' {
 interface ProcessingLimit {
   controller: AbortController;
   timer: NodeJS.Timeout | undefined;
-  response: ServerResponse;
-  /** The request as a change waits for its answer, made on first asking (answeringOf). */
-  answering?: ResponseAnswering;
+  /** The request as a change waits for its answer (answeringOf). */
+  answering: ResponseAnswering;
 }
 
 /** A request's answer, as platform/requests-in-flight.ts waits for it: told by its response's 'close'. */
@@ -67,21 +65,11 @@ export const givenUpSignal = (request: FastifyRequest): AbortSignal | undefined 
   (request as LimitedRequest).processingLimit?.controller.signal;
 
 /** The request as a change waits for its answer: the same object each time, so a change knows its own. */
-export function answeringOf(request: FastifyRequest): Answering {
-  const limit = (request as LimitedRequest).processingLimit;
-  if (!limit) return answered();
-  if (!limit.answering) {
-    limit.answering = new ResponseAnswering();
-    if (limit.response.closed) limit.answering.close();
-  }
-  return limit.answering;
-}
+export const answeringOf = (request: FastifyRequest): Answering =>
+  (request as LimitedRequest).processingLimit?.answering ?? ANSWERED;
 
-const answered = (): Answering => {
-  const answering = new ResponseAnswering();
-  answering.close();
-  return answering;
-};
+/** What a request that no hook saw is: answered, nothing to wait for. */
+const ANSWERED: Answering = { answered: () => Promise.resolve(), onAnswered: (callback) => callback() };
 
 const GIVEN_UP_MESSAGE = 'The request took too long and was given up; nothing it asked for was changed';
 
@@ -89,10 +77,14 @@ export function registerProcessingLimit(app: FastifyInstance, limitMs: number): 
   app.decorateRequest('processingLimit', null);
   // Callback hooks, not async ones: they run on every request (see http/logging.ts).
   app.addHook('onRequest', (request, reply, done) => {
-    const limit: ProcessingLimit = { controller: new AbortController(), timer: undefined, response: reply.raw };
+    const limit: ProcessingLimit = {
+      controller: new AbortController(),
+      timer: undefined,
+      answering: new ResponseAnswering(),
+    };
     (request as LimitedRequest).processingLimit = limit;
     reply.raw.once('close', () => {
-      limit.answering?.close();
+      limit.answering.close();
       clearTimeout(limit.timer);
       if (!reply.raw.writableFinished) limit.controller.abort();
     });
