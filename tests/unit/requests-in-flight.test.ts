@@ -35,6 +35,8 @@ async function isSettled(promise: Promise<unknown>): Promise<boolean> {
 }
 
 const A_DAY_MS = 86_400_000;
+/** A limit no pause of a loaded machine between two statements of the test reaches. */
+const LIMIT_MS = 2000;
 
 describe('the requests a change waits for', () => {
   it('are waited for until every one under its keys is answered, whatever other keys have', async () => {
@@ -75,7 +77,7 @@ describe('the requests a change waits for', () => {
   });
 
   it('are waited for no longer than the limit', async () => {
-    const requests = new RequestsInFlight(20);
+    const requests = new RequestsInFlight(LIMIT_MS);
     requests.enter('access:a', request());
     const waited = requests.othersAnswered(['access:a'], request());
     expect(await isSettled(waited)).toBe(false);
