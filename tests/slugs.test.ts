@@ -141,6 +141,31 @@ describeOnEachDatabase('slugs', (target) => {
     );
   });
 
+  it('reads a slug moved to another organization, or deleted, as it is now, right after the move', async () => {
+    const slug = uniqueId('moving');
+    const first = (await create({ organization_name: 'First', organization_slug: slug })).body.organization_id;
+    const second = (await create({ organization_name: 'Second' })).body.organization_id;
+    const member = await registerUser(server(), 'first-member');
+    await addMember(server(), owner, first, member, 'member');
+    const bySlug = (token: string) => server().call('GET', `/api/organizations/slug/${slug}`, { token });
+    expect((await bySlug(member.token)).body.organization_id).toBe(first);
+    expect((await bySlug(owner.token)).body.organization_id).toBe(first);
+
+    const moveTo = (organizationId: string, to: string) =>
+      server().call('PUT', `/api/organizations/${organizationId}`, {
+        token: owner.token,
+        body: { organization_slug: to },
+      });
+    expect((await moveTo(first, uniqueId('moved'))).status).toBe(200);
+    expect((await moveTo(second, slug)).status).toBe(200);
+    expect((await bySlug(owner.token)).body.organization_id).toBe(second);
+    expect((await bySlug(member.token)).status).toBe(403);
+
+    expect((await server().call('DELETE', `/api/organizations/${second}`, { token: owner.token })).status).toBe(200);
+    expect((await bySlug(owner.token)).status).toBe(403);
+    expect((await bySlug(member.token)).status).toBe(403);
+  });
+
   it('shows the private metadata to an application key only', async () => {
     const { organization_id: organizationId } = (await create({ organization_name: 'Private' })).body;
     const byKey = await read(organizationId, application);

@@ -77,7 +77,6 @@ const organizationDetails = prepare((sql, organizationId: string, now: DbTimesta
       'o.member_count',
       'o.created_at',
       'o.updated_at',
-      'o.max_members',
       eb
         .selectFrom('organization_users as l')
         .select((count) => count.fn.countAll<number | string>().as('lapsed'))

@@ -19,6 +19,7 @@ import { takeOrganization, type OrganizationChange } from '../organization-chang
 import type { OrganizationAccess } from './access.ts';
 import { holdingRowsOfOne, holdingsByUser, NONE, type Holdings, type Holds } from './holdings.ts';
 import { nowFor } from './memberships.ts';
+import { confirmSlug, type SlugMoved } from './slugs.ts';
 
 /** A change of the organization in its transaction, with what the actor holds under its lock. */
 export interface GuardedChange extends OrganizationChange {
@@ -30,11 +31,22 @@ export class InOrganization {
   readonly access: OrganizationAccess;
   readonly reads: GuardedReads;
   readonly #db: Db;
+  /** The refusal of a kept slug's confirmation (slugs.ts), when it refused. */
+  #slugMoved: SlugMoved | undefined;
+  readonly #keptSlug: string | undefined;
 
-  constructor(db: Db, access: OrganizationAccess) {
+  /**
+   * `keptSlug`: the organization was named by a slug and its id taken from what this instance kept
+   * (slugs.ts); the reads' first guard confirms it, and the operation must only read.
+   */
+  constructor(db: Db, access: OrganizationAccess, keptSlug?: string) {
     this.#db = db;
     this.access = access;
     this.reads = db.guardedReads();
+    this.#keptSlug = keptSlug;
+    if (keptSlug !== undefined) {
+      confirmSlug(this.reads, keptSlug, access.organizationId, (refusal) => (this.#slugMoved = refusal));
+    }
     access.guardReads(this.reads, this.reads.timestamp(new Date()));
   }
 
@@ -90,6 +102,7 @@ export class InOrganization {
    */
   change<T>(work: (tx: Tx, change: GuardedChange) => Promise<T>): Promise<T> {
     const { access } = this;
+    if (this.#keptSlug !== undefined) throw new Error('An organization named by a kept slug may only be read');
     return this.#db.transaction(
       (tx) => {
         const taken = takeOrganization(tx, access.organizationId, () => access.eventActor, access.missingOrganization);
@@ -113,6 +126,7 @@ export class InOrganization {
 
   /** Runs the guard now unless one has passed (see the module comment). */
   async settle(): Promise<void> {
+    if (this.#slugMoved) throw this.#slugMoved;
     if (this.access.passed) return;
     if (this.access.refusal) throw this.access.refusal;
     if (!this.reads.unsettled) this.access.guardReads(this.reads, this.reads.timestamp(new Date()));

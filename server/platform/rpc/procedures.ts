@@ -13,7 +13,7 @@ import { badRequest, forbidden, unauthorized } from '../errors.ts';
 import { ANY_MEMBER, OrganizationAccess, type Actor, type Requirement } from '../authorization/access.ts';
 import { InOrganization } from '../authorization/in-organization.ts';
 import { liveKeyId, recordKeyUse } from '../authorization/keys.ts';
-import { organizationIdBySlug } from '../authorization/slugs.ts';
+import { keptIdOfSlug, organizationIdBySlug, SlugMoved } from '../authorization/slugs.ts';
 import type { Db } from '../database/transaction.ts';
 import { idempotencyHook } from '../idempotency.ts';
 import { accessAnswers, enterKeyRequest } from '../requests-in-flight.ts';
@@ -161,6 +161,7 @@ async function inOrganization<Result extends { ok: boolean }>(
   operation: OrganizationOperation,
   organizationId: string,
   next: (org: InOrganization) => Promise<Result>,
+  keptSlug?: string,
 ): Promise<Result> {
   const { caller } = ctx;
   tagOrganization(organizationId);
@@ -173,7 +174,7 @@ async function inOrganization<Result extends { ok: boolean }>(
   const access = new OrganizationAccess(actor, organizationId, requirement, ctx.settings.roles);
   // Entered before the guard reads: a change committed after that read waits for this answer.
   if (operation.answersAccess) ctx.requestsInFlight.enter(accessAnswers(organizationId), ctx.answering);
-  const org = new InOrganization(ctx.db, access);
+  const org = new InOrganization(ctx.db, access, keptSlug);
   if (type === 'subscription') await org.settle();
   const result = await next(org);
   await org.settle();
@@ -224,17 +225,34 @@ const inputProcedure = (operation: OrganizationOperation) =>
 
 /**
  * The organization named by `{slug}` in the path (behaviour §15), a malformed one 400 first. An
- * unknown slug names no organization, answered as a non-member is (slugs.ts).
+ * unknown slug names no organization, answered as a non-member is. A read takes the id this instance
+ * kept for the slug, confirmed in the guard's round trip, and looks the slug up afresh only when it
+ * has moved (authorization/slugs.ts).
  */
 const slugProcedure = (operation: OrganizationOperation) =>
   authenticatedProcedure
     .meta(meta(operation))
     .input(organizationSlugPathInput)
-    .use(async ({ ctx, input, type, getRawInput, next }) =>
-      inOrganization(ctx, { type, getRawInput }, operation, await organizationIdBySlug(ctx.db, input.slug), (org) =>
-        next({ ctx: { org, db: undefined } }),
-      ),
-    );
+    .use(async ({ ctx, input, type, getRawInput, next }) => {
+      const inNamed = (organizationId: string, keptSlug?: string) =>
+        inOrganization(
+          ctx,
+          { type, getRawInput },
+          operation,
+          organizationId,
+          (org) => next({ ctx: { org, db: undefined } }),
+          keptSlug,
+        );
+      const kept = type === 'query' ? keptIdOfSlug(input.slug) : undefined;
+      if (kept !== undefined) {
+        try {
+          return await inNamed(kept, input.slug);
+        } catch (error) {
+          if (!(error instanceof SlugMoved)) throw error;
+        }
+      }
+      return inNamed(await organizationIdBySlug(ctx.db, input.slug));
+    });
 
 /**
  * An operation in one organization that needs what `may` names (behaviour §3.2, §11), enforced by
