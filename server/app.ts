@@ -20,6 +20,7 @@ import { createLogger, registerRequestLogging, requestId } from './http/logging.
 import { registerRequestTracing } from './http/tracing.ts';
 import type { MetricsListener } from './http/metrics.ts';
 import { buildOpenApiDocument, openApiPlugin } from './http/openapi.ts';
+import type { OpenAPIObject } from 'trpc-to-openapi';
 import { registerProtection } from './http/protection.ts';
 import { referencePagePlugin } from './http/reference-page.ts';
 import { restPlugin } from './http/rest.ts';
@@ -173,7 +174,9 @@ export async function startService(settings: Settings): Promise<Service> {
       requestsInFlight: new RequestsInFlight(settings.DB_TIMEOUT_MS / 2),
     });
     await app.register(healthPlugin(orm, stopping));
-    const openApiDocument = buildOpenApiDocument(appRouter, settings.roles);
+    // Built by its first reader, not at start (docs/performance.md, "Measured choices in the code").
+    let builtDocument: OpenAPIObject | undefined;
+    const openApiDocument = () => (builtDocument ??= buildOpenApiDocument(appRouter, settings.roles));
     await app.register(openApiPlugin(openApiDocument));
     await app.register(referencePagePlugin(openApiDocument));
     if (settings.CONSOLE) await app.register(consolePlugin());

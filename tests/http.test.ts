@@ -374,6 +374,15 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
     const docs = await server().request('GET', '/docs/');
     expect(docs.status).toBe(200);
     expect(await docs.text()).toMatch(/swagger-ui/i);
+    // The page's document: the service's, with the organization header as a scheme of its own.
+    const shown = await server().call('GET', '/docs/json');
+    expect(shown.status).toBe(200);
+    expect(shown.body.info).toEqual(document.body.info);
+    expect(Object.keys(shown.body.paths)).toEqual(Object.keys(document.body.paths));
+    expect(shown.body.components.securitySchemes.OrganizationId).toMatchObject({
+      in: 'header',
+      name: 'organization_id',
+    });
   });
 
   it('speaks tRPC at /trpc, batching included, with the same error codes', async () => {

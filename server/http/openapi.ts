@@ -248,9 +248,11 @@ function completeDocument(generated: OpenAPIObject, router: AppRouter, roles: Ro
   return document;
 }
 
+export const API_TITLE = 'Organization and user management service';
+
 export function buildOpenApiDocument(router: AppRouter, roles = new RoleCatalogue()): OpenAPIObject {
   const generated = generateOpenApiDocument(router, {
-    title: 'Organization and user management service',
+    title: API_TITLE,
     description:
       'Users, organizations and their members, each with a role: the built-in owner, admin and member, or a ' +
       'role the application (its roles file) or the organization defines, each a set of permissions. ' +
@@ -265,9 +267,10 @@ export function buildOpenApiDocument(router: AppRouter, roles = new RoleCatalogu
   return completeDocument(generated, router, roles);
 }
 
-export function openApiPlugin(document: OpenAPIObject) {
+/** GET /openapi.json: `document` gives the document, built when first asked for. */
+export function openApiPlugin(document: () => OpenAPIObject) {
   // eslint-disable-next-line @typescript-eslint/require-await -- a Fastify plugin: its promise tells Fastify it is done
   return async (app: FastifyInstance) => {
-    app.get('/openapi.json', () => document);
+    app.get('/openapi.json', () => document());
   };
 }

@@ -12,6 +12,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { OpenAPIObject } from 'trpc-to-openapi';
+import { API_TITLE } from './openapi.ts';
 
 const ORGANIZATION_HEADER = 'organization_id';
 const ORGANIZATION_SCHEME = 'OrganizationId';
@@ -76,19 +77,28 @@ const withoutHttpsUpgrade = (policy: string): string =>
     .filter((directive) => directive !== '' && directive !== 'upgrade-insecure-requests')
     .join('; ');
 
-export function referencePagePlugin(document: OpenAPIObject) {
+/**
+ * /docs, from `document`, which gives the service's document when first asked for. @fastify/swagger
+ * wants a document when it is registered: it gets a stand-in that is never served, since every
+ * answer of Swagger UI's is the one its transformSpecification hook gives, the reference page's.
+ */
+export function referencePagePlugin(document: () => OpenAPIObject) {
+  let built: OpenAPIObject | undefined;
+  const referenceDocument = () => (built ??= referencePageDocument(document()));
   return async (app: FastifyInstance) => {
     await app.register(swagger, {
       mode: 'static',
-      specification: { document: referencePageDocument(document) as never },
+      specification: { document: { openapi: '3.0.3', info: { title: API_TITLE, version: '' }, paths: {} } },
     });
     await app.register(swaggerUi, {
       routePrefix: '/docs',
+      transformSpecification: referenceDocument,
+      transformSpecificationClone: false,
       // Swagger UI's inline scripts get their hashes in this page's Content-Security-Policy.
       staticCSP: true,
       transformStaticCSP: withoutHttpsUpgrade,
       theme: {
-        title: `${document.info.title}: API reference`,
+        title: `${API_TITLE}: API reference`,
         favicon: [{ filename: 'favicon.svg', rel: 'icon', type: 'image/svg+xml', sizes: 'any', content: FAVICON }],
       },
       uiConfig: {

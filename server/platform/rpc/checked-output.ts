@@ -15,13 +15,13 @@
  * layer selects so, and the check's answer (modules/permissions). An answer that fails is, as with
  * zod, tRPC's output error: a 500 whose details stay in the log.
  */
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { z } from 'zod';
 
 /**
  * Without JSON Schema's meta-schema: the schemas compiled here are zod's own output, and compiling
  * the meta-schema to check them cost memory for nothing. No string formats either: none of the list
- * items has one, and a format ajv does not know fails the compile, at start.
+ * items has one, and a format ajv does not know fails the compile, at the list's first answer.
  */
 const ajv = new Ajv2020({ allErrors: true, meta: false, validateSchema: false });
 
@@ -33,11 +33,16 @@ const issuesOf = (errors: ErrorObject[] | null | undefined): z.core.$ZodIssue[] 
     message: `${error.keyword}: ${error.message ?? 'does not match'}`,
   }));
 
+/**
+ * The check is compiled by its first answer, not when the procedure is declared: compiling every
+ * list's at start was a good part of the start's time (docs/performance.md, "Measured choices in the code").
+ */
 export function checkedInPlace<Schema extends z.ZodType>(schema: Schema): Schema {
-  const passes = ajv.compile(z.toJSONSchema(schema, { io: 'output' }));
+  let compiled: ValidateFunction | undefined;
   // What zod's parse throws: an Error (tRPC keeps it as the cause) whose `issues` tell tRPC that
   // the check failed, not that it must be awaited.
   const check = (value: unknown): z.output<Schema> => {
+    const passes = (compiled ??= ajv.compile(z.toJSONSchema(schema, { io: 'output' })));
     if (!passes(value)) throw new z.ZodRealError(issuesOf(passes.errors));
     return value as z.output<Schema>;
   };
