@@ -222,8 +222,24 @@ describeOnEachDatabase('SCIM 2.0 (behaviour §18)', (target) => {
         emails: [{ value: person.email.toUpperCase(), type: 'work', primary: true }],
         externalId: 'ghopper',
       });
-      const byExternalId = await scim.send('GET', `/Users?filter=${encodeURIComponent('externalId eq "ghopper"')}`);
-      expect(byExternalId.body.Resources.map((user: { id: string }) => user.id)).toEqual([id]);
+      // Each attribute alone, as identity providers look a user up: userName and e-mail ignoring case.
+      for (const filter of [
+        'externalId eq "ghopper"',
+        `id eq "${id}"`,
+        `userName eq "${person.email.toUpperCase()}"`,
+        `emails.value eq "${person.email}"`,
+      ]) {
+        const found = await scim.send('GET', `/Users?filter=${encodeURIComponent(filter)}`);
+        expect(
+          found.body.Resources.map((user: { id: string }) => user.id),
+          filter,
+        ).toEqual([id]);
+        expect(found.body.totalResults, filter).toBe(1);
+        const past = await scim.send('GET', `/Users?filter=${encodeURIComponent(filter)}&startIndex=2`);
+        expect(past.body, filter).toMatchObject({ totalResults: 1, startIndex: 2, itemsPerPage: 0, Resources: [] });
+      }
+      const byOtherCase = await scim.send('GET', `/Users?filter=${encodeURIComponent('externalId eq "GHOPPER"')}`);
+      expect(byOtherCase.body).toMatchObject({ totalResults: 0, Resources: [] });
 
       const disabled = await scim.send(
         'PATCH',

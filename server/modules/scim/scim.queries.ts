@@ -4,7 +4,7 @@
  * returns rows; none decides anything or throws. The rules are the services'.
  */
 import type { Compilable, ExpressionBuilder, ExpressionWrapper, SqlBool } from 'kysely';
-import type { Database, DbTimestamp } from '../../platform/database/schema.ts';
+import type { Database, DbTimestamp, Sql } from '../../platform/database/schema.ts';
 import type { Reader, Tx } from '../../platform/database/transaction.ts';
 import { prepare } from '../../platform/database/prepared.ts';
 import type { Condition, GroupAttribute, UserAttribute } from './filter.ts';
@@ -40,18 +40,24 @@ const stored = (value: boolean) => (value ? 1 : 0) as unknown as boolean;
 type UsersExpression = ExpressionBuilder<Database, 'directory_users'>;
 type GroupsExpression = ExpressionBuilder<Database, 'directory_groups' | 'teams'>;
 
-/** A user filter as SQL: userName and e-mail compare ignoring case, by their lower-cased keys. */
+/** The column a user is compared by, for each attribute, and the value it holds for what is asked. */
+const USER_COLUMNS = {
+  // userName and e-mail compare ignoring case, by their lower-cased keys.
+  userName: { column: 'directory_users.user_name_key', key: (value: string) => value.toLowerCase() },
+  'emails.value': { column: 'directory_users.email_key', key: (value: string) => value.toLowerCase() },
+  externalId: { column: 'directory_users.external_id', key: (value: string) => value },
+  id: { column: 'directory_users.id', key: (value: string) => value },
+} as const satisfies Record<UserAttribute, { column: string; key: (value: string) => string }>;
+
+/** A user filter as SQL. */
 function userWhere(
   eb: UsersExpression,
   condition: Condition<UserAttribute>,
 ): ExpressionWrapper<Database, 'directory_users', SqlBool> {
   if ('all' in condition) return eb.and(condition.all.map((part) => userWhere(eb, part)));
   if ('any' in condition) return eb.or(condition.any.map((part) => userWhere(eb, part)));
-  const { attribute, value } = condition;
-  if (attribute === 'userName') return eb('directory_users.user_name_key', '=', value.toLowerCase());
-  if (attribute === 'emails.value') return eb('directory_users.email_key', '=', value.toLowerCase());
-  if (attribute === 'externalId') return eb('directory_users.external_id', '=', value);
-  return eb('directory_users.id', '=', value);
+  const { column, key } = USER_COLUMNS[condition.attribute];
+  return eb(column, '=', key(condition.value));
 }
 
 /**
@@ -63,7 +69,7 @@ function userWhere(
 async function offsetPage<Row>(
   reader: Reader,
   page: Compilable<Row>,
-  count: Compilable<{ total: number | string }>,
+  count: () => Compilable<{ total: number | string }>,
   offset: number,
   limit: number,
 ): Promise<{ rows: Row[]; total: number }> {
@@ -71,33 +77,65 @@ async function offsetPage<Row>(
   if (limit > 0 && rows.length < limit && (rows.length > 0 || offset === 0)) {
     return { rows, total: offset + rows.length };
   }
-  return { rows, total: Number((await reader.first(count))?.total ?? 0) };
+  return { rows, total: Number((await reader.first(count()))?.total ?? 0) };
+}
+
+const usersOf = (sql: Sql, organizationId: string) =>
+  sql.selectFrom('directory_users').where('directory_users.organization_id', '=', organizationId);
+
+/** Oldest first. */
+const pageOfUsers = (matching: ReturnType<typeof usersOf>, limit: number, offset: number) =>
+  matching.selectAll().orderBy('directory_users.created_at').orderBy('directory_users.id').limit(limit).offset(offset);
+
+// The page unfiltered and by each attribute alone, the identity providers' requests, are prepared
+// (a page's rows: not server-side); a filter of several comparisons is built for its shape.
+const allUsersPage = prepare(
+  (sql, organizationId: string, limit: number, offset: number) =>
+    pageOfUsers(usersOf(sql, organizationId), limit, offset),
+  { serverSide: false },
+);
+const usersPageByKey = (column: (typeof USER_COLUMNS)[UserAttribute]['column']) =>
+  prepare(
+    (sql, organizationId: string, key: string, limit: number, offset: number) =>
+      pageOfUsers(usersOf(sql, organizationId).where(column, '=', key), limit, offset),
+    { serverSide: false },
+  );
+const usersPageBy = Object.fromEntries(
+  Object.entries(USER_COLUMNS).map(([attribute, { column }]) => [attribute, usersPageByKey(column)]),
+) as Record<UserAttribute, ReturnType<typeof usersPageByKey>>;
+
+function usersPage(
+  sql: Sql,
+  organizationId: string,
+  condition: Condition<UserAttribute> | undefined,
+  limit: number,
+  offset: number,
+) {
+  if (condition === undefined) return allUsersPage(sql, organizationId, limit, offset);
+  if ('attribute' in condition) {
+    const { attribute, value } = condition;
+    return usersPageBy[attribute](sql, organizationId, USER_COLUMNS[attribute].key(value), limit, offset);
+  }
+  return pageOfUsers(
+    usersOf(sql, organizationId).where((eb) => userWhere(eb, condition)),
+    limit,
+    offset,
+  );
 }
 
 /** A page of the organization's directory users (oldest first), and how many match in all. */
-export async function directoryUserPage(
+export function directoryUserPage(
   reader: Reader,
   organizationId: string,
   condition: Condition<UserAttribute> | undefined,
   offset: number,
   limit: number,
 ): Promise<{ rows: DirectoryUserRow[]; total: number }> {
-  const matching = reader.sql
-    .selectFrom('directory_users')
-    .where('directory_users.organization_id', '=', organizationId)
-    .$if(condition !== undefined, (query) => query.where((eb) => userWhere(eb, condition!)));
-  return offsetPage(
-    reader,
-    matching
-      .selectAll()
-      .orderBy('directory_users.created_at')
-      .orderBy('directory_users.id')
-      .limit(limit)
-      .offset(offset),
-    matching.select((eb) => eb.fn.countAll<number | string>().as('total')),
-    offset,
-    limit,
-  );
+  const counted = () =>
+    usersOf(reader.sql, organizationId)
+      .$if(condition !== undefined, (query) => query.where((eb) => userWhere(eb, condition!)))
+      .select((eb) => eb.fn.countAll<number | string>().as('total'));
+  return offsetPage(reader, usersPage(reader.sql, organizationId, condition, limit, offset), counted, offset, limit);
 }
 
 const userById = prepare((sql, organizationId: string, id: string) =>
@@ -204,7 +242,7 @@ export async function directoryGroupPage(
   return offsetPage(
     reader,
     matching.select(groupColumns).orderBy('teams.created_at').orderBy('teams.id').limit(limit).offset(offset),
-    matching.select((eb) => eb.fn.countAll<number | string>().as('total')),
+    () => matching.select((eb) => eb.fn.countAll<number | string>().as('total')),
     offset,
     limit,
   );
