@@ -240,6 +240,11 @@ try {
     ['one member, as a non-member', `/organization-user/${as(4)}`, 39],
     ['the member list', '/organization-user', 5],
     ['the member list, as a non-member', '/organization-user', 39],
+    ['a search by e-mail', `/organization-user?search=${encodeURIComponent('check-user-4@EXAMPLE.com')}`, 5],
+    ['a search, a page of 2', '/organization-user?search=la&limit=2', 5],
+    ['a search and a role filter', '/organization-user?search=first&role=admin,owner', 5],
+    ['a search matching nobody', '/organization-user?search=nobody', 5],
+    ['a search matching nobody, as a non-member', '/organization-user?search=nobody', 39],
   ] as const) {
     const read = (server: ServiceProcess) => call(server, { method: 'GET', path, as: as(actor), organizationId });
     const [fromBaseline, fromService] = [await read(baseline), await read(service)];

@@ -41,7 +41,8 @@
  * - the user in 1,000 organizations, among SCALE_OTHER_ORGANIZATIONS more: `GET /organizations`
  *   whole and `?limit=100`, and `GET /teams`, whole;
  * - the member search and role filter (behaviour §15), a page of 50, in the organization of
- *   SCALE_MEMBERS and in the one of 1,000 members;
+ *   SCALE_MEMBERS and in the one of 1,000 members; then each against the baseline's search, written
+ *   by hand on the same index, in turns (bench/scale-searches.ts);
  * - the organization of 1,000 teams: `GET /organizations/{id}/teams` whole and `?limit=100`;
  * - start to first answer on the big database, as `npm run bench` measures it (bench/startup.ts),
  *   three times.
@@ -83,6 +84,8 @@ import os from 'node:os';
 import autocannon from 'autocannon';
 import type mysql from 'mysql2/promise';
 import { buildServer } from '../server/build.ts';
+import { BASELINE_ENTRY, buildBaseline } from './baseline-build.ts';
+import { compareSearches, type SearchComparison } from './scale-searches.ts';
 import { storedTeamNameKey } from '../server/modules/teams/name-key.ts';
 import { newId } from '../server/platform/database/ids.ts';
 import { toDbTimestamp } from '../server/platform/database/schema.ts';
@@ -642,13 +645,14 @@ const statusCounts = (statuses: Record<string, number>) =>
 
 function printReport(report: {
   figures: Figures[];
+  searchComparisons: SearchComparison[];
   wholeList: WholeList;
   walk: Walk;
   usersRatio: number;
   startMs: number[];
   machine: Record<string, string | number>;
 }): void {
-  const { figures, wholeList, walk, usersRatio, startMs, machine } = report;
+  const { figures, searchComparisons, wholeList, walk, usersRatio, startMs, machine } = report;
   const thousands = (value: number) => value.toLocaleString('en');
   console.log(
     `\n## Scale: ${thousands(USERS)} users, an organization of ${thousands(MEMBERS)}, one user in ${thousands(JOINED)} organizations, an organization of ${thousands(TEAMS)} teams\n`,
@@ -663,6 +667,16 @@ function printReport(report: {
   for (const row of figures) {
     console.log(
       `| ${row.name} | ${row.connections} | ${row.requests} | ${row.requestsPerSecond} | ${row.p50Ms} | ${row.p99Ms} | ${row.non2xx}${row.non2xx ? ` (${statusCounts(row.statuses)})` : ''} | ${row.errors} | ${row.checkStatus === 200 ? thousands(row.answerBytes) : `(${row.checkStatus})`} | ${row.statementsPerRequest} | ${thousands(row.databaseMicrosPerRequest)} | ${thousands(row.cpuMicrosPerRequest)} | ${row.rssBeforeMb} → ${row.peakRssMb} |`,
+    );
+  }
+  console.log(
+    "\nThe searches against the baseline's, by hand on the same index (bench/scale-searches.ts), in turns:\n",
+  );
+  console.log('| search | service req/s | baseline req/s | ratio | p99 ms service / baseline |');
+  console.log('|---|---|---|---|---|');
+  for (const row of searchComparisons) {
+    console.log(
+      `| ${row.name} | ${row.serviceRequestsPerSecond} | ${row.baselineRequestsPerSecond} | ${row.ratio} | ${row.serviceP99Ms} / ${row.baselineP99Ms} |`,
     );
   }
   console.log(
@@ -700,6 +714,7 @@ function printReport(report: {
           listRequests: LIST_REQUESTS,
         },
         figures,
+        searchComparisons,
         wholeList,
         walk: { pages: walk.pages, members: walk.members, seconds: walk.seconds },
         usersRatio,
@@ -720,6 +735,7 @@ async function main(): Promise<void> {
   // The machine may be shared: its load is printed with the figures.
   const loadBefore = os.loadavg()[0]!;
   await buildServer();
+  await buildBaseline();
   const database = await createDatabase('scale');
   const { connection } = database;
   const env = {
@@ -835,16 +851,27 @@ async function main(): Promise<void> {
         ...teamsHeaders,
       })),
     ];
-    for (const { what, query, items, members, headers } of searches) {
-      figures.push(
-        await measure(second, {
-          name: `GET /organization-user?${what}&limit=${SEARCH_PAGE}, of ${members.toLocaleString('en')}`,
-          path: `/organization-user?${query}&limit=${SEARCH_PAGE}`,
-          headers,
-          connections: SMALL_CONNECTIONS,
-          items: items as number,
-        }),
-      );
+    const searchLoads = searches.map(({ what, query, items, members, headers }) => ({
+      name: `GET /organization-user?${what}&limit=${SEARCH_PAGE}, of ${members.toLocaleString('en')}`,
+      path: `/organization-user?${query}&limit=${SEARCH_PAGE}`,
+      headers,
+      connections: SMALL_CONNECTIONS,
+      items: items as number,
+    }));
+    for (const load of searchLoads) figures.push(await measure(second, load));
+    // The same searches against the baseline's, written by hand on the same index.
+    const baseline = await spawnService(
+      { ...env, SCRIPT: BASELINE_ENTRY, BASELINE_DUTIES: 'true' },
+      { discardLogsAfterStart: true },
+    );
+    let searchComparisons: SearchComparison[];
+    try {
+      searchComparisons = await compareSearches(second.server.baseUrl, baseline.baseUrl, searchLoads, {
+        warmup: WARMUP,
+        duration: DURATION,
+      });
+    } finally {
+      await stop(baseline);
     }
 
     const joiner = bearer(await tokenOf(JOINER));
@@ -904,6 +931,7 @@ async function main(): Promise<void> {
     )) as unknown as [[{ version: string; bufferPool: number }]];
     printReport({
       figures,
+      searchComparisons,
       wholeList,
       walk,
       usersRatio: round(manyUsers.requestsPerSecond / fewUsers.requestsPerSecond, 2),

@@ -1,5 +1,5 @@
 /**
- * The scenarios (a) to (l), written once for `npm run bench` (bench/run.ts) and `npm run bench:ab`
+ * The scenarios (a) to (n), written once for `npm run bench` (bench/run.ts) and `npm run bench:ab`
  * (bench/ab.ts), which measure them each its own way: each scenario's letter, name, connections,
  * the load it drives (autocannon options) built from the seeded data (bench/seed.ts) for a run,
  * whether it is a fixed amount of requests, how what it changes is put back, and for some what
@@ -272,6 +272,14 @@ export const SCENARIOS: Scenario[] = [
         headers: { authorization: `Bearer ${organizationKey}`, organization_id: small },
       });
     },
+  },
+  {
+    letter: 'n',
+    name: 'GET /organization-user?search=<a full e-mail>&limit=50, 100',
+    connections: CONNECTIONS,
+    // A member found by their e-mail address (behaviour §15), as a console's search box asks.
+    load: (seeded) =>
+      smallOwnerReads(seeded, `/organization-user?search=${encodeURIComponent(email(SMALL.owner + 50))}&limit=50`),
   },
 ];
 

@@ -10,6 +10,7 @@ import { badRequest, forbidden, HttpError, JsonText, notFound, unavailable } fro
 import { organizationIdIn, organizationIdOf, readBody, text } from './input.ts';
 import { addMember, changeRole, getMember, listMembers, removeMember } from './memberships.ts';
 import { createOrganization } from './organizations.ts';
+import { searchMembers } from './search.ts';
 import { checkPermissions } from './permissions.ts';
 import { callerOf } from './tokens.ts';
 import { errnoOf, LOCK_WAIT_TIMEOUT, STATEMENT_TIMEOUT, TIMEOUT_MS, type Scope } from './transactions.ts';
@@ -30,8 +31,11 @@ function memberPathUserId(path: string): string {
   return text(userId, 'user_id', 1, 128);
 }
 
-async function handle(request: IncomingMessage, scope: Scope): Promise<[number, unknown]> {
-  const path = (request.url ?? '/').split('?')[0]!;
+/** A status, a body and the headers of an answer. */
+type Answer = [number, unknown, Record<string, string>?];
+
+async function handle(request: IncomingMessage, scope: Scope): Promise<Answer> {
+  const [path, query] = (request.url ?? '/').split('?') as [string, string | undefined];
   if (request.headers.authorization?.startsWith(KEY_BEARER)) {
     // Keys are served on the read the bench sends with one, (m).
     if (!path.startsWith(MEMBER_PATH) || request.method !== 'GET')
@@ -47,7 +51,11 @@ async function handle(request: IncomingMessage, scope: Scope): Promise<[number, 
     if (method === 'POST') return createOrganization(caller, await readBody(request), scope);
   } else if (path === '/organization-user') {
     const organizationId = organizationIdOf(request);
-    if (method === 'GET') return listMembers(caller, organizationId, scope);
+    if (method === 'GET') {
+      const selection = new URLSearchParams(query);
+      if (selection.size === 0) return listMembers(caller, organizationId, scope);
+      return searchMembers(caller, organizationId, selection, path, scope);
+    }
     if (method === 'POST') return addMember(caller, organizationId, await readBody(request), scope);
     if (method === 'PUT') return changeRole(caller, organizationId, await readBody(request), scope);
     if (method === 'DELETE') return removeMember(caller, organizationId, await readBody(request), scope);
@@ -140,9 +148,9 @@ export function serve(request: IncomingMessage, response: ServerResponse): void 
     }, PROCESSING_LIMIT_MS - TIMEOUT_MS);
   }, TIMEOUT_MS);
   handle(request, scope).then(
-    ([status, body]) => {
+    ([status, body, headers]) => {
       clearTimeout(timer);
-      if (!scope.givenUp) answer(response, status, body);
+      if (!scope.givenUp) answer(response, status, body, headers);
     },
     (error: unknown) => {
       clearTimeout(timer);
