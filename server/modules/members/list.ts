@@ -14,7 +14,7 @@ import {
 } from '../../platform/rpc/lists.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { legacyMemberItem, listMembers, membersPage, selectedMembersPage } from './members.service.ts';
+import { listMembers, membersPage, selectedLegacyMembersPage, selectedMembersPage } from './members.service.ts';
 import { path, tags } from './rest.ts';
 
 const selection = () => ({
@@ -48,10 +48,9 @@ export const listMembersProcedure = organizationProcedure({ from: 'header', may:
   .query(async ({ ctx, input }) => {
     if (!selects(input)) return restList(ctx, input, (page) => listMembers(ctx.org, page));
     const { search, role, sort } = input!;
-    const page = await restSortedList(ctx, input!, { search, role, sort }, (request) =>
-      selectedMembersPage(ctx.org, { search, role, sort }, request),
+    return restSortedList(ctx, input!, { search, role, sort }, (request) =>
+      selectedLegacyMembersPage(ctx.org, { search, role, sort }, request),
     );
-    return page.map(legacyMemberItem);
   });
 
 /**

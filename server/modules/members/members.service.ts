@@ -50,9 +50,11 @@ import {
   membershipOf,
   ownerCount,
   seatsOf,
+  selectedLegacyMemberRows,
   selectedMemberRows,
   userByEmail,
-  type SelectedMemberRow,
+  type LegacyMemberRow,
+  type MemberSelection,
   type Seats,
   updateMemberMetadata,
   updateRoleAndExpiry,
@@ -333,8 +335,8 @@ export interface MemberQuery {
 }
 
 /** The sort keys of the member list: each ends with the user id, which no two members share. */
-function memberSortKey(dialect: Dialect, sort: MemberSort): KeyColumn<SelectedMemberRow>[] {
-  const userId: KeyColumn<SelectedMemberRow> = { column: 'm.user_id', kind: 'string', read: (row) => row.user_id };
+function memberSortKey(dialect: Dialect, sort: MemberSort): KeyColumn<LegacyMemberRow>[] {
+  const userId: KeyColumn<LegacyMemberRow> = { column: 'm.user_id', kind: 'string', read: (row) => row.user_id };
   switch (sort.replace(/^-/, '')) {
     case 'name':
       return [
@@ -357,6 +359,25 @@ function memberSortKey(dialect: Dialect, sort: MemberSort): KeyColumn<SelectedMe
   }
 }
 
+/** The page's request, and what selects its members, for a search, a role filter and an order. */
+function selectedMembersRequest(
+  org: InOrganization,
+  query: MemberQuery,
+  page: { limit: number; cursor?: string | null },
+): { request: SortedRequest<LegacyMemberRow>; selection: MemberSelection } {
+  const sort = query.sort ?? 'created_at';
+  const words = query.search === undefined ? [] : searchWords(query.search);
+  const roles = query.role === undefined ? undefined : [...new Set(query.role.split(','))].sort();
+  const request: SortedRequest<LegacyMemberRow> = {
+    key: memberSortKey(org.reads.dialect, sort),
+    descending: sort.startsWith('-'),
+    scope: [words, roles ?? null],
+    limit: page.limit,
+    cursor: page.cursor,
+  };
+  return { request, selection: { words, roles } };
+}
+
 /**
  * A page of the members a search, a role filter and an order select (behaviour §15), with each
  * membership's expiry; its cursor holds to them.
@@ -366,17 +387,8 @@ export async function selectedMembersPage(
   query: MemberQuery,
   page: { limit: number; cursor?: string | null },
 ): Promise<Page<MemberPageItem>> {
-  const sort = query.sort ?? 'created_at';
-  const words = query.search === undefined ? [] : searchWords(query.search);
-  const roles = query.role === undefined ? undefined : [...new Set(query.role.split(','))].sort();
-  const request: SortedRequest<SelectedMemberRow> = {
-    key: memberSortKey(org.reads.dialect, sort),
-    descending: sort.startsWith('-'),
-    scope: [words, roles ?? null],
-    limit: page.limit,
-    cursor: page.cursor,
-  };
-  const rows = await selectedMemberRows(org.reads, org.organizationId, { words, roles }, request);
+  const { request, selection } = selectedMembersRequest(org, query, page);
+  const rows = await selectedMemberRows(org.reads, org.organizationId, selection, request);
   return toSortedPage(rows, request, (row) => ({
     user_id: row.user_id,
     first_name: row.first_name,
@@ -389,15 +401,23 @@ export async function selectedMembersPage(
   }));
 }
 
-/** A member page's item as the legacy list shows it: without the expiry (behaviour §15: legacy shapes stay). */
-export const legacyMemberItem = (item: MemberPageItem): MemberListItem => ({
-  user_id: item.user_id,
-  first_name: item.first_name,
-  last_name: item.last_name,
-  role: item.role,
-  email: item.email,
-  created_at: item.created_at,
-});
+/** The same page as the legacy list shows it: without the expiry (behaviour §15: legacy shapes stay). */
+export async function selectedLegacyMembersPage(
+  org: InOrganization,
+  query: MemberQuery,
+  page: { limit: number; cursor?: string | null },
+): Promise<Page<MemberListItem>> {
+  const { request, selection } = selectedMembersRequest(org, query, page);
+  const rows = await selectedLegacyMemberRows(org.reads, org.organizationId, selection, request);
+  return toSortedPage(rows, request, (row) => ({
+    user_id: row.user_id,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    role: row.role,
+    email: row.email,
+    created_at: listTimestamp(row.created_at),
+  }));
+}
 
 /**
  * For the directory (behaviour §18), in its change: the membership of the user whose record has
