@@ -7,10 +7,8 @@ import { lapsed, nowFor, unexpired, type ClockedReader } from '../../platform/au
 import { pagedList, type PageRequest } from '../../platform/database/pages.ts';
 import { prepare } from '../../platform/database/prepared.ts';
 import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
-import { afterCursor, orderOf, type SortedRequest } from '../../platform/database/sorted-pages.ts';
-import type { StoredTimestamp } from '../../platform/database/timestamps.ts';
 import type { Tx } from '../../platform/database/transaction.ts';
-import { indexMembership, memberMatches, unindexMembership } from '../../platform/database/word-index.ts';
+import { indexMembership, unindexMembership } from '../../platform/database/word-index.ts';
 
 /** A user's current membership (no row for none), with when it expires and its public metadata. */
 const membership = prepare((sql, organizationId: string, userId: string, now: DbTimestamp) =>
@@ -262,7 +260,8 @@ const memberWithUser = prepare((sql, organizationId: string, userId: string, now
 export const memberRow = (reader: ClockedReader, organizationId: string, userId: string) =>
   reader.first(memberWithUser(reader.sql, organizationId, userId, nowFor(reader)));
 
-const members = (sql: Sql, organizationId: string, now: DbTimestamp) =>
+/** The organization's current members, each joined with their user. */
+export const members = (sql: Sql, organizationId: string, now: DbTimestamp) =>
   sql
     .selectFrom('organization_users as m')
     .innerJoin('users as u', 'u.id', 'm.user_id')
@@ -272,7 +271,7 @@ const members = (sql: Sql, organizationId: string, now: DbTimestamp) =>
 const listKey = { createdAt: 'm.created_at', id: 'm.user_id' } as const;
 
 /** A legacy list's item: the member, with their membership's role and creation. */
-const LEGACY_ITEM_COLUMNS = [
+export const LEGACY_ITEM_COLUMNS = [
   'u.id as user_id',
   'u.first_name',
   'u.last_name',
@@ -288,7 +287,7 @@ const legacyListRows = pagedList(
 );
 
 /** A member page's item: the member, their membership's expiry and public metadata. */
-const PAGE_ITEM_COLUMNS = [...LEGACY_ITEM_COLUMNS, 'm.expires_at', 'm.public_metadata'] as const;
+export const PAGE_ITEM_COLUMNS = [...LEGACY_ITEM_COLUMNS, 'm.expires_at', 'm.public_metadata'] as const;
 
 /** The page's rows, with each membership's expiry. */
 const pageRows = pagedList(
@@ -356,57 +355,4 @@ export async function membersWithRole(tx: Tx, organizationId: string, role: Role
       .where(unexpired('m', tx.timestamp())),
   );
   return Number(row?.members ?? 0);
-}
-
-/** What selects the members of a searched, filtered or sorted page (behaviour §15). */
-export interface MemberSelection {
-  /** Folded search words (shared/search.ts), each beginning a word of every member found. */
-  words: string[];
-  roles: string[] | undefined;
-}
-
-/** The members a search or filter selects, a page of them in the request's order (sorted-pages.ts). */
-function selectedMembers(
-  reader: ClockedReader,
-  organizationId: string,
-  selection: MemberSelection,
-  request: SortedRequest<LegacyMemberRow>,
-) {
-  let query = members(reader.sql, organizationId, nowFor(reader));
-  for (const match of memberMatches(reader.dialect, 'm', organizationId, selection.words)) query = query.where(match);
-  if (selection.roles) query = query.where('m.role', 'in', selection.roles);
-  const after = afterCursor(request);
-  if (after) query = query.where(after);
-  for (const { ref, direction } of orderOf(request)) query = query.orderBy(ref, direction);
-  return query.limit(request.limit + 1);
-}
-
-/** Such a page's rows, with each membership's expiry and public metadata. */
-export const selectedMemberRows = (
-  reader: ClockedReader,
-  organizationId: string,
-  selection: MemberSelection,
-  request: SortedRequest<LegacyMemberRow>,
-) => reader.all(selectedMembers(reader, organizationId, selection, request).select(PAGE_ITEM_COLUMNS));
-
-/**
- * Such a page's rows as the legacy list shows them. Without the public metadata, a text column,
- * MariaDB sorts the page in memory: with it, in a temporary table of its own, which cost a search
- * by e-mail more than the rest of the statement (docs/performance.md, "Measured choices in the code").
- */
-export const selectedLegacyMemberRows = (
-  reader: ClockedReader,
-  organizationId: string,
-  selection: MemberSelection,
-  request: SortedRequest<LegacyMemberRow>,
-) => reader.all(selectedMembers(reader, organizationId, selection, request).select(LEGACY_ITEM_COLUMNS));
-
-/** What a sort key reads of a member's row. */
-export interface LegacyMemberRow {
-  user_id: string;
-  first_name: string;
-  last_name: string;
-  role: string;
-  email: string;
-  created_at: StoredTimestamp;
 }

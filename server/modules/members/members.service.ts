@@ -50,15 +50,17 @@ import {
   membershipOf,
   ownerCount,
   seatsOf,
-  selectedLegacyMemberRows,
-  selectedMemberRows,
   userByEmail,
-  type LegacyMemberRow,
-  type MemberSelection,
   type Seats,
   updateMemberMetadata,
   updateRoleAndExpiry,
 } from './members.queries.ts';
+import {
+  selectedLegacyMemberRows,
+  selectedMemberRows,
+  type LegacyMemberRow,
+  type MemberSelection,
+} from './selected-members.queries.ts';
 
 const notAMember = () => notFound('The user is not a member of this organization');
 

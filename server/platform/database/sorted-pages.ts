@@ -58,32 +58,56 @@ function decode<Row>(request: SortedRequest<Row>): Array<string | number> | unde
   return values;
 }
 
+/** The cursor's key values as the statement binds them, or none without a cursor; 400 for any other cursor. */
+export function boundCursorValues<Row>(request: SortedRequest<Row>): unknown[] | undefined {
+  return decode(request)?.map((value, index) => {
+    const { bind } = request.key[index]!;
+    return bind ? bind(value) : value;
+  });
+}
+
 /**
- * The condition "after the cursor's row" in the request's order: (a, b, c) > (x, y, z), written
- * out as `a > x or (a = x and (b > y or (b = y and c > z)))` for both databases.
+ * The condition "after the row whose key `columns` hold `values`" (bound) in the order:
+ * (a, b, c) > (x, y, z), written out as `a > x or (a = x and (b > y or (b = y and c > z)))` for
+ * both databases.
  */
-export function afterCursor<Row>(request: SortedRequest<Row>): RawBuilder<SqlBool> | undefined {
-  const values = decode(request);
-  if (!values) return undefined;
-  const beyond = kyselySql.raw(request.descending ? '<' : '>');
+export function afterKey(columns: string[], descending: boolean, values: unknown[]): RawBuilder<SqlBool> {
+  const beyond = kyselySql.raw(descending ? '<' : '>');
   let condition: RawBuilder<SqlBool> | undefined;
-  for (let index = request.key.length - 1; index >= 0; index--) {
-    const { column, bind = (value) => value } = request.key[index]!;
-    const ref = kyselySql.ref(column);
-    const value = bind(values[index]!);
+  for (let index = columns.length - 1; index >= 0; index--) {
+    const ref = kyselySql.ref(columns[index]!);
+    const value = values[index];
     condition = condition
       ? kyselySql<SqlBool>`(${ref} ${beyond} ${value} or (${ref} = ${value} and ${condition}))`
       : kyselySql<SqlBool>`${ref} ${beyond} ${value}`;
   }
-  return condition;
+  return condition!;
 }
+
+/** The condition "after the cursor's row" in the request's order, or none without a cursor. */
+export function afterCursor<Row>(request: SortedRequest<Row>): RawBuilder<SqlBool> | undefined {
+  const values = boundCursorValues(request);
+  if (!values) return undefined;
+  return afterKey(
+    request.key.map((column) => column.column),
+    request.descending,
+    values,
+  );
+}
+
+/** The order of key `columns`, each in the one direction. */
+export const orderByColumns = (columns: string[], descending: boolean) =>
+  columns.map((column) => ({
+    ref: kyselySql.ref(column),
+    direction: descending ? ('desc' as const) : ('asc' as const),
+  }));
 
 /** The request's order: each key column, in its direction. */
 export const orderOf = <Row>(request: SortedRequest<Row>) =>
-  request.key.map((column) => ({
-    ref: kyselySql.ref(column.column),
-    direction: request.descending ? ('desc' as const) : ('asc' as const),
-  }));
+  orderByColumns(
+    request.key.map((column) => column.column),
+    request.descending,
+  );
 
 /** Rows fetched `limit + 1` at a time into a page; the extra row only tells that another follows. */
 export function toSortedPage<Row, Item>(

@@ -72,13 +72,19 @@ export function indexOrganization(tx: Tx, organizationId: string, name: string, 
   );
 }
 
-/** `column` begins with `prefix` (a folded search word): a range an index finds. */
-function beginsWith(column: string, prefix: string): RawBuilder<SqlBool> {
+/** The words that begin with a search word: from it (inclusive) to its end (exclusive), if it has one. */
+export interface WordRange {
+  from: string;
+  to: string | null;
+}
+
+/** The range of each folded search word (shared/search.ts, prefixEnd). */
+export const wordRanges = (words: string[]): WordRange[] => words.map((word) => ({ from: word, to: prefixEnd(word) }));
+
+/** `column` is in `range` (it begins with a search word): a range an index finds. */
+function inRange(column: string, { from, to }: WordRange): RawBuilder<SqlBool> {
   const ref = kyselySql.ref(column);
-  const end = prefixEnd(prefix);
-  return end === null
-    ? kyselySql<SqlBool>`${ref} >= ${prefix}`
-    : kyselySql<SqlBool>`${ref} >= ${prefix} and ${ref} < ${end}`;
+  return to === null ? kyselySql<SqlBool>`${ref} >= ${from}` : kyselySql<SqlBool>`${ref} >= ${from} and ${ref} < ${to}`;
 }
 
 /**
@@ -94,25 +100,25 @@ const memberWordsAsW = (dialect: Dialect) =>
     ? kyselySql`member_words w`
     : kyselySql`member_words w ignore index (member_words_user_id_index)`;
 
-/** The membership row `alias` is of a member with a word beginning with each search word. */
-export const memberMatches = (dialect: Dialect, alias: string, organizationId: string, words: string[]) =>
-  words.map(
-    (word) =>
-      kyselySql<SqlBool>`${kyselySql.ref(`${alias}.user_id`)} in (select w.user_id from ${memberWordsAsW(dialect)} where w.organization_id = ${organizationId} and ${beginsWith('w.word', word)})`,
+/** The membership row `alias` is of a member with a word in each range. */
+export const memberMatches = (dialect: Dialect, alias: string, organizationId: string, ranges: WordRange[]) =>
+  ranges.map(
+    (range) =>
+      kyselySql<SqlBool>`${kyselySql.ref(`${alias}.user_id`)} in (select w.user_id from ${memberWordsAsW(dialect)} where w.organization_id = ${organizationId} and ${inRange('w.word', range)})`,
   );
 
 /** The user row `alias` has a word beginning with each search word. */
 export const userMatches = (alias: string, words: string[]) =>
-  words.map(
-    (word) =>
-      kyselySql<SqlBool>`${kyselySql.ref(`${alias}.id`)} in (select w.user_id from user_words w where ${beginsWith('w.word', word)})`,
+  wordRanges(words).map(
+    (range) =>
+      kyselySql<SqlBool>`${kyselySql.ref(`${alias}.id`)} in (select w.user_id from user_words w where ${inRange('w.word', range)})`,
   );
 
 /** The organization row `alias` has a word beginning with each search word. */
 export const organizationMatches = (alias: string, words: string[]) =>
-  words.map(
-    (word) =>
-      kyselySql<SqlBool>`${kyselySql.ref(`${alias}.id`)} in (select w.organization_id from organization_words w where ${beginsWith('w.word', word)})`,
+  wordRanges(words).map(
+    (range) =>
+      kyselySql<SqlBool>`${kyselySql.ref(`${alias}.id`)} in (select w.organization_id from organization_words w where ${inRange('w.word', range)})`,
   );
 
 /** Queues the replacement of an organization's words from its row as the transaction has changed it. */
