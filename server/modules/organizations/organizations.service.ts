@@ -31,7 +31,7 @@ import { changedKeys, parseMetadata, patchedMetadata } from '../../platform/meta
 import type { Creator } from '../../platform/rpc/procedures.ts';
 import { appendEvent, newOrganization, personActor } from '../../platform/organization-changes.ts';
 import { insertMembership, rolesOf, updateRole, updateRoleAndExpiry } from '../members/members.service.ts';
-import { indexOrganization, reindexOrganization } from '../../platform/database/word-index.ts';
+import { indexNewOrganization, reindexOrganization } from '../../platform/database/word-index.ts';
 import { noUserRecord } from '../users/users.service.ts';
 import {
   deleteOrganizationRow,
@@ -77,7 +77,7 @@ export async function createOrganization(
           createdBy: ownerId,
           slug,
         });
-        indexOrganization(tx, organizationId, input.organization_name, slug);
+        indexNewOrganization(tx, organizationId, input.organization_name, slug);
         insertMembership(tx, organizationId, ownerId, 'owner', null);
         await appendEvent(tx, newOrganization(organizationId, actor), {
           type: 'organization.created',

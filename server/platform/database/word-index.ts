@@ -62,9 +62,8 @@ export function unindexMembership(tx: Tx, organizationId: string, userId: string
   );
 }
 
-/** Queues the replacement of an organization's words (at its creation, after its insert, or a change of name or slug). */
-export function indexOrganization(tx: Tx, organizationId: string, name: string, slug: string): void {
-  tx.later(tx.sql.deleteFrom('organization_words').where('organization_id', '=', organizationId));
+/** Queues the words of a new organization (after its insert). */
+export function indexNewOrganization(tx: Tx, organizationId: string, name: string, slug: string): void {
   const words = organizationWords(name, slug);
   if (words.length === 0) return;
   tx.later(
@@ -126,7 +125,8 @@ export async function reindexOrganization(tx: Tx, organizationId: string): Promi
   const row = await tx.first(
     tx.sql.selectFrom('organizations').select(['name', 'slug']).where('id', '=', organizationId),
   );
-  if (row) indexOrganization(tx, organizationId, row.name, row.slug);
+  tx.later(tx.sql.deleteFrom('organization_words').where('organization_id', '=', organizationId));
+  if (row) indexNewOrganization(tx, organizationId, row.name, row.slug);
 }
 
 /** Queues the replacement of a user's words from their row as the transaction has changed it. */
