@@ -17,7 +17,9 @@
  * (default 4), AB_SECONDS (measured seconds per scenario and round, default 5, after 2 of
  * warm-up), BENCH_BASELINE_DUTIES=true (as for npm run bench: the baseline also logs a line per
  * request with its id and sends the security headers), AB_PROFILE_DIR (a CPU profile of each
- * server run written there, `node --cpu-prof`). The first entry must be the service: it creates the schema.
+ * server run written there, `node --cpu-prof`), AB_ALLOCATIONS_DIR (what each server allocates in
+ * each measured run, garbage included, written there, and its KB per request printed:
+ * bench/allocations.ts). The first entry must be the service: it creates the schema.
  *
  * An entry written `PATH:traced=RATIO` is the service started with tracing on (docs/operations.md,
  * "Traces"), sampling RATIO of the requests (`traceidratio`), exporting to an OTLP receiver the
@@ -26,10 +28,12 @@
  * dist/server/main.js:traced=0.1`.
  */
 import { execFileSync } from 'node:child_process';
-import { basename, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import autocannon from 'autocannon';
+import { freePorts } from '../tests/support/ports.ts';
 import { SERVICE_ARGUMENTS, SERVICE_ENTRY, spawnService, type ServiceProcess } from '../tests/support/process.ts';
 import { TEST_SECRET } from '../tests/support/tokens.ts';
+import { profileAllocations } from './allocations.ts';
 import { createDatabase } from './database.ts';
 import { writeRolesFile } from './permissions.ts';
 import { cpuMicroseconds } from './process-usage.ts';
@@ -41,6 +45,7 @@ const SCENARIOS = scenariosOf(process.env.AB_SCENARIOS ?? 'abcegh');
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 4);
 const SECONDS = Number(process.env.AB_SECONDS ?? 5);
 const WARMUP_SECONDS = 2;
+const ALLOCATIONS_DIR = process.env.AB_ALLOCATIONS_DIR;
 
 /** An entry as given: `PATH`, or `PATH:traced=RATIO` (module comment). */
 interface Entry {
@@ -79,6 +84,8 @@ interface Sample {
   loadCpuMicros: number;
   statements: number;
   prepared: number;
+  /** KB allocated per request, with AB_ALLOCATIONS_DIR. */
+  allocatedKb?: number;
 }
 
 /** The MariaDB server the test account reaches (the oldest mariadbd: tests start their own later). */
@@ -135,7 +142,9 @@ async function main() {
           ? [`--cpu-prof --cpu-prof-dir=${process.env.AB_PROFILE_DIR} --cpu-prof-name=${index}-${round}.cpuprofile`]
           : [];
         const entry = entries[index]!;
-        const nodeOptions = [...startFlags(entry.path), ...profile].join(' ');
+        const [inspectorPort] = ALLOCATIONS_DIR ? await freePorts(1) : [];
+        const inspector = inspectorPort ? [`--inspect=127.0.0.1:${inspectorPort}`] : [];
+        const nodeOptions = [...startFlags(entry.path), ...profile, ...inspector].join(' ');
         const server = await spawnService(
           {
             ...env,
@@ -158,7 +167,11 @@ async function main() {
           const databaseCpuBefore = cpuMicroseconds(databasePid);
           const loadCpuBefore = process.cpuUsage();
           const countsBefore = await statementCounts(database.connection);
+          const allocations = inspectorPort ? await profileAllocations(inspectorPort) : undefined;
           const result = await drive(SECONDS);
+          const allocated = await allocations?.stop(
+            join(ALLOCATIONS_DIR!, `${index}-${round}-${scenario.letter}.heapprofile`),
+          );
           const counts = await statementCounts(database.connection);
           const cpu = cpuMicroseconds(server.pid) - cpuBefore;
           const databaseCpu = cpuMicroseconds(databasePid) - databaseCpuBefore;
@@ -177,6 +190,7 @@ async function main() {
               // The count's own statement is one of them.
               statements: (counts.all - countsBefore.all - 1) / result.requests.total,
               prepared: (counts.prepared - countsBefore.prepared) / result.requests.total,
+              ...(allocated !== undefined && { allocatedKb: allocated / 1024 / result.requests.total }),
             },
           ]);
         }
@@ -208,6 +222,7 @@ async function main() {
         'load CPU µs/req': Math.round(median(list.map((sample) => sample.loadCpuMicros))),
         'statements/req': median(list.map((sample) => sample.statements)).toFixed(2),
         'prepared/req': median(list.map((sample) => sample.prepared)).toFixed(2),
+        ...(ALLOCATIONS_DIR && { 'KB allocated/req': median(list.map((sample) => sample.allocatedKb!)).toFixed(1) }),
         // Paired with the first server's run of the same round: the machine's drift between
         // rounds cancels out.
         'req/s vs [0]': median(list.map((sample, round) => sample.rps / first[round]!.rps)).toFixed(2),
