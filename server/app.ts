@@ -19,8 +19,7 @@ import { listenFor, METRICS_LISTENER, REQUESTS_LISTENER } from './http/listen.ts
 import { createLogger, registerRequestLogging, requestId } from './http/logging.ts';
 import { registerRequestTracing } from './http/tracing.ts';
 import type { MetricsListener } from './http/metrics.ts';
-import { buildOpenApiDocument, openApiPlugin } from './http/openapi.ts';
-import type { OpenAPIObject } from 'trpc-to-openapi';
+import { openApiDocumentOnDemand, openApiPlugin } from './http/openapi.ts';
 import { registerProtection } from './http/protection.ts';
 import { referencePagePlugin } from './http/reference-page.ts';
 import { restPlugin } from './http/rest.ts';
@@ -174,9 +173,7 @@ export async function startService(settings: Settings): Promise<Service> {
       requestsInFlight: new RequestsInFlight(settings.DB_TIMEOUT_MS / 2),
     });
     await app.register(healthPlugin(orm, stopping));
-    // Built by its first reader, not at start (docs/performance.md, "Measured choices in the code").
-    let builtDocument: OpenAPIObject | undefined;
-    const openApiDocument = () => (builtDocument ??= buildOpenApiDocument(appRouter, settings.roles));
+    const openApiDocument = openApiDocumentOnDemand(appRouter, settings.roles);
     await app.register(openApiPlugin(openApiDocument));
     await app.register(referencePagePlugin(openApiDocument));
     if (settings.CONSOLE) await app.register(consolePlugin());

@@ -267,6 +267,15 @@ export function buildOpenApiDocument(router: AppRouter, roles = new RoleCatalogu
   return completeDocument(generated, router, roles);
 }
 
+/**
+ * The document, built by its first reader rather than at start, where it was a good part of the
+ * start's time (docs/performance.md, "Measured choices in the code").
+ */
+export function openApiDocumentOnDemand(router: AppRouter, roles: RoleCatalogue): () => OpenAPIObject {
+  let built: OpenAPIObject | undefined;
+  return () => (built ??= buildOpenApiDocument(router, roles));
+}
+
 /** GET /openapi.json: `document` gives the document, built when first asked for. */
 export function openApiPlugin(document: () => OpenAPIObject) {
   // eslint-disable-next-line @typescript-eslint/require-await -- a Fastify plugin: its promise tells Fastify it is done
