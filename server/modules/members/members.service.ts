@@ -293,6 +293,24 @@ const pageKey = (row: { created_at: StoredTimestamp; user_id: string }) => ({
   id: row.user_id,
 });
 
+/** A legacy list's row as its item, in place: `created_at` as the list shows it. */
+const legacyItemInPlace = (row: LegacyMemberRow): MemberListItem =>
+  replaceInPlace(row, 'created_at', listTimestamp(row.created_at));
+
+/** A member page's row as its item, in place: with the membership's expiry and public metadata. */
+const pageItemInPlace = (
+  row: LegacyMemberRow & { expires_at: StoredTimestamp | null; public_metadata: string },
+): MemberPageItem =>
+  replaceInPlace(
+    replaceInPlace(
+      replaceInPlace(row, 'created_at', listTimestamp(row.created_at)),
+      'expires_at',
+      isoTimestampOrNull(row.expires_at),
+    ),
+    'public_metadata',
+    parseMetadata(row.public_metadata),
+  );
+
 /**
  * The legacy list (GET /organization-user): members ordered by membership `created_at`, then
  * `user_id` (behaviour §4), one page or all of them, each item exactly the interface's fields with
@@ -300,7 +318,7 @@ const pageKey = (row: { created_at: StoredTimestamp; user_id: string }) => ({
  */
 export async function listMembers(org: InOrganization, page: PageRequest = {}): Promise<Page<MemberListItem>> {
   const rows = await legacyMemberRows(org.reads, org.organizationId, page);
-  return toPage(rows, page.limit, pageKey, (row) => replaceInPlace(row, 'created_at', listTimestamp(row.created_at)));
+  return toPage(rows, page.limit, pageKey, legacyItemInPlace);
 }
 
 /**
@@ -315,17 +333,7 @@ export async function membersPage(
     memberPageRows(org.reads, org.organizationId, page),
     page.cursor ? undefined : memberCount(org.reads, org.organizationId),
   ]);
-  const items = toPage(rows, page.limit, pageKey, (row) =>
-    replaceInPlace(
-      replaceInPlace(
-        replaceInPlace(row, 'created_at', listTimestamp(row.created_at)),
-        'expires_at',
-        isoTimestampOrNull(row.expires_at),
-      ),
-      'public_metadata',
-      parseMetadata(row.public_metadata),
-    ),
-  );
+  const items = toPage(rows, page.limit, pageKey, pageItemInPlace);
   return total === undefined ? items : { ...items, total };
 }
 
@@ -391,16 +399,7 @@ export async function selectedMembersPage(
 ): Promise<Page<MemberPageItem>> {
   const { request, selection } = selectedMembersRequest(org, query, page);
   const rows = await selectedMemberRows(org.reads, org.organizationId, selection, request);
-  return toSortedPage(rows, request, (row) => ({
-    user_id: row.user_id,
-    first_name: row.first_name,
-    last_name: row.last_name,
-    role: row.role,
-    email: row.email,
-    created_at: listTimestamp(row.created_at),
-    expires_at: isoTimestampOrNull(row.expires_at),
-    public_metadata: parseMetadata(row.public_metadata),
-  }));
+  return toSortedPage(rows, request, pageItemInPlace);
 }
 
 /** The same page as the legacy list shows it: without the expiry (behaviour §15: legacy shapes stay). */
@@ -411,14 +410,7 @@ export async function selectedLegacyMembersPage(
 ): Promise<Page<MemberListItem>> {
   const { request, selection } = selectedMembersRequest(org, query, page);
   const rows = await selectedLegacyMemberRows(org.reads, org.organizationId, selection, request);
-  return toSortedPage(rows, request, (row) => ({
-    user_id: row.user_id,
-    first_name: row.first_name,
-    last_name: row.last_name,
-    role: row.role,
-    email: row.email,
-    created_at: listTimestamp(row.created_at),
-  }));
+  return toSortedPage(rows, request, legacyItemInPlace);
 }
 
 /**

@@ -5,6 +5,7 @@
  * and compiled once (database/prepared.ts), kept among the SHAPES_KEPT last used, and filled in with
  * each request's values, instead of built by Kysely for every request.
  */
+import type { Compilable } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { nowFor, type ClockedReader } from '../../platform/authorization/memberships.ts';
 import { prepare } from '../../platform/database/prepared.ts';
@@ -127,28 +128,25 @@ function statementOf(
   return { shape, values };
 }
 
+/** The rows of the page `request` asks for, read by the statement `statements` has for its shape. */
+const selectedRows =
+  <Row>(statements: (shape: Shape) => (sql: Sql, ...values: unknown[]) => Compilable<Row>) =>
+  (
+    reader: ClockedReader,
+    organizationId: string,
+    selection: MemberSelection,
+    request: SortedRequest<LegacyMemberRow>,
+  ) => {
+    const { shape, values } = statementOf(reader, organizationId, selection, request);
+    return reader.all(statements(shape)(reader.sql, ...values));
+  };
+
 /** A page of the members a search or filter selects, with each membership's expiry and public metadata. */
-export function selectedMemberRows(
-  reader: ClockedReader,
-  organizationId: string,
-  selection: MemberSelection,
-  request: SortedRequest<LegacyMemberRow>,
-) {
-  const { shape, values } = statementOf(reader, organizationId, selection, request);
-  return reader.all(pageStatement(shape)(reader.sql, ...values));
-}
+export const selectedMemberRows = selectedRows(pageStatement);
 
 /**
  * Such a page's rows as the legacy list shows them. Without the public metadata, a text column,
  * MariaDB sorts the page in memory: with it, in a temporary table of its own, which cost a search
  * by e-mail more than the rest of the statement (docs/performance.md, "Measured choices in the code").
  */
-export function selectedLegacyMemberRows(
-  reader: ClockedReader,
-  organizationId: string,
-  selection: MemberSelection,
-  request: SortedRequest<LegacyMemberRow>,
-) {
-  const { shape, values } = statementOf(reader, organizationId, selection, request);
-  return reader.all(legacyStatement(shape)(reader.sql, ...values));
-}
+export const selectedLegacyMemberRows = selectedRows(legacyStatement);
