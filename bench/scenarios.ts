@@ -53,7 +53,7 @@ export interface Scenario {
   verify?: (baseUrl: string, seeded: Seeded) => Promise<void>;
 }
 
-const CONNECTIONS = 32;
+const CONNECTIONS = Number(process.env.AB_CONNECTIONS ?? 32);
 const CREATED_ORGANIZATION_NAME = 'bench created';
 /** `statement` run until it is not chosen as a deadlock's victim (MariaDB's errno 1213), at most 5 times. */
 async function againAfterDeadlock(statement: () => Promise<unknown>): Promise<void> {

@@ -3,8 +3,8 @@
  * holds every procedure to it over HTTP): a guard whose check throws lets nothing through. A
  * transaction commits nothing, however its statements were queued (UnitOfWork sends a queued guard
  * before COMMIT, never with it); GuardedReads hands back no read's rows (on MariaDB the guard and
- * the read go out in one multi-statement query, so the rows have come back from the database by the
- * time the check runs); an organization's change whose work reads nothing has its guard run before
+ * the read go out in one multi-statement query, or as one statement when the guard is one value, so the
+ * rows have come back from the database by the time the check runs); an organization's change whose work reads nothing has its guard run before
  * it commits.
  */
 import type { KyselyPlugin } from 'kysely';
@@ -12,6 +12,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { OrganizationAccess, type Guardable, type Requirement } from '../server/platform/authorization/access.ts';
 import { InOrganization } from '../server/platform/authorization/in-organization.ts';
 import { GuardedReads } from '../server/platform/database/guarded-reads.ts';
+import { prepare } from '../server/platform/database/prepared.ts';
 import { newId } from '../server/platform/database/ids.ts';
 import type { Orm } from '../server/platform/database/orm.ts';
 import type { Dialect, Sql } from '../server/platform/database/schema.ts';
@@ -184,6 +185,68 @@ describeOnEachDatabase('the authorization guard', (target) => {
     await expect(carrying).rejects.toBe(refusal);
     await expect(meanwhile).rejects.toBe(refusal);
     await expect(everyUser(reads)).rejects.toBe(refusal);
+  });
+
+  /** A read that runs as a server-side prepared statement on MariaDB (database/prepared.ts). */
+  const preparedUserRead = prepare((on: Sql, id: string) =>
+    on.selectFrom('users').select(['id', 'email']).where('id', '=', id),
+  );
+  const userById = prepare((on: Sql, id: string) => on.selectFrom('users').select('id').where('id', '=', id));
+
+  /**
+   * A guard of one value, as a member's role or a slug's organization is (database/guarded-reads.ts):
+   * the id of `guardUser` when it is a user; its check sees what the statement found, and refuses
+   * with `refusal` when given one.
+   */
+  function queueScalarGuard(reads: GuardedReads, guardUser: string, refusal: Refusal | undefined) {
+    const seen: unknown[][] = [];
+    const query = userById(reads.sql, guardUser);
+    reads.guard(
+      query,
+      (result) => {
+        seen.push(result.rows);
+        if (refusal) throw refusal;
+      },
+      { asColumn: () => query.compile(), resultOf: (id) => ({ rows: id === null ? [] : [{ id: id as string }] }) },
+    );
+    return seen;
+  }
+
+  it('a guard of one value goes as a column of a prepared read on MariaDB, and refuses as one going alone', async () => {
+    const [guardUser, readUser] = [uniqueId('guard'), uniqueId('read')];
+    await insertUser(guardUser);
+    await insertUser(readUser);
+    const refusal = new Refusal('refused by the guard');
+
+    const refused = countedReads();
+    const refusedSeen = queueScalarGuard(refused.reads, guardUser, refusal);
+    await expect(refused.reads.first(preparedUserRead(refused.reads.sql, readUser))).rejects.toBe(refusal);
+    expect(refusedSeen).toEqual([[{ id: guardUser }]]);
+    // MariaDB: one statement of both; embedded: the guard alone, the read never sent.
+    expect(refused.queries()).toBe(1);
+
+    const passing = countedReads();
+    const passingSeen = queueScalarGuard(passing.reads, guardUser, undefined);
+    // The read's row as the read selects it: the guard's column is not handed back.
+    expect(await passing.reads.first(preparedUserRead(passing.reads.sql, readUser))).toEqual({
+      id: readUser,
+      email: `${readUser}@example.com`,
+    });
+    expect(passingSeen).toEqual([[{ id: guardUser }]]);
+    expect(passing.queries()).toBe(together ? 1 : 2);
+
+    // A guard that finds nothing is seen as finding nothing, folded or not.
+    const missing = countedReads();
+    const missingSeen = queueScalarGuard(missing.reads, uniqueId('nobody'), undefined);
+    await missing.reads.first(preparedUserRead(missing.reads.sql, readUser));
+    expect(missingSeen).toEqual([[]]);
+
+    // A read that finds nothing brings no answer of the guard back: the guard goes on its own.
+    const empty = countedReads();
+    const emptySeen = queueScalarGuard(empty.reads, guardUser, refusal);
+    await expect(empty.reads.first(preparedUserRead(empty.reads.sql, uniqueId('nobody')))).rejects.toBe(refusal);
+    expect(emptySeen).toEqual([[{ id: guardUser }]]);
+    expect(empty.queries()).toBe(together ? 2 : 1);
   });
 
   /** An organization with one member, `member` holding `role`, written straight into the tables. */

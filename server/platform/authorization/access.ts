@@ -17,13 +17,14 @@ import type { Db } from '../database/transaction.ts';
 import { forbidden, notFound, unauthorized } from '../errors.ts';
 import type { EventActor } from '../organization-changes.ts';
 import { SERVICE_PERMISSIONS, type RoleCatalogue, type ServicePermission } from '../role-catalogue.ts';
-import type { GuardCheck } from '../database/guarded-reads.ts';
+import type { GuardCheck, ScalarGuard } from '../database/guarded-reads.ts';
 import {
   Holdings,
   holdingRowsOfOne,
   holdingRowsOfTwo,
   holdingsByUser,
   NONE,
+  roleOfOne,
   roleRowOfOne,
   type HoldingRow,
   type Holds,
@@ -80,11 +81,17 @@ export interface Guardable {
   guard<Row>(query: Compilable<Row>, check: (result: QueryResult<Row>) => void): void;
 }
 
-/** Reads outside a transaction, whose guard's check may ask for a follow-up (database/guarded-reads.ts). */
+/**
+ * Reads outside a transaction, whose guard's check may ask for a follow-up, and whose guard may go
+ * as a column of a read (database/guarded-reads.ts).
+ */
 export interface FollowingGuardable {
   readonly sql: Sql;
-  guard<Row>(query: Compilable<Row>, check: GuardCheck<Row>): void;
+  guard<Row>(query: Compilable<Row>, check: GuardCheck<Row>, scalar?: ScalarGuard<Row>): void;
 }
+
+/** The membership's role, as the first guard of the reads reads it (holdings.ts, roleRowOfOne). */
+type RoleRow = { user_id: string; role: string };
 
 /** `held` meets `requirement`, or the actor is told what they lack. */
 export function assertHolds(held: Holds, requirement: Exclude<Requirement, typeof ANY_MEMBER>): void {
@@ -184,26 +191,38 @@ export class OrganizationAccess {
     let byRole = false;
     // Either statement's rows: the role's alone, or the whole read's (HoldingRow).
     const query = {
-      compile: (): CompiledQuery<{ user_id: string; role: string } | HoldingRow> => {
+      compile: (): CompiledQuery<RoleRow | HoldingRow> => {
         byRole = !this.#also && !this.#teamsWanted;
         return byRole
           ? roleRowOfOne(target.sql, this.organizationId, actor.userId, now).compile()
           : this.#wholeGuard(target.sql, actor.userId, now).compile();
       },
     };
-    target.guard(query, (result) => {
-      if (!byRole) return this.completeWithTeams(result.rows as HoldingRow[]);
-      const row = result.rows[0];
-      if (!row) return this.#check(() => this.#personHoldings(actor.userId, []));
-      const ofRole = this.roles.fixedRoles.get(row.role)?.permissions;
-      if (ofRole && meets(ofRole, this.requirement)) {
-        return this.#check(() => new Holdings(row.role, ofRole, [], []));
-      }
-      return {
-        query: holdingRowsOfOne(target.sql, this.organizationId, actor.userId, now),
-        check: (whole) => this.completeWithTeams(whole.rows as HoldingRow[]),
-      };
-    });
+    // The role alone can go as a column of the read (guarded-reads.ts).
+    const asReadColumn: ScalarGuard<RoleRow | HoldingRow> = {
+      asColumn: () => {
+        byRole = !this.#also && !this.#teamsWanted;
+        return byRole ? roleOfOne(target.sql, this.organizationId, actor.userId, now).compile() : undefined;
+      },
+      resultOf: (role) => ({ rows: role === null ? [] : [{ user_id: actor.userId, role: role as string }] }),
+    };
+    target.guard(
+      query,
+      (result) => {
+        if (!byRole) return this.completeWithTeams(result.rows as HoldingRow[]);
+        const row = result.rows[0];
+        if (!row) return this.#check(() => this.#personHoldings(actor.userId, []));
+        const ofRole = this.roles.fixedRoles.get(row.role)?.permissions;
+        if (ofRole && meets(ofRole, this.requirement)) {
+          return this.#check(() => new Holdings(row.role, ofRole, [], []));
+        }
+        return {
+          query: holdingRowsOfOne(target.sql, this.organizationId, actor.userId, now),
+          check: (whole) => this.completeWithTeams(whole.rows as HoldingRow[]),
+        };
+      },
+      asReadColumn,
+    );
   }
 
   /** What a person's guard reads in whole: their holdings, and another user's with alsoRead. */

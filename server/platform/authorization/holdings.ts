@@ -102,13 +102,26 @@ export const holdingRowsOfOne = prepare((sql, organizationId: string, userId: st
  * teams; any other role is followed by holdingRowsOfOne.
  */
 export const roleRowOfOne = prepare((sql, organizationId: string, userId: string, now: DbTimestamp) =>
-  sql
+  currentMembership(sql, organizationId, userId, now).select(['m.user_id', 'm.role']),
+);
+
+/**
+ * roleRowOfOne's role alone, as a column of the read it goes with (database/guarded-reads.ts); never
+ * run on its own, so not a prepared statement of its own.
+ */
+export const roleOfOne = prepare(
+  (sql, organizationId: string, userId: string, now: DbTimestamp) =>
+    currentMembership(sql, organizationId, userId, now).select('m.role'),
+  { serverSide: false },
+);
+
+function currentMembership(sql: Sql, organizationId: string, userId: string, now: DbTimestamp) {
+  return sql
     .selectFrom('organization_users as m')
-    .select(['m.user_id', 'm.role'])
     .where('m.organization_id', '=', organizationId)
     .where('m.user_id', '=', userId)
-    .where(unexpired('m', now)),
-);
+    .where(unexpired('m', now));
+}
 
 /** holdingRows of two users, compiled once. */
 export const holdingRowsOfTwo = prepare(

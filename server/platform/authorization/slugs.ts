@@ -58,11 +58,17 @@ export function confirmSlug(
   organizationId: string,
   moved: (refusal: SlugMoved) => void,
 ): void {
-  reads.guard(organizationBySlug(reads.sql, slug), (result) => {
-    if (result.rows[0]?.id === organizationId) return;
-    idBySlug.delete(slug);
-    const refusal = new SlugMoved(slug);
-    moved(refusal);
-    throw refusal;
-  });
+  const query = organizationBySlug(reads.sql, slug);
+  reads.guard(
+    query,
+    (result) => {
+      if (result.rows[0]?.id === organizationId) return;
+      idBySlug.delete(slug);
+      const refusal = new SlugMoved(slug);
+      moved(refusal);
+      throw refusal;
+    },
+    // One column (the id) of at most one row (slugs are unique): it can go as a column of the read.
+    { asColumn: () => query.compile(), resultOf: (id) => ({ rows: id === null ? [] : [{ id: id as string }] }) },
+  );
 }

@@ -5,8 +5,16 @@
  * (MySQL, MariaDB), else just before it; its check runs before that read's rows are returned. So an
  * organization's read is authorized without a round trip of its own, and no read can skip it: the
  * query builder here only builds, like a transaction's (unit-of-work.ts).
+ *
+ * A guard whose answer is one value (a member's role) may go further, as a column of the read
+ * itself: when it goes with a single read that runs as a server-side prepared statement, the two
+ * are one prepared statement (`select (guard) as …, <the read's columns> …`), which costs the
+ * database about half what two statements in one text query cost (docs/performance.md, "Measured
+ * choices in the code"). A read that finds no row brings no answer of the guard back; the guard then
+ * goes on its own before the empty read is handed back.
  */
-import type { Compilable, QueryResult } from 'kysely';
+import { CompiledQuery, type Compilable, type QueryResult } from 'kysely';
+import { isServerPrepared, serveAsPrepared } from './prepared.ts';
 import { toDbTimestamp, type DbTimestamp, type Dialect, type Sql } from './schema.ts';
 import { sendStatements, type Reader, type Statement } from './unit-of-work.ts';
 
@@ -19,12 +27,32 @@ export interface FollowUp {
 /** A guard's check: it passes, throws, or asks for a follow-up first. */
 export type GuardCheck<Row> = (result: QueryResult<Row>) => FollowUp | undefined | void;
 
+/** A guard that can go as one column of the read it goes with (module comment). */
+export interface ScalarGuard<Row> {
+  /**
+   * The guard as a statement of one column and at most one row, when it can go so as it would go
+   * now (it is asked just before the guard goes out); else undefined.
+   */
+  asColumn(): CompiledQuery | undefined;
+  /** The guard's own result from that column's value (null: the statement found no row). */
+  resultOf(value: unknown): QueryResult<Row>;
+}
+
+/** The columns folded guards' values come back in (and a number); no read selects them. */
+const GUARD_COLUMN = 'guard_value__';
+
+interface PendingGuard {
+  query: Compilable<unknown>;
+  check: GuardCheck<unknown>;
+  scalar: ScalarGuard<unknown> | undefined;
+}
+
 export class GuardedReads implements Reader {
   readonly sql: Sql;
   readonly dialect: Dialect;
   readonly #pool: Sql;
   readonly #together: boolean;
-  #pending: Array<{ query: Compilable<unknown>; check: GuardCheck<unknown> }> = [];
+  #pending: PendingGuard[] = [];
   /**
    * Settles once every guard sent so far has passed, or rejects with the first refusal: a read
    * made while a guard is under way, or after it refused, hands nothing back before it passed.
@@ -46,10 +74,10 @@ export class GuardedReads implements Reader {
   /**
    * Queues a guard: it goes out with the next read, and `check` runs before that read's rows are
    * returned. The query is compiled when it goes out, so that what it reads may still grow until
-   * then (OrganizationAccess.alsoRead).
+   * then (OrganizationAccess.alsoRead). `scalar`: its form as a column of the read (module comment).
    */
-  guard<Row>(query: Compilable<Row>, check: GuardCheck<Row>): void {
-    this.#pending.push({ query, check: check as GuardCheck<unknown> });
+  guard<Row>(query: Compilable<Row>, check: GuardCheck<Row>, scalar?: ScalarGuard<Row>): void {
+    this.#pending.push({ query, check: check as GuardCheck<unknown>, scalar: scalar as ScalarGuard<unknown> });
   }
 
   /** Whether a guard is queued that has not gone out yet. */
@@ -100,8 +128,51 @@ export class GuardedReads implements Reader {
     const result =
       this.#pending.length === 0
         ? await this.#pool.executeQuery(compiled)
-        : (await this.#sendGuarded([{ query: compiled }])).at(-1);
+        : await (this.#sendFolded(compiled) ??
+            this.#sendGuarded([{ query: compiled }]).then((results) => results.at(-1)!));
     await this.#checked;
     return result as QueryResult<Row>;
+  }
+
+  /**
+   * Sends the guards queued as columns of `read`, when all of them and the read can go as one
+   * prepared statement (module comment); undefined when they cannot. Their checks run in turn, as
+   * in #sendGuarded, then the follow-ups they asked for.
+   */
+  #sendFolded(read: CompiledQuery): Promise<QueryResult<unknown>> | undefined {
+    const guards = this.#pending;
+    if (!this.#together || !isServerPrepared(read.sql) || !/^select /.test(read.sql)) return undefined;
+    if (!guards.every((guard) => guard.scalar)) return undefined;
+    const columns = [];
+    for (const guard of guards) {
+      const column = guard.scalar!.asColumn();
+      if (!column) return undefined;
+      columns.push(column);
+    }
+    this.#pending = [];
+    const names = columns.map((_, index) => `${GUARD_COLUMN}${index}`);
+    const sql = `select ${columns.map((column, index) => `(${column.sql}) as ${names[index]}`).join(', ')}, ${read.sql.slice('select '.length)}`;
+    serveAsPrepared(sql);
+    const parameters = [...columns.flatMap((column) => column.parameters), ...read.parameters];
+    const sent = this.#pool.executeQuery(CompiledQuery.raw(sql, parameters)).then(async (result) => {
+      const rows = result.rows as Array<Record<string, unknown>>;
+      const followUps: FollowUp[] = [];
+      for (const [index, guard] of guards.entries()) {
+        // A read that found nothing brought no guard's answer back: the guard goes on its own.
+        const guardResult =
+          rows.length > 0
+            ? guard.scalar!.resultOf(rows[0]![names[index]!])
+            : await this.#pool.executeQuery(guard.query.compile());
+        const followUp = guard.check(guardResult);
+        if (followUp) followUps.push(followUp);
+      }
+      for (const followUp of followUps) followUp.check(await this.#pool.executeQuery(followUp.query.compile()));
+      for (const row of rows) for (const name of names) delete row[name];
+      return result;
+    });
+    const checked = this.#checked.then(() => sent);
+    checked.catch(() => undefined); // as in #sendGuarded
+    this.#checked = checked;
+    return sent;
   }
 }

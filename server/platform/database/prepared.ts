@@ -25,6 +25,12 @@ const serverPrepared = new Set<string>();
 
 export const isServerPrepared = (sql: string): boolean => serverPrepared.has(sql);
 
+/**
+ * Has `sql` run as a server-side prepared statement too: a statement of a fixed shape made from
+ * prepared ones (guarded-reads.ts, a guard folded into its read), so that the set stays as small.
+ */
+export const serveAsPrepared = (sql: string): void => void serverPrepared.add(sql);
+
 interface Template {
   sql: string;
   /** The compiled parameters; at the positions `slots[i]` goes the call's value `i`. */
