@@ -32,6 +32,7 @@ import {
 import {
   applicationKeyInOrganization,
   isLive,
+  organizationKeyAsColumn,
   organizationKeyRow,
   sameHash,
   useToRecord,
@@ -75,10 +76,13 @@ export interface KeyActor {
 /** Who acts. */
 export type Actor = PersonActor | KeyActor;
 
-/** Where a guard can be queued: reads outside a transaction, or a transaction (database/*.ts). */
+/**
+ * Where a guard can be queued: reads outside a transaction, or a transaction (database/*.ts); the
+ * reads may send a guard of one value as a column of a read (`scalar`, database/guarded-reads.ts).
+ */
 export interface Guardable {
   readonly sql: Sql;
-  guard<Row>(query: Compilable<Row>, check: (result: QueryResult<Row>) => void): void;
+  guard<Row>(query: Compilable<Row>, check: (result: QueryResult<Row>) => void, scalar?: ScalarGuard<Row>): void;
 }
 
 /**
@@ -164,8 +168,10 @@ export class OrganizationAccess {
       const query = { compile: () => this.#wholeGuard(target.sql, actor.userId, now).compile() };
       target.guard(query, (result) => this.#check(() => this.#personHoldings(actor.userId, result.rows)));
     } else if (actor.kind === 'organization_key') {
-      target.guard(organizationKeyRow(target.sql, actor.secretHash), (result) =>
-        this.#check(() => this.#organizationKeyHoldings(actor.secretHash, result.rows[0])),
+      target.guard(
+        organizationKeyRow(target.sql, actor.secretHash),
+        (result) => this.#check(() => this.#organizationKeyHoldings(actor.secretHash, result.rows[0])),
+        organizationKeyAsColumn(target.sql, actor.secretHash),
       );
     } else {
       target.guard(applicationKeyInOrganization(target.sql, actor.secretHash, this.organizationId), (result) =>

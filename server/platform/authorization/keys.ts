@@ -7,33 +7,66 @@
  * after the request when the one read is older.
  */
 import { timingSafeEqual } from 'node:crypto';
+import type { Compilable } from 'kysely';
+import type { ScalarGuard } from '../database/guarded-reads.ts';
 import { prepare } from '../database/prepared.ts';
-import type { DbTimestamp } from '../database/schema.ts';
+import type { DbTimestamp, Sql } from '../database/schema.ts';
 import { toDate, type StoredTimestamp } from '../database/timestamps.ts';
 import type { Db, Reader } from '../database/transaction.ts';
 
 /** How stale `last_used_at` may be: it is written again once it is older. */
 const LAST_USE_PRECISION_MS = 60_000;
 
-/** An organization key's row, with its role's permissions when the role is the organization's own. */
-export const organizationKeyRow = prepare((sql, secretHash: string) =>
+/** What the guard reads of an organization key: its row, with its role's permissions when the role is the organization's own. */
+const ORGANIZATION_KEY_COLUMNS = [
+  'k.id',
+  'k.organization_id',
+  'k.role',
+  'k.secret_hash',
+  'k.expires_at',
+  'k.revoked_at',
+  'k.last_used_at',
+  'r.permissions',
+] as const;
+
+const organizationKeys = (sql: Sql, secretHash: string) =>
   sql
     .selectFrom('api_keys as k')
     .leftJoin('organization_roles as r', (join) =>
       join.onRef('r.organization_id', '=', 'k.organization_id').onRef('r.name', '=', 'k.role'),
     )
-    .select([
-      'k.id',
-      'k.organization_id',
-      'k.role',
-      'k.secret_hash',
-      'k.expires_at',
-      'k.revoked_at',
-      'k.last_used_at',
-      'r.permissions',
-    ])
-    .where('k.secret_hash', '=', secretHash),
+    .where('k.secret_hash', '=', secretHash);
+
+/** An organization key's row (ORGANIZATION_KEY_COLUMNS). */
+export const organizationKeyRow = prepare((sql, secretHash: string) =>
+  organizationKeys(sql, secretHash).select(ORGANIZATION_KEY_COLUMNS),
 );
+
+type OrganizationKeyRow = ReturnType<typeof organizationKeyRow> extends Compilable<infer Row> ? Row : never;
+
+/** organizationKeyRow's columns as one value, a JSON array of them in order; never run on its own. */
+const organizationKeyValue = prepare(
+  (sql, secretHash: string) =>
+    organizationKeys(sql, secretHash).select((eb) =>
+      eb.fn<string>('json_array', [...ORGANIZATION_KEY_COLUMNS]).as('key'),
+    ),
+  { serverSide: false },
+);
+
+/**
+ * organizationKeyRow as a guard of one value, to go as a column of the read it goes with
+ * (database/guarded-reads.ts). MariaDB writes each column in the JSON array as the driver returns it
+ * alone: text, null, and a timestamp as its `datetime(3)` text.
+ */
+export const organizationKeyAsColumn = (sql: Sql, secretHash: string): ScalarGuard<OrganizationKeyRow> => ({
+  asColumn: () => organizationKeyValue(sql, secretHash).compile(),
+  resultOf: (value) => {
+    if (value === null) return { rows: [] };
+    const values = (typeof value === 'string' ? JSON.parse(value) : value) as unknown[];
+    const row = Object.fromEntries(ORGANIZATION_KEY_COLUMNS.map((column, index) => [column.slice(2), values[index]]));
+    return { rows: [row as OrganizationKeyRow] };
+  },
+});
 
 /** An application key's row, with the organization it acts in (null: there is no such organization). */
 export const applicationKeyInOrganization = prepare((sql, secretHash: string, organizationId: string) =>

@@ -38,8 +38,31 @@ export interface ScalarGuard<Row> {
   resultOf(value: unknown): QueryResult<Row>;
 }
 
-/** The columns folded guards' values come back in (and a number); no read selects them. */
-const GUARD_COLUMN = 'guard_value__';
+/** The column the `index`th folded guard's value comes back in; no read selects such a name. */
+const guardColumn = (index: number) => GUARD_COLUMNS[index] ?? `guard_value__${index}`;
+const GUARD_COLUMNS = ['guard_value__0', 'guard_value__1'];
+
+/**
+ * The SQL of guards folded into a read, by the read's SQL, then by the guards': built once, as
+ * each is a prepared template's own text (prepared.ts), and so that the same string goes to mysql2
+ * and MariaDB each time instead of an equal one built afresh, whose hashing showed in the profiles.
+ */
+const foldedStatements = new Map<string, Array<{ guards: readonly string[]; sql: string }>>();
+
+function foldedSql(guards: readonly CompiledQuery[], readSql: string): string {
+  let known = foldedStatements.get(readSql);
+  if (!known) foldedStatements.set(readSql, (known = []));
+  const found = known.find(
+    (folded) =>
+      folded.guards.length === guards.length && folded.guards.every((sql, index) => sql === guards[index]!.sql),
+  );
+  if (found) return found.sql;
+  const columns = guards.map((guard, index) => `(${guard.sql}) as ${guardColumn(index)}`);
+  const sql = `select ${columns.join(', ')}, ${readSql.slice('select '.length)}`;
+  known.push({ guards: guards.map((guard) => guard.sql), sql });
+  serveAsPrepared(sql);
+  return sql;
+}
 
 interface PendingGuard {
   query: Compilable<unknown>;
@@ -77,7 +100,7 @@ export class GuardedReads implements Reader {
    * then (OrganizationAccess.alsoRead). `scalar`: its form as a column of the read (module comment).
    */
   guard<Row>(query: Compilable<Row>, check: GuardCheck<Row>, scalar?: ScalarGuard<Row>): void {
-    this.#pending.push({ query, check: check as GuardCheck<unknown>, scalar: scalar as ScalarGuard<unknown> });
+    this.#pending.push({ query, check: check as GuardCheck<unknown>, scalar: scalar });
   }
 
   /** Whether a guard is queued that has not gone out yet. */
@@ -150,9 +173,7 @@ export class GuardedReads implements Reader {
       columns.push(column);
     }
     this.#pending = [];
-    const names = columns.map((_, index) => `${GUARD_COLUMN}${index}`);
-    const sql = `select ${columns.map((column, index) => `(${column.sql}) as ${names[index]}`).join(', ')}, ${read.sql.slice('select '.length)}`;
-    serveAsPrepared(sql);
+    const sql = foldedSql(columns, read.sql);
     const parameters = [...columns.flatMap((column) => column.parameters), ...read.parameters];
     const sent = this.#pool.executeQuery(CompiledQuery.raw(sql, parameters)).then(async (result) => {
       const rows = result.rows as Array<Record<string, unknown>>;
@@ -161,13 +182,13 @@ export class GuardedReads implements Reader {
         // A read that found nothing brought no guard's answer back: the guard goes on its own.
         const guardResult =
           rows.length > 0
-            ? guard.scalar!.resultOf(rows[0]![names[index]!])
+            ? guard.scalar!.resultOf(rows[0]![guardColumn(index)])
             : await this.#pool.executeQuery(guard.query.compile());
         const followUp = guard.check(guardResult);
         if (followUp) followUps.push(followUp);
       }
       for (const followUp of followUps) followUp.check(await this.#pool.executeQuery(followUp.query.compile()));
-      for (const row of rows) for (const name of names) delete row[name];
+      for (const row of rows) for (let index = 0; index < guards.length; index++) delete row[guardColumn(index)];
       return result;
     });
     const checked = this.#checked.then(() => sent);
