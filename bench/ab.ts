@@ -16,7 +16,8 @@
  * on each server before it is measured, and stops the bench when answered otherwise), AB_ROUNDS
  * (default 4), AB_SECONDS (measured seconds per scenario and round, default 5, after 2 of
  * warm-up), BENCH_BASELINE_DUTIES=true (as for npm run bench: the baseline also logs a line per
- * request with its id and sends the security headers), AB_PROFILE_DIR (a CPU profile of each
+ * request with its id and sends the security headers), BENCH_CONNECTIONS (bench/scenarios.ts),
+ * AB_PROFILE_DIR (a CPU profile of each
  * server run written there, `node --cpu-prof`), AB_ALLOCATIONS_DIR (what each server allocates in
  * each measured run, garbage included, written there, and its KB per request printed:
  * bench/allocations.ts). The first entry must be the service: it creates the schema.

@@ -53,7 +53,11 @@ export interface Scenario {
   verify?: (baseUrl: string, seeded: Seeded) => Promise<void>;
 }
 
-const CONNECTIONS = Number(process.env.AB_CONNECTIONS ?? 32);
+/**
+ * The connections of the scenarios that keep many requests in flight; BENCH_CONNECTIONS sets fewer,
+ * for CPU profiles that show the servers' own work rather than their waits on a busy machine.
+ */
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const CREATED_ORGANIZATION_NAME = 'bench created';
 /** `statement` run until it is not chosen as a deadlock's victim (MariaDB's errno 1213), at most 5 times. */
 async function againAfterDeadlock(statement: () => Promise<unknown>): Promise<void> {
