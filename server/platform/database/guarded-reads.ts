@@ -6,15 +6,13 @@
  * organization's read is authorized without a round trip of its own, and no read can skip it: the
  * query builder here only builds, like a transaction's (unit-of-work.ts).
  *
- * A guard whose answer is one value (a member's role) may go further, as a column of the read
- * itself: when it goes with a single read that runs as a server-side prepared statement, the two
- * are one prepared statement (`select (guard) as …, <the read's columns> …`), which costs the
- * database about half what two statements in one text query cost (docs/performance.md, "Measured
- * choices in the code"). A read that finds no row brings no answer of the guard back; the guard then
+ * A guard whose answer is one value (a member's role, a slug's organization) goes further where it
+ * can, as a column of the read itself: one statement, a prepared one when the read is
+ * (folded-guards.ts). A read that finds no row brings no answer of the guard back; the guard then
  * goes on its own before the empty read is handed back.
  */
-import { CompiledQuery, type Compilable, type QueryResult } from 'kysely';
-import { isServerPrepared, serveAsPrepared } from './prepared.ts';
+import { type CompiledQuery, type Compilable, type QueryResult } from 'kysely';
+import { foldGuards, guardColumn, withoutGuardColumns } from './folded-guards.ts';
 import { toDbTimestamp, type DbTimestamp, type Dialect, type Sql } from './schema.ts';
 import { sendStatements, type Reader, type Statement } from './unit-of-work.ts';
 
@@ -36,32 +34,6 @@ export interface ScalarGuard<Row> {
   asColumn(): CompiledQuery | undefined;
   /** The guard's own result from that column's value (null: the statement found no row). */
   resultOf(value: unknown): QueryResult<Row>;
-}
-
-/** The column the `index`th folded guard's value comes back in; no read selects such a name. */
-const guardColumn = (index: number) => GUARD_COLUMNS[index] ?? `guard_value__${index}`;
-const GUARD_COLUMNS = ['guard_value__0', 'guard_value__1'];
-
-/**
- * The SQL of guards folded into a read, by the read's SQL, then by the guards': built once, as
- * each is a prepared template's own text (prepared.ts), and so that the same string goes to mysql2
- * and MariaDB each time instead of an equal one built afresh, whose hashing showed in the profiles.
- */
-const foldedStatements = new Map<string, Array<{ guards: readonly string[]; sql: string }>>();
-
-function foldedSql(guards: readonly CompiledQuery[], readSql: string): string {
-  let known = foldedStatements.get(readSql);
-  if (!known) foldedStatements.set(readSql, (known = []));
-  const found = known.find(
-    (folded) =>
-      folded.guards.length === guards.length && folded.guards.every((sql, index) => sql === guards[index]!.sql),
-  );
-  if (found) return found.sql;
-  const columns = guards.map((guard, index) => `(${guard.sql}) as ${guardColumn(index)}`);
-  const sql = `select ${columns.join(', ')}, ${readSql.slice('select '.length)}`;
-  known.push({ guards: guards.map((guard) => guard.sql), sql });
-  serveAsPrepared(sql);
-  return sql;
 }
 
 interface PendingGuard {
@@ -164,18 +136,17 @@ export class GuardedReads implements Reader {
    */
   #sendFolded(read: CompiledQuery): Promise<QueryResult<unknown>> | undefined {
     const guards = this.#pending;
-    if (!this.#together || !isServerPrepared(read.sql) || !/^select /.test(read.sql)) return undefined;
-    if (!guards.every((guard) => guard.scalar)) return undefined;
+    if (!this.#together || !guards.every((guard) => guard.scalar)) return undefined;
     const columns = [];
     for (const guard of guards) {
       const column = guard.scalar!.asColumn();
       if (!column) return undefined;
       columns.push(column);
     }
+    const folded = foldGuards(columns, read);
+    if (!folded) return undefined;
     this.#pending = [];
-    const sql = foldedSql(columns, read.sql);
-    const parameters = [...columns.flatMap((column) => column.parameters), ...read.parameters];
-    const sent = this.#pool.executeQuery(CompiledQuery.raw(sql, parameters)).then(async (result) => {
+    const sent = this.#pool.executeQuery(folded).then(async (result) => {
       const rows = result.rows as Array<Record<string, unknown>>;
       const followUps: FollowUp[] = [];
       for (const [index, guard] of guards.entries()) {
@@ -188,7 +159,7 @@ export class GuardedReads implements Reader {
         if (followUp) followUps.push(followUp);
       }
       for (const followUp of followUps) followUp.check(await this.#pool.executeQuery(followUp.query.compile()));
-      for (const row of rows) for (let index = 0; index < guards.length; index++) delete row[guardColumn(index)];
+      withoutGuardColumns(rows, guards.length);
       return result;
     });
     const checked = this.#checked.then(() => sent);

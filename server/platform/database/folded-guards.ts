@@ -1,0 +1,54 @@
+/**
+ * Guards of one value folded into the read they go with (guarded-reads.ts): the read's statement
+ * with each guard's as a column, `select (<guard>) as guard_value__0, <the read's columns> from …`.
+ * One prepared statement costs the database about two thirds of what the guard and the read cost
+ * as two statements in one text query (docs/performance.md, "Measured choices in the code").
+ *
+ * Only a read that runs as a server-side prepared statement is folded: one of a fixed shape
+ * (prepared.ts), so that each folded text is built once and the set of them stays small, and of
+ * one row, as those are. Lists stay as they were: folded into a text query, a list cost the
+ * database more, not less, and taking the guard's column off each row turns every row into a slow
+ * object (V8 keeps no fast shape for an object a property was deleted from).
+ */
+import { CompiledQuery } from 'kysely';
+import { isServerPrepared, serveAsPrepared } from './prepared.ts';
+
+/** The column the `index`th guard's value comes back in; no read selects such a name. */
+export const guardColumn = (index: number): string => GUARD_COLUMNS[index] ?? `guard_value__${index}`;
+const GUARD_COLUMNS = ['guard_value__0', 'guard_value__1'];
+
+/** Whether a read can take guards as columns: a single prepared SELECT (module comment). */
+const foldable = (sql: string): boolean =>
+  isServerPrepared(sql) && sql.startsWith('select ') && !sql.includes(' union ');
+
+/** Folded texts by the read's SQL, then by the guards': built once each (module comment). */
+const foldedTexts = new Map<string, Array<{ guards: readonly string[]; sql: string }>>();
+
+function foldedText(guards: readonly CompiledQuery[], read: string): string {
+  let known = foldedTexts.get(read);
+  if (!known) foldedTexts.set(read, (known = []));
+  const found = known.find(
+    (folded) =>
+      folded.guards.length === guards.length && folded.guards.every((sql, index) => sql === guards[index]!.sql),
+  );
+  if (found) return found.sql;
+  const columns = guards.map((guard, index) => `(${guard.sql}) as ${guardColumn(index)}, `).join('');
+  const sql = `select ${columns}${read.slice('select '.length)}`;
+  known.push({ guards: guards.map((guard) => guard.sql), sql });
+  serveAsPrepared(sql);
+  return sql;
+}
+
+/** `read` with `guards` as its first columns, or undefined when it cannot take them (module comment). */
+export function foldGuards(guards: readonly CompiledQuery[], read: CompiledQuery): CompiledQuery | undefined {
+  if (!foldable(read.sql)) return undefined;
+  return CompiledQuery.raw(foldedText(guards, read.sql), [
+    ...guards.flatMap((guard) => guard.parameters),
+    ...read.parameters,
+  ]);
+}
+
+/** Takes the guards' columns off `rows`. */
+export function withoutGuardColumns(rows: Array<Record<string, unknown>>, guards: number): void {
+  for (const row of rows) for (let index = 0; index < guards; index++) delete row[guardColumn(index)];
+}
