@@ -25,6 +25,14 @@ describe('timestamps', () => {
     );
   });
 
+  it('writes instants of one second, and the next, each with its own milliseconds', () => {
+    // MariaDB's form keeps the text of the last second formatted (schema.ts): each instant must still be its own.
+    for (const offset of [0, 1, 9, 10, 99, 100, 998, 999, 1000, 1001, 1999, 2000, 0]) {
+      const date = new Date(instant - 789 + offset);
+      expect(toDbTimestamp('mariadb', date)).toBe(date.toISOString().slice(0, 23).replace('T', ' '));
+    }
+  });
+
   it('reads every form a driver returns as the same UTC instant', () => {
     for (const stored of [new Date(instant), instant, '2026-11-22 12:34:56.789', '2026-11-22T12:34:56.789Z']) {
       expect(isoTimestamp(stored)).toBe('2026-11-22T12:34:56.789Z');

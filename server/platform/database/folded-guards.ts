@@ -17,9 +17,18 @@ import { isServerPrepared, serveAsPrepared } from './prepared.ts';
 export const guardColumn = (index: number): string => GUARD_COLUMNS[index] ?? `guard_value__${index}`;
 const GUARD_COLUMNS = ['guard_value__0', 'guard_value__1'];
 
-/** Whether a read can take guards as columns: a single prepared SELECT (module comment). */
-const foldable = (sql: string): boolean =>
-  isServerPrepared(sql) && sql.startsWith('select ') && !sql.includes(' union ');
+/** By the read's SQL: whether it can take guards as columns, a single prepared SELECT (module comment). */
+const foldable = new Map<string, boolean>();
+
+export function takesGuards(sql: string): boolean {
+  let takes = foldable.get(sql);
+  if (takes === undefined) {
+    takes = isServerPrepared(sql) && sql.startsWith('select ') && !sql.includes(' union ');
+    // Only prepared texts are kept: they are few, where any other text may come but once.
+    if (isServerPrepared(sql)) foldable.set(sql, takes);
+  }
+  return takes;
+}
 
 /** Folded texts by the read's SQL, then by the guards': built once each (module comment). */
 const foldedTexts = new Map<string, Array<{ guards: readonly string[]; sql: string }>>();
@@ -39,13 +48,12 @@ function foldedText(guards: readonly CompiledQuery[], read: string): string {
   return sql;
 }
 
-/** `read` with `guards` as its first columns, or undefined when it cannot take them (module comment). */
-export function foldGuards(guards: readonly CompiledQuery[], read: CompiledQuery): CompiledQuery | undefined {
-  if (!foldable(read.sql)) return undefined;
-  return CompiledQuery.raw(foldedText(guards, read.sql), [
-    ...guards.flatMap((guard) => guard.parameters),
-    ...read.parameters,
-  ]);
+/** `read`, which takesGuards, with `guards` as its first columns. */
+export function foldGuards(guards: readonly CompiledQuery[], read: CompiledQuery): CompiledQuery {
+  const parameters: unknown[] = [];
+  for (const guard of guards) parameters.push(...guard.parameters);
+  parameters.push(...read.parameters);
+  return CompiledQuery.raw(foldedText(guards, read.sql), parameters);
 }
 
 /** Takes the guards' columns off `rows`. */

@@ -12,7 +12,7 @@
  * goes on its own before the empty read is handed back.
  */
 import { type CompiledQuery, type Compilable, type QueryResult } from 'kysely';
-import { foldGuards, guardColumn, withoutGuardColumns } from './folded-guards.ts';
+import { foldGuards, guardColumn, takesGuards, withoutGuardColumns } from './folded-guards.ts';
 import { toDbTimestamp, type DbTimestamp, type Dialect, type Sql } from './schema.ts';
 import { sendStatements, type Reader, type Statement } from './unit-of-work.ts';
 
@@ -136,35 +136,37 @@ export class GuardedReads implements Reader {
    */
   #sendFolded(read: CompiledQuery): Promise<QueryResult<unknown>> | undefined {
     const guards = this.#pending;
-    if (!this.#together || !guards.every((guard) => guard.scalar)) return undefined;
-    const columns = [];
+    if (!this.#together || !takesGuards(read.sql)) return undefined;
+    const columns: CompiledQuery[] = [];
     for (const guard of guards) {
-      const column = guard.scalar!.asColumn();
+      const column = guard.scalar?.asColumn();
       if (!column) return undefined;
       columns.push(column);
     }
-    const folded = foldGuards(columns, read);
-    if (!folded) return undefined;
     this.#pending = [];
-    const sent = this.#pool.executeQuery(folded).then(async (result) => {
-      const rows = result.rows as Array<Record<string, unknown>>;
-      const followUps: FollowUp[] = [];
-      for (const [index, guard] of guards.entries()) {
-        // A read that found nothing brought no guard's answer back: the guard goes on its own.
-        const guardResult =
-          rows.length > 0
-            ? guard.scalar!.resultOf(rows[0]![guardColumn(index)])
-            : await this.#pool.executeQuery(guard.query.compile());
-        const followUp = guard.check(guardResult);
-        if (followUp) followUps.push(followUp);
-      }
-      for (const followUp of followUps) followUp.check(await this.#pool.executeQuery(followUp.query.compile()));
-      withoutGuardColumns(rows, guards.length);
-      return result;
-    });
+    const sent = this.#pool.executeQuery(foldGuards(columns, read)).then((result) => this.#checkFolded(guards, result));
     const checked = this.#checked.then(() => sent);
     checked.catch(() => undefined); // as in #sendGuarded
     this.#checked = checked;
     return sent;
+  }
+
+  /** Runs the checks of guards folded into a read (#sendFolded), then hands the read's result on. */
+  async #checkFolded(guards: PendingGuard[], result: QueryResult<unknown>): Promise<QueryResult<unknown>> {
+    const rows = result.rows as Array<Record<string, unknown>>;
+    const followUps: FollowUp[] = [];
+    for (let index = 0; index < guards.length; index++) {
+      const guard = guards[index]!;
+      // A read that found nothing brought no guard's answer back: the guard goes on its own.
+      const guardResult =
+        rows.length > 0
+          ? guard.scalar!.resultOf(rows[0]![guardColumn(index)])
+          : await this.#pool.executeQuery(guard.query.compile());
+      const followUp = guard.check(guardResult);
+      if (followUp) followUps.push(followUp);
+    }
+    for (const followUp of followUps) followUp.check(await this.#pool.executeQuery(followUp.query.compile()));
+    withoutGuardColumns(rows, guards.length);
+    return result;
   }
 }
