@@ -91,8 +91,8 @@ const RELATIVE_TARGETS: Record<string, { of: string; least: number }> = {
   j: { of: 'i', least: 0.8 },
   // A permission from one of 20 teams against one from the member's own role.
   k: { of: 'i', least: 0.9 },
-  // A read with an organization's API key against the same read with a person's token (no target of its own).
-  m: { of: 'b', least: 0 },
+  // A read with an organization's API key against the same read with a person's token.
+  m: { of: 'b', least: 0.9 },
 };
 
 /** A server of the run: its log lines are read but not kept (see discardLogsAfterStart). */

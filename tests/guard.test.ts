@@ -191,6 +191,7 @@ describeOnEachDatabase('the authorization guard', (target) => {
   const preparedUserRead = prepare((on: Sql, id: string) =>
     on.selectFrom('users').select(['id', 'email']).where('id', '=', id),
   );
+  const wholeUserRead = prepare((on: Sql, id: string) => on.selectFrom('users').selectAll().where('id', '=', id));
   const userById = prepare((on: Sql, id: string) => on.selectFrom('users').select('id').where('id', '=', id));
 
   /**
@@ -234,6 +235,13 @@ describeOnEachDatabase('the authorization guard', (target) => {
     });
     expect(passingSeen).toEqual([[{ id: guardUser }]]);
     expect(passing.queries()).toBe(together ? 1 : 2);
+
+    // A read of every column (`select *`) takes the guard's too, and hands back its own alone.
+    const whole = countedReads();
+    queueScalarGuard(whole.reads, guardUser, undefined);
+    const row = await whole.reads.first(wholeUserRead(whole.reads.sql, readUser));
+    expect(row).toEqual((await sql.selectFrom('users').selectAll().where('id', '=', readUser).execute())[0]);
+    expect(whole.queries()).toBe(together ? 1 : 2);
 
     // A guard that finds nothing is seen as finding nothing, folded or not.
     const missing = countedReads();

@@ -73,7 +73,7 @@ export async function startTestServer(databaseUrl: string, env: Record<string, s
     HOST: '127.0.0.1',
     DATABASE_URL: databaseUrl,
     JWT_SECRET: TEST_SECRET,
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     // Tests fire many requests per caller; tests/protection.test.ts covers the limit itself.
     RATE_LIMIT_MAX: '0',
     ...env,

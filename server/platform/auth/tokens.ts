@@ -11,7 +11,7 @@
  * may act is one indexed read, made by the authorization guard with the request's first statement
  * (authorization/access.ts), so that a revoked key is refused at once on every instance.
  */
-import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, hash, type KeyObject } from 'node:crypto';
 import {
   createRemoteJWKSet,
   decodeProtectedHeader,
@@ -57,7 +57,7 @@ export const KEY_PREFIXES = { organization_key: 'oak_', application_key: 'sak_' 
 const KEY_SECRET = /^(oak|sak)_[A-Za-z0-9_-]{43}$/;
 
 /** The hash a key's secret is stored and found by. */
-export const secretHashOf = (secret: string): string => createHash('sha256').update(secret).digest('base64url');
+export const secretHashOf = (secret: string): string => hash('sha256', secret, 'base64url');
 
 /** A key's secret as a caller, or 401 when it is not of a key's shape. */
 function keyCaller(secret: string): KeyCaller {

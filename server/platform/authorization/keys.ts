@@ -29,6 +29,9 @@ const ORGANIZATION_KEY_COLUMNS = [
   'r.permissions',
 ] as const;
 
+/** The row's fields, as the statement names its columns. */
+const ORGANIZATION_KEY_FIELDS = ORGANIZATION_KEY_COLUMNS.map((column) => column.slice(2));
+
 const organizationKeys = (sql: Sql, secretHash: string) =>
   sql
     .selectFrom('api_keys as k')
@@ -63,7 +66,9 @@ export const organizationKeyAsColumn = (sql: Sql, secretHash: string): ScalarGua
   resultOf: (value) => {
     if (value === null) return { rows: [] };
     const values = (typeof value === 'string' ? JSON.parse(value) : value) as unknown[];
-    const row = Object.fromEntries(ORGANIZATION_KEY_COLUMNS.map((column, index) => [column.slice(2), values[index]]));
+    const row: Record<string, unknown> = {};
+    for (let index = 0; index < ORGANIZATION_KEY_FIELDS.length; index++)
+      row[ORGANIZATION_KEY_FIELDS[index]!] = values[index];
     return { rows: [row as OrganizationKeyRow] };
   },
 });

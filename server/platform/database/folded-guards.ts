@@ -1,6 +1,7 @@
 /**
  * Guards of one value folded into the read they go with (guarded-reads.ts): the read's statement
- * with each guard's as a column, `select (<guard>) as guard_value__0, <the read's columns> from …`.
+ * with each guard's as a column, `select (<guard>) as guard_value__0, <the read's columns> from …`
+ * (`select *, (<guard>) as …` after a bare star).
  * One prepared statement costs the database about two thirds of what the guard and the read cost
  * as two statements in one text query (docs/performance.md, "Measured choices in the code").
  *
@@ -41,8 +42,11 @@ function foldedText(guards: readonly CompiledQuery[], read: string): string {
       folded.guards.length === guards.length && folded.guards.every((sql, index) => sql === guards[index]!.sql),
   );
   if (found) return found.sql;
-  const columns = guards.map((guard, index) => `(${guard.sql}) as ${guardColumn(index)}, `).join('');
-  const sql = `select ${columns}${read.slice('select '.length)}`;
+  const columns = guards.map((guard, index) => `(${guard.sql}) as ${guardColumn(index)}`).join(', ');
+  // After `distinct`, which applies to the whole row; after a bare `*`, which must come first.
+  const head = read.startsWith('select distinct ') ? 'select distinct ' : 'select ';
+  const list = read.slice(head.length);
+  const sql = list.startsWith('* ') ? `${head}*, ${columns} ${list.slice(2)}` : `${head}${columns}, ${list}`;
   known.push({ guards: guards.map((guard) => guard.sql), sql });
   serveAsPrepared(sql);
   return sql;
