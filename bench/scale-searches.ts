@@ -5,7 +5,7 @@
  * to the next page; anything else stops the bench. Then each search is loaded on one and the other
  * in turns, the order alternating from round to round (as `npm run bench:ab` does), so that the
  * machine's drift falls on both alike: the median requests per second of each, their ratio, and
- * the p99 of each.
+ * the p99 of each. The read by slug is compared with the read by id the same way (compareReads).
  */
 import autocannon from 'autocannon';
 
@@ -64,6 +64,19 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
 
+/** Two loads run in turns, the order alternating from round to round: the runs of each. */
+async function inTurns(first: () => Promise<Run>, second: () => Promise<Run>): Promise<[Run[], Run[]]> {
+  const runs: [Run[], Run[]] = [[], []];
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? ([0, 1] as const) : ([1, 0] as const);
+    for (const which of order) runs[which].push(await (which === 0 ? first() : second()));
+  }
+  return runs;
+}
+
+const medianRate = (runs: Run[]) => median(runs.map((run) => run.requestsPerSecond));
+const medianP99 = (runs: Run[]) => median(runs.map((run) => run.p99Ms));
+
 export async function compareSearches(
   serviceUrl: string,
   baselineUrl: string,
@@ -73,23 +86,49 @@ export async function compareSearches(
   const comparisons: SearchComparison[] = [];
   for (const load of loads) {
     await assertSameAnswer(serviceUrl, baselineUrl, load);
-    const runs: { service: Run[]; baseline: Run[] } = { service: [], baseline: [] };
-    for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? (['service', 'baseline'] as const) : (['baseline', 'service'] as const);
-      for (const server of order) {
-        runs[server].push(await loadOnce(server === 'service' ? serviceUrl : baselineUrl, load, seconds));
-      }
-    }
-    const service = median(runs.service.map((run) => run.requestsPerSecond));
-    const baseline = median(runs.baseline.map((run) => run.requestsPerSecond));
+    const [service, baseline] = await inTurns(
+      () => loadOnce(serviceUrl, load, seconds),
+      () => loadOnce(baselineUrl, load, seconds),
+    );
     comparisons.push({
       name: load.name,
-      serviceRequestsPerSecond: Math.round(service),
-      baselineRequestsPerSecond: Math.round(baseline),
-      ratio: Math.round((service / baseline) * 100) / 100,
-      serviceP99Ms: median(runs.service.map((run) => run.p99Ms)),
-      baselineP99Ms: median(runs.baseline.map((run) => run.p99Ms)),
+      serviceRequestsPerSecond: Math.round(medianRate(service)),
+      baselineRequestsPerSecond: Math.round(medianRate(baseline)),
+      ratio: Math.round((medianRate(service) / medianRate(baseline)) * 100) / 100,
+      serviceP99Ms: medianP99(service),
+      baselineP99Ms: medianP99(baseline),
     });
   }
   return comparisons;
+}
+
+/** One request against another on the same service, in turns: the second's rate over the first's. */
+export interface ReadComparison {
+  name: string;
+  requestsPerSecond: [number, number];
+  ratio: number;
+  p99Ms: [number, number];
+}
+
+/**
+ * `second` against `first` on the service at `baseUrl`, in turns as the searches are: for a target
+ * that is one request's rate against another's (the read by slug against the read by id), which
+ * two runs one after the other cannot tell apart from the machine's drift.
+ */
+export async function compareReads(
+  baseUrl: string,
+  first: SearchLoad,
+  second: SearchLoad,
+  seconds: { warmup: number; duration: number },
+): Promise<ReadComparison> {
+  const [firstRuns, secondRuns] = await inTurns(
+    () => loadOnce(baseUrl, first, seconds),
+    () => loadOnce(baseUrl, second, seconds),
+  );
+  return {
+    name: `${second.name} against ${first.name}`,
+    requestsPerSecond: [Math.round(medianRate(firstRuns)), Math.round(medianRate(secondRuns))],
+    ratio: Math.round((medianRate(secondRuns) / medianRate(firstRuns)) * 100) / 100,
+    p99Ms: [medianP99(firstRuns), medianP99(secondRuns)],
+  };
 }

@@ -5,6 +5,7 @@
  * them byte for byte, so both databases answer alike.
  */
 import { z } from 'zod';
+import { hasNameCharacter } from './text.ts';
 
 export const SEARCH_MAX_LENGTH = 100;
 /**
@@ -13,8 +14,13 @@ export const SEARCH_MAX_LENGTH = 100;
  */
 export const WORD_MAX_LENGTH = 128;
 
-/** `search`: 1 to 100 characters after trimming. */
-export const searchSchema = z.string().trim().min(1).max(SEARCH_MAX_LENGTH);
+/** `search`: 1 to 100 characters after trimming, not all of them blank (behaviour §15). */
+export const searchSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(SEARCH_MAX_LENGTH)
+  .refine(hasNameCharacter, 'Must hold a character other than white space and invisible ones');
 
 const MARKS = /\p{M}/gu;
 const WHITE_SPACE = /\s+/u;

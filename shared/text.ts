@@ -82,6 +82,9 @@ const DEFAULT_IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
 /** A character that is neither white space nor default-ignorable: what a name must hold one of. */
 const NAME_CHARACTER = /[^\p{White_Space}\p{Default_Ignorable_Code_Point}]/u;
 
+/** Whether `text` holds a character that is neither white space nor default-ignorable, as a name must (and a search). */
+export const hasNameCharacter = (text: string): boolean => NAME_CHARACTER.test(text);
+
 /**
  * The form in which two names are the same name (behaviour §4.4): compatibility characters as their
  * plain equivalents (NFKC: full-width letters, ligatures, composed accents), without
@@ -137,7 +140,7 @@ function nameProblem(name: string, max: number): string | undefined {
   return (
     textProblem(name) ??
     (BIDI_CONTROL.test(name) ? PROBLEMS.bidi : undefined) ??
-    (NAME_CHARACTER.test(name) ? undefined : PROBLEMS.empty) ??
+    (hasNameCharacter(name) ? undefined : PROBLEMS.empty) ??
     lengthProblem(name, 1, max)
   );
 }

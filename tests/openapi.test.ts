@@ -698,6 +698,47 @@ describeOnEachDatabase('the document and the service on names and e-mail address
     return ajv.validate(schema!, value);
   }
 
+  /** Whether the document accepts `value` as the query parameter `name` of `GET path`. */
+  function documentAcceptsQuery(path: string, name: string, value: string): boolean {
+    const parameters = (document.paths[path]?.get?.parameters ?? []) as Array<{
+      in: string;
+      name: string;
+      schema: object;
+    }>;
+    const parameter = parameters.find((each) => each.in === 'query' && each.name === name);
+    expect(parameter, `get ${path} ${name}`).toBeDefined();
+    return ajv.validate(parameter!.schema, value);
+  }
+
+  it('accept and refuse the same searches: blank ones are refused (behaviour §15)', async () => {
+    const samples = fc.constantFrom(
+      ' ',
+      '\t',
+      '\u3000',
+      '\u200b',
+      ' \u00ad ',
+      '\ufeff',
+      'a',
+      ' a ',
+      '\u200ba',
+      'a'.repeat(100),
+      'a'.repeat(101),
+    );
+    const lists = fc.constantFrom('/organizations', '/organization-user');
+    await fc.assert(
+      fc.asyncProperty(lists, fc.oneof(samples, wellFormedText), async (path, search) => {
+        const answer = await server().call('GET', `${path}?search=${encodeURIComponent(search)}`, {
+          token: owner.token,
+          organizationId,
+        });
+        const label = `GET ${path} ${JSON.stringify(search)}: ${JSON.stringify(answer.body)}`;
+        expect([200, 400], label).toContain(answer.status);
+        expect(answer.status !== 400, label).toBe(documentAcceptsQuery(path, 'search', search));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it('accept and refuse the same e-mail addresses', async () => {
     const invitations = `/organizations/{organization_id}/invitations`;
     const addresses = fc.oneof(

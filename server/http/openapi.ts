@@ -136,26 +136,39 @@ export function defaultIgnorableRanges(): Array<[number, number]> {
  */
 export const NAME_CHARACTER = `[^${WHITE_SPACE_MEMBERS}${bracketMembers(defaultIgnorableRanges())}]`;
 
+/** Has `property` need a character other than white space and invisible ones. */
+function requireNameCharacter(property: object): void {
+  // A pattern of its own stays: JSON Schema takes one per schema, so the second goes in allOf.
+  const own = property as { pattern?: string; allOf?: object[] };
+  if (own.pattern === undefined) own.pattern = NAME_CHARACTER;
+  else own.allOf = [...(own.allOf ?? []), { pattern: NAME_CHARACTER }];
+}
+
 /**
- * What zod checks and the generated JSON Schema cannot say, found by asking each body's zod schema:
- * a name needs a character other than white space and invisible ones (`NAME_CHARACTER`), and a
- * body whose fields are all optional but which refuses `{}` (`PUT /users`) needs at least one of
- * them (`anyOf`).
+ * What zod checks and the generated JSON Schema cannot say, found by asking each input's zod schema:
+ * a name, or a query's search, needs a character other than white space and invisible ones
+ * (`NAME_CHARACTER`), and a body whose fields are all optional but which refuses `{}` (`PUT /users`)
+ * needs at least one of them (`anyOf`).
  */
 function declareRefinements(document: OpenAPIObject, router: AppRouter): void {
   forEachOpenApiProcedure(router._def.procedures, ({ procedure, meta }) => {
     const { method, path } = meta.openapi;
     const operation = (document.paths?.[path] as PathItem | undefined)?.[method.toLowerCase()];
-    const schema = operation?.requestBody?.content['application/json']?.schema;
     const input = unwrapZodType(getInputOutputParsers(procedure).inputParser, true);
-    if (!schema?.properties || !instanceofZodTypeObject(input)) return;
-    for (const [name, property] of Object.entries(schema.properties)) {
+    if (!operation || !instanceofZodTypeObject(input)) return;
+    const trimmedNonBlank = (name: string) => {
       const field = input.shape[name] as ZodType | undefined;
-      if (!field || !isTrimmedNonBlank(field)) continue;
-      // A pattern of its own stays: JSON Schema takes one per schema, so the second goes in allOf.
-      const own = property as { pattern?: string; allOf?: object[] };
-      if (own.pattern === undefined) own.pattern = NAME_CHARACTER;
-      else own.allOf = [...(own.allOf ?? []), { pattern: NAME_CHARACTER }];
+      return field !== undefined && isTrimmedNonBlank(field);
+    };
+    for (const parameter of operation.parameters ?? []) {
+      if ('in' in parameter && parameter.in === 'query' && parameter.schema && trimmedNonBlank(parameter.name)) {
+        requireNameCharacter(parameter.schema);
+      }
+    }
+    const schema = operation.requestBody?.content['application/json']?.schema;
+    if (!schema?.properties) return;
+    for (const [name, property] of Object.entries(schema.properties)) {
+      if (trimmedNonBlank(name)) requireNameCharacter(property);
     }
     if (!schema.required?.length && !input.safeParse({}).success) {
       schema.anyOf = Object.keys(schema.properties).map((name) => ({ required: [name] }));
