@@ -195,21 +195,19 @@ export class OrganizationAccess {
     this.#holdings = undefined;
     this.#withTeams = false;
     let byRole = false;
+    // Decided as the guard goes out: alsoRead and readTeamsToo may ask for the whole read until then.
+    const decideByRole = () => (byRole = !this.#also && !this.#teamsWanted);
     // Either statement's rows: the role's alone, or the whole read's (HoldingRow).
     const query = {
-      compile: (): CompiledQuery<RoleRow | HoldingRow> => {
-        byRole = !this.#also && !this.#teamsWanted;
-        return byRole
+      compile: (): CompiledQuery<RoleRow | HoldingRow> =>
+        decideByRole()
           ? roleRowOfOne(target.sql, this.organizationId, actor.userId, now).compile()
-          : this.#wholeGuard(target.sql, actor.userId, now).compile();
-      },
+          : this.#wholeGuard(target.sql, actor.userId, now).compile(),
     };
     // The role alone can go as a column of the read (guarded-reads.ts).
     const asReadColumn: ScalarGuard<RoleRow | HoldingRow> = {
-      asColumn: () => {
-        byRole = !this.#also && !this.#teamsWanted;
-        return byRole ? roleOfOne(target.sql, this.organizationId, actor.userId, now).compile() : undefined;
-      },
+      asColumn: () =>
+        decideByRole() ? roleOfOne(target.sql, this.organizationId, actor.userId, now).compile() : undefined,
       resultOf: (role) => ({ rows: role === null ? [] : [{ user_id: actor.userId, role: role as string }] }),
     };
     target.guard(

@@ -18,15 +18,16 @@ import { isServerPrepared, serveAsPrepared } from './prepared.ts';
 export const guardColumn = (index: number): string => GUARD_COLUMNS[index] ?? `guard_value__${index}`;
 const GUARD_COLUMNS = ['guard_value__0', 'guard_value__1'];
 
-/** By the read's SQL: whether it can take guards as columns, a single prepared SELECT (module comment). */
+/** By a prepared read's SQL: whether it is a single SELECT, which can take guards as columns. */
 const foldable = new Map<string, boolean>();
 
+/** Whether a read can take guards as columns: a single prepared SELECT (module comment). */
 export function takesGuards(sql: string): boolean {
+  if (!isServerPrepared(sql)) return false;
   let takes = foldable.get(sql);
   if (takes === undefined) {
-    takes = isServerPrepared(sql) && sql.startsWith('select ') && !sql.includes(' union ');
-    // Only prepared texts are kept: they are few, where any other text may come but once.
-    if (isServerPrepared(sql)) foldable.set(sql, takes);
+    takes = sql.startsWith('select ') && !sql.includes(' union ');
+    foldable.set(sql, takes);
   }
   return takes;
 }

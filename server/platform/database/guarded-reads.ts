@@ -72,7 +72,7 @@ export class GuardedReads implements Reader {
    * then (OrganizationAccess.alsoRead). `scalar`: its form as a column of the read (module comment).
    */
   guard<Row>(query: Compilable<Row>, check: GuardCheck<Row>, scalar?: ScalarGuard<Row>): void {
-    this.#pending.push({ query, check: check as GuardCheck<unknown>, scalar: scalar });
+    this.#pending.push({ query, check: check as GuardCheck<unknown>, scalar });
   }
 
   /** Whether a guard is queued that has not gone out yet. */
@@ -104,6 +104,11 @@ export class GuardedReads implements Reader {
       for (const followUp of followUps) followUp.check(await this.#pool.executeQuery(followUp.query.compile()));
       return results;
     });
+    return this.#awaitedByReads(sent);
+  }
+
+  /** Has every read wait for `sent`, whose checks are the guards' just sent (#checked); returns it. */
+  #awaitedByReads<T>(sent: Promise<T>): Promise<T> {
     const checked = this.#checked.then(() => sent);
     checked.catch(() => undefined); // each read awaits it; unawaited meanwhile, it is no unhandled rejection
     this.#checked = checked;
@@ -144,11 +149,9 @@ export class GuardedReads implements Reader {
       columns.push(column);
     }
     this.#pending = [];
-    const sent = this.#pool.executeQuery(foldGuards(columns, read)).then((result) => this.#checkFolded(guards, result));
-    const checked = this.#checked.then(() => sent);
-    checked.catch(() => undefined); // as in #sendGuarded
-    this.#checked = checked;
-    return sent;
+    return this.#awaitedByReads(
+      this.#pool.executeQuery(foldGuards(columns, read)).then((result) => this.#checkFolded(guards, result)),
+    );
   }
 
   /** Runs the checks of guards folded into a read (#sendFolded), then hands the read's result on. */

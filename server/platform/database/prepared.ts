@@ -27,7 +27,7 @@ export const isServerPrepared = (sql: string): boolean => serverPrepared.has(sql
 
 /**
  * Has `sql` run as a server-side prepared statement too: a statement of a fixed shape made from
- * prepared ones (guarded-reads.ts, a guard folded into its read), so that the set stays as small.
+ * prepared ones (folded-guards.ts, guards folded into a read), so that the set stays as small.
  */
 export const serveAsPrepared = (sql: string): void => void serverPrepared.add(sql);
 
