@@ -19,6 +19,7 @@ import type { Dialect, Sql } from '../server/platform/database/schema.ts';
 import { Db, type Tx } from '../server/platform/database/transaction.ts';
 import { buildOnlySql } from '../server/platform/database/unit-of-work.ts';
 import { idempotencyHook, KeysInFlight } from '../server/platform/idempotency.ts';
+import { appendEvent } from '../server/platform/organization-changes.ts';
 import { RoleCatalogue } from '../server/platform/role-catalogue.ts';
 import { describeOnEachDatabase, openMigrated, type TestDatabase } from './support/databases.ts';
 import { uniqueId } from './support/fixtures.ts';
@@ -333,6 +334,45 @@ describeOnEachDatabase('the authorization guard', (target) => {
     });
     return { done, access };
   }
+
+  it("a person's change reads the organization's newest event with its guard: the event it appends sorts after it", async () => {
+    const member = uniqueId('member');
+    const organizationId = await seedOrganization(member, 'owner');
+    // The newest event, made by an instance whose clock runs a minute ahead of this one.
+    const ahead = newId(Date.now() + 60_000);
+    await sql
+      .insertInto('organization_events')
+      .values({
+        event_id: ahead,
+        organization_id: organizationId,
+        type: 'organization.updated',
+        actor_user_id: member,
+        actor_key_id: null,
+        subject_user_id: null,
+        data: JSON.stringify({ changes: {} }),
+        created_at: now(),
+      })
+      .execute();
+    const access = new OrganizationAccess(
+      { kind: 'person', userId: member },
+      organizationId,
+      'organization:update',
+      new RoleCatalogue(),
+    );
+    expect(access.newestEventRead).toBe('with the guard');
+    const org = new InOrganization(db.forRequest({}), access);
+    const appended = await org.change((tx, change) =>
+      appendEvent(tx, change, { type: 'organization.updated', subjectUserId: null, data: { changes: {} } }),
+    );
+    expect(appended > ahead).toBe(true);
+    const newest = await sql
+      .selectFrom('organization_events')
+      .select('event_id')
+      .where('organization_id', '=', organizationId)
+      .orderBy('event_id', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(newest.event_id).toBe(appended);
+  });
 
   it.each([false, true])(
     'runs the guard of a change whose work reads nothing before it commits (with an Idempotency-Key: %s)',

@@ -14,7 +14,7 @@
  */
 import type { Compilable } from 'kysely';
 import type { EventData, EventType } from '../../shared/events.ts';
-import type { DbTimestamp } from './database/schema.ts';
+import type { DbTimestamp, Sql } from './database/schema.ts';
 import { newId } from './database/ids.ts';
 import { prepare } from './database/prepared.ts';
 import type { Tx } from './database/transaction.ts';
@@ -40,10 +40,21 @@ export interface OrganizationChange {
   newestEventId: string | null | undefined;
 }
 
+/** How a change learns its organization's newest event id, which must be read under the lock. */
+export type NewestEventRead =
+  /** takeOrganization queues the read, a statement of its own. */
+  | 'own statement'
+  /**
+   * Another statement queued after the lock carries it as a column (newestEventColumn) and sets
+   * `newestEventId` when it has run: the authorization guard of a person's change, which the
+   * change cannot go on without (authorization/access.ts). One statement fewer under the lock.
+   */
+  | 'with the guard';
+
 /**
  * Locks the organization for this transaction (see the module comment): queued, to go out with the
- * transaction's first read, together with the read of its newest event. `missing` is thrown when
- * there is no such organization.
+ * transaction's first read, together with the read of its newest event (unless `newestEvent` says
+ * another statement reads it). `missing` is thrown when there is no such organization.
  *
  * On MariaDB the statement does not queue for the row lock (a lock wait of 0 s) unless the attempt
  * may wait (`tx.waitsForLock`: behind another change of this process, admission.ts): when another
@@ -57,6 +68,7 @@ export function takeOrganization(
   organizationId: string,
   actor: EventActor | (() => EventActor),
   missing: () => Error,
+  newestEvent: NewestEventRead = 'own statement',
 ): OrganizationChange {
   const change: OrganizationChange = {
     organizationId,
@@ -71,9 +83,11 @@ export function takeOrganization(
   tx.later(tx.dialect === 'mariadb' && !tx.waitsForLock ? noLockWait(update) : update, (result) => {
     if (Number(result.numAffectedRows ?? 0) === 0) throw missing();
   });
-  tx.later(newestEvent(tx.sql, organizationId), (result) => {
-    change.newestEventId = result.rows[0]?.event_id ?? null;
-  });
+  if (newestEvent === 'own statement') {
+    tx.later(newestEventRow(tx.sql, organizationId), (result) => {
+      change.newestEventId = result.rows[0]?.event_id ?? null;
+    });
+  }
   return change;
 }
 
@@ -84,14 +98,19 @@ const organizationLock = prepare((sql, organizationId: string) =>
     .where('id', '=', organizationId),
 );
 
-const newestEvent = prepare((sql, organizationId: string) =>
+const newestEvent = (sql: Sql, organizationId: string) =>
   sql
     .selectFrom('organization_events')
     .select('event_id')
     .where('organization_id', '=', organizationId)
     .orderBy('event_id', 'desc')
-    .limit(1),
-);
+    .limit(1);
+
+const newestEventRow = prepare(newestEvent);
+
+/** The organization's newest event id as a column `newest_event_id` of another select ('with the guard'). */
+export const newestEventColumn = (sql: Sql, organizationId: string) =>
+  newestEvent(sql, organizationId).as('newest_event_id');
 
 /** MariaDB's per-statement setting: this statement gives up on a held row lock at once (1205). */
 const noLockWait = <Row>(query: Compilable<Row>): Compilable<Row> => ({

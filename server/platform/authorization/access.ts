@@ -15,18 +15,21 @@ import type { Compilable, CompiledQuery, QueryResult } from 'kysely';
 import type { DbTimestamp, Sql } from '../database/schema.ts';
 import type { Db } from '../database/transaction.ts';
 import { forbidden, notFound, unauthorized } from '../errors.ts';
-import type { EventActor } from '../organization-changes.ts';
+import type { EventActor, NewestEventRead, OrganizationChange } from '../organization-changes.ts';
 import { SERVICE_PERMISSIONS, type RoleCatalogue, type ServicePermission } from '../role-catalogue.ts';
 import type { GuardCheck, ScalarGuard } from '../database/guarded-reads.ts';
 import {
   Holdings,
   holdingRowsOfOne,
+  holdingRowsOfOneInChange,
   holdingRowsOfTwo,
+  holdingRowsOfTwoInChange,
   holdingsByUser,
   NONE,
   roleOfOne,
   roleRowOfOne,
   type HoldingRow,
+  type HoldingRowInChange,
   type Holds,
 } from './holdings.ts';
 import {
@@ -159,14 +162,17 @@ export class OrganizationAccess {
    * Queues the guard on `target`: what the actor holds, read at `now`, then checked against the
    * requirement, before anything read after it is handed back (or, in a transaction, committed).
    */
-  guard(target: Guardable, now: DbTimestamp): void {
+  guard(target: Guardable, now: DbTimestamp, change?: OrganizationChange): void {
     this.#holdings = undefined;
     this.#withTeams = true;
     const { actor } = this;
     if (actor.kind === 'person') {
       // Built when it goes out: alsoRead may add a user until then.
-      const query = { compile: () => this.#wholeGuard(target.sql, actor.userId, now).compile() };
-      target.guard(query, (result) => this.#check(() => this.#personHoldings(actor.userId, result.rows)));
+      const query = { compile: () => this.#wholeGuard(target.sql, actor.userId, now, change).compile() };
+      target.guard(query, (result) => {
+        if (change) change.newestEventId = (result.rows[0] as HoldingRowInChange | undefined)?.newest_event_id ?? null;
+        this.#check(() => this.#personHoldings(actor.userId, result.rows));
+      });
     } else if (actor.kind === 'organization_key') {
       target.guard(
         organizationKeyRow(target.sql, actor.secretHash),
@@ -229,11 +235,29 @@ export class OrganizationAccess {
     );
   }
 
-  /** What a person's guard reads in whole: their holdings, and another user's with alsoRead. */
-  #wholeGuard(sql: Sql, userId: string, now: DbTimestamp) {
+  /**
+   * What a person's guard reads in whole: their holdings, and another user's with alsoRead; in a
+   * change, the organization's newest event too (newestEventRead).
+   */
+  #wholeGuard(sql: Sql, userId: string, now: DbTimestamp, change?: OrganizationChange) {
+    const { organizationId } = this;
+    if (change) {
+      return this.#also
+        ? holdingRowsOfTwoInChange(sql, organizationId, userId, this.#also.userId, now)
+        : holdingRowsOfOneInChange(sql, organizationId, userId, now);
+    }
     return this.#also
-      ? holdingRowsOfTwo(sql, this.organizationId, userId, this.#also.userId, now)
-      : holdingRowsOfOne(sql, this.organizationId, userId, now);
+      ? holdingRowsOfTwo(sql, organizationId, userId, this.#also.userId, now)
+      : holdingRowsOfOne(sql, organizationId, userId, now);
+  }
+
+  /**
+   * How a change of this actor learns the organization's newest event (../organization-changes.ts):
+   * a person's guard reads it as a column, which `guard` given the change sets; a key's guard
+   * reads the key's row, not the organization's, and the read goes on its own.
+   */
+  get newestEventRead(): NewestEventRead {
+    return this.actor.kind === 'person' ? 'with the guard' : 'own statement';
   }
 
   /** Has a guard of the reads not sent yet read the actor's teams too: the operation will ask for them. */

@@ -13,6 +13,7 @@
 import type { Role } from '../../../shared/fields.ts';
 import type { DbTimestamp, Sql } from '../database/schema.ts';
 import { prepare } from '../database/prepared.ts';
+import { newestEventColumn } from '../organization-changes.ts';
 import type { RoleCatalogue } from '../role-catalogue.ts';
 import { unexpired } from './memberships.ts';
 
@@ -129,7 +130,25 @@ export const holdingRowsOfTwo = prepare(
     holdingRows(sql, organizationId, [first, second], now),
 );
 
+/**
+ * holdingRows with the organization's newest event id on every row: the guard of a person's change,
+ * read under the organization's lock (../organization-changes.ts, 'with the guard'; access.ts).
+ */
+const holdingRowsInChange = (sql: Sql, organizationId: string, userIds: readonly string[], now: DbTimestamp) =>
+  holdingRows(sql, organizationId, userIds, now).select(newestEventColumn(sql, organizationId));
+
+export const holdingRowsOfOneInChange = prepare((sql, organizationId: string, userId: string, now: DbTimestamp) =>
+  holdingRowsInChange(sql, organizationId, [userId], now),
+);
+
+export const holdingRowsOfTwoInChange = prepare(
+  (sql, organizationId: string, first: string, second: string, now: DbTimestamp) =>
+    holdingRowsInChange(sql, organizationId, [first, second], now),
+);
+
 export type HoldingRow = Awaited<ReturnType<ReturnType<typeof holdingRows>['execute']>>[number];
+/** A row of the guard of a person's change (holdingRowsOfOneInChange, holdingRowsOfTwoInChange). */
+export type HoldingRowInChange = HoldingRow & { newest_event_id: string | null };
 
 /** The rows of holdingRows as each member's holdings; a user with no row holds nothing here. */
 export function holdingsByUser(catalogue: RoleCatalogue, rows: readonly HoldingRow[]): Map<string, Holdings> {

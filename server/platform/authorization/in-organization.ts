@@ -105,8 +105,14 @@ export class InOrganization {
     if (this.#keptSlug !== undefined) throw new Error('An organization named by a kept slug may only be read');
     return this.#db.transaction(
       (tx) => {
-        const taken = takeOrganization(tx, access.organizationId, () => access.eventActor, access.missingOrganization);
-        access.guard(tx, tx.timestamp());
+        const taken = takeOrganization(
+          tx,
+          access.organizationId,
+          () => access.eventActor,
+          access.missingOrganization,
+          access.newestEventRead,
+        );
+        access.guard(tx, tx.timestamp(), taken);
         const change: GuardedChange = Object.assign(taken, {
           held: async () => {
             if (!access.ready) await tx.flush();
