@@ -49,26 +49,6 @@ export async function ownerCount(tx: Tx, organizationId: string): Promise<number
   return Number((await tx.first(owners(tx.sql, organizationId, tx.timestamp())))?.owners ?? 0);
 }
 
-/**
- * The user with an e-mail, with their current membership (`m`) or the expired one still stored
- * (`x`): what adding a member decides on.
- */
-const userByEmailWithMembership = prepare((sql, organizationId: string, email: string, now: DbTimestamp) =>
-  sql
-    .selectFrom('users as u')
-    .leftJoin('organization_users as m', (join) =>
-      join.on('m.organization_id', '=', organizationId).onRef('m.user_id', '=', 'u.id').on(unexpired('m', now)),
-    )
-    .leftJoin('organization_users as x', (join) =>
-      join.on('x.organization_id', '=', organizationId).onRef('x.user_id', '=', 'u.id').on(lapsed('x', now)),
-    )
-    .select(['u.id as user_id', 'm.role as member_role', 'x.role as lapsed_role', 'x.expires_at as lapsed_expires_at'])
-    .where('u.email', '=', email),
-);
-
-export const userByEmail = (tx: Tx, organizationId: string, email: string) =>
-  tx.first(userByEmailWithMembership(tx.sql, organizationId, email, tx.timestamp()));
-
 /** An ISO expiry (or none) as the database stores it. */
 const storedExpiry = (tx: Tx, expiresAt: string | null): DbTimestamp | null =>
   expiresAt === null ? null : tx.timestamp(new Date(expiresAt));
@@ -169,7 +149,7 @@ export function deleteMembership(tx: Tx, organizationId: string, userId: string)
 }
 
 /** The organization's seats; lapsed memberships and open invitations are counted only under a limit. */
-const seats = prepare((sql, organizationId: string, now: DbTimestamp) =>
+const seatsQuery = (sql: Sql, organizationId: string, now: DbTimestamp) =>
   sql
     .selectFrom('organizations as o')
     .select((eb) => [
@@ -203,8 +183,9 @@ const seats = prepare((sql, organizationId: string, now: DbTimestamp) =>
         .end()
         .as('invited'),
     ])
-    .where('o.id', '=', organizationId),
-);
+    .where('o.id', '=', organizationId);
+
+const seats = prepare(seatsQuery);
 
 /**
  * What a seat limit is judged on: the limit, the current members, the open invitations. Without a
@@ -223,17 +204,45 @@ export interface Seats {
 export function seatsOf(tx: Tx, organizationId: string): () => Seats {
   let read: Seats | undefined;
   tx.later(seats(tx.sql, organizationId, tx.timestamp()), (result) => {
-    const row = result.rows[0];
-    read = {
-      maxMembers: row?.max_members ?? null,
-      members: Number(row?.member_count ?? 0) - Number(row?.lapsed ?? 0),
-      invited: Number(row?.invited ?? 0),
-    };
+    read = seatsIn(result.rows[0]);
   });
   return () => {
     if (!read) throw new Error('The seats are read with the change’s next read: read before asking for them');
     return read;
   };
+}
+
+type SeatsRow = Awaited<ReturnType<ReturnType<typeof seatsQuery>['execute']>>[number];
+
+const seatsIn = (row: SeatsRow | undefined): Seats => ({
+  maxMembers: row?.max_members ?? null,
+  members: Number(row?.member_count ?? 0) - Number(row?.lapsed ?? 0),
+  invited: Number(row?.invited ?? 0),
+});
+
+/**
+ * The user with an e-mail, with their current membership (`m`) or the expired one still stored
+ * (`x`), and the organization's seats: what adding a member decides on, in one statement.
+ */
+const userByEmailWithSeats = prepare((sql, organizationId: string, email: string, now: DbTimestamp) =>
+  seatsQuery(sql, organizationId, now)
+    .innerJoin('users as u', (join) => join.on('u.email', '=', email))
+    .leftJoin('organization_users as m', (join) =>
+      join.onRef('m.organization_id', '=', 'o.id').onRef('m.user_id', '=', 'u.id').on(unexpired('m', now)),
+    )
+    .leftJoin('organization_users as x', (join) =>
+      join.onRef('x.organization_id', '=', 'o.id').onRef('x.user_id', '=', 'u.id').on(lapsed('x', now)),
+    )
+    .select(['u.id as user_id', 'm.role as member_role', 'x.role as lapsed_role', 'x.expires_at as lapsed_expires_at']),
+);
+
+/**
+ * The user with an e-mail, with their membership here, and the organization's seats (read under
+ * the change's lock); undefined when no user has that e-mail (or the organization is gone).
+ */
+export async function userByEmail(tx: Tx, organizationId: string, email: string) {
+  const row = await tx.first(userByEmailWithSeats(tx.sql, organizationId, email, tx.timestamp()));
+  return row && { ...row, seats: seatsIn(row) };
 }
 
 const memberWithUser = prepare((sql, organizationId: string, userId: string, now: DbTimestamp) =>

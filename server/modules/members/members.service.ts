@@ -49,7 +49,6 @@ import {
   memberRow,
   membershipOf,
   ownerCount,
-  seatsOf,
   userByEmail,
   type Seats,
   updateMemberMetadata,
@@ -71,7 +70,8 @@ export type SeatUse = 'invitation' | 'membership' | 'accepted invitation';
  * Refuses, with 409 MEMBER_LIMIT, what would take the organization past its seat limit: a new
  * invitation, or a membership that does not come from a pending invitation, when members and
  * pending invitations would exceed it; accepting a pending invitation when members alone would.
- * The seats are read under the organization's lock (seatsOf, queued with the change's first read).
+ * The seats are read under the organization's lock (seatsOf, queued with the change's first read, or
+ * with the user a member is added by: userByEmail).
  */
 export function assertSeatFor({ maxMembers, members, invited }: Seats, use: SeatUse): void {
   if (maxMembers === null) return;
@@ -136,7 +136,6 @@ export async function addMember(
   const expiresAt = input.expires_at ?? null;
   try {
     return await org.change(async (tx, change) => {
-      const seats = seatsOf(tx, org.organizationId);
       const user = await userByEmail(tx, org.organizationId, input.email);
       const held = await change.held();
       assertCanChange(held.role, undefined, input.role);
@@ -144,7 +143,7 @@ export async function addMember(
       assertOwnerDoesNotExpire(input.role, expiresAt);
       if (!user) throw notFound('No user has this e-mail address');
       if (user.member_role) throw alreadyMember();
-      assertSeatFor(seats(), 'membership');
+      assertSeatFor(user.seats, 'membership');
       if (user.lapsed_role !== null && user.lapsed_expires_at !== null) {
         const lapsed = { userId: user.user_id, role: user.lapsed_role, expiresAt: user.lapsed_expires_at };
         await removeLapsedMembership(tx, change, lapsed);
@@ -424,11 +423,10 @@ export async function provisionMember(
   email: string,
   role: () => Role,
 ): Promise<{ userId: string } | undefined> {
-  const seats = seatsOf(tx, change.organizationId);
   const user = await userByEmail(tx, change.organizationId, email);
   if (!user) return undefined;
   if (user.member_role) return { userId: user.user_id };
-  assertSeatFor(seats(), 'membership');
+  assertSeatFor(user.seats, 'membership');
   if (user.lapsed_role !== null && user.lapsed_expires_at !== null) {
     const lapsed = { userId: user.user_id, role: user.lapsed_role, expiresAt: user.lapsed_expires_at };
     await removeLapsedMembership(tx, change, lapsed);
