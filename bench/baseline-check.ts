@@ -11,9 +11,8 @@
  * 250 ms, as the service's, and nothing given up may commit. Exits 1 on any failure.
  */
 import mysql, { type RowDataPacket } from 'mysql2/promise';
-import { buildServer } from '../server/build.ts';
 import { canRunOwnMariadb, OwnMariadb } from '../tests/support/mariadb-instance.ts';
-import { spawnService, type ServiceProcess } from '../tests/support/process.ts';
+import { buildService, spawnService, type ServiceProcess } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
 import { CHECKED_PERMISSIONS, unknownPermissions, writeRolesFile } from './permissions.ts';
@@ -90,7 +89,7 @@ function replay(events: EventRow[]): { roles: Map<string, string>; refused: stri
   return { roles, refused };
 }
 
-await buildServer();
+await buildService();
 const database = await createDatabase('baseline_check');
 const TIMEOUT_MS = 2000;
 /**

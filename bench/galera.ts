@@ -24,8 +24,7 @@
 import mysql from 'mysql2/promise';
 import { GaleraCluster } from '../tests/support/galera.ts';
 import { pooled } from '../tests/support/pooled.ts';
-import { buildServer } from '../server/build.ts';
-import { spawnService, type ServiceProcess } from '../tests/support/process.ts';
+import { buildService, spawnService, type ServiceProcess } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 import { restCall } from '../tests/support/rest-call.ts';
 
@@ -352,7 +351,7 @@ function printTables(layouts: Record<string, Layout>, reads: Awaited<ReturnType<
 }
 
 const cluster = new GaleraCluster();
-await buildServer();
+await buildService();
 await cluster.start();
 console.error(`cluster up in ${cluster.startupMs} ms`);
 try {

@@ -37,9 +37,8 @@
  */
 import autocannon from 'autocannon';
 import { freePorts } from '../tests/support/ports.ts';
-import { buildServer } from '../server/build.ts';
 import { BASELINE_ENTRY, buildBaseline } from './baseline-build.ts';
-import { SERVICE_ARGUMENTS, spawnService, type ServiceProcess } from '../tests/support/process.ts';
+import { buildService, SERVICE_ARGUMENTS, spawnService, type ServiceProcess } from '../tests/support/process.ts';
 import { TEST_SECRET } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
 import { atFixedRate, FIXED_RATE, fixedRateCheck, type FixedRateFigures } from './fixed-rate.ts';
@@ -565,7 +564,7 @@ async function unknownToService(service: ServiceProcess, seeded: Setting['seeded
 }
 
 async function main(): Promise<void> {
-  await buildServer();
+  await buildService();
   await buildBaseline();
   const database = await createDatabase('bench');
   // Rate limiting is off: the load comes from one caller per scenario, far past any sane limit.

@@ -85,7 +85,6 @@
 import os from 'node:os';
 import autocannon from 'autocannon';
 import type mysql from 'mysql2/promise';
-import { buildServer } from '../server/build.ts';
 import { BASELINE_ENTRY, buildBaseline } from './baseline-build.ts';
 import { compareReads, compareSearches, type ReadComparison, type SearchComparison } from './scale-searches.ts';
 import { storedTeamNameKey } from '../server/modules/teams/name-key.ts';
@@ -94,7 +93,7 @@ import { toDbTimestamp } from '../server/platform/database/schema.ts';
 import { personWords } from '../shared/search.ts';
 import { MAX_TEAMS } from '../shared/teams.ts';
 import { freePorts } from '../tests/support/ports.ts';
-import { SERVICE_ARGUMENTS, spawnService, type ServiceProcess } from '../tests/support/process.ts';
+import { buildService, SERVICE_ARGUMENTS, spawnService, type ServiceProcess } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
 import { cpuMicroseconds, rssMegabytes } from './process-usage.ts';
@@ -747,7 +746,7 @@ async function main(): Promise<void> {
   if (MEMBERS < 3 * PAGE) throw new Error(`SCALE_MEMBERS must be at least ${3 * PAGE}`);
   // The machine may be shared: its load is printed with the figures.
   const loadBefore = os.loadavg()[0]!;
-  await buildServer();
+  await buildService();
   await buildBaseline();
   const database = await createDatabase('scale');
   const { connection } = database;

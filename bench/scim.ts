@@ -17,7 +17,7 @@
 import autocannon from 'autocannon';
 import { newId } from '../server/platform/database/ids.ts';
 import { toDbTimestamp } from '../server/platform/database/schema.ts';
-import { spawnService } from '../tests/support/process.ts';
+import { buildService, spawnService } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
 
@@ -32,6 +32,7 @@ const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 
+await buildService();
 const database = await createDatabase('scim');
 const service = await spawnService(
   {

@@ -11,8 +11,7 @@ import autocannon from 'autocannon';
 import mysql from 'mysql2/promise';
 import { OwnMariadb } from '../tests/support/mariadb-instance.ts';
 import { pooled } from '../tests/support/pooled.ts';
-import { buildServer } from '../server/build.ts';
-import { spawnService } from '../tests/support/process.ts';
+import { buildService, spawnService } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 import { cpuMicroseconds, rssMegabytes } from './process-usage.ts';
 import { restCall } from '../tests/support/rest-call.ts';
@@ -150,7 +149,7 @@ const CHANGES = Number(process.env.CHANGES ?? 100);
 const cpuMilliseconds = (pid: number) => cpuMicroseconds(pid) / 1000;
 
 async function measureIdle() {
-  await buildServer();
+  await buildService();
   const database = new OwnMariadb();
   await database.start();
   const service = await spawnService({

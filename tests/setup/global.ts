@@ -11,8 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import mysql from 'mysql2/promise';
 import type { TestProject } from 'vitest/node';
-import { buildConsole } from '../../console/build.ts';
-import { buildServer } from '../../server/build.ts';
+import { buildService } from '../support/process.ts';
 
 export const DEFAULT_TEST_MARIADB_URL = 'mariadb://orgs_test:orgs_test@127.0.0.1:3306';
 
@@ -33,8 +32,7 @@ function createTestAccount(): void {
 
 export default async function setup(project: TestProject): Promise<void> {
   // The tests that start the service as a process run what `npm start` runs: the bundle.
-  await buildServer();
-  await buildConsole();
+  await buildService();
   const url = process.env.TEST_MARIADB_URL ?? DEFAULT_TEST_MARIADB_URL;
   let problem = await reachable(url);
   if (problem && !process.env.TEST_MARIADB_URL) {

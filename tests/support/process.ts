@@ -1,12 +1,22 @@
 /** The service as its own process, started as `npm start` starts it, with its JSON log lines collected. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, relative } from 'node:path';
-import { bundledEntry } from '../../server/build.ts';
+import { buildConsole } from '../../console/build.ts';
+import { bundledEntry, buildServer } from '../../server/build.ts';
 
 export const projectRoot = join(import.meta.dirname, '..', '..');
 
 /** The service as `npm start` runs it: the bundle of server/build.ts, built by the tests' global setup. */
 export const SERVICE_ENTRY = relative(projectRoot, bundledEntry);
+
+/**
+ * Builds what `npm start` builds before it runs the bundle: the server's bundle and the console,
+ * which the service serves unless CONSOLE=false (it refuses to start without it).
+ */
+export async function buildService(): Promise<void> {
+  await buildServer();
+  await buildConsole();
+}
 
 /** Node's arguments in package.json's start script (tests/startup.test.ts checks that they agree). */
 export const SERVICE_ARGUMENTS = ['--max-semi-space-size=16', SERVICE_ENTRY];
