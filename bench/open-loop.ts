@@ -17,15 +17,21 @@
  * service's Node flags.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildServer } from '../server/build.ts';
-import { SERVICE_ARGUMENTS, SERVICE_ENTRY, spawnService, type ServiceProcess } from '../tests/support/process.ts';
+import {
+  buildService,
+  SERVICE_ARGUMENTS,
+  SERVICE_ENTRY,
+  spawnService,
+  type ServiceProcess,
+} from '../tests/support/process.ts';
 import { TEST_SECRET } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
 import { writeRolesFile } from './permissions.ts';
 import { SCENARIOS, type Load } from './scenarios.ts';
+import { startDueClock } from './due-clock.ts';
+import { RawConnection, requestBytes } from './raw-http.ts';
 import { seed } from './seed.ts';
 
 const RATES = (process.env.LATENCY_RATES ?? '2000,4000').split(',').map(Number);
@@ -40,74 +46,94 @@ interface Latencies {
   due: Float64Array;
   /** Each request's latency from its due time, ms; NaN for a request that failed or was not a 2xx. */
   latency: Float64Array;
+  /** How late the generator sent each request, ms after its due time (part of its latency). */
+  sendLateness: Float64Array;
   sent: number;
 }
 
+/** Connections opened before a run starts, so that its first requests do not wait for a connect. */
+const OPENED_AHEAD = 16;
+
 /**
- * Sends `load` to `baseUrl` at `rate` a second for `seconds`, open-loop (see the module comment).
- * The generator checks its clock every millisecond and sends what has fallen due; what it adds is
- * its own timer's lateness, counted against the server like any other delay.
+ * Sends `load` to `baseUrl` at `rate` a second for `seconds`, open-loop (see the module comment),
+ * over bench/raw-http.ts's connections, a new one whenever every open one is busy, each request at
+ * its due instant as bench/due-clock.ts tells it. What the generator adds is its own lateness
+ * (`sendLateness`: its event loop busy when a request fell due), counted against the server like
+ * any other delay.
  */
-function openLoop(baseUrl: string, load: Load, rate: number, seconds: number): Promise<Latencies> {
+async function openLoop(baseUrl: string, load: Load, rate: number, seconds: number): Promise<Latencies> {
   const { hostname, port } = new URL(baseUrl);
-  const agent = new Agent({ keepAlive: true, maxSockets: 512 });
+  const connect = () => new RawConnection(Number(port), hostname);
+  const idle = Array.from({ length: OPENED_AHEAD }, connect);
+  await Promise.all(idle.map((connection) => connection.opened()));
+  const all = [...idle];
   const total = Math.round(rate * seconds);
-  const result: Latencies = { due: new Float64Array(total), latency: new Float64Array(total).fill(NaN), sent: 0 };
-  const body = typeof load.body === 'string' ? Buffer.from(load.body) : undefined;
-  const headers = { ...(load.headers as Record<string, string>), ...(body && { 'content-length': body.length }) };
+  const result: Latencies = {
+    due: new Float64Array(total),
+    latency: new Float64Array(total).fill(NaN),
+    sendLateness: new Float64Array(total),
+    sent: 0,
+  };
+  const headers = load.headers as Record<string, string> | undefined;
+  const body = typeof load.body === 'string' ? load.body : undefined;
+  const request = requestBytes(load.method ?? 'GET', load.path ?? '/', `${hostname}:${port}`, headers ?? {}, body);
   const interval = 1000 / rate;
   let answered = 0;
-  return new Promise((resolve) => {
-    const start = performance.now();
-    const send = (index: number) => {
-      const due = index * interval;
-      result.due[index] = due;
-      const call = request(
-        { agent, hostname, port, method: load.method ?? 'GET', path: load.path ?? '/', headers },
-        (response) => {
-          response.resume();
-          response.on('end', () => {
-            if (response.statusCode! < 300) result.latency[index] = performance.now() - start - due;
-            done();
-          });
-        },
-      );
-      call.on('error', done);
-      call.end(body);
-    };
-    const done = () => {
-      if (++answered === total) {
-        agent.destroy();
-        resolve(result);
-      }
-    };
-    const timer = setInterval(() => {
-      const now = performance.now() - start;
-      while (result.sent < total && result.sent * interval <= now) send(result.sent++);
-      if (result.sent === total) clearInterval(timer);
-    }, 1);
+  let start = 0;
+  const { promise: finished, resolve } = Promise.withResolvers<Latencies>();
+  const done = () => {
+    if (++answered < total) return;
+    for (const connection of all) connection.close();
+    resolve(result);
+  };
+  const send = (index: number) => {
+    const due = index * interval;
+    result.due[index] = due;
+    result.sendLateness[index] = performance.now() - start - due;
+    let connection = idle.shift();
+    while (connection?.closed) connection = idle.shift();
+    if (!connection) all.push((connection = connect()));
+    connection.send(request).then((status) => {
+      if (status < 300) result.latency[index] = performance.now() - start - due;
+      idle.push(connection);
+      done();
+    }, done);
+  };
+  // Messages the event loop got to late arrive together: each index is sent once, in order.
+  start = await startDueClock(interval, total, (index) => {
+    while (result.sent <= index) send(result.sent++);
   });
+  return finished;
 }
 
-/** p50, p99, p99.9 and the largest latency (ms, to 0.01), and how many failed, of `latencies` whose due time is in [from, to). */
-function figures({ due, latency }: Latencies, from = 0, to = Infinity) {
+/** The value at `share` (0 to 1) of `sorted`, ms to 0.01. */
+const percentile = (sorted: number[], share: number) =>
+  sorted.length ? Math.round(sorted[Math.max(0, Math.ceil(share * sorted.length) - 1)]! * 100) / 100 : NaN;
+
+/**
+ * p50, p99, p99.9 and the largest latency (ms, to 0.01), how many failed, and the generator's own
+ * send lateness at p99, of the requests whose due time is in [from, to).
+ */
+function figures({ due, latency, sendLateness }: Latencies, from = 0, to = Infinity) {
   const kept: number[] = [];
+  const late: number[] = [];
   let failed = 0;
   for (let index = 0; index < due.length; index++) {
     if (due[index]! < from || due[index]! >= to) continue;
+    late.push(sendLateness[index]!);
     if (Number.isNaN(latency[index])) failed++;
     else kept.push(latency[index]!);
   }
   kept.sort((a, b) => a - b);
-  const at = (share: number) =>
-    kept.length ? Math.round(kept[Math.max(0, Math.ceil(share * kept.length) - 1)]! * 100) / 100 : NaN;
+  late.sort((a, b) => a - b);
   return {
     requests: kept.length + failed,
-    'p50 ms': at(0.5),
-    'p99 ms': at(0.99),
-    'p99.9 ms': at(0.999),
-    'max ms': at(1),
+    'p50 ms': percentile(kept, 0.5),
+    'p99 ms': percentile(kept, 0.99),
+    'p99.9 ms': percentile(kept, 0.999),
+    'max ms': percentile(kept, 1),
     failed,
+    'sent late p99 ms': percentile(late, 0.99),
   };
 }
 
@@ -164,7 +190,7 @@ async function measure(name: string, env: Record<string, string>) {
 }
 
 async function main() {
-  await buildServer();
+  await buildService();
   const env = {
     JWT_SECRET: TEST_SECRET,
     NODE_ENV: 'production',
