@@ -68,7 +68,9 @@ function stopOnSignals(started: Promise<{ service: Service; settings: Settings }
       process.exit(1);
     }
     service.logger.info('stopped');
-    process.exit(0);
+    // Exit once the last lines are written, or have failed to be (a reader of stdout that has gone):
+    // pino's exit hook would otherwise write them synchronously, and print the broken pipe's error.
+    service.logger.flush(() => process.exit(0));
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));

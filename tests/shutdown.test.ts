@@ -3,7 +3,7 @@
  * read and write on kept-alive connections. `/readyz` fails at once, requests are served through
  * the drain with `Connection: close`, every request the service received is answered (2xx, or the
  * contract's 503 with Retry-After), exactly the acknowledged writes are stored, npm and the service
- * exit 0 and nothing is left running.
+ * exit 0 and nothing is left running, also when the reader of its standard output has gone.
  */
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -417,4 +417,15 @@ it('refuses a request that arrives on an open socket after the listener closed: 
   expect(head).toMatch(/\r\nconnection: close/i);
   expect(JSON.parse(body!)).toEqual({ code: 'SERVICE_UNAVAILABLE', message: expect.any(String) });
   expect(await service.exited).toBe(0);
+});
+
+it('stops on SIGTERM after the reader of its standard output has gone: exit 0, no broken-pipe error', async () => {
+  const service = await spawnService({ DATABASE_URL: ':memory:', JWT_SECRET: TEST_SECRET });
+  onTestFinished(() => service.kill());
+  // The service's next log line, the stop's, meets a pipe with no reader (EPIPE). It used to hang
+  // in the log stream's synchronous flush at exit, retrying the write every 100 ms for ever.
+  service.child.stdout!.destroy();
+  service.child.kill('SIGTERM');
+  expect(await service.exited).toBe(0);
+  expect(service.stderr()).toBe('');
 });
