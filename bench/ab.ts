@@ -32,7 +32,13 @@ import { execFileSync } from 'node:child_process';
 import { basename, join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { freePorts } from '../tests/support/ports.ts';
-import { SERVICE_ARGUMENTS, SERVICE_ENTRY, spawnService, type ServiceProcess } from '../tests/support/process.ts';
+import {
+  SERVICE_ARGUMENTS,
+  SERVICE_ENTRY,
+  spawnService,
+  type ServiceProcess,
+  killServicesOnSignals,
+} from '../tests/support/process.ts';
 import { TEST_SECRET } from '../tests/support/tokens.ts';
 import { profileAllocations } from './allocations.ts';
 import { createDatabase } from './database.ts';
@@ -41,6 +47,8 @@ import { cpuMicroseconds } from './process-usage.ts';
 import { autocannonOptions, scenariosOf, title } from './scenarios.ts';
 import { seed } from './seed.ts';
 import { startOtlpSink } from './otlp-sink.ts';
+
+killServicesOnSignals();
 
 const SCENARIOS = scenariosOf(process.env.AB_SCENARIOS ?? 'abcegh');
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 4);

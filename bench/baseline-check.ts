@@ -12,10 +12,12 @@
  */
 import mysql, { type RowDataPacket } from 'mysql2/promise';
 import { canRunOwnMariadb, OwnMariadb } from '../tests/support/mariadb-instance.ts';
-import { buildService, spawnService, type ServiceProcess } from '../tests/support/process.ts';
+import { buildService, spawnService, type ServiceProcess, killServicesOnSignals } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
 import { CHECKED_PERMISSIONS, unknownPermissions, writeRolesFile } from './permissions.ts';
+
+killServicesOnSignals();
 
 const RACING_ROUNDS = 30;
 const UNKNOWN_ORGANIZATION = '0190a000-0000-7000-8000-000000000000';

@@ -24,9 +24,11 @@
 import mysql from 'mysql2/promise';
 import { GaleraCluster } from '../tests/support/galera.ts';
 import { pooled } from '../tests/support/pooled.ts';
-import { buildService, spawnService, type ServiceProcess } from '../tests/support/process.ts';
+import { buildService, spawnService, type ServiceProcess, killServicesOnSignals } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 import { restCall } from '../tests/support/rest-call.ts';
+
+killServicesOnSignals();
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 1000);

@@ -25,6 +25,7 @@ import {
   SERVICE_ENTRY,
   spawnService,
   type ServiceProcess,
+  killServicesOnSignals,
 } from '../tests/support/process.ts';
 import { TEST_SECRET } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
@@ -33,6 +34,8 @@ import { SCENARIOS, type Load } from './scenarios.ts';
 import { startDueClock } from './due-clock.ts';
 import { RawConnection, requestBytes } from './raw-http.ts';
 import { seed } from './seed.ts';
+
+killServicesOnSignals();
 
 const RATES = (process.env.LATENCY_RATES ?? '2000,4000').split(',').map(Number);
 const SECONDS = Number(process.env.LATENCY_SECONDS ?? 10);

@@ -38,7 +38,13 @@
 import autocannon from 'autocannon';
 import { freePorts } from '../tests/support/ports.ts';
 import { BASELINE_ENTRY, buildBaseline } from './baseline-build.ts';
-import { buildService, SERVICE_ARGUMENTS, spawnService, type ServiceProcess } from '../tests/support/process.ts';
+import {
+  buildService,
+  SERVICE_ARGUMENTS,
+  spawnService,
+  type ServiceProcess,
+  killServicesOnSignals,
+} from '../tests/support/process.ts';
 import { TEST_SECRET } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
 import { atFixedRate, FIXED_RATE, fixedRateCheck, type FixedRateFigures } from './fixed-rate.ts';
@@ -57,6 +63,8 @@ import {
 } from './scenarios.ts';
 import { ownerToken, seed, SMALL, usersSeeded } from './seed.ts';
 import { printWebhookRun, webhookRun, type WebhookRun } from './webhooks.ts';
+
+killServicesOnSignals();
 
 /** The scenario that checks a member of teams, for which the teams are seeded. */
 const checksTeams = (scenario: Scenario) => scenario.letter === 'k';

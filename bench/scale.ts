@@ -93,11 +93,19 @@ import { toDbTimestamp } from '../server/platform/database/schema.ts';
 import { personWords } from '../shared/search.ts';
 import { MAX_TEAMS } from '../shared/teams.ts';
 import { freePorts } from '../tests/support/ports.ts';
-import { buildService, SERVICE_ARGUMENTS, spawnService, type ServiceProcess } from '../tests/support/process.ts';
+import {
+  buildService,
+  SERVICE_ARGUMENTS,
+  spawnService,
+  type ServiceProcess,
+  killServicesOnSignals,
+} from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
 import { cpuMicroseconds, rssMegabytes } from './process-usage.ts';
 import { startToFirstAnswer } from './startup.ts';
+
+killServicesOnSignals();
 
 const USERS = Number(process.env.SCALE_USERS ?? 1_000_000);
 const MEMBERS = Number(process.env.SCALE_MEMBERS ?? 100_000);

@@ -17,9 +17,11 @@
 import autocannon from 'autocannon';
 import { newId } from '../server/platform/database/ids.ts';
 import { toDbTimestamp } from '../server/platform/database/schema.ts';
-import { buildService, spawnService } from '../tests/support/process.ts';
+import { buildService, spawnService, killServicesOnSignals } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
+
+killServicesOnSignals();
 
 const USERS = Number(process.env.SCIM_USERS ?? 10_000);
 const DIRECTORY = Number(process.env.SCIM_DIRECTORY ?? 100_000);

@@ -11,10 +11,12 @@ import autocannon from 'autocannon';
 import mysql from 'mysql2/promise';
 import { OwnMariadb } from '../tests/support/mariadb-instance.ts';
 import { pooled } from '../tests/support/pooled.ts';
-import { buildService, spawnService } from '../tests/support/process.ts';
+import { buildService, spawnService, killServicesOnSignals } from '../tests/support/process.ts';
 import { TEST_SECRET, tokenFor } from '../tests/support/tokens.ts';
 import { cpuMicroseconds, rssMegabytes } from './process-usage.ts';
 import { restCall } from '../tests/support/rest-call.ts';
+
+killServicesOnSignals();
 
 export interface SubscriptionCounters {
   /** Streams the service accepted (tRPC's `connected` event arrived). */

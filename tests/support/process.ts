@@ -1,5 +1,6 @@
 /** The service as its own process, started as `npm start` starts it, with its JSON log lines collected. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { constants } from 'node:os';
 import { join, relative } from 'node:path';
 import { buildConsole } from '../../console/build.ts';
 import { bundledEntry, buildServer } from '../../server/build.ts';
@@ -59,6 +60,23 @@ const parseJsonLine = (line: string): Record<string, any> | undefined => {
     return undefined; // npm's banner, say
   }
 };
+
+/** How to kill each service started and still running. */
+const running = new Set<() => void>();
+
+/**
+ * For a bench: on SIGINT or SIGTERM, kills the services it started, then exits as the signal would.
+ * Without it, a signal sent to the bench alone (`timeout`, a stopped CI job) left them running, each
+ * polling its database; the databases the bench made are left for `DROP DATABASE`.
+ */
+export function killServicesOnSignals(): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      for (const kill of running) kill();
+      process.exit(128 + constants.signals[signal]);
+    });
+  }
+}
 
 /** The child, its stdout lines and stderr collected as they come. */
 export function spawnCollecting(command: string, args: string[], env: Record<string, string>, cwd = projectRoot) {
@@ -124,6 +142,8 @@ export async function spawnService(env: Record<string, string>, options: SpawnOp
         started.child.kill('SIGKILL');
         if (isRunning(pid)) process.kill(pid, 'SIGKILL');
       };
+      running.add(kill);
+      void started.exited.then(() => running.delete(kill));
       return { ...started, baseUrl: `http://127.0.0.1:${listening.address[0].port}`, pid, kill };
     }
     if (started.child.exitCode !== null) break;
