@@ -1,8 +1,9 @@
 /**
  * `npm run bench:latency`: latency at a rate, measured open-loop. Requests are due at evenly spaced
- * instants, sent at their due time whatever is still unanswered (each on a connection of its own
- * when the others are busy), and each one's latency is counted from its due time, not from when it
- * went out: a stall of the server (a garbage collection, a timer doing synchronous work) delays
+ * instants, sent at their due time whatever is still unanswered, on LATENCY_CONNECTIONS keep-alive
+ * connections at most (default 32, as `npm run bench` reads; a request due while all are busy waits
+ * for the first to come free, as wrk2 does), and each one's latency is counted from its due time,
+ * not from when it went out: a stall of the server (a garbage collection, a timer doing synchronous work) delays
  * every request due during it, and shows in the percentiles. A closed loop (autocannon, or
  * bench/fixed-rate.ts's staggered connections) sends nothing while it waits for an answer, so it
  * measures the service time, not the latency at a rate.
@@ -11,8 +12,12 @@
  * the service started as `npm start` starts it, seeded with the organization of 100
  * (bench/seed.ts), warmed up, then the 1-permission check (scenario (i)) at LATENCY_RATES (default
  * 2000,4000) a second for LATENCY_SECONDS (10) each; then a service started afresh, and `/healthz`
- * at 1,000 a second from the moment it listens, for LATENCY_SECONDS, with its figures second by
- * second. Prints p50, p99, p99.9 and the largest latency in ms. LATENCY_DATABASES (default
+ * at 1,000 a second from the moment it listens, for LATENCY_SECONDS; each run with its figures
+ * second by second, and the check's with the connections it opened. Why the connections are
+ * bounded: with a new one for every request due while the others were busy (LATENCY_CONNECTIONS=
+ * Infinity), a stall of tens of ms made the generator open hundreds, whose accepting cost the
+ * service more than the stall, and the run collapsed into a backlog of seconds
+ * (docs/performance.md, "Latency at a rate"). Prints p50, p99, p99.9 and the largest latency in ms. LATENCY_DATABASES (default
  * `mariadb,embedded`) picks the databases; LATENCY_NODE_FLAGS (default the start script's) the
  * service's Node flags.
  */
@@ -30,6 +35,7 @@ import {
 import { TEST_SECRET } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
 import { writeRolesFile } from './permissions.ts';
+import { cpuMicroseconds } from './process-usage.ts';
 import { SCENARIOS, type Load } from './scenarios.ts';
 import { startDueClock } from './due-clock.ts';
 import { RawConnection, requestBytes } from './raw-http.ts';
@@ -43,6 +49,7 @@ const WARMUP_SECONDS = 3;
 const HEALTH_RATE = 1000;
 const DATABASES = (process.env.LATENCY_DATABASES ?? 'mariadb,embedded').split(',');
 const NODE_FLAGS = process.env.LATENCY_NODE_FLAGS?.split(' ').filter(Boolean);
+const CONNECTIONS = Number(process.env.LATENCY_CONNECTIONS ?? 32);
 
 interface Latencies {
   /** Each request's due time, ms from the start of the run. */
@@ -52,22 +59,28 @@ interface Latencies {
   /** How late the generator sent each request, ms after its due time (part of its latency). */
   sendLateness: Float64Array;
   sent: number;
+  /** The connections the run opened, those opened ahead included. */
+  connections: number;
 }
 
 /** Connections opened before a run starts, so that its first requests do not wait for a connect. */
 const OPENED_AHEAD = 16;
 
+const openConnections = (connections: RawConnection[]) =>
+  connections.reduce((open, connection) => (connection.closed ? open : open + 1), 0);
+
 /**
  * Sends `load` to `baseUrl` at `rate` a second for `seconds`, open-loop (see the module comment),
- * over bench/raw-http.ts's connections, a new one whenever every open one is busy, each request at
- * its due instant as bench/due-clock.ts tells it. What the generator adds is its own lateness
- * (`sendLateness`: its event loop busy when a request fell due), counted against the server like
- * any other delay.
+ * over bench/raw-http.ts's connections, a new one whenever every open one is busy, up to
+ * CONNECTIONS; past that a request waits, oldest first, for the first connection to come free (its
+ * latency still counted from its due instant). Each request goes out at its due instant as
+ * bench/due-clock.ts tells it. What the generator adds is its own lateness (`sendLateness`: its
+ * event loop busy when a request fell due), counted against the server like any other delay.
  */
 async function openLoop(baseUrl: string, load: Load, rate: number, seconds: number): Promise<Latencies> {
   const { hostname, port } = new URL(baseUrl);
   const connect = () => new RawConnection(Number(port), hostname);
-  const idle = Array.from({ length: OPENED_AHEAD }, connect);
+  const idle = Array.from({ length: Math.min(OPENED_AHEAD, CONNECTIONS) }, connect);
   await Promise.all(idle.map((connection) => connection.opened()));
   const all = [...idle];
   const total = Math.round(rate * seconds);
@@ -76,6 +89,7 @@ async function openLoop(baseUrl: string, load: Load, rate: number, seconds: numb
     latency: new Float64Array(total).fill(NaN),
     sendLateness: new Float64Array(total),
     sent: 0,
+    connections: 0,
   };
   const headers = load.headers as Record<string, string> | undefined;
   const body = typeof load.body === 'string' ? load.body : undefined;
@@ -87,7 +101,31 @@ async function openLoop(baseUrl: string, load: Load, rate: number, seconds: numb
   const done = () => {
     if (++answered < total) return;
     for (const connection of all) connection.close();
+    result.connections = all.length;
     resolve(result);
+  };
+  /** Requests due while every connection was busy and none more may be opened, oldest first. */
+  const waiting: number[] = [];
+  const sendOn = (connection: RawConnection, index: number) => {
+    connection.send(request).then(
+      (status) => {
+        if (status < 300) result.latency[index] = performance.now() - start - result.due[index]!;
+        const next = waiting.shift();
+        if (next === undefined) idle.push(connection);
+        else sendOn(connection, next);
+        done();
+      },
+      () => {
+        // The connection is gone: a request waiting for one goes out on a new one in its place.
+        const next = waiting.shift();
+        if (next !== undefined) {
+          const replacement = connect();
+          all.push(replacement);
+          sendOn(replacement, next);
+        }
+        done();
+      },
+    );
   };
   const send = (index: number) => {
     const due = index * interval;
@@ -95,12 +133,9 @@ async function openLoop(baseUrl: string, load: Load, rate: number, seconds: numb
     result.sendLateness[index] = performance.now() - start - due;
     let connection = idle.shift();
     while (connection?.closed) connection = idle.shift();
-    if (!connection) all.push((connection = connect()));
-    connection.send(request).then((status) => {
-      if (status < 300) result.latency[index] = performance.now() - start - due;
-      idle.push(connection);
-      done();
-    }, done);
+    if (!connection && openConnections(all) < CONNECTIONS) all.push((connection = connect()));
+    if (connection) sendOn(connection, index);
+    else waiting.push(index);
   };
   // Messages the event loop got to late arrive together: each index is sent once, in order.
   start = await startDueClock(interval, total, (index) => {
@@ -159,6 +194,16 @@ async function measure(name: string, env: Record<string, string>) {
     console.error(JSON.stringify(row));
     rows.push(row);
   };
+  // A run's figures second by second: where in it a stall fell, and how long its backlog took to drain.
+  const addSeconds = (latencies: Latencies) => {
+    for (let second = 0; second < SECONDS; second++) {
+      add({
+        database: name,
+        request: `  second ${second + 1}`,
+        ...figures(latencies, second * 1000, (second + 1) * 1000),
+      });
+    }
+  };
   const service = await serve(env);
   try {
     const seeded = await seed(service.baseUrl, { big: false });
@@ -166,11 +211,18 @@ async function measure(name: string, env: Record<string, string>) {
     const load = await check.load(seeded, { id: 'latency', size: { duration: SECONDS } });
     await openLoop(service.baseUrl, load, RATES[0]!, WARMUP_SECONDS);
     for (const rate of RATES) {
+      const cpuBefore = cpuMicroseconds(service.pid);
+      const latencies = await openLoop(service.baseUrl, load, rate, SECONDS);
       add({
         database: name,
         request: `check (i) at ${rate}/s`,
-        ...figures(await openLoop(service.baseUrl, load, rate, SECONDS)),
+        ...figures(latencies),
+        connections: latencies.connections,
+        // The service's CPU (user and system, every thread) per request: against `npm run bench`'s
+        // closed-loop figure for (i), what requests arriving one by one cost it.
+        'service CPU µs/req': Math.round((cpuMicroseconds(service.pid) - cpuBefore) / latencies.due.length),
       });
+      addSeconds(latencies);
     }
   } finally {
     await stop(service);
@@ -179,13 +231,7 @@ async function measure(name: string, env: Record<string, string>) {
   try {
     const health = await openLoop(fresh.baseUrl, { path: '/healthz' }, HEALTH_RATE, SECONDS);
     add({ database: name, request: `/healthz at ${HEALTH_RATE}/s from the start`, ...figures(health) });
-    for (let second = 0; second < SECONDS; second++) {
-      add({
-        database: name,
-        request: `  second ${second + 1}`,
-        ...figures(health, second * 1000, (second + 1) * 1000),
-      });
-    }
+    addSeconds(health);
   } finally {
     await stop(fresh);
   }
