@@ -19,11 +19,14 @@
  * service more than the stall, and the run collapsed into a backlog of seconds
  * (docs/performance.md, "Latency at a rate"). Prints p50, p99, p99.9 and the largest latency in ms. LATENCY_DATABASES (default
  * `mariadb,embedded`) picks the databases; LATENCY_NODE_FLAGS (default the start script's) the
- * service's Node flags.
+ * service's Node flags; LATENCY_PROBE=true loads bench/service-probe.ts into the service, and each
+ * row gains what held its event loop then: its collections' pauses (`GC ms`, `major GCs`) and the
+ * longest stretch over 10 ms in which a timer could not run (`loop held ms`).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   buildService,
   SERVICE_ARGUMENTS,
@@ -40,6 +43,7 @@ import { SCENARIOS, type Load } from './scenarios.ts';
 import { startDueClock } from './due-clock.ts';
 import { RawConnection, requestBytes } from './raw-http.ts';
 import { seed } from './seed.ts';
+import type { ProbeRecord } from './service-probe.ts';
 
 killServicesOnSignals();
 
@@ -50,6 +54,7 @@ const HEALTH_RATE = 1000;
 const DATABASES = (process.env.LATENCY_DATABASES ?? 'mariadb,embedded').split(',');
 const NODE_FLAGS = process.env.LATENCY_NODE_FLAGS?.split(' ').filter(Boolean);
 const CONNECTIONS = Number(process.env.LATENCY_CONNECTIONS ?? 32);
+const PROBE = process.env.LATENCY_PROBE === 'true';
 
 interface Latencies {
   /** Each request's due time, ms from the start of the run. */
@@ -61,6 +66,8 @@ interface Latencies {
   sent: number;
   /** The connections the run opened, those opened ahead included. */
   connections: number;
+  /** When the run started (its due time 0), ms from the epoch: to place the probe's records. */
+  startEpochMs: number;
 }
 
 /** Connections opened before a run starts, so that its first requests do not wait for a connect. */
@@ -90,6 +97,7 @@ async function openLoop(baseUrl: string, load: Load, rate: number, seconds: numb
     sendLateness: new Float64Array(total),
     sent: 0,
     connections: 0,
+    startEpochMs: 0,
   };
   const headers = load.headers as Record<string, string> | undefined;
   const body = typeof load.body === 'string' ? load.body : undefined;
@@ -141,6 +149,7 @@ async function openLoop(baseUrl: string, load: Load, rate: number, seconds: numb
   start = await startDueClock(interval, total, (index) => {
     while (result.sent <= index) send(result.sent++);
   });
+  result.startEpochMs = performance.timeOrigin + start;
   return finished;
 }
 
@@ -175,65 +184,99 @@ function figures({ due, latency, sendLateness }: Latencies, from = 0, to = Infin
   };
 }
 
-const serve = (env: Record<string, string>) =>
-  spawnService(env, {
+/** The service's Node flags: LATENCY_NODE_FLAGS or the start script's, with the probe when asked for. */
+const nodeFlags = () => [
+  ...(NODE_FLAGS ?? SERVICE_ARGUMENTS.filter((argument) => argument.startsWith('--'))),
+  ...(PROBE ? [`--import=${fileURLToPath(new URL('./service-probe.ts', import.meta.url))}`] : []),
+];
+
+const serve = (env: Record<string, string>, probeFile: string) =>
+  spawnService(PROBE ? { ...env, SERVICE_PROBE_FILE: probeFile } : env, {
     discardLogsAfterStart: true,
-    ...(NODE_FLAGS && { nodeArguments: [...NODE_FLAGS, SERVICE_ENTRY] }),
+    nodeArguments: [...nodeFlags(), SERVICE_ENTRY],
   });
 
-async function stop(server: ServiceProcess): Promise<void> {
+/** Stops the service; with LATENCY_PROBE, what its probe recorded (bench/service-probe.ts). */
+async function stop(server: ServiceProcess, probeFile: string): Promise<ProbeRecord | undefined> {
   server.child.kill('SIGTERM');
   await server.exited;
+  return PROBE ? (JSON.parse(await readFile(probeFile, 'utf8')) as ProbeRecord) : undefined;
 }
 
-/** The check at each rate, on a service seeded and warmed up; then `/healthz` from a fresh start. */
+/** What held the service's event loop in [from, to), ms from the epoch (bench/service-probe.ts). */
+function held(probe: ProbeRecord, from: number, to: number) {
+  const within = ([start]: [number, ...unknown[]]) => start >= from && start < to;
+  const pauses = probe.pauses.filter(within);
+  const gaps = probe.gaps.filter(within);
+  return {
+    'GC ms': Math.round(pauses.reduce((sum, [, duration]) => sum + duration, 0) * 10) / 10,
+    'major GCs': pauses.filter(([, , major]) => major).length,
+    'loop held ms': Math.round(gaps.reduce((longest, [, duration]) => Math.max(longest, duration), 0) * 10) / 10,
+  };
+}
+
+interface Run {
+  request: string;
+  latencies: Latencies;
+  /** The service's CPU (user and system, every thread) per request, for the check's runs. */
+  cpuPerRequest?: number;
+}
+
+/**
+ * The check at each rate, on a service seeded and warmed up; then `/healthz` from a fresh start.
+ * Each run's rows are added once its service has stopped (its probe is written then): each on
+ * stderr, so that a bench stopped midway keeps the services it finished.
+ */
 async function measure(name: string, env: Record<string, string>) {
   const rows: Record<string, unknown>[] = [];
-  // Each row on stderr as it is measured: a run stopped midway keeps what it measured.
-  const add = (row: Record<string, unknown>) => {
-    console.error(JSON.stringify(row));
-    rows.push(row);
+  const probeFolder = await mkdtemp(join(tmpdir(), 'orgs-latency-probe-'));
+  // A run's figures, then second by second: where in it a stall fell, how long its backlog took to
+  // drain, and with LATENCY_PROBE what held the service's event loop meanwhile.
+  const add = ({ request, latencies, cpuPerRequest }: Run, probe: ProbeRecord | undefined) => {
+    const row = (label: string, from: number, to: number, extra: Record<string, unknown> = {}) => {
+      const figured = { database: name, request: label, ...figures(latencies, from, to), ...extra };
+      const probed = probe && held(probe, latencies.startEpochMs + from, latencies.startEpochMs + to);
+      console.error(JSON.stringify({ ...figured, ...probed }));
+      rows.push({ ...figured, ...probed });
+    };
+    row(request, 0, Infinity, {
+      connections: latencies.connections,
+      // Against `npm run bench`'s closed-loop figure for (i), what requests arriving one by one cost.
+      ...(cpuPerRequest !== undefined && { 'service CPU µs/req': cpuPerRequest }),
+    });
+    for (let second = 0; second < SECONDS; second++) row(`  second ${second + 1}`, second * 1000, (second + 1) * 1000);
   };
-  // A run's figures second by second: where in it a stall fell, and how long its backlog took to drain.
-  const addSeconds = (latencies: Latencies) => {
-    for (let second = 0; second < SECONDS; second++) {
-      add({
-        database: name,
-        request: `  second ${second + 1}`,
-        ...figures(latencies, second * 1000, (second + 1) * 1000),
-      });
-    }
-  };
-  const service = await serve(env);
   try {
-    const seeded = await seed(service.baseUrl, { big: false });
-    const check = SCENARIOS.find((scenario) => scenario.letter === 'i')!;
-    const load = await check.load(seeded, { id: 'latency', size: { duration: SECONDS } });
-    await openLoop(service.baseUrl, load, RATES[0]!, WARMUP_SECONDS);
-    for (const rate of RATES) {
-      const cpuBefore = cpuMicroseconds(service.pid);
-      const latencies = await openLoop(service.baseUrl, load, rate, SECONDS);
-      add({
-        database: name,
-        request: `check (i) at ${rate}/s`,
-        ...figures(latencies),
-        connections: latencies.connections,
-        // The service's CPU (user and system, every thread) per request: against `npm run bench`'s
-        // closed-loop figure for (i), what requests arriving one by one cost it.
-        'service CPU µs/req': Math.round((cpuMicroseconds(service.pid) - cpuBefore) / latencies.due.length),
-      });
-      addSeconds(latencies);
+    const checks: Run[] = [];
+    const checkProbe = join(probeFolder, 'check.json');
+    const service = await serve(env, checkProbe);
+    let probe: ProbeRecord | undefined;
+    try {
+      const seeded = await seed(service.baseUrl, { big: false });
+      const check = SCENARIOS.find((scenario) => scenario.letter === 'i')!;
+      const load = await check.load(seeded, { id: 'latency', size: { duration: SECONDS } });
+      await openLoop(service.baseUrl, load, RATES[0]!, WARMUP_SECONDS);
+      for (const rate of RATES) {
+        const cpuBefore = cpuMicroseconds(service.pid);
+        const latencies = await openLoop(service.baseUrl, load, rate, SECONDS);
+        const cpuPerRequest = Math.round((cpuMicroseconds(service.pid) - cpuBefore) / latencies.due.length);
+        checks.push({ request: `check (i) at ${rate}/s`, latencies, cpuPerRequest });
+      }
+    } finally {
+      probe = await stop(service, checkProbe);
     }
+    for (const run of checks) add(run, probe);
+    const healthProbe = join(probeFolder, 'health.json');
+    const fresh = await serve(env, healthProbe);
+    let health: Latencies;
+    try {
+      health = await openLoop(fresh.baseUrl, { path: '/healthz' }, HEALTH_RATE, SECONDS);
+    } finally {
+      probe = await stop(fresh, healthProbe);
+    }
+    add({ request: `/healthz at ${HEALTH_RATE}/s from the start`, latencies: health }, probe);
   } finally {
-    await stop(service);
-  }
-  const fresh = await serve(env);
-  try {
-    const health = await openLoop(fresh.baseUrl, { path: '/healthz' }, HEALTH_RATE, SECONDS);
-    add({ database: name, request: `/healthz at ${HEALTH_RATE}/s from the start`, ...figures(health) });
-    addSeconds(health);
-  } finally {
-    await stop(fresh);
+    await rm(probeFolder, { recursive: true, force: true });
   }
   return rows;
 }
@@ -265,9 +308,7 @@ async function main() {
       }
     }
   }
-  console.log(
-    `Node flags: ${(NODE_FLAGS ?? SERVICE_ARGUMENTS.filter((argument) => argument.startsWith('--'))).join(' ')}`,
-  );
+  console.log(`Node flags: ${nodeFlags().join(' ')}`);
   console.table(rows);
 }
 
