@@ -33,8 +33,8 @@ import { basename, join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { freePorts } from '../tests/support/ports.ts';
 import {
-  SERVICE_ARGUMENTS,
   SERVICE_ENTRY,
+  SERVICE_NODE_FLAGS,
   spawnService,
   type ServiceProcess,
   killServicesOnSignals,
@@ -104,8 +104,7 @@ const databasePid = Number(execFileSync('pgrep', ['-o', 'mariadbd']).toString().
  * Node's flags for an entry as `npm start` (and `npm run bench`) start it: the service's bundle with
  * those of the start script (its young generation capped), anything else with none.
  */
-const startFlags = (entry: string) =>
-  basename(entry) === basename(SERVICE_ENTRY) ? SERVICE_ARGUMENTS.filter((argument) => argument.startsWith('--')) : [];
+const startFlags = (entry: string) => (basename(entry) === basename(SERVICE_ENTRY) ? SERVICE_NODE_FLAGS : []);
 
 /** How a traced entry starts: exporting to the bench's own OTLP receiver, sampling `ratio` of the requests. */
 const tracedEnv = (url: string, ratio: number) => ({

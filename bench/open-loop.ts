@@ -29,8 +29,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   buildService,
-  SERVICE_ARGUMENTS,
   SERVICE_ENTRY,
+  SERVICE_NODE_FLAGS,
   spawnService,
   type ServiceProcess,
   killServicesOnSignals,
@@ -186,7 +186,7 @@ function figures({ due, latency, sendLateness }: Latencies, from = 0, to = Infin
 
 /** The service's Node flags: LATENCY_NODE_FLAGS or the start script's, with the probe when asked for. */
 const nodeFlags = () => [
-  ...(NODE_FLAGS ?? SERVICE_ARGUMENTS.filter((argument) => argument.startsWith('--'))),
+  ...(NODE_FLAGS ?? SERVICE_NODE_FLAGS),
   ...(PROBE ? [`--import=${fileURLToPath(new URL('./service-probe.ts', import.meta.url))}`] : []),
 ];
 
@@ -234,10 +234,10 @@ async function measure(name: string, env: Record<string, string>) {
   // drain, and with LATENCY_PROBE what held the service's event loop meanwhile.
   const add = ({ request, latencies, cpuPerRequest }: Run, probe: ProbeRecord | undefined) => {
     const row = (label: string, from: number, to: number, extra: Record<string, unknown> = {}) => {
-      const figured = { database: name, request: label, ...figures(latencies, from, to), ...extra };
       const probed = probe && held(probe, latencies.startEpochMs + from, latencies.startEpochMs + to);
-      console.error(JSON.stringify({ ...figured, ...probed }));
-      rows.push({ ...figured, ...probed });
+      const figured = { database: name, request: label, ...figures(latencies, from, to), ...extra, ...probed };
+      console.error(JSON.stringify(figured));
+      rows.push(figured);
     };
     row(request, 0, Infinity, {
       connections: latencies.connections,

@@ -19,8 +19,10 @@ export async function buildService(): Promise<void> {
   await buildConsole();
 }
 
+/** Node's flags in package.json's start script, before the bundle's entry. */
+export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=16'];
 /** Node's arguments in package.json's start script (tests/startup.test.ts checks that they agree). */
-export const SERVICE_ARGUMENTS = ['--max-semi-space-size=16', SERVICE_ENTRY];
+export const SERVICE_ARGUMENTS = [...SERVICE_NODE_FLAGS, SERVICE_ENTRY];
 
 export interface ServiceProcess {
   baseUrl: string;
