@@ -21,7 +21,11 @@
  * `mariadb,embedded`) picks the databases; LATENCY_NODE_FLAGS (default the start script's) the
  * service's Node flags; LATENCY_PROBE=true loads bench/service-probe.ts into the service, and each
  * row gains what held its event loop then: its collections' pauses (`GC ms`, `major GCs`) and the
- * longest stretch over 10 ms in which a timer could not run (`loop held ms`).
+ * longest stretch over 10 ms in which a timer could not run (`loop held ms`). Every row has the CPU
+ * time the hypervisor took from the machine meanwhile (`CPU stolen ms`, both CPUs together): a
+ * stall of every process at once, which no server can answer through. LATENCY_BASELINE=true runs
+ * the same checks, on MariaDB, against the hand-written baseline (bench/baseline.ts, with its
+ * per-request duties) reading the database the service seeded: what the machine allows a server.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -38,7 +42,8 @@ import {
 import { TEST_SECRET } from '../tests/support/tokens.ts';
 import { createDatabase } from './database.ts';
 import { writeRolesFile } from './permissions.ts';
-import { cpuMicroseconds } from './process-usage.ts';
+import { BASELINE_ENTRY, buildBaseline } from './baseline-build.ts';
+import { cpuMicroseconds, machineStolenMs } from './process-usage.ts';
 import { SCENARIOS, type Load } from './scenarios.ts';
 import { startDueClock } from './due-clock.ts';
 import { RawConnection, requestBytes } from './raw-http.ts';
@@ -55,6 +60,7 @@ const DATABASES = (process.env.LATENCY_DATABASES ?? 'mariadb,embedded').split(',
 const NODE_FLAGS = process.env.LATENCY_NODE_FLAGS?.split(' ').filter(Boolean);
 const CONNECTIONS = Number(process.env.LATENCY_CONNECTIONS ?? 32);
 const PROBE = process.env.LATENCY_PROBE === 'true';
+const BASELINE = process.env.LATENCY_BASELINE === 'true';
 
 interface Latencies {
   /** Each request's due time, ms from the start of the run. */
@@ -68,6 +74,25 @@ interface Latencies {
   connections: number;
   /** When the run started (its due time 0), ms from the epoch: to place the probe's records. */
   startEpochMs: number;
+  /** CPU time the hypervisor took from the machine during the run: [ms from the epoch, ms taken since the sample before]. */
+  stolen: Array<[number, number]>;
+}
+
+/** How often the run reads how much CPU the hypervisor has taken from the machine. */
+const STOLEN_SAMPLE_MS = 50;
+
+/**
+ * Reads every STOLEN_SAMPLE_MS what the hypervisor has taken from the machine (machineStolenMs)
+ * into `samples`, until the returned function is called.
+ */
+function sampleStolen(samples: Array<[number, number]>): () => void {
+  let last = machineStolenMs();
+  const timer = setInterval(() => {
+    const now = machineStolenMs();
+    if (now > last) samples.push([Date.now(), now - last]);
+    last = now;
+  }, STOLEN_SAMPLE_MS);
+  return () => clearInterval(timer);
 }
 
 /** Connections opened before a run starts, so that its first requests do not wait for a connect. */
@@ -98,6 +123,7 @@ async function openLoop(baseUrl: string, load: Load, rate: number, seconds: numb
     sent: 0,
     connections: 0,
     startEpochMs: 0,
+    stolen: [],
   };
   const headers = load.headers as Record<string, string> | undefined;
   const body = typeof load.body === 'string' ? load.body : undefined;
@@ -106,9 +132,11 @@ async function openLoop(baseUrl: string, load: Load, rate: number, seconds: numb
   let answered = 0;
   let start = 0;
   const { promise: finished, resolve } = Promise.withResolvers<Latencies>();
+  const stopSampling = sampleStolen(result.stolen);
   const done = () => {
     if (++answered < total) return;
     for (const connection of all) connection.close();
+    stopSampling();
     result.connections = all.length;
     resolve(result);
   };
@@ -190,10 +218,11 @@ const nodeFlags = () => [
   ...(PROBE ? [`--import=${fileURLToPath(new URL('./service-probe.ts', import.meta.url))}`] : []),
 ];
 
-const serve = (env: Record<string, string>, probeFile: string) =>
+/** The service, or another entry with its conventions (the baseline), as `npm start` starts it. */
+const serve = (env: Record<string, string>, probeFile: string, entry = SERVICE_ENTRY) =>
   spawnService(PROBE ? { ...env, SERVICE_PROBE_FILE: probeFile } : env, {
     discardLogsAfterStart: true,
-    nodeArguments: [...nodeFlags(), SERVICE_ENTRY],
+    nodeArguments: [...nodeFlags(), entry],
   });
 
 /** Stops the service; with LATENCY_PROBE, what its probe recorded (bench/service-probe.ts). */
@@ -215,6 +244,28 @@ function held(probe: ProbeRecord, from: number, to: number) {
   };
 }
 
+/** CPU time the hypervisor took from the machine in [from, to), ms from the start of the run. */
+function stolenWithin({ stolen, startEpochMs }: Latencies, from: number, to: number): number {
+  const taken = stolen.filter(([at]) => at - startEpochMs >= from && at - startEpochMs < to);
+  return Math.round(taken.reduce((sum, [, ms]) => sum + ms, 0));
+}
+
+/**
+ * The check at each rate on `server`, after a warm-up at the first: one run each, its request
+ * labelled after `who`, with the server's CPU per request.
+ */
+async function checksAtRates(server: ServiceProcess, load: Load, who: string): Promise<Run[]> {
+  await openLoop(server.baseUrl, load, RATES[0]!, WARMUP_SECONDS);
+  const runs: Run[] = [];
+  for (const rate of RATES) {
+    const cpuBefore = cpuMicroseconds(server.pid);
+    const latencies = await openLoop(server.baseUrl, load, rate, SECONDS);
+    const cpuPerRequest = Math.round((cpuMicroseconds(server.pid) - cpuBefore) / latencies.due.length);
+    runs.push({ request: `${who}check (i) at ${rate}/s`, latencies, cpuPerRequest });
+  }
+  return runs;
+}
+
 interface Run {
   request: string;
   latencies: Latencies;
@@ -227,54 +278,69 @@ interface Run {
  * Each run's rows are added once its service has stopped (its probe is written then): each on
  * stderr, so that a bench stopped midway keeps the services it finished.
  */
-async function measure(name: string, env: Record<string, string>) {
+async function measure(name: string, env: Record<string, string>, withBaseline = false) {
   const rows: Record<string, unknown>[] = [];
+  let servers = 0;
   const probeFolder = await mkdtemp(join(tmpdir(), 'orgs-latency-probe-'));
   // A run's figures, then second by second: where in it a stall fell, how long its backlog took to
   // drain, and with LATENCY_PROBE what held the service's event loop meanwhile.
   const add = ({ request, latencies, cpuPerRequest }: Run, probe: ProbeRecord | undefined) => {
     const row = (label: string, from: number, to: number, extra: Record<string, unknown> = {}) => {
       const probed = probe && held(probe, latencies.startEpochMs + from, latencies.startEpochMs + to);
-      const figured = { database: name, request: label, ...figures(latencies, from, to), ...extra, ...probed };
+      const figured = {
+        database: name,
+        request: label,
+        ...figures(latencies, from, to),
+        ...extra,
+        'CPU stolen ms': stolenWithin(latencies, from, to),
+        ...probed,
+      };
       console.error(JSON.stringify(figured));
       rows.push(figured);
     };
-    row(request, 0, Infinity, {
+    row(request, 0, SECONDS * 1000, {
       connections: latencies.connections,
       // Against `npm run bench`'s closed-loop figure for (i), what requests arriving one by one cost.
-      ...(cpuPerRequest !== undefined && { 'service CPU µs/req': cpuPerRequest }),
+      ...(cpuPerRequest !== undefined && { 'server CPU µs/req': cpuPerRequest }),
     });
     for (let second = 0; second < SECONDS; second++) row(`  second ${second + 1}`, second * 1000, (second + 1) * 1000);
   };
-  try {
-    const checks: Run[] = [];
-    const checkProbe = join(probeFolder, 'check.json');
-    const service = await serve(env, checkProbe);
+  /** Starts a server, runs `work` on it, stops it, and adds the runs' rows with what its probe recorded. */
+  const onServer = async (
+    serverEnv: Record<string, string>,
+    entry: string,
+    work: (server: ServiceProcess) => Promise<Run[]>,
+  ) => {
+    const probeFile = join(probeFolder, `${++servers}.json`);
+    const server = await serve(serverEnv, probeFile, entry);
+    let runs: Run[];
     let probe: ProbeRecord | undefined;
     try {
+      runs = await work(server);
+    } finally {
+      probe = await stop(server, probeFile);
+    }
+    for (const run of runs) add(run, probe);
+  };
+  try {
+    let load: Load | undefined;
+    await onServer(env, SERVICE_ENTRY, async (service) => {
       const seeded = await seed(service.baseUrl, { big: false });
       const check = SCENARIOS.find((scenario) => scenario.letter === 'i')!;
-      const load = await check.load(seeded, { id: 'latency', size: { duration: SECONDS } });
-      await openLoop(service.baseUrl, load, RATES[0]!, WARMUP_SECONDS);
-      for (const rate of RATES) {
-        const cpuBefore = cpuMicroseconds(service.pid);
-        const latencies = await openLoop(service.baseUrl, load, rate, SECONDS);
-        const cpuPerRequest = Math.round((cpuMicroseconds(service.pid) - cpuBefore) / latencies.due.length);
-        checks.push({ request: `check (i) at ${rate}/s`, latencies, cpuPerRequest });
-      }
-    } finally {
-      probe = await stop(service, checkProbe);
-    }
-    for (const run of checks) add(run, probe);
-    const healthProbe = join(probeFolder, 'health.json');
-    const fresh = await serve(env, healthProbe);
-    let health: Latencies;
-    try {
-      health = await openLoop(fresh.baseUrl, { path: '/healthz' }, HEALTH_RATE, SECONDS);
-    } finally {
-      probe = await stop(fresh, healthProbe);
-    }
-    add({ request: `/healthz at ${HEALTH_RATE}/s from the start`, latencies: health }, probe);
+      load = await check.load(seeded, { id: 'latency', size: { duration: SECONDS } });
+      return checksAtRates(service, load, '');
+    });
+    // The baseline reads the database the service seeded, the same check at the same rates.
+    if (withBaseline)
+      await onServer({ ...env, BASELINE_DUTIES: 'true' }, BASELINE_ENTRY, (baseline) =>
+        checksAtRates(baseline, load!, 'baseline: '),
+      );
+    await onServer(env, SERVICE_ENTRY, async (fresh) => [
+      {
+        request: `/healthz at ${HEALTH_RATE}/s from the start`,
+        latencies: await openLoop(fresh.baseUrl, { path: '/healthz' }, HEALTH_RATE, SECONDS),
+      },
+    ]);
   } finally {
     await rm(probeFolder, { recursive: true, force: true });
   }
@@ -283,6 +349,7 @@ async function measure(name: string, env: Record<string, string>) {
 
 async function main() {
   await buildService();
+  if (BASELINE) await buildBaseline();
   const env = {
     JWT_SECRET: TEST_SECRET,
     NODE_ENV: 'production',
@@ -295,7 +362,7 @@ async function main() {
     if (name === 'mariadb') {
       const database = await createDatabase('latency');
       try {
-        rows.push(...(await measure(name, { ...env, DATABASE_URL: database.url })));
+        rows.push(...(await measure(name, { ...env, DATABASE_URL: database.url }, BASELINE)));
       } finally {
         await database.drop();
       }
