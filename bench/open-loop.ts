@@ -219,17 +219,17 @@ const nodeFlags = () => [
 ];
 
 /** The service, or another entry with its conventions (the baseline), as `npm start` starts it. */
-const serve = (env: Record<string, string>, probeFile: string, entry = SERVICE_ENTRY) =>
-  spawnService(PROBE ? { ...env, SERVICE_PROBE_FILE: probeFile } : env, {
+const serve = (env: Record<string, string>, probeFile: string | undefined, entry = SERVICE_ENTRY) =>
+  spawnService(probeFile ? { ...env, SERVICE_PROBE_FILE: probeFile } : env, {
     discardLogsAfterStart: true,
     nodeArguments: [...nodeFlags(), entry],
   });
 
 /** Stops the service; with LATENCY_PROBE, what its probe recorded (bench/service-probe.ts). */
-async function stop(server: ServiceProcess, probeFile: string): Promise<ProbeRecord | undefined> {
+async function stop(server: ServiceProcess, probeFile: string | undefined): Promise<ProbeRecord | undefined> {
   server.child.kill('SIGTERM');
   await server.exited;
-  return PROBE ? (JSON.parse(await readFile(probeFile, 'utf8')) as ProbeRecord) : undefined;
+  return probeFile ? (JSON.parse(await readFile(probeFile, 'utf8')) as ProbeRecord) : undefined;
 }
 
 /** What held the service's event loop in [from, to), ms from the epoch (bench/service-probe.ts). */
@@ -281,7 +281,7 @@ interface Run {
 async function measure(name: string, env: Record<string, string>, withBaseline = false) {
   const rows: Record<string, unknown>[] = [];
   let servers = 0;
-  const probeFolder = await mkdtemp(join(tmpdir(), 'orgs-latency-probe-'));
+  const probeFolder = PROBE ? await mkdtemp(join(tmpdir(), 'orgs-latency-probe-')) : undefined;
   // A run's figures, then second by second: where in it a stall fell, how long its backlog took to
   // drain, and with LATENCY_PROBE what held the service's event loop meanwhile.
   const add = ({ request, latencies, cpuPerRequest }: Run, probe: ProbeRecord | undefined) => {
@@ -311,7 +311,7 @@ async function measure(name: string, env: Record<string, string>, withBaseline =
     entry: string,
     work: (server: ServiceProcess) => Promise<Run[]>,
   ) => {
-    const probeFile = join(probeFolder, `${++servers}.json`);
+    const probeFile = probeFolder && join(probeFolder, `${++servers}.json`);
     const server = await serve(serverEnv, probeFile, entry);
     let runs: Run[];
     let probe: ProbeRecord | undefined;
@@ -342,7 +342,7 @@ async function measure(name: string, env: Record<string, string>, withBaseline =
       },
     ]);
   } finally {
-    await rm(probeFolder, { recursive: true, force: true });
+    if (probeFolder) await rm(probeFolder, { recursive: true, force: true });
   }
   return rows;
 }
