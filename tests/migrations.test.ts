@@ -17,6 +17,7 @@ const DOMAINS_AND_JOINING = 'Migration20261129120000_domains_and_joining';
 const SCIM = 'Migration20261129130000_scim';
 const ACCOUNT_DELETION = 'Migration20261129150000_account_deletion';
 const DELIVERY_RESPONSE_BODY = 'Migration20261129160000_delivery_response_body';
+const REDUNDANT_INDEXES = 'Migration20261130090000_redundant_indexes';
 
 /**
  * The service's tables (not the migrator's own) and text columns whose collation is not MariaDB's
@@ -50,6 +51,60 @@ async function schemaDiff(orm: Orm, engine: string): Promise<string> {
   return statements.filter((line) => !rebuild.includes(line)).join('\n');
 }
 
+interface Index {
+  table: string;
+  name: string;
+  unique: boolean;
+  columns: string[];
+}
+
+/** Every index of the service's tables (the primary key's too), with its columns in order. */
+async function indexesOf(orm: Orm, engine: string): Promise<Index[]> {
+  const connection = orm.em.getConnection();
+  const rows =
+    engine === 'embedded'
+      ? await connection.execute<Array<{ table: string; name: string; unique: number; column: string }>>(
+          `select t.name as \`table\`, l.name as name, l."unique" as \`unique\`, i.name as \`column\`
+             from sqlite_master t, pragma_index_list(t.name) l, pragma_index_info(l.name) i
+             where t.type = 'table' and t.name not like 'sqlite_%' and t.name <> 'mikro_orm_migrations'
+             order by t.name, l.name, i.seqno`,
+        )
+      : await connection.execute<Array<{ table: string; name: string; unique: number; column: string }>>(
+          `select table_name as \`table\`, index_name as name, 1 - non_unique as \`unique\`, column_name as \`column\`
+             from information_schema.statistics
+             where table_schema = database() and table_name <> 'mikro_orm_migrations'
+             order by table_name, index_name, seq_in_index`,
+        );
+  const indexes = new Map<string, Index>();
+  for (const row of rows) {
+    const key = `${row.table}.${row.name}`;
+    const index: Index = indexes.get(key) ?? {
+      table: row.table,
+      name: row.name,
+      unique: Number(row.unique) === 1,
+      columns: [],
+    };
+    index.columns.push(row.column);
+    indexes.set(key, index);
+  }
+  return [...indexes.values()];
+}
+
+/** The indexes that do nothing another does not: not unique, and their columns begin another's. */
+const redundantIndexes = (indexes: Index[]): string[] =>
+  indexes
+    .filter((index) => !index.unique)
+    .filter((index) =>
+      indexes.some(
+        (other) =>
+          other !== index &&
+          other.table === index.table &&
+          other.columns.length >= index.columns.length &&
+          index.columns.every((column, position) => other.columns[position] === column),
+      ),
+    )
+    .map((index) => `${index.table}.${index.name} (${index.columns.join(', ')})`);
+
 describeOnEachDatabase('migrations', (target) => {
   const all =
     target.name === 'embedded'
@@ -66,6 +121,7 @@ describeOnEachDatabase('migrations', (target) => {
           SCIM,
           ACCOUNT_DELETION,
           DELIVERY_RESPONSE_BODY,
+          REDUNDANT_INDEXES,
         ]
       : [
           INITIAL,
@@ -81,9 +137,10 @@ describeOnEachDatabase('migrations', (target) => {
           SCIM,
           ACCOUNT_DELETION,
           DELIVERY_RESPONSE_BODY,
+          REDUNDANT_INDEXES,
         ];
 
-  it('build exactly the schema the entities describe, and apply once', async () => {
+  it('build exactly the schema the entities describe, no index beginning another, and apply once', async () => {
     const database = await target.create();
     const orm = await openDatabase(database.url);
     try {
@@ -93,6 +150,10 @@ describeOnEachDatabase('migrations', (target) => {
       expect(await schemaDiff(orm, target.name)).toBe('');
       // The diff does not see a table's collation, which every column inherits.
       if (target.name === 'mariadb') expect(await notBinaryNoPad(orm)).toEqual([]);
+      // No foreign key keeps an index of its own where another begins with its column (entities.ts).
+      const indexes = await indexesOf(orm, target.name);
+      expect(indexes.length).toBeGreaterThan(40);
+      expect(redundantIndexes(indexes)).toEqual([]);
     } finally {
       await orm.close();
       await database.drop();
@@ -172,6 +233,7 @@ describeOnEachDatabase('migrations', (target) => {
         SCIM,
         ACCOUNT_DELETION,
         DELIVERY_RESPONSE_BODY,
+        REDUNDANT_INDEXES,
       ]);
 
       const managers = storedTeamNameKey('Managers');
@@ -244,6 +306,7 @@ describeOnEachDatabase('migrations', (target) => {
         SCIM,
         ACCOUNT_DELETION,
         DELIVERY_RESPONSE_BODY,
+        REDUNDANT_INDEXES,
       ]);
 
       expect(
@@ -305,7 +368,7 @@ describeOnEachDatabase('migrations', (target) => {
         ['d1', 'w1', 'o1', 'e1', 'organization.updated', 'failed', 8, 500, 'HTTP 500: boom', at, at],
       );
 
-      expect(await migrate(orm)).toEqual([DELIVERY_RESPONSE_BODY]);
+      expect(await migrate(orm)).toEqual([DELIVERY_RESPONSE_BODY, REDUNDANT_INDEXES]);
 
       expect(
         await connection.execute(
@@ -379,6 +442,7 @@ describeOnEachDatabase('migrations', (target) => {
           SCIM,
           ACCOUNT_DELETION,
           DELIVERY_RESPONSE_BODY,
+          REDUNDANT_INDEXES,
         ]);
 
         // Every row kept; a reference now names the row it referenced exactly. The audit trail keeps
