@@ -12,8 +12,8 @@
  *
  * A foreign key has no index of its own (`.index(false)`) where the primary key or another index
  * begins with its column: MariaDB checks the key through that one, and a second index would be one
- * more write on every insert and delete for nothing (tests/migrations.test.ts finds any index that
- * begins another).
+ * more write on every insert and delete for nothing (docs/performance.md, "Measured choices in the
+ * code"; tests/migrations.test.ts finds any index that begins another).
  */
 import { defineEntity, p } from '@mikro-orm/core';
 import { ROLE_NAME_MAX_LENGTH } from '../../../shared/fields.ts';
