@@ -244,9 +244,9 @@ function held(probe: ProbeRecord, from: number, to: number) {
   };
 }
 
-/** CPU time the hypervisor took from the machine in [from, to), ms from the start of the run. */
-function stolenWithin({ stolen, startEpochMs }: Latencies, from: number, to: number): number {
-  const taken = stolen.filter(([at]) => at - startEpochMs >= from && at - startEpochMs < to);
+/** CPU time the hypervisor took from the machine in [from, to), ms from the epoch, as held() takes them. */
+function stolenWithin(stolen: Latencies['stolen'], from: number, to: number): number {
+  const taken = stolen.filter(([at]) => at >= from && at < to);
   return Math.round(taken.reduce((sum, [, ms]) => sum + ms, 0));
 }
 
@@ -286,14 +286,14 @@ async function measure(name: string, env: Record<string, string>, withBaseline =
   // drain, and with LATENCY_PROBE what held the service's event loop meanwhile.
   const add = ({ request, latencies, cpuPerRequest }: Run, probe: ProbeRecord | undefined) => {
     const row = (label: string, from: number, to: number, extra: Record<string, unknown> = {}) => {
-      const probed = probe && held(probe, latencies.startEpochMs + from, latencies.startEpochMs + to);
+      const [fromEpoch, toEpoch] = [latencies.startEpochMs + from, latencies.startEpochMs + to];
       const figured = {
         database: name,
         request: label,
         ...figures(latencies, from, to),
         ...extra,
-        'CPU stolen ms': stolenWithin(latencies, from, to),
-        ...probed,
+        'CPU stolen ms': stolenWithin(latencies.stolen, fromEpoch, toEpoch),
+        ...(probe && held(probe, fromEpoch, toEpoch)),
       };
       console.error(JSON.stringify(figured));
       rows.push(figured);

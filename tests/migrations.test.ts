@@ -58,18 +58,21 @@ interface Index {
   columns: string[];
 }
 
+/** One column of one index, as both databases' catalogues are asked for it below. */
+type IndexColumn = { table: string; name: string; unique: number; column: string };
+
 /** Every index of the service's tables (the primary key's too), with its columns in order. */
 async function indexesOf(orm: Orm, engine: string): Promise<Index[]> {
   const connection = orm.em.getConnection();
   const rows =
     engine === 'embedded'
-      ? await connection.execute<Array<{ table: string; name: string; unique: number; column: string }>>(
+      ? await connection.execute<IndexColumn[]>(
           `select t.name as \`table\`, l.name as name, l."unique" as \`unique\`, i.name as \`column\`
              from sqlite_master t, pragma_index_list(t.name) l, pragma_index_info(l.name) i
              where t.type = 'table' and t.name not like 'sqlite_%' and t.name <> 'mikro_orm_migrations'
              order by t.name, l.name, i.seqno`,
         )
-      : await connection.execute<Array<{ table: string; name: string; unique: number; column: string }>>(
+      : await connection.execute<IndexColumn[]>(
           `select table_name as \`table\`, index_name as name, 1 - non_unique as \`unique\`, column_name as \`column\`
              from information_schema.statistics
              where table_schema = database() and table_name <> 'mikro_orm_migrations'
