@@ -37,11 +37,16 @@ const REQUEST_SPAN = createContextKey('org-user-service request span');
 
 type Headers = Record<string, string | string[] | undefined>;
 
-/** What a request's span is: its trace (continued from `traceparent`) and its context. */
+/**
+ * What a request's span is: its trace (continued from `traceparent`) and, when the sampler chose to
+ * record it, the context its work runs in. An unsampled request has none: its span records
+ * nothing, no span would be made under it (`recording`), and entering a context for it would cost
+ * every unsampled request for nothing. Its trace id still goes on its log line.
+ */
 export interface RequestTrace {
   span: Span;
   method: string;
-  context: Context;
+  context: Context | undefined;
   traceId: string;
 }
 
@@ -54,12 +59,13 @@ export function startRequestSpan(method: string, headers: Headers): RequestTrace
     { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } },
     parent,
   );
-  const traced = trace.setSpan(parent, span).setValue(REQUEST_SPAN, span);
+  const traced = span.isRecording() ? trace.setSpan(parent, span).setValue(REQUEST_SPAN, span) : undefined;
   return { span, method, context: traced, traceId: span.spanContext().traceId };
 }
 
 /** Ends a request's span: named after its route's template (`POST /organizations/:id/members`). */
 export function endRequestSpan({ span, method }: RequestTrace, route: string | undefined, status: number): void {
+  if (!span.isRecording()) return;
   if (route !== undefined) {
     span.updateName(`${method} ${route}`);
     span.setAttribute('http.route', route);
@@ -70,7 +76,8 @@ export function endRequestSpan({ span, method }: RequestTrace, route: string | u
 }
 
 /** Runs `work` with `traced` as the active context: what it starts becomes a child of its span. */
-export const withTrace = <T>(traced: RequestTrace, work: () => T): T => context.with(traced.context, work);
+export const withTrace = <T>(traced: RequestTrace, work: () => T): T =>
+  traced.context ? context.with(traced.context, work) : work();
 
 /**
  * Whether the active span is being recorded. A span under one that is not would not be either,
