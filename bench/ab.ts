@@ -4,9 +4,10 @@
  * turns on one seeded MariaDB database, the order of the servers alternating from round to round,
  * so that the machine's drift falls on each alike. The scenarios are those of `npm run bench`
  * (bench/scenarios.ts), each one timed here, (g) too, and what it changes put back after its
- * measured run. Per scenario and server it prints the median requests per second, CPU time per
- * request and statements sent per request (MariaDB's `Questions`), and the CPU time the
- * hypervisor took from the machine in its worst run, ms a second. For a verdict on a change of a
+ * measured run. Per scenario and server it prints the median requests per second (and, against the
+ * first server's in the same round, the least and most of the rounds), CPU time per request and
+ * statements sent per request (MariaDB's `Questions`), and the CPU time the hypervisor took from
+ * the machine in its worst run, ms a second. For a verdict on a change of a
  * few per cent, which one `npm run bench` cannot give on a machine whose figures move by 10 to 30 %
  * from run to run.
  *
@@ -120,6 +121,11 @@ const describe = ({ path, tracedRatio }: Entry) =>
   tracedRatio === undefined ? path : `${path}, traced, ${tracedRatio * 100} % sampled`;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+const spread = (values: number[]) => `${Math.min(...values).toFixed(2)} to ${Math.max(...values).toFixed(2)}`;
+
+/** Each round's req/s over the first server's in the same round. */
+const rpsRatios = (list: Sample[], first: Sample[]) => list.map((sample, round) => sample.rps / first[round]!.rps);
 
 async function main() {
   const database = await createDatabase('ab');
@@ -241,7 +247,9 @@ async function main() {
         ...(ALLOCATIONS_DIR && { 'KB allocated/req': median(list.map((sample) => sample.allocatedKb!)).toFixed(1) }),
         // Paired with the first server's run of the same round: the machine's drift between
         // rounds cancels out.
-        'req/s vs [0]': median(list.map((sample, round) => sample.rps / first[round]!.rps)).toFixed(2),
+        'req/s vs [0]': median(rpsRatios(list, first)).toFixed(2),
+        // How far the rounds disagree: a difference inside this spread is not one this run shows.
+        'rounds, least to most': spread(rpsRatios(list, first)),
         'CPU vs [0]': median(list.map((sample, round) => sample.cpuMicros / first[round]!.cpuMicros)).toFixed(2),
       });
     }
