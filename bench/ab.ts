@@ -7,9 +7,8 @@
  * measured run. Per scenario and server it prints the median requests per second (and, against the
  * first server's in the same round, the least and most of the rounds), CPU time per request and
  * statements sent per request (MariaDB's `Questions`), and the CPU time the hypervisor took from
- * the machine in its worst run, ms a second. For a verdict on a change of a
- * few per cent, which one `npm run bench` cannot give on a machine whose figures move by 10 to 30 %
- * from run to run.
+ * the machine in its worst run, ms a second. For a verdict on a change of a few per cent, which
+ * one `npm run bench` cannot give on a machine whose figures move by 10 to 30 % from run to run.
  *
  * Settings: AB_SCENARIOS (letters, default `abcegh`; `d`, the list of 10,000 members, seeds 10,000
  * users more; `i`, `j` and `k` are the permission checks, for which every server starts with the
@@ -233,6 +232,7 @@ async function main() {
     for (let index = 0; index < entries.length; index++) {
       const list = samples.get(`${scenario.letter} ${index}`)!;
       const first = samples.get(`${scenario.letter} 0`)!;
+      const ratios = rpsRatios(list, first);
       rows.push({
         scenario: title(scenario),
         server: index,
@@ -247,9 +247,9 @@ async function main() {
         ...(ALLOCATIONS_DIR && { 'KB allocated/req': median(list.map((sample) => sample.allocatedKb!)).toFixed(1) }),
         // Paired with the first server's run of the same round: the machine's drift between
         // rounds cancels out.
-        'req/s vs [0]': median(rpsRatios(list, first)).toFixed(2),
+        'req/s vs [0]': median(ratios).toFixed(2),
         // How far the rounds disagree: a difference inside this spread is not one this run shows.
-        'rounds, least to most': spread(rpsRatios(list, first)),
+        'rounds, least to most': spread(ratios),
         'CPU vs [0]': median(list.map((sample, round) => sample.cpuMicros / first[round]!.cpuMicros)).toFixed(2),
       });
     }
