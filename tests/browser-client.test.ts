@@ -11,14 +11,15 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildJavaScript } from '../client/build.ts';
 import type * as ClientModule from '../client/src/index.ts';
 import { MAX_BATCH_ITEMS } from '../shared/limits.ts';
 import { databaseTargets } from './support/databases.ts';
 import { addMember, registerUser, uniqueId } from './support/fixtures.ts';
-import { CHROMIUM, chromiumMissing, failWithout } from './support/needs.ts';
+import { launchChromium } from './support/chromium.ts';
+import { chromiumMissing, failWithout } from './support/needs.ts';
 import { freePorts } from './support/ports.ts';
 import { projectRoot } from './support/process.ts';
 import { useServer } from './support/server.ts';
@@ -82,10 +83,7 @@ describe('typed client in Chromium, from another origin', () => {
   beforeAll(async () => {
     const script = await browserBundle();
     pages.push(await servePage(pagePort!, script), await servePage(otherPort!, script));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();

@@ -7,8 +7,8 @@
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type Browser, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { DIRECTORY_PAGE_SIZE } from '../client/src/react/directory/directory.ts';
 import {
   DESKTOP,
@@ -20,7 +20,8 @@ import {
 } from './support/console.ts';
 import { describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
 import { uniqueId } from './support/fixtures.ts';
-import { CHROMIUM, chromiumMissing, failWithout } from './support/needs.ts';
+import { closeContexts, launchChromium } from './support/chromium.ts';
+import { chromiumMissing, failWithout } from './support/needs.ts';
 import { pooled } from './support/pooled.ts';
 import type { ServiceProcess } from './support/process.ts';
 import { restCall } from './support/rest-call.ts';
@@ -49,10 +50,7 @@ describeOnEachDatabase('the console: Directory (behaviour §14, §18)', (target)
   beforeAll(async () => {
     database = await target.create();
     service = await startConsoleService(database.url);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     ownerToken = await tokenFor(`${run}-owner`, { role: 'owner' });
     const profile = { first_name: 'Dana', last_name: 'Directory', email: `${run}-owner@example.com` };
     expect((await api('POST', '/users', profile)).status).toBe(201);
@@ -66,6 +64,7 @@ describeOnEachDatabase('the console: Directory (behaviour §14, §18)', (target)
     });
     expect(role.status).toBe(201);
   }, 120_000);
+  afterEach(() => closeContexts(browser));
   afterAll(async () => {
     await browser?.close();
     service?.kill();

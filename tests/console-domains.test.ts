@@ -10,8 +10,8 @@
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Browser, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   DESKTOP,
   expectAccessible,
@@ -24,7 +24,8 @@ import { databaseTargets, type TestDatabase } from './support/databases.ts';
 import { startDnsServer, type TestDnsServer } from './support/dns-server.ts';
 import { uniqueDomain } from './support/domains.ts';
 import { uniqueId } from './support/fixtures.ts';
-import { CHROMIUM, chromiumMissing, failWithout } from './support/needs.ts';
+import { closeContexts, launchChromium } from './support/chromium.ts';
+import { chromiumMissing, failWithout } from './support/needs.ts';
 import type { ServiceProcess } from './support/process.ts';
 import { restCall } from './support/rest-call.ts';
 import { SHOWN_WITHIN } from './support/timing.ts';
@@ -73,10 +74,7 @@ describe('the console: verified domains and joining (behaviour §14, §17)', () 
     dns = await startDnsServer();
     database = await embedded.create();
     service = await startConsoleService(database.url, '0', { DNS_SERVERS: dns.address, DNS_TIMEOUT_MS: '1000' });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     // The admin's own e-mail is elsewhere: the domain is not verified by it, only by DNS.
     admin = await person(`${run}-admin`, 'Ada', `${run}-admin@example.com`);
     const created = await api(admin, 'POST', '/organizations', {
@@ -86,6 +84,7 @@ describe('the console: verified domains and joining (behaviour §14, §17)', () 
     expect(created.status).toBe(201);
     organizationId = created.body.organization_id as string;
   }, 120_000);
+  afterEach(() => closeContexts(browser));
   afterAll(async () => {
     await browser?.close();
     service?.kill();

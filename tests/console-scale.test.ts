@@ -10,8 +10,8 @@
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type Browser, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { openDatabase } from '../server/platform/database/orm.ts';
 import { toDbTimestamp, type Database } from '../server/platform/database/schema.ts';
 import {
@@ -25,7 +25,8 @@ import {
 } from './support/console.ts';
 import { describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
 import { insertUsersAsMembers, uniqueId } from './support/fixtures.ts';
-import { CHROMIUM, chromiumMissing, failWithout } from './support/needs.ts';
+import { closeContexts, launchChromium } from './support/chromium.ts';
+import { chromiumMissing, failWithout } from './support/needs.ts';
 import type { ServiceProcess } from './support/process.ts';
 import { restCall } from './support/rest-call.ts';
 import { tokenFor } from './support/tokens.ts';
@@ -53,10 +54,7 @@ describeOnEachDatabase('the console at scale (behaviour §14, §15)', (target) =
     database = await target.create();
     service = await startConsoleService(database.url);
     receiver = await startReceiver();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     ownerToken = await tokenFor(`${run}-owner`, { role: 'owner' });
     expect(
       (await api('POST', '/users', { first_name: 'Olga', last_name: 'Owner', email: `${run}-owner@example.com` }))
@@ -87,6 +85,7 @@ describeOnEachDatabase('the console at scale (behaviour §14, §15)', (target) =
       await orm.close();
     }
   }, 120_000);
+  afterEach(() => closeContexts(browser));
   afterAll(async () => {
     await browser?.close();
     await receiver?.close();

@@ -6,12 +6,13 @@
  * describes each permission; the member list says how many members there are. Each page
  * axe-core clean at 1280 px and at 390 px, nothing wider than the phone's screen.
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type Browser, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { DESKTOP, expectAccessible, openConsoleAt, PHONE, startConsoleService } from './support/console.ts';
 import { describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
 import { uniqueId } from './support/fixtures.ts';
-import { CHROMIUM, chromiumMissing, failWithout } from './support/needs.ts';
+import { closeContexts, launchChromium } from './support/chromium.ts';
+import { chromiumMissing, failWithout } from './support/needs.ts';
 import type { ServiceProcess } from './support/process.ts';
 import { restCall } from './support/rest-call.ts';
 import { SHOWN_WITHIN } from './support/timing.ts';
@@ -52,10 +53,7 @@ describeOnEachDatabase(
       database = await target.create();
       service = await startConsoleService(database.url);
       receiver = await startReceiver(() => ({ status: 200, body: 'received, thanks' }));
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-      });
+      browser = await launchChromium();
       ownerToken = await userWithProfile(`${run}-owner`, 'Olga');
       const created = await api(ownerToken, 'POST', '/organizations', {
         organization_name: 'Hook Corp',
@@ -76,6 +74,7 @@ describeOnEachDatabase(
         expect(added.status).toBe(201);
       }
     }, 60_000);
+    afterEach(() => closeContexts(browser));
     afterAll(async () => {
       await browser?.close();
       await receiver?.close();

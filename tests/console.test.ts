@@ -20,15 +20,16 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Browser, type Locator, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_CSP } from '../server/http/console.ts';
 import { SCRIPT_BUDGET_BYTES } from '../console/build.ts';
 import { expectAccessible, navigation, openConsole, SCREENSHOTS, startConsoleService } from './support/console.ts';
 import { databaseTargets, describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
 import { uniqueId } from './support/fixtures.ts';
 import { setMaxMembers } from './support/limits.ts';
-import { CHROMIUM, chromiumMissing, failWithout } from './support/needs.ts';
+import { closeContexts, launchChromium } from './support/chromium.ts';
+import { chromiumMissing, failWithout } from './support/needs.ts';
 import type { ServiceProcess } from './support/process.ts';
 import { restCall } from './support/rest-call.ts';
 import { tokenFor } from './support/tokens.ts';
@@ -190,11 +191,9 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
     database = await target.create();
     service = await startConsoleService(database.url);
     receiver = await startReceiver();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   }, 60_000);
+  afterEach(() => closeContexts(browser));
   afterAll(async () => {
     await browser?.close();
     await receiver?.close();

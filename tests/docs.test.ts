@@ -5,10 +5,11 @@
  * "Authorize". Nothing is loaded from elsewhere, and nothing is upgraded to HTTPS, which the
  * service does not speak: the page also shows under a name other than loopback.
  */
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseTargets } from './support/databases.ts';
-import { CHROMIUM, chromiumMissing, failWithout } from './support/needs.ts';
+import { launchChromium } from './support/chromium.ts';
+import { chromiumMissing, failWithout } from './support/needs.ts';
 import { createOrganization, registerUser } from './support/fixtures.ts';
 import { useServer } from './support/server.ts';
 
@@ -56,17 +57,8 @@ describe('API reference page in Chromium', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        // A name that is not loopback, as on a LAN or in a container, that still reaches this machine only.
-        `--host-resolver-rules=MAP ${LAN_NAME} 127.0.0.1`,
-      ],
-    });
+    // A name that is not loopback, as on a LAN or in a container, that still reaches this machine only.
+    browser = await launchChromium([`--host-resolver-rules=MAP ${LAN_NAME} 127.0.0.1`]);
   });
   afterAll(() => browser?.close());
   // Chromium on a shared two-core machine takes seconds to lay out Swagger UI: room to do it.
