@@ -46,8 +46,38 @@ export interface ConsolePage {
   problems: string[];
 }
 
+/** How long a new page may take to draw its first frame, on a loaded machine. */
+const FIRST_FRAME_WITHIN_MS = 5000;
+const PAGE_TRIES = 3;
+
+/** Whether the page draws a frame (runs a requestAnimationFrame callback) within FIRST_FRAME_WITHIN_MS. */
+const drawsFrames = (page: Page) =>
+  page.evaluate(
+    (within) =>
+      new Promise<boolean>((resolve) => {
+        requestAnimationFrame(() => resolve(true));
+        setTimeout(() => resolve(false), within);
+      }),
+    FIRST_FRAME_WITHIN_MS,
+  );
+
+/**
+ * A new page of `context` that draws frames. Headless Chromium now and then opens a window whose
+ * renderer never draws one: nothing that waits for a frame (Playwright's check that an element is
+ * stable, before each click) then ever ends. It shows on the empty page, before any of the
+ * console's code runs, so such a page is the browser's fault: it is closed and another opened.
+ */
+async function newDrawingPage(context: BrowserContext): Promise<Page> {
+  for (let tries = 1; ; tries++) {
+    const page = await context.newPage();
+    if (await drawsFrames(page)) return page;
+    await page.close();
+    if (tries === PAGE_TRIES) throw new Error(`Chromium opened ${PAGE_TRIES} pages that drew no frame`);
+  }
+}
+
 export async function openConsole(context: BrowserContext): Promise<ConsolePage> {
-  const page = await context.newPage();
+  const page = await newDrawingPage(context);
   const problems: string[] = [];
   page.on('console', (message) => {
     if (/Content.Security.Policy|Refused to/i.test(message.text())) problems.push(message.text());
