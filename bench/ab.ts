@@ -21,7 +21,11 @@
  * AB_PROFILE_DIR (a CPU profile of each
  * server run written there, `node --cpu-prof`), AB_ALLOCATIONS_DIR (what each server allocates in
  * each measured run, garbage included, written there, and its KB per request printed:
- * bench/allocations.ts). The first entry must be the service: it creates the schema.
+ * bench/allocations.ts), AB_PROMISES_DIR (the promises each server creates per request printed,
+ * and where it makes them written there, per server run: with one scenario in AB_SCENARIOS, that
+ * scenario's; bench/promise-count.ts. The hook that counts them slows every server, so such a
+ * run's req/s and CPU are not figures to keep). The first entry must be the service: it creates
+ * the schema.
  *
  * An entry written `PATH:traced=RATIO` is the service started with tracing on (docs/operations.md,
  * "Traces"), sampling RATIO of the requests (`traceidratio`), exporting to an OTLP receiver the
@@ -30,7 +34,9 @@
  * dist/server/main.js:traced=0.1`.
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import { freePorts } from '../tests/support/ports.ts';
 import {
@@ -48,6 +54,7 @@ import { cpuMicroseconds, machineStolenMs } from './process-usage.ts';
 import { autocannonOptions, scenariosOf, title } from './scenarios.ts';
 import { seed } from './seed.ts';
 import { startOtlpSink } from './otlp-sink.ts';
+import { PROMISE_COUNT_INTERVAL_MS } from './promise-count.ts';
 
 killServicesOnSignals();
 
@@ -56,6 +63,8 @@ const ROUNDS = Number(process.env.AB_ROUNDS ?? 4);
 const SECONDS = Number(process.env.AB_SECONDS ?? 5);
 const WARMUP_SECONDS = 2;
 const ALLOCATIONS_DIR = process.env.AB_ALLOCATIONS_DIR;
+const PROMISES_DIR = process.env.AB_PROMISES_DIR;
+const PROMISE_COUNTER = resolve(import.meta.dirname, 'promise-count.ts');
 
 /** An entry as given: `PATH`, or `PATH:traced=RATIO` (module comment). */
 interface Entry {
@@ -98,6 +107,16 @@ interface Sample {
   stolenMsPerSecond: number;
   /** KB allocated per request, with AB_ALLOCATIONS_DIR. */
   allocatedKb?: number;
+  /** Promises created per request, with AB_PROMISES_DIR. */
+  promises?: number;
+}
+
+/** What bench/promise-count.ts last wrote to `file`: the promises and requests so far. */
+async function promiseCounts(file: string) {
+  // Its next write, so that the figures are no older than the run they frame.
+  await sleep(2 * PROMISE_COUNT_INTERVAL_MS);
+  const [promises, requests] = readFileSync(file, 'utf8').split(' ').map(Number);
+  return { promises: promises!, requests: requests! };
 }
 
 /** The MariaDB server the test account reaches (the oldest mariadbd: tests start their own later). */
@@ -160,11 +179,14 @@ async function main() {
         const entry = entries[index]!;
         const [inspectorPort] = ALLOCATIONS_DIR ? await freePorts(1) : [];
         const inspector = inspectorPort ? [`--inspect=127.0.0.1:${inspectorPort}`] : [];
-        const nodeOptions = [...startFlags(entry.path), ...profile, ...inspector].join(' ');
+        const promiseCounter = PROMISES_DIR ? ['--enable-source-maps', `--import=${PROMISE_COUNTER}`] : [];
+        const promiseCountFile = PROMISES_DIR && join(PROMISES_DIR, `${index}-${round}`);
+        const nodeOptions = [...startFlags(entry.path), ...profile, ...inspector, ...promiseCounter].join(' ');
         const server = await spawnService(
           {
             ...env,
             ...(nodeOptions && { NODE_OPTIONS: nodeOptions }),
+            ...(promiseCountFile && { PROMISE_COUNT_FILE: promiseCountFile }),
             ...(entry.tracedRatio !== undefined && tracedEnv(otlpSink.url, entry.tracedRatio)),
             SCRIPT: entry.path,
           },
@@ -184,8 +206,10 @@ async function main() {
           const loadCpuBefore = process.cpuUsage();
           const stolenBefore = machineStolenMs();
           const countsBefore = await statementCounts(database.connection);
+          const promisesBefore = promiseCountFile ? await promiseCounts(promiseCountFile) : undefined;
           const allocations = inspectorPort ? await profileAllocations(inspectorPort) : undefined;
           const result = await drive(SECONDS);
+          const promisesAfter = promiseCountFile ? await promiseCounts(promiseCountFile) : undefined;
           const allocated = await allocations?.stop(
             join(ALLOCATIONS_DIR!, `${index}-${round}-${scenario.letter}.heapprofile`),
           );
@@ -210,6 +234,12 @@ async function main() {
               prepared: (counts.prepared - countsBefore.prepared) / result.requests.total,
               stolenMsPerSecond: stolen / SECONDS,
               ...(allocated !== undefined && { allocatedKb: allocated / 1024 / result.requests.total }),
+              ...(promisesBefore &&
+                promisesAfter && {
+                  promises:
+                    (promisesAfter.promises - promisesBefore.promises) /
+                    (promisesAfter.requests - promisesBefore.requests),
+                }),
             },
           ]);
         }
@@ -245,6 +275,7 @@ async function main() {
         // The worst round's: a round the hypervisor took much from is one to measure again.
         'CPU stolen ms/s, most': Math.round(Math.max(...list.map((sample) => sample.stolenMsPerSecond))),
         ...(ALLOCATIONS_DIR && { 'KB allocated/req': median(list.map((sample) => sample.allocatedKb!)).toFixed(1) }),
+        ...(PROMISES_DIR && { 'promises/req': median(list.map((sample) => sample.promises!)).toFixed(1) }),
         // Paired with the first server's run of the same round: the machine's drift between
         // rounds cancels out.
         'req/s vs [0]': median(ratios).toFixed(2),
