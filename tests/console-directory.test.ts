@@ -7,7 +7,7 @@
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { DIRECTORY_PAGE_SIZE } from '../client/src/react/directory/directory.ts';
 import {

@@ -10,7 +10,7 @@
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   DESKTOP,

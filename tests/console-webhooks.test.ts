@@ -6,7 +6,7 @@
  * describes each permission; the member list says how many members there are. Each page
  * axe-core clean at 1280 px and at 390 px, nothing wider than the phone's screen.
  */
-import { type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { DESKTOP, expectAccessible, openConsoleAt, PHONE, startConsoleService } from './support/console.ts';
 import { describeOnEachDatabase, type TestDatabase } from './support/databases.ts';

@@ -20,7 +20,7 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { type Browser, type Locator, type Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_CSP } from '../server/http/console.ts';
 import { SCRIPT_BUDGET_BYTES } from '../console/build.ts';

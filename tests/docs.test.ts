@@ -5,7 +5,7 @@
  * "Authorize". Nothing is loaded from elsewhere, and nothing is upgraded to HTTPS, which the
  * service does not speak: the page also shows under a name other than loopback.
  */
-import { type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseTargets } from './support/databases.ts';
 import { launchChromium } from './support/chromium.ts';
