@@ -24,7 +24,14 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_CSP } from '../server/http/console.ts';
 import { SCRIPT_BUDGET_BYTES } from '../console/build.ts';
-import { expectAccessible, navigation, openConsole, SCREENSHOTS, startConsoleService } from './support/console.ts';
+import {
+  DESKTOP,
+  expectAccessible,
+  navigation,
+  openConsole,
+  SCREENSHOTS,
+  startConsoleService,
+} from './support/console.ts';
 import { databaseTargets, describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
 import { uniqueId } from './support/fixtures.ts';
 import { setMaxMembers } from './support/limits.ts';
@@ -201,7 +208,7 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
     await database?.drop();
   });
 
-  const newContext = () => browser.newContext({ viewport: { width: 1280, height: 860 }, reducedMotion: 'reduce' });
+  const newContext = () => browser.newContext({ viewport: DESKTOP, reducedMotion: 'reduce' });
 
   it(
     'walks an owner and a colleague through every page: profile, organization, invitation, role, team, webhook, live events',
