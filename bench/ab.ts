@@ -201,15 +201,15 @@ async function main() {
           const drive = (duration: number) =>
             autocannon(autocannonOptions(server.baseUrl, scenario, load, { duration }));
           await drive(WARMUP_SECONDS);
+          // Outside the window the CPU is measured in: each read waits for the counter's next write.
+          const promisesBefore = promiseCountFile ? await promiseCounts(promiseCountFile) : undefined;
           const cpuBefore = cpuMicroseconds(server.pid);
           const databaseCpuBefore = cpuMicroseconds(databasePid);
           const loadCpuBefore = process.cpuUsage();
           const stolenBefore = machineStolenMs();
           const countsBefore = await statementCounts(database.connection);
-          const promisesBefore = promiseCountFile ? await promiseCounts(promiseCountFile) : undefined;
           const allocations = inspectorPort ? await profileAllocations(inspectorPort) : undefined;
           const result = await drive(SECONDS);
-          const promisesAfter = promiseCountFile ? await promiseCounts(promiseCountFile) : undefined;
           const allocated = await allocations?.stop(
             join(ALLOCATIONS_DIR!, `${index}-${round}-${scenario.letter}.heapprofile`),
           );
@@ -218,6 +218,7 @@ async function main() {
           const databaseCpu = cpuMicroseconds(databasePid) - databaseCpuBefore;
           const loadCpu = process.cpuUsage(loadCpuBefore);
           const stolen = machineStolenMs() - stolenBefore;
+          const promisesAfter = promiseCountFile ? await promiseCounts(promiseCountFile) : undefined;
           await scenario.reset?.({ baseUrl: server.baseUrl, seeded, database: database.connection });
           if (result.non2xx || result.errors)
             console.error(`${scenario.letter} ${describe(entry)}: ${result.non2xx} non-2xx, ${result.errors} errors`);
