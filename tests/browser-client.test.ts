@@ -18,7 +18,7 @@ import type * as ClientModule from '../client/src/index.ts';
 import { MAX_BATCH_ITEMS } from '../shared/limits.ts';
 import { databaseTargets } from './support/databases.ts';
 import { addMember, registerUser, uniqueId } from './support/fixtures.ts';
-import { launchChromium } from './support/chromium.ts';
+import { launchChromium, newDrawingPage } from './support/chromium.ts';
 import { chromiumMissing, failWithout } from './support/needs.ts';
 import { freePorts } from './support/ports.ts';
 import { projectRoot } from './support/process.ts';
@@ -92,7 +92,7 @@ describe('typed client in Chromium, from another origin', () => {
 
   /** A fresh page of the origin, once its script has run; every /trpc request it sends is recorded. */
   async function openPage(origin: string) {
-    const page = await browser.newPage();
+    const page = await newDrawingPage(browser);
     const requests: Array<{ method: string; url: string; headers: Record<string, string> }> = [];
     const consoleMessages: string[] = [];
     page.on('request', (request) => {

@@ -25,9 +25,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_CSP } from '../server/http/console.ts';
 import { SCRIPT_BUDGET_BYTES } from '../console/build.ts';
 import {
-  DESKTOP,
   expectAccessible,
   navigation,
+  newConsoleContext,
   openConsole,
   SCREENSHOTS,
   startConsoleService,
@@ -208,7 +208,7 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
     await database?.drop();
   });
 
-  const newContext = () => browser.newContext({ viewport: DESKTOP, reducedMotion: 'reduce' });
+  const newContext = () => newConsoleContext(browser);
 
   it(
     'walks an owner and a colleague through every page: profile, organization, invitation, role, team, webhook, live events',

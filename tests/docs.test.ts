@@ -8,7 +8,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseTargets } from './support/databases.ts';
-import { launchChromium } from './support/chromium.ts';
+import { launchChromium, newDrawingPage } from './support/chromium.ts';
 import { chromiumMissing, failWithout } from './support/needs.ts';
 import { createOrganization, registerUser } from './support/fixtures.ts';
 import { useServer } from './support/server.ts';
@@ -69,7 +69,7 @@ describe('API reference page in Chromium', () => {
     BROWSER_TEST,
     async () => {
       const document = (await server().call('GET', '/openapi.json')).body as { info: { title: string } };
-      const page = await browser.newPage();
+      const page = await newDrawingPage(browser);
       await page.goto(`${server().baseUrl}/docs/`);
       await page.locator('.opblock').first().waitFor();
 
@@ -91,7 +91,7 @@ describe('API reference page in Chromium', () => {
     BROWSER_TEST,
     async () => {
       const origin = `http://${LAN_NAME}:${new URL(server().baseUrl).port}`;
-      const page = await browser.newPage();
+      const page = await newDrawingPage(browser);
       const elsewhere: string[] = [];
       page.on('request', (request) => {
         if (!request.url().startsWith(`${origin}/`) && !request.url().startsWith('data:'))
@@ -117,7 +117,7 @@ describe('API reference page in Chromium', () => {
         .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`))
         .sort();
 
-      const page = await browser.newPage();
+      const page = await newDrawingPage(browser);
       const offsite: string[] = [];
       page.on('request', (request) => {
         if (!request.url().startsWith(server().baseUrl) && !request.url().startsWith('data:'))

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, expect } from 'vitest';
+import { newDrawingPage } from './chromium.ts';
 import { projectRoot, spawnService } from './process.ts';
 import { TEST_SECRET } from './tokens.ts';
 
@@ -46,36 +47,6 @@ export interface ConsolePage {
   problems: string[];
 }
 
-/** How long a new page may take to draw its first frame, on a loaded machine. */
-const FIRST_FRAME_WITHIN_MS = 5000;
-const PAGE_TRIES = 3;
-
-/** Whether the page draws a frame (runs a requestAnimationFrame callback) within FIRST_FRAME_WITHIN_MS. */
-const drawsFrames = (page: Page) =>
-  page.evaluate(
-    (within) =>
-      new Promise<boolean>((resolve) => {
-        requestAnimationFrame(() => resolve(true));
-        setTimeout(() => resolve(false), within);
-      }),
-    FIRST_FRAME_WITHIN_MS,
-  );
-
-/**
- * A new page of `context` that draws frames. Headless Chromium now and then opens a window whose
- * renderer never draws one: nothing that waits for a frame (Playwright's check that an element is
- * stable, before each click) then ever ends. It shows on the empty page, before any of the
- * console's code runs, so such a page is the browser's fault: it is closed and another opened.
- */
-async function newDrawingPage(context: BrowserContext): Promise<Page> {
-  for (let tries = 1; ; tries++) {
-    const page = await context.newPage();
-    if (await drawsFrames(page)) return page;
-    await page.close();
-    if (tries === PAGE_TRIES) throw new Error(`Chromium opened ${PAGE_TRIES} pages that drew no frame`);
-  }
-}
-
 export async function openConsole(context: BrowserContext): Promise<ConsolePage> {
   const page = await newDrawingPage(context);
   const problems: string[] = [];
@@ -89,6 +60,10 @@ export async function openConsole(context: BrowserContext): Promise<ConsolePage>
 /** The widths the console is tested at: a desktop, and a phone's 390 px. */
 export const DESKTOP = { width: 1280, height: 860 };
 export const PHONE = { width: 390, height: 844 };
+
+/** A browser context as the console's tests open one: at `viewport`, with reduced motion. */
+export const newConsoleContext = (browser: Browser, viewport = DESKTOP) =>
+  browser.newContext({ viewport, reducedMotion: 'reduce' });
 
 /**
  * The console at `path`, signed in with `token` through the address's fragment, in a context of
@@ -104,7 +79,7 @@ export async function openConsoleAt(
     clipboard = false,
   }: { path: string; token: string; viewport?: typeof DESKTOP; clipboard?: boolean },
 ): Promise<ConsolePage> {
-  const context = await browser.newContext({ viewport, reducedMotion: 'reduce' });
+  const context = await newConsoleContext(browser, viewport);
   if (clipboard) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl });
   const opened = await openConsole(context);
   await opened.page.goto(`${baseUrl}/console${path}#token=${token}`);
