@@ -34,7 +34,7 @@
  * dist/server/main.js:traced=0.1`.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
@@ -64,6 +64,8 @@ const SECONDS = Number(process.env.AB_SECONDS ?? 5);
 const WARMUP_SECONDS = 2;
 const ALLOCATIONS_DIR = process.env.AB_ALLOCATIONS_DIR;
 const PROMISES_DIR = process.env.AB_PROMISES_DIR;
+// The servers and the allocation profiles write their files there, which need not exist yet.
+for (const dir of [ALLOCATIONS_DIR, PROMISES_DIR]) if (dir) mkdirSync(dir, { recursive: true });
 const PROMISE_COUNTER = resolve(import.meta.dirname, 'promise-count.ts');
 
 /** An entry as given: `PATH`, or `PATH:traced=RATIO` (module comment). */

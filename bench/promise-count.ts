@@ -14,7 +14,7 @@
  */
 import { createHook } from 'node:async_hooks';
 import { subscribe } from 'node:diagnostics_channel';
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 
 export const PROMISE_COUNT_INTERVAL_MS = 100;
 const SITE_SAMPLING = 64;
@@ -54,7 +54,11 @@ if (file) {
     },
   }).enable();
   subscribe('http.server.request.start', () => requests++);
-  setInterval(() => writeFileSync(file, `${promises} ${requests}`), PROMISE_COUNT_INTERVAL_MS).unref();
+  // Written aside and renamed over the file: the bench never reads it half written.
+  setInterval(() => {
+    writeFileSync(`${file}.next`, `${promises} ${requests}`);
+    renameSync(`${file}.next`, file);
+  }, PROMISE_COUNT_INTERVAL_MS).unref();
   setInterval(() => {
     const listed = [...sites].sort((a, b) => b[1] - a[1]).slice(0, SITES_LISTED);
     const perRequest = (sampled: number) => ((sampled * SITE_SAMPLING) / Math.max(requests, 1)).toFixed(2);
