@@ -11,10 +11,10 @@ import { answeringOf, givenUpSignal } from './processing-limit.ts';
 
 export function contextFactory(services: Services) {
   return ({ req }: { req: FastifyRequest }): Context => {
-    const caller = verifiedCaller(req);
-    return createContext(caller ? { ...services, verifyToken: () => Promise.resolve(caller) } : services, {
+    return createContext(services, {
       log: req.log,
       authorization: authorizationHeader(req.raw),
+      verifiedCaller: verifiedCaller(req),
       organizationIdHeader: req.headers['organization_id'],
       idempotencyKeyHeader: req.headers['idempotency-key'],
       requestPath: req.originalUrl.split('?')[0] ?? '/',

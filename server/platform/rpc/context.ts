@@ -3,7 +3,7 @@
  * the headers the service reads. Transport-free: the HTTP layer (http/context.ts) reads them off a
  * request, for tRPC calls and REST calls alike, and anything else (a test, a job) can build one.
  */
-import type { VerifyToken } from '../auth/tokens.ts';
+import type { Caller, VerifyToken } from '../auth/tokens.ts';
 import type { Settings } from '../config.ts';
 import type { Db } from '../database/transaction.ts';
 import type { KeysInFlight } from '../idempotency.ts';
@@ -28,6 +28,11 @@ export interface Log {
 export interface RequestFacts {
   log: Log;
   authorization: string | undefined;
+  /**
+   * The caller whose token the HTTP layer verified before it read the body, if it did: the
+   * procedures take it rather than verify the token again.
+   */
+  verifiedCaller: Caller | undefined;
   /** Raw `organization_id` header; validated by the organization procedures. */
   organizationIdHeader: string | string[] | undefined;
   /** Raw `Idempotency-Key` header; read by change procedures (behaviour §10). */

@@ -6,6 +6,8 @@
  * context, so a handler holds no permission ifs, and each records its access in the procedure's
  * meta, so that every operation's permission can be listed (tests/unit/permissions.test.ts).
  */
+import { TRPCError } from '@trpc/server';
+import type { z } from 'zod';
 import { organizationPathInput, organizationSlugPathInput } from '../../../shared/organizations.ts';
 import { organizationIdSchema } from '../../../shared/fields.ts';
 import type { Caller, PersonCaller } from '../auth/tokens.ts';
@@ -26,21 +28,42 @@ import { inProcedureSpan, tagOrganization } from '../tracing/spans.ts';
 const idempotencyOwner = (caller: Caller) =>
   caller.kind === 'person' ? caller.userId : `${caller.kind}:${caller.secretHash}`;
 
-/** A caller with a valid bearer token or a key's secret (behaviour §2); a change may carry an Idempotency-Key. */
-/** Every procedure's span (platform/tracing/) starts here, in the one middleware they all share. */
-const authenticatedProcedure = publicProcedure.use(({ ctx, next, type, path, getRawInput }) =>
-  inProcedureSpan(path, type, async () => {
-    const caller = await ctx.verifyToken(ctx.authorization);
+/** What a procedure's one middleware is given by tRPC, of what authentication reads. */
+interface Call {
+  ctx: Context;
+  type: string;
+  path: string;
+  getRawInput: () => Promise<unknown>;
+}
+
+/**
+ * A caller with a valid bearer token or a key's secret (behaviour §2), handed to `then` with the
+ * database the operation uses: on a change that carries an Idempotency-Key, one that records its
+ * answer for the key. Every procedure's span (platform/tracing/) starts here.
+ *
+ * Each kind of procedure below calls this from its own one middleware rather than stacking a
+ * middleware on a shared authenticated one: every layer of tRPC's middleware chain is two async
+ * calls and two copies of the call's options per request (docs/performance.md, "Measured choices
+ * in the code").
+ */
+function authenticated<Result extends { ok: boolean }>(
+  { ctx, type, path, getRawInput }: Call,
+  then: (caller: Caller, db: Db) => Promise<Result>,
+): Promise<Result> {
+  return inProcedureSpan(path, type, async () => {
+    const caller = ctx.verifiedCaller ?? (await ctx.verifyToken(ctx.authorization));
     // A stream is not waited for: it is authorized when it starts, and lasts.
     if (type !== 'subscription') enterKeyRequest(ctx.requestsInFlight, caller, ctx.answering);
     const idempotency =
       type === 'mutation' ? await idempotentRequest(ctx, idempotencyOwner(caller), path, getRawInput) : undefined;
-    if (!idempotency) return next({ ctx: { caller } });
+    if (!idempotency) return then(caller, ctx.db);
     const hook = idempotencyHook(idempotency, ctx.keysInFlight);
-    const db = ctx.db.withChangeHook(hook, () => (ctx.responseHeaders['idempotency-replayed'] = 'true'));
-    return next({ ctx: { caller, db } });
-  }),
-);
+    return then(
+      caller,
+      ctx.db.withChangeHook(hook, () => (ctx.responseHeaders['idempotency-replayed'] = 'true')),
+    );
+  });
+}
 
 /** A key's id, when it is live (else 401), for the operations that are not an organization's. */
 async function verifiedKey(db: Db, caller: Exclude<Caller, PersonCaller>): Promise<string> {
@@ -49,18 +72,19 @@ async function verifiedKey(db: Db, caller: Exclude<Caller, PersonCaller>): Promi
   return keyId;
 }
 
-/**
- * A person acting on what is their own: their record, their organizations, invitations, teams.
- * A key is refused (behaviour §16), once it is known to be one.
- */
-export const callerProcedure = authenticatedProcedure.meta({ access: 'caller' }).use(async ({ ctx, next }) => {
-  const { caller } = ctx;
-  if (caller.kind !== 'person') {
-    await verifiedKey(ctx.db, caller);
-    throw forbidden("An API key acts on its organization's operations only, not on what belongs to a person");
-  }
-  return next({ ctx: { caller } });
-});
+/** The caller as a person; a key is refused (behaviour §16), once it is known to be one. */
+async function personOf(caller: Caller, db: Db): Promise<PersonCaller> {
+  if (caller.kind === 'person') return caller;
+  await verifiedKey(db, caller);
+  throw forbidden("An API key acts on its organization's operations only, not on what belongs to a person");
+}
+
+/** A person acting on what is their own: their record, their organizations, invitations, teams. */
+export const callerProcedure = publicProcedure
+  .meta({ access: 'caller' })
+  .use((call) =>
+    authenticated(call, async (caller, db) => call.next({ ctx: { caller: await personOf(caller, db), db } })),
+  );
 
 /** The token's role must be owner or admin (behaviour §3.1), unless REQUIRE_CREATOR_ROLE is off. */
 function assertCreatorRole(caller: PersonCaller, requireRole: boolean): void {
@@ -70,44 +94,45 @@ function assertCreatorRole(caller: PersonCaller, requireRole: boolean): void {
 }
 
 /** POST /users: a person whose token's role allows creating (behaviour §3.1). */
-export const creatorProcedure = callerProcedure.meta({ access: 'creator' }).use(({ ctx, next }) => {
-  assertCreatorRole(ctx.caller, ctx.settings.REQUIRE_CREATOR_ROLE);
-  return next();
-});
+export const creatorProcedure = publicProcedure.meta({ access: 'creator' }).use((call) =>
+  authenticated(call, async (caller, db) => {
+    const person = await personOf(caller, db);
+    assertCreatorRole(person, call.ctx.settings.REQUIRE_CREATOR_ROLE);
+    return call.next({ ctx: { caller: person, db } });
+  }),
+);
 
 /** Who creates an organization: a person (their token's role) or the application's key. */
 export type Creator = { kind: 'person'; userId: string } | { kind: 'application_key'; keyId: string };
 
 /** POST /organizations: a person whose token's role allows creating, or the application's key (behaviour §16). */
-export const organizationCreatorProcedure = authenticatedProcedure
-  .meta({ access: 'creator' })
-  .use(async ({ ctx, next }) => {
-    const { caller } = ctx;
+export const organizationCreatorProcedure = publicProcedure.meta({ access: 'creator' }).use((call) =>
+  authenticated(call, async (caller, db) => {
     let creator: Creator;
     if (caller.kind === 'person') {
-      assertCreatorRole(caller, ctx.settings.REQUIRE_CREATOR_ROLE);
+      assertCreatorRole(caller, call.ctx.settings.REQUIRE_CREATOR_ROLE);
       creator = { kind: 'person', userId: caller.userId };
     } else {
-      const keyId = await verifiedKey(ctx.db, caller);
+      const keyId = await verifiedKey(db, caller);
       if (caller.kind !== 'application_key') {
         throw forbidden("An organization's API key cannot create organizations; the application's key can");
       }
       creator = { kind: 'application_key', keyId };
     }
-    return next({ ctx: { creator } });
-  });
+    return call.next({ ctx: { caller, db, creator } });
+  }),
+);
 
 /** The application's own operations across organizations (behaviour §16): its keys alone. */
-export const applicationProcedure = authenticatedProcedure
-  .meta({ access: 'application' })
-  .use(async ({ ctx, next }) => {
-    const { caller } = ctx;
+export const applicationProcedure = publicProcedure.meta({ access: 'application' }).use((call) =>
+  authenticated(call, async (caller, db) => {
     if (caller.kind !== 'application_key') {
-      if (caller.kind === 'organization_key') await verifiedKey(ctx.db, caller);
+      if (caller.kind === 'organization_key') await verifiedKey(db, caller);
       throw forbidden("This operation is the application's: it needs an application key (npm run app-key)");
     }
-    return next({ ctx: { applicationKeyId: await verifiedKey(ctx.db, caller) } });
-  });
+    return call.next({ ctx: { caller, db, applicationKeyId: await verifiedKey(db, caller) } });
+  }),
+);
 
 function organizationIdFromHeader(header: string | string[] | undefined): string {
   const problem =
@@ -156,14 +181,14 @@ function namesActor(rawInput: unknown, orSelf: NonNullable<OrganizationOperation
  * token, organization id, permission, body). A subscription is authorized before it starts.
  */
 async function inOrganization<Result extends { ok: boolean }>(
-  ctx: Pick<Context, 'db' | 'settings' | 'log' | 'requestsInFlight' | 'answering'> & { caller: Caller },
-  { type, getRawInput }: { type: string; getRawInput: () => Promise<unknown> },
+  { ctx, type, getRawInput }: Call,
+  caller: Caller,
+  db: Db,
   operation: OrganizationOperation,
   organizationId: string,
   next: (org: InOrganization) => Promise<Result>,
   keptSlug?: string,
 ): Promise<Result> {
-  const { caller } = ctx;
   tagOrganization(organizationId);
   const actor: Actor =
     caller.kind === 'person'
@@ -174,13 +199,12 @@ async function inOrganization<Result extends { ok: boolean }>(
   const access = new OrganizationAccess(actor, organizationId, requirement, ctx.settings.roles);
   // Entered before the guard reads: a change committed after that read waits for this answer.
   if (operation.answersAccess) ctx.requestsInFlight.enter(accessAnswers(organizationId), ctx.answering);
-  const org = new InOrganization(ctx.db, access, keptSlug);
+  const org = new InOrganization(db, access, keptSlug);
   if (type === 'subscription') await org.settle();
   const result = await next(org);
   await org.settle();
   const use = access.keyUse;
-  if (use)
-    recordKeyUse(ctx.db, use).catch((error: unknown) => ctx.log.error({ err: error }, 'recording a key use failed'));
+  if (use) recordKeyUse(db, use).catch((error: unknown) => ctx.log.error({ err: error }, 'recording a key use failed'));
   return result;
 }
 
@@ -189,39 +213,56 @@ const meta = (operation: OrganizationOperation) => ({
   ...(operation.orSelf !== undefined && { orSelf: operation.orSelf.field }),
 });
 
-const headerProcedure = (operation: OrganizationOperation) =>
-  authenticatedProcedure.meta(meta(operation)).use(({ ctx, type, getRawInput, next }) => {
-    const organizationId = organizationIdFromHeader(ctx.organizationIdHeader);
-    return inOrganization(ctx, { type, getRawInput }, operation, organizationId, (org) =>
-      next({ ctx: { org, db: undefined } }),
-    );
-  });
+/**
+ * The part of the input that names the organization, checked as tRPC checks a procedure's input (a
+ * 400 with the schema's issues), after the token and before anything else: the procedure declares
+ * the same schema as its input after its middleware, for its type and the OpenAPI document.
+ */
+async function namingInput<Schema extends z.ZodType>(schema: Schema, call: Call): Promise<z.output<Schema>> {
+  const named = schema.safeParse(await call.getRawInput());
+  if (!named.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: named.error });
+  return named.data;
+}
 
-// The path's id is parsed before anything else is read, so a malformed one is 400 first.
+const headerProcedure = (operation: OrganizationOperation) =>
+  publicProcedure.meta(meta(operation)).use((call) =>
+    authenticated(call, (caller, db) => {
+      const organizationId = organizationIdFromHeader(call.ctx.organizationIdHeader);
+      return inOrganization(call, caller, db, operation, organizationId, (org) =>
+        call.next({ ctx: { caller, org, db: undefined } }),
+      );
+    }),
+  );
+
 const pathProcedure = (operation: OrganizationOperation) =>
-  authenticatedProcedure
+  publicProcedure
     .meta(meta(operation))
-    .input(organizationPathInput)
-    .use(({ ctx, input, type, getRawInput, next }) =>
-      inOrganization(ctx, { type, getRawInput }, operation, input.organization_id, (org) =>
-        next({ ctx: { org, db: undefined } }),
-      ),
-    );
+    .use((call) =>
+      authenticated(call, async (caller, db) => {
+        const { organization_id } = await namingInput(organizationPathInput, call);
+        return inOrganization(call, caller, db, operation, organization_id, (org) =>
+          call.next({ ctx: { caller, org, db: undefined } }),
+        );
+      }),
+    )
+    .input(organizationPathInput);
 
 /** The organization named in the input (the path on REST), read before the rest of the input is checked. */
 const inputProcedure = (operation: OrganizationOperation) =>
-  authenticatedProcedure.meta(meta(operation)).use(async ({ ctx, type, getRawInput, next }) => {
-    const raw = (await getRawInput()) as { organization_id?: unknown } | undefined;
-    const named = organizationIdSchema.toLowerCase().safeParse(raw?.organization_id);
-    if (!named.success) {
-      throw badRequest('Missing or invalid organization id', [
-        { field: 'organization_id', problem: 'Must be an organization id (a UUID)' },
-      ]);
-    }
-    return inOrganization(ctx, { type, getRawInput }, operation, named.data, (org) =>
-      next({ ctx: { org, db: undefined } }),
-    );
-  });
+  publicProcedure.meta(meta(operation)).use((call) =>
+    authenticated(call, async (caller, db) => {
+      const raw = (await call.getRawInput()) as { organization_id?: unknown } | undefined;
+      const named = organizationIdSchema.toLowerCase().safeParse(raw?.organization_id);
+      if (!named.success) {
+        throw badRequest('Missing or invalid organization id', [
+          { field: 'organization_id', problem: 'Must be an organization id (a UUID)' },
+        ]);
+      }
+      return inOrganization(call, caller, db, operation, named.data, (org) =>
+        call.next({ ctx: { caller, org, db: undefined } }),
+      );
+    }),
+  );
 
 /**
  * The organization named by `{slug}` in the path (behaviour §15), a malformed one 400 first. An
@@ -230,29 +271,33 @@ const inputProcedure = (operation: OrganizationOperation) =>
  * has moved (authorization/slugs.ts).
  */
 const slugProcedure = (operation: OrganizationOperation) =>
-  authenticatedProcedure
+  publicProcedure
     .meta(meta(operation))
-    .input(organizationSlugPathInput)
-    .use(async ({ ctx, input, type, getRawInput, next }) => {
-      const inNamed = (organizationId: string, keptSlug?: string) =>
-        inOrganization(
-          ctx,
-          { type, getRawInput },
-          operation,
-          organizationId,
-          (org) => next({ ctx: { org, db: undefined } }),
-          keptSlug,
-        );
-      const kept = type === 'query' ? keptIdOfSlug(input.slug) : undefined;
-      if (kept !== undefined) {
-        try {
-          return await inNamed(kept, input.slug);
-        } catch (error) {
-          if (!(error instanceof SlugMoved)) throw error;
+    .use((call) =>
+      authenticated(call, async (caller, db) => {
+        const { slug } = await namingInput(organizationSlugPathInput, call);
+        const inNamed = (organizationId: string, keptSlug?: string) =>
+          inOrganization(
+            call,
+            caller,
+            db,
+            operation,
+            organizationId,
+            (org) => call.next({ ctx: { caller, org, db: undefined } }),
+            keptSlug,
+          );
+        const kept = call.type === 'query' ? keptIdOfSlug(slug) : undefined;
+        if (kept !== undefined) {
+          try {
+            return await inNamed(kept, slug);
+          } catch (error) {
+            if (!(error instanceof SlugMoved)) throw error;
+          }
         }
-      }
-      return inNamed(await organizationIdBySlug(ctx.db, input.slug));
-    });
+        return inNamed(await organizationIdBySlug(db, slug));
+      }),
+    )
+    .input(organizationSlugPathInput);
 
 /**
  * An operation in one organization that needs what `may` names (behaviour §3.2, §11), enforced by
