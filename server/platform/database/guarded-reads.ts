@@ -36,6 +36,13 @@ export interface ScalarGuard<Row> {
   resultOf(value: unknown): QueryResult<Row>;
 }
 
+/** What #checked is while no guard is under way or refused: every read may hand its rows back. */
+const PASSED: Promise<unknown> = Promise.resolve();
+
+/** A read's rows, as `first` and `all` hand them back. */
+const firstRow = <Row>(result: QueryResult<Row>) => result.rows[0];
+const allRows = <Row>(result: QueryResult<Row>) => result.rows;
+
 interface PendingGuard {
   query: Compilable<unknown>;
   check: GuardCheck<unknown>;
@@ -51,8 +58,9 @@ export class GuardedReads implements Reader {
   /**
    * Settles once every guard sent so far has passed, or rejects with the first refusal: a read
    * made while a guard is under way, or after it refused, hands nothing back before it passed.
+   * PASSED once a read has seen them pass, so that later reads need not wait on it.
    */
-  #checked: Promise<unknown> = Promise.resolve();
+  #checked = PASSED;
 
   /** `pool` runs the reads; `buildOnly` builds them (unit-of-work.ts, buildOnlySql). */
   constructor(pool: Sql, buildOnly: Sql, dialect: Dialect, together: boolean) {
@@ -81,9 +89,10 @@ export class GuardedReads implements Reader {
   }
 
   /** Sends the guards still queued, on their own; settles once every guard sent has passed. */
-  async settle(): Promise<void> {
-    if (this.#pending.length > 0) await this.#sendGuarded([]);
-    await this.#checked;
+  settle(): Promise<unknown> {
+    // What was sent is awaited as part of #checked; caught here too, as nothing else awaits it.
+    if (this.#pending.length > 0) this.#sendGuarded([]).catch(() => undefined);
+    return this.#checked;
   }
 
   /**
@@ -100,38 +109,49 @@ export class GuardedReads implements Reader {
       },
       guard: true,
     }));
-    const sent = sendStatements(this.#pool, [...guards, ...statements], this.#together).then(async (results) => {
-      for (const followUp of followUps) followUp.check(await this.#pool.executeQuery(followUp.query.compile()));
-      return results;
-    });
+    const sent = sendStatements(this.#pool, [...guards, ...statements], this.#together).then((results) =>
+      followUps.length === 0 ? results : this.#followedUp(followUps, results),
+    );
     return this.#awaitedByReads(sent);
   }
 
-  /** Has every read wait for `sent`, whose checks are the guards' just sent (#checked); returns it. */
+  /**
+   * Has every read wait for `sent`, whose checks are the guards' just sent (#checked); returns it.
+   * Nothing under way before (PASSED), `sent` is what they wait for, as is: whoever sent it awaits it
+   * (#run, settle), so its refusal is handled.
+   */
   #awaitedByReads<T>(sent: Promise<T>): Promise<T> {
+    if (this.#checked === PASSED) {
+      this.#checked = sent;
+      return sent;
+    }
     const checked = this.#checked.then(() => sent);
     checked.catch(() => undefined); // each read awaits it; unawaited meanwhile, it is no unhandled rejection
     this.#checked = checked;
     return sent;
   }
 
-  async first<Row>(query: Compilable<Row>): Promise<Row | undefined> {
-    return (await this.#run(query)).rows[0];
+  first<Row>(query: Compilable<Row>): Promise<Row | undefined> {
+    return this.#run(query, firstRow);
   }
 
-  async all<Row>(query: Compilable<Row>): Promise<Row[]> {
-    return (await this.#run(query)).rows;
+  all<Row>(query: Compilable<Row>): Promise<Row[]> {
+    return this.#run(query, allRows);
   }
 
-  async #run<Row>(query: Compilable<Row>): Promise<QueryResult<Row>> {
+  /** Runs `query` with the guards queued, and hands back what `rows` takes of its result once they passed. */
+  async #run<Row, Rows>(query: Compilable<Row>, rows: (result: QueryResult<Row>) => Rows): Promise<Rows> {
     const compiled = query.compile();
-    const result =
+    const sent =
       this.#pending.length === 0
-        ? await this.#pool.executeQuery(compiled)
-        : await (this.#sendFolded(compiled) ??
-            this.#sendGuarded([{ query: compiled }]).then((results) => results.at(-1)!));
-    await this.#checked;
-    return result as QueryResult<Row>;
+        ? this.#pool.executeQuery(compiled)
+        : (this.#sendFolded(compiled) ?? this.#sendGuarded([{ query: compiled }]).then((results) => results.at(-1)!));
+    const result = (await sent) as QueryResult<Row>;
+    // `sent` itself, when it is all the reads wait for: its checks have passed, as it resolved.
+    const checked = this.#checked;
+    if (checked !== PASSED && checked !== sent) await checked;
+    if (this.#checked === checked) this.#checked = PASSED;
+    return rows(result);
   }
 
   /**
@@ -154,22 +174,39 @@ export class GuardedReads implements Reader {
     );
   }
 
-  /** Runs the checks of guards folded into a read (#sendFolded), then hands the read's result on. */
-  async #checkFolded(guards: PendingGuard[], result: QueryResult<unknown>): Promise<QueryResult<unknown>> {
+  /**
+   * Runs the checks of guards folded into a read (#sendFolded), then hands the read's result on; at
+   * once when the read brought every guard's answer back and no check asks for more, the common case.
+   */
+  #checkFolded(
+    guards: PendingGuard[],
+    result: QueryResult<unknown>,
+  ): QueryResult<unknown> | Promise<QueryResult<unknown>> {
     const rows = result.rows as Array<Record<string, unknown>>;
+    // A read that found nothing brought no guard's answer back: the guards go on their own.
+    if (rows.length === 0) return this.#checkFoldedApart(guards, result);
     const followUps: FollowUp[] = [];
     for (let index = 0; index < guards.length; index++) {
-      const guard = guards[index]!;
-      // A read that found nothing brought no guard's answer back: the guard goes on its own.
-      const guardResult =
-        rows.length > 0
-          ? guard.scalar!.resultOf(rows[0]![guardColumn(index)])
-          : await this.#pool.executeQuery(guard.query.compile());
-      const followUp = guard.check(guardResult);
+      const followUp = guards[index]!.check(guards[index]!.scalar!.resultOf(rows[0]![guardColumn(index)]));
       if (followUp) followUps.push(followUp);
     }
-    for (const followUp of followUps) followUp.check(await this.#pool.executeQuery(followUp.query.compile()));
     withoutGuardColumns(rows, guards.length);
+    return followUps.length === 0 ? result : this.#followedUp(followUps, result);
+  }
+
+  /** The checks of guards folded into a read that found no row, each guard sent on its own. */
+  async #checkFoldedApart(guards: PendingGuard[], result: QueryResult<unknown>): Promise<QueryResult<unknown>> {
+    const followUps: FollowUp[] = [];
+    for (const guard of guards) {
+      const followUp = guard.check(await this.#pool.executeQuery(guard.query.compile()));
+      if (followUp) followUps.push(followUp);
+    }
+    return this.#followedUp(followUps, result);
+  }
+
+  /** Sends the follow-ups the checks asked for, one by one, and checks each; then hands `result` on. */
+  async #followedUp<T>(followUps: FollowUp[], result: T): Promise<T> {
+    for (const followUp of followUps) followUp.check(await this.#pool.executeQuery(followUp.query.compile()));
     return result;
   }
 }
