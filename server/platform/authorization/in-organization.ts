@@ -130,12 +130,15 @@ export class InOrganization {
     return this.#db.isUniqueViolation(error);
   }
 
-  /** Runs the guard now unless one has passed (see the module comment). */
-  async settle(): Promise<void> {
+  /**
+   * Runs the guard now unless one has passed (see the module comment); throws its refusal. Nothing
+   * to wait for once a guard has passed, as it has by the end of most operations.
+   */
+  settle(): Promise<unknown> | undefined {
     if (this.#slugMoved) throw this.#slugMoved;
-    if (this.access.passed) return;
+    if (this.access.passed) return undefined;
     if (this.access.refusal) throw this.access.refusal;
     if (!this.reads.unsettled) this.access.guardReads(this.reads, this.reads.timestamp(new Date()));
-    await this.reads.settle();
+    return this.reads.settle();
   }
 }

@@ -50,19 +50,25 @@ function authenticated<Result extends { ok: boolean }>(
   { ctx, type, path, getRawInput }: Call,
   then: (caller: Caller, db: Db) => Promise<Result>,
 ): Promise<Result> {
-  return inProcedureSpan(path, type, async () => {
-    const caller = ctx.verifiedCaller ?? (await ctx.verifyToken(ctx.authorization));
+  const withCaller = (caller: Caller): Promise<Result> => {
     // A stream is not waited for: it is authorized when it starts, and lasts.
     if (type !== 'subscription') enterKeyRequest(ctx.requestsInFlight, caller, ctx.answering);
-    const idempotency =
-      type === 'mutation' ? await idempotentRequest(ctx, idempotencyOwner(caller), path, getRawInput) : undefined;
-    if (!idempotency) return then(caller, ctx.db);
-    const hook = idempotencyHook(idempotency, ctx.keysInFlight);
-    return then(
-      caller,
-      ctx.db.withChangeHook(hook, () => (ctx.responseHeaders['idempotency-replayed'] = 'true')),
+    if (type !== 'mutation' || ctx.idempotencyKeyHeader === undefined) return then(caller, ctx.db);
+    return idempotentRequest(ctx, idempotencyOwner(caller), path, getRawInput).then((idempotency) =>
+      then(
+        caller,
+        idempotency
+          ? ctx.db.withChangeHook(idempotencyHook(idempotency, ctx.keysInFlight), () => {
+              ctx.responseHeaders['idempotency-replayed'] = 'true';
+            })
+          : ctx.db,
+      ),
     );
-  });
+  };
+  // No async function: a caller the HTTP layer verified goes on without a promise of its own here.
+  return inProcedureSpan(path, type, () =>
+    ctx.verifiedCaller ? withCaller(ctx.verifiedCaller) : ctx.verifyToken(ctx.authorization).then(withCaller),
+  );
 }
 
 /** A key's id, when it is live (else 401), for the operations that are not an organization's. */
@@ -202,7 +208,8 @@ async function inOrganization<Result extends { ok: boolean }>(
   const org = new InOrganization(db, access, keptSlug);
   if (type === 'subscription') await org.settle();
   const result = await next(org);
-  await org.settle();
+  const settling = org.settle();
+  if (settling) await settling;
   const use = access.keyUse;
   if (use) recordKeyUse(db, use).catch((error: unknown) => ctx.log.error({ err: error }, 'recording a key use failed'));
   return result;
