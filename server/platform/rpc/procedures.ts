@@ -78,9 +78,8 @@ async function verifiedKey(db: Db, caller: Exclude<Caller, PersonCaller>): Promi
   return keyId;
 }
 
-/** The caller as a person; a key is refused (behaviour §16), once it is known to be one. */
-async function personOf(caller: Caller, db: Db): Promise<PersonCaller> {
-  if (caller.kind === 'person') return caller;
+/** A key calling what belongs to a person: refused (behaviour §16), once it is known to be a live one. */
+async function refusedKey(caller: Exclude<Caller, PersonCaller>, db: Db): Promise<never> {
   await verifiedKey(db, caller);
   throw forbidden("An API key acts on its organization's operations only, not on what belongs to a person");
 }
@@ -89,7 +88,9 @@ async function personOf(caller: Caller, db: Db): Promise<PersonCaller> {
 export const callerProcedure = publicProcedure
   .meta({ access: 'caller' })
   .use((call) =>
-    authenticated(call, async (caller, db) => call.next({ ctx: { caller: await personOf(caller, db), db } })),
+    authenticated(call, (caller, db) =>
+      caller.kind === 'person' ? call.next({ ctx: { caller, db } }) : refusedKey(caller, db),
+    ),
   );
 
 /** The token's role must be owner or admin (behaviour §3.1), unless REQUIRE_CREATOR_ROLE is off. */
@@ -101,10 +102,10 @@ function assertCreatorRole(caller: PersonCaller, requireRole: boolean): void {
 
 /** POST /users: a person whose token's role allows creating (behaviour §3.1). */
 export const creatorProcedure = publicProcedure.meta({ access: 'creator' }).use((call) =>
-  authenticated(call, async (caller, db) => {
-    const person = await personOf(caller, db);
-    assertCreatorRole(person, call.ctx.settings.REQUIRE_CREATOR_ROLE);
-    return call.next({ ctx: { caller: person, db } });
+  authenticated(call, (caller, db) => {
+    if (caller.kind !== 'person') return refusedKey(caller, db);
+    assertCreatorRole(caller, call.ctx.settings.REQUIRE_CREATOR_ROLE);
+    return call.next({ ctx: { caller, db } });
   }),
 );
 
