@@ -187,7 +187,8 @@ export class GuardedReads implements Reader {
     if (rows.length === 0) return this.#checkFoldedApart(guards, result);
     const followUps: FollowUp[] = [];
     for (let index = 0; index < guards.length; index++) {
-      const followUp = guards[index]!.check(guards[index]!.scalar!.resultOf(rows[0]![guardColumn(index)]));
+      const guard = guards[index]!;
+      const followUp = guard.check(guard.scalar!.resultOf(rows[0]![guardColumn(index)]));
       if (followUp) followUps.push(followUp);
     }
     withoutGuardColumns(rows, guards.length);

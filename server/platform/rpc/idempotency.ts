@@ -7,18 +7,17 @@ import { badRequest } from '../errors.ts';
 import type { Context } from './context.ts';
 
 /**
- * The Idempotency-Key of a change, if the request has one: validated here, claimed and answered by
+ * The Idempotency-Key `header` of a change that carries one: validated here, claimed and answered by
  * the change's transaction (platform/idempotency.ts). Two requests are the same one when they name the
  * same procedure (REST method and path), organization and body.
  */
 export async function idempotentRequest(
   ctx: Context,
+  header: string | string[],
   callerId: string,
   path: string,
   getRawInput: () => Promise<unknown>,
-): Promise<IdempotentRequest | undefined> {
-  const header = ctx.idempotencyKeyHeader;
-  if (header === undefined) return undefined;
+): Promise<IdempotentRequest> {
   const key = idempotencyKeySchema.safeParse(header);
   if (!key.success) {
     throw badRequest('Invalid Idempotency-Key header', [

@@ -53,15 +53,14 @@ function authenticated<Result extends { ok: boolean }>(
   const withCaller = (caller: Caller): Promise<Result> => {
     // A stream is not waited for: it is authorized when it starts, and lasts.
     if (type !== 'subscription') enterKeyRequest(ctx.requestsInFlight, caller, ctx.answering);
-    if (type !== 'mutation' || ctx.idempotencyKeyHeader === undefined) return then(caller, ctx.db);
-    return idempotentRequest(ctx, idempotencyOwner(caller), path, getRawInput).then((idempotency) =>
+    const header = ctx.idempotencyKeyHeader;
+    if (type !== 'mutation' || header === undefined) return then(caller, ctx.db);
+    return idempotentRequest(ctx, header, idempotencyOwner(caller), path, getRawInput).then((idempotency) =>
       then(
         caller,
-        idempotency
-          ? ctx.db.withChangeHook(idempotencyHook(idempotency, ctx.keysInFlight), () => {
-              ctx.responseHeaders['idempotency-replayed'] = 'true';
-            })
-          : ctx.db,
+        ctx.db.withChangeHook(idempotencyHook(idempotency, ctx.keysInFlight), () => {
+          ctx.responseHeaders['idempotency-replayed'] = 'true';
+        }),
       ),
     );
   };
