@@ -1,5 +1,5 @@
 /**
- * The scenarios (a) to (n), written once for `npm run bench` (bench/run.ts) and `npm run bench:ab`
+ * The scenarios (a) to (o), written once for `npm run bench` (bench/run.ts) and `npm run bench:ab`
  * (bench/ab.ts), which measure them each its own way: each scenario's letter, name, connections,
  * the load it drives (autocannon options) built from the seeded data (bench/seed.ts) for a run,
  * whether it is a fixed amount of requests, how what it changes is put back, and for some what
@@ -284,6 +284,14 @@ export const SCENARIOS: Scenario[] = [
     // A member found by their e-mail address (behaviour §15), as a console's search box asks.
     load: (seeded) =>
       smallOwnerReads(seeded, `/organization-user?search=${encodeURIComponent(email(SMALL.owner + 50))}&limit=50`),
+  },
+  {
+    letter: 'o',
+    name: 'GET /organization-user?search=fi&limit=50, 100',
+    connections: CONNECTIONS,
+    // Two letters typed in a console's search box: every member's first name begins with them, so
+    // the page is full (50 of 100), where (n) finds one member.
+    load: (seeded) => smallOwnerReads(seeded, `/organization-user?search=fi&limit=50`),
   },
 ];
 
