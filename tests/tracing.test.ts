@@ -31,6 +31,7 @@ interface OtlpSpan {
   name: string;
   kind: number;
   attributes: Array<{ key: string; value: OtlpValue }>;
+  status?: { code?: number };
 }
 interface Span {
   traceId: string;
@@ -39,6 +40,8 @@ interface Span {
   name: string;
   kind: number;
   attributes: Record<string, string | number | boolean | undefined>;
+  /** OTLP's status code: 0 unset, 2 error. */
+  status: number;
   service: string;
 }
 
@@ -64,6 +67,7 @@ function spansOf(receiver: Receiver): Span[] {
           name: span.name,
           kind: span.kind,
           attributes: Object.fromEntries(span.attributes.map(({ key, value }) => [key, valueOf(value)])),
+          status: span.status?.code ?? 0,
           service,
         })),
       );
@@ -74,6 +78,8 @@ function spansOf(receiver: Receiver): Span[] {
 /** SpanKind in OTLP: 2 server, 3 client. */
 const SERVER = 2;
 const CLIENT = 3;
+/** A span's status in OTLP. */
+const STATUS_ERROR = 2;
 
 const BASE_ENV = { JWT_SECRET: TEST_SECRET, RATE_LIMIT_MAX: '0', LOG_LEVEL: 'info' };
 
@@ -95,6 +101,7 @@ for (const target of databaseTargets()) {
     let spans: Span[] = [];
     const traceId = randomBytes(16).toString('hex');
     const callerSpanId = randomBytes(8).toString('hex');
+    const refusedTraceId = randomBytes(16).toString('hex');
     const secrets: string[] = [];
     let organizationId = '';
     let newcomerEmail = '';
@@ -134,6 +141,19 @@ for (const target of databaseTargets()) {
           email: newcomerEmail,
         });
         expect(user.status).toBe(201);
+        // Another person's account with the same address: the database's unique index refuses it.
+        const twinToken = await tokenFor(uniqueId('twin'), { role: 'owner' });
+        secrets.push(twinToken);
+        const twin = await fetch(`${service.baseUrl}/users`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${twinToken}`,
+            'content-type': 'application/json',
+            traceparent: `00-${refusedTraceId}-${callerSpanId}-01`,
+          },
+          body: JSON.stringify({ first_name: 'Twin', last_name: 'Newcomer', email: newcomerEmail }),
+        });
+        expect(twin.status).toBe(409);
 
         // The one request whose trace is followed: it continues the caller's trace.
         const added = await fetch(`${service.baseUrl}/organization-user`, {
@@ -196,6 +216,19 @@ for (const target of databaseTargets()) {
       }
       // The membership is written, and its table named.
       expect(statements.map((statement) => statement.name).join('; ')).toMatch(/insert organization_users/);
+    });
+
+    it('marks the statement the database refused as failed, and not the request answered 409', () => {
+      const inTrace = spans.filter((span) => span.traceId === refusedTraceId);
+      const request = inTrace.find((span) => span.kind === SERVER)!;
+      expect(request.attributes['http.response.status_code']).toBe(409);
+      expect(request.status).toBe(0);
+      const refused = inTrace.filter((span) => span.kind === CLIENT && span.status === STATUS_ERROR);
+      expect(refused).toHaveLength(1);
+      expect(refused[0]!.name).toMatch(/insert users/);
+      expect(refused[0]!.attributes['error.type']).toEqual(expect.any(String));
+      // The statements before it went through.
+      expect(inTrace.filter((span) => span.kind === CLIENT && span.status === 0).length).toBeGreaterThan(0);
     });
 
     it('puts the trace id in the log line of the request', () => {

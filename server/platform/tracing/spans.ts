@@ -54,12 +54,12 @@ export interface RequestTrace {
 export function startRequestSpan(method: string, headers: Headers): RequestTrace | undefined {
   if (!tracer) return undefined;
   const parent = propagation.extract(ROOT_CONTEXT, headers);
-  const span = tracer.startSpan(
-    method,
-    { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } },
-    parent,
-  );
-  const traced = span.isRecording() ? trace.setSpan(parent, span).setValue(REQUEST_SPAN, span) : undefined;
+  // Its attribute is set once sampled, not given to the sampler: the ones configured here (sdk.ts)
+  // decide by the trace alone, and the SDK would check and copy it for every request, sampled or not.
+  const span = tracer.startSpan(method, { kind: SpanKind.SERVER }, parent);
+  if (!span.isRecording()) return { span, method, context: undefined, traceId: span.spanContext().traceId };
+  span.setAttribute('http.request.method', method);
+  const traced = trace.setSpan(parent, span).setValue(REQUEST_SPAN, span);
   return { span, method, context: traced, traceId: span.spanContext().traceId };
 }
 
@@ -87,20 +87,20 @@ export const withTrace = <T>(traced: RequestTrace, work: () => T): T =>
  */
 const recording = () => trace.getSpan(context.active())?.isRecording() === true;
 
-/** `work` in a span of its own, a child of the active one; the span records a failure and ends. */
-export async function inSpan<T>(
-  name: string,
-  attributes: Attributes,
-  work: () => Promise<T>,
-  kind = SpanKind.INTERNAL,
-) {
+/** Marks `span` as failed by `error`. */
+function failed(span: Span, error: unknown): void {
+  span.setStatus({ code: SpanStatusCode.ERROR });
+  span.setAttribute('error.type', (error as Error).name ?? 'Error');
+}
+
+/** `work` in a span of its own, a child of the active one, and active while it runs; the span records a failure and ends. */
+async function inSpan<T>(name: string, attributes: Attributes, work: () => Promise<T>) {
   if (!tracer) return work();
-  return tracer.startActiveSpan(name, { kind, attributes }, async (span) => {
+  return tracer.startActiveSpan(name, { kind: SpanKind.INTERNAL, attributes }, async (span) => {
     try {
       return await work();
     } catch (error) {
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      span.setAttribute('error.type', (error as Error).name ?? 'Error');
+      failed(span, error);
       throw error;
     } finally {
       span.end();
@@ -131,7 +131,20 @@ export function tagOrganization(organizationId: string): void {
 export function inStatementSpan<T>(summarize: () => StatementSummary, work: () => Promise<T>): Promise<T> {
   if (!tracer || !recording()) return work();
   const { name, attributes } = summarize();
-  return inSpan(name, attributes, work, SpanKind.CLIENT);
+  // A leaf: nothing it runs makes a span, so its span is not made the active one (entering a
+  // context copies the request's, for every statement).
+  const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes });
+  return work().then(
+    (result) => {
+      span.end();
+      return result;
+    },
+    (error: unknown) => {
+      failed(span, error);
+      span.end();
+      throw error;
+    },
+  );
 }
 
 export interface StatementSummary {
