@@ -157,6 +157,19 @@ const PROOFS: Record<string, string[]> = {
   OTEL_TRACES_SAMPLER_ARG: [
     'tests/tracing.test.ts › keeps about the OTEL_TRACES_SAMPLER_ARG share of traces with traceidratio, the logged ones',
   ],
+  OTEL_BSP_SCHEDULE_DELAY: [
+    'tests/tracing.test.ts › sends ended spans within OTEL_BSP_SCHEDULE_DELAY, OTEL_BSP_MAX_EXPORT_BATCH_SIZE at most a batch',
+  ],
+  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: [
+    'tests/tracing.test.ts › sends ended spans within OTEL_BSP_SCHEDULE_DELAY, OTEL_BSP_MAX_EXPORT_BATCH_SIZE at most a batch',
+    'tests/startup.test.ts › refuses trace batches larger than the queue they are taken from',
+  ],
+  OTEL_BSP_MAX_QUEUE_SIZE: [
+    'tests/tracing.test.ts › keeps at most OTEL_BSP_MAX_QUEUE_SIZE spans waiting while a batch is under way, and drops the rest',
+  ],
+  OTEL_BSP_EXPORT_TIMEOUT: [
+    'tests/tracing.test.ts › gives a batch up after OTEL_BSP_EXPORT_TIMEOUT and sends the next',
+  ],
 };
 
 const [embedded, mariadb] = databaseTargets() as [DatabaseTarget, DatabaseTarget];

@@ -111,6 +111,19 @@ describe('start-up settings', () => {
     });
     expectOneLineFailure(result, /WEBHOOK_LEASE_MS must be at least WEBHOOK_TIMEOUT_MS \+ 1000 ms \(here 6000 ms\)/);
   });
+
+  it('refuses trace batches larger than the queue they are taken from', () => {
+    const result = runToExit(SERVICE_ENTRY, {
+      JWT_SECRET: TEST_SECRET,
+      DATABASE_URL: ':memory:',
+      OTEL_BSP_MAX_QUEUE_SIZE: '100',
+      OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '101',
+    });
+    expectOneLineFailure(
+      result,
+      /OTEL_BSP_MAX_EXPORT_BATCH_SIZE \(101\) must be at most OTEL_BSP_MAX_QUEUE_SIZE \(100\)/,
+    );
+  });
 });
 
 // Behaviour §1 and §11: the roles file is read at start, and one it cannot use stops it.

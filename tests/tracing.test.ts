@@ -9,14 +9,20 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { databaseTargets, type TestDatabase } from './support/databases.ts';
 import { uniqueId } from './support/fixtures.ts';
 import { failWithout } from './support/needs.ts';
 import { projectRoot, SERVICE_ENTRY, spawnService, type ServiceProcess } from './support/process.ts';
 import { restCall } from './support/rest-call.ts';
 import { TEST_SECRET, tokenFor } from './support/tokens.ts';
-import { ownerOfNewOrganization, startReceiver, webhooksPath, type Receiver } from './support/webhooks.ts';
+import {
+  ownerOfNewOrganization,
+  startReceiver,
+  webhooksPath,
+  type ReceivedRequest,
+  type Receiver,
+} from './support/webhooks.ts';
 
 interface OtlpValue {
   stringValue?: string;
@@ -48,9 +54,9 @@ interface Span {
 const valueOf = (value: OtlpValue) =>
   value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue));
 
-/** Every span the receiver got as OTLP/JSON, decoded. */
-function spansOf(receiver: Receiver): Span[] {
-  return receiver.at('/v1/traces').flatMap((request) => {
+/** Every span of these OTLP/JSON requests, decoded. */
+function spansIn(requests: ReceivedRequest[]): Span[] {
+  return requests.flatMap((request) => {
     const body = JSON.parse(request.body) as {
       resourceSpans: Array<{
         resource: { attributes: Array<{ key: string; value: OtlpValue }> };
@@ -74,6 +80,9 @@ function spansOf(receiver: Receiver): Span[] {
     });
   });
 }
+
+/** Every span the receiver got as OTLP/JSON, decoded. */
+const spansOf = (receiver: Receiver): Span[] => spansIn(receiver.at('/v1/traces'));
 
 /** SpanKind in OTLP: 2 server, 3 client. */
 const SERVER = 2;
@@ -329,6 +338,94 @@ describe('sampling and protocol', () => {
     expect(sent[0]!.headers['content-type']).toBe('application/x-protobuf');
     // Protobuf keeps strings as they are: the span's name is in the bytes.
     expect(sent[0]!.body).toContain('GET /healthz');
+  }, 60_000);
+});
+
+describe('batches (OTEL_BSP_*)', () => {
+  let database: TestDatabase | undefined;
+  let collector: Receiver | undefined;
+  let service: ServiceProcess | undefined;
+
+  afterEach(async () => {
+    service?.kill();
+    await collector?.close();
+    await database?.drop();
+  });
+
+  /** A collector that answers nothing until `release` is called, then everything at once. */
+  async function holdingCollector(): Promise<{ collector: Receiver; release: () => void }> {
+    let release!: () => void;
+    const released = new Promise<number>((resolve) => (release = () => resolve(200)));
+    return { collector: await startReceiver(() => released), release };
+  }
+
+  /** A service on the embedded database exporting to `to` as OTLP/JSON, with these batch settings. */
+  async function tracedService(to: Receiver, env: Record<string, string>): Promise<ServiceProcess> {
+    database = await databaseTargets()[0]!.create();
+    return spawnService({
+      ...BASE_ENV,
+      DATABASE_URL: database.url,
+      OTEL_EXPORTER_OTLP_ENDPOINT: to.url('/'),
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      ...env,
+    });
+  }
+
+  async function healthChecks(count: number): Promise<void> {
+    for (let sent = 0; sent < count; sent++) expect((await fetch(`${service!.baseUrl}/healthz`)).status).toBe(200);
+  }
+
+  /** Waits for `done` to hold, checking every 20 ms for at most `ms`; whether it held. */
+  async function eventually(done: () => boolean, ms: number): Promise<boolean> {
+    for (const deadline = Date.now() + ms; !done() && Date.now() < deadline;) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return done();
+  }
+
+  it('sends ended spans within OTEL_BSP_SCHEDULE_DELAY, OTEL_BSP_MAX_EXPORT_BATCH_SIZE at most a batch', async () => {
+    collector = await startReceiver();
+    service = await tracedService(collector, { OTEL_BSP_SCHEDULE_DELAY: '100', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '2' });
+    await healthChecks(5);
+    // All five while the service runs: the fifth waits for the delay alone, 5 s by default.
+    expect(await eventually(() => spansOf(collector!).length === 5, 3000)).toBe(true);
+    const batches = collector.at('/v1/traces').map((request) => spansIn([request]));
+    expect(batches.length).toBeGreaterThanOrEqual(3);
+    for (const batch of batches) expect(batch.length).toBeLessThanOrEqual(2);
+    await stop(service);
+  }, 60_000);
+
+  it('keeps at most OTEL_BSP_MAX_QUEUE_SIZE spans waiting while a batch is under way, and drops the rest', async () => {
+    const holding = await holdingCollector();
+    collector = holding.collector;
+    service = await tracedService(collector, {
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+      OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1',
+      OTEL_BSP_MAX_QUEUE_SIZE: '3',
+    });
+    // The first span goes out at once and is held; of the nine after it, three wait and six are dropped.
+    await healthChecks(10);
+    expect(await eventually(() => collector!.at('/v1/traces').length === 1, 5000)).toBe(true);
+    holding.release();
+    expect(await eventually(() => spansOf(collector!).length === 4, 5000)).toBe(true);
+    await stop(service);
+    expect(spansOf(collector)).toHaveLength(4);
+  }, 60_000);
+
+  it('gives a batch up after OTEL_BSP_EXPORT_TIMEOUT and sends the next', async () => {
+    const holding = await holdingCollector();
+    collector = holding.collector;
+    service = await tracedService(collector, {
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+      OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1',
+      OTEL_BSP_EXPORT_TIMEOUT: '300',
+    });
+    await healthChecks(2);
+    // The second batch goes while the first is still unanswered: by default it would wait 30 s.
+    expect(await eventually(() => collector!.at('/v1/traces').length === 2, 5000)).toBe(true);
+    expect(collector.at('/v1/traces').map((request) => request.answered)).toEqual([undefined, undefined]);
+    holding.release();
+    await stop(service);
   }, 60_000);
 });
 

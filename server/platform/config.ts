@@ -173,6 +173,16 @@ const settingsSchema = z.object({
     .default('parentbased_always_on'),
   /** The share of traces the `traceidratio` samplers keep, 0 to 1. */
   OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(1),
+  /**
+   * How ended spans wait to be sent: at most OTEL_BSP_SCHEDULE_DELAY ms, in batches of at most
+   * OTEL_BSP_MAX_EXPORT_BATCH_SIZE, OTEL_BSP_MAX_QUEUE_SIZE at most waiting (the rest dropped), each
+   * send given OTEL_BSP_EXPORT_TIMEOUT ms. OpenTelemetry's standard names and defaults, which its
+   * 3.x SDK no longer reads itself.
+   */
+  OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(1).max(3_600_000).default(5000),
+  OTEL_BSP_EXPORT_TIMEOUT: z.coerce.number().int().min(1).max(3_600_000).default(30_000),
+  OTEL_BSP_MAX_QUEUE_SIZE: z.coerce.number().int().min(1).max(1_000_000).default(2048),
+  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: z.coerce.number().int().min(1).max(1_000_000).default(512),
 });
 
 /**
@@ -220,6 +230,13 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     throw new SettingsError(
       `Invalid settings: WEBHOOK_LEASE_MS must be at least WEBHOOK_TIMEOUT_MS + ${WEBHOOK_RECORD_MARGIN_MS} ms ` +
         `(here ${settings.WEBHOOK_TIMEOUT_MS + WEBHOOK_RECORD_MARGIN_MS} ms), so that a claim outlasts its attempt`,
+    );
+  }
+  // The SDK would send smaller batches than asked for, and say so only in its diagnostics.
+  if (settings.OTEL_BSP_MAX_EXPORT_BATCH_SIZE > settings.OTEL_BSP_MAX_QUEUE_SIZE) {
+    throw new SettingsError(
+      `Invalid settings: OTEL_BSP_MAX_EXPORT_BATCH_SIZE (${settings.OTEL_BSP_MAX_EXPORT_BATCH_SIZE}) must be at most ` +
+        `OTEL_BSP_MAX_QUEUE_SIZE (${settings.OTEL_BSP_MAX_QUEUE_SIZE}): a batch is taken from the spans waiting`,
     );
   }
   // The stop's deadline counts from the signal: the drain, then requests under way finishing.

@@ -2,12 +2,13 @@
  * The OpenTelemetry SDK, set up from the OTEL_* settings: loaded by tracing.ts only when
  * OTEL_EXPORTER_OTLP_ENDPOINT is set, so that a service without tracing never loads it.
  *
- * Spans go out in batches (the SDK's BatchSpanProcessor: every 5 s, or 512 spans) over OTLP/HTTP,
- * as protobuf or JSON (OTEL_EXPORTER_OTLP_PROTOCOL), to `<endpoint>/v1/traces`. The exporter reads
- * the other standard variables of its own (OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, _COMPRESSION).
- * The sampler is built here from OTEL_TRACES_SAMPLER and its argument: the SDK's 3.x tracer
- * provider no longer reads them, and @opentelemetry/sdk-node, which does, brings every exporter
- * and instrumentation along.
+ * Spans go out in batches (the SDK's BatchSpanProcessor: every OTEL_BSP_SCHEDULE_DELAY ms, 5 s by
+ * default, or OTEL_BSP_MAX_EXPORT_BATCH_SIZE spans, 512) over OTLP/HTTP, as protobuf or JSON
+ * (OTEL_EXPORTER_OTLP_PROTOCOL), to `<endpoint>/v1/traces`. The exporter reads the other standard
+ * variables of its own (OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, _COMPRESSION). The sampler is built
+ * here from OTEL_TRACES_SAMPLER and its argument, and the batches from the OTEL_BSP_* settings: the
+ * SDK's 3.x tracer provider and batch processor no longer read them, and @opentelemetry/sdk-node,
+ * which does, brings every exporter and instrumentation along.
  */
 import { context, propagation, trace, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -32,6 +33,10 @@ export type TracingSettings = Pick<
   | 'OTEL_SERVICE_NAME'
   | 'OTEL_TRACES_SAMPLER'
   | 'OTEL_TRACES_SAMPLER_ARG'
+  | 'OTEL_BSP_SCHEDULE_DELAY'
+  | 'OTEL_BSP_EXPORT_TIMEOUT'
+  | 'OTEL_BSP_MAX_QUEUE_SIZE'
+  | 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE'
 >;
 
 function samplerOf(name: TracingSettings['OTEL_TRACES_SAMPLER'], ratio: number): Sampler {
@@ -59,7 +64,15 @@ export async function startSdk(
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': settings.OTEL_SERVICE_NAME }),
     sampler: samplerOf(settings.OTEL_TRACES_SAMPLER, settings.OTEL_TRACES_SAMPLER_ARG),
-    spanProcessors: [new BatchSpanProcessor({ exporter: await exporterFor(settings, endpoint) })],
+    spanProcessors: [
+      new BatchSpanProcessor({
+        exporter: await exporterFor(settings, endpoint),
+        scheduledDelayMillis: settings.OTEL_BSP_SCHEDULE_DELAY,
+        exportTimeoutMillis: settings.OTEL_BSP_EXPORT_TIMEOUT,
+        maxQueueSize: settings.OTEL_BSP_MAX_QUEUE_SIZE,
+        maxExportBatchSize: settings.OTEL_BSP_MAX_EXPORT_BATCH_SIZE,
+      }),
+    ],
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
