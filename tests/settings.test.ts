@@ -151,6 +151,9 @@ const PROOFS: Record<string, string[]> = {
   OTEL_SERVICE_NAME: [
     'tests/tracing.test.ts › sends protobuf by default (OTEL_EXPORTER_OTLP_PROTOCOL unset), named by OTEL_SERVICE_NAME',
   ],
+  OTEL_RESOURCE_ATTRIBUTES: [
+    'tests/tracing.test.ts › describes the service by OTEL_SERVICE_NAME, its version and OTEL_RESOURCE_ATTRIBUTES',
+  ],
   OTEL_TRACES_SAMPLER: [
     'tests/tracing.test.ts › keeps no trace with OTEL_TRACES_SAMPLER=always_off, and still logs the trace id of each request',
   ],

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import packageJson from '../package.json' with { type: 'json' };
 import { databaseTargets, type TestDatabase } from './support/databases.ts';
 import { uniqueId } from './support/fixtures.ts';
 import { failWithout } from './support/needs.ts';
@@ -49,6 +50,8 @@ interface Span {
   /** OTLP's status code: 0 unset, 2 error. */
   status: number;
   service: string;
+  /** The attributes of the resource that sent it (the service). */
+  resource: Record<string, string | number | boolean | undefined>;
 }
 
 const valueOf = (value: OtlpValue) =>
@@ -64,7 +67,8 @@ function spansIn(requests: ReceivedRequest[]): Span[] {
       }>;
     };
     return body.resourceSpans.flatMap(({ resource, scopeSpans }) => {
-      const service = String(valueOf(resource.attributes.find((a) => a.key === 'service.name')!.value));
+      const described = Object.fromEntries(resource.attributes.map(({ key, value }) => [key, valueOf(value)]));
+      const service = String(described['service.name']);
       return scopeSpans.flatMap(({ spans }) =>
         spans.map((span) => ({
           traceId: span.traceId,
@@ -75,6 +79,7 @@ function spansIn(requests: ReceivedRequest[]): Span[] {
           attributes: Object.fromEntries(span.attributes.map(({ key, value }) => [key, valueOf(value)])),
           status: span.status?.code ?? 0,
           service,
+          resource: described,
         })),
       );
     });
@@ -125,6 +130,9 @@ for (const target of databaseTargets()) {
         OTEL_EXPORTER_OTLP_ENDPOINT: collector.url('/'),
         OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
         OTEL_SERVICE_NAME: `orgs-traced-${target.name}`,
+        // Percent-encoded as OpenTelemetry asks; the service's own version is not to be changed.
+        OTEL_RESOURCE_ATTRIBUTES:
+          'deployment.environment.name=test, service.namespace=orgs%2Ctest,service.version=9.9.9',
         WEBHOOK_ALLOW_HTTP: 'true',
         WEBHOOK_ALLOW_PRIVATE: 'true',
         WEBHOOK_POLL_INTERVAL_MS: '50',
@@ -238,6 +246,18 @@ for (const target of databaseTargets()) {
       expect(refused[0]!.attributes['error.type']).toEqual(expect.any(String));
       // The statements before it went through.
       expect(inTrace.filter((span) => span.kind === CLIENT && span.status === 0).length).toBeGreaterThan(0);
+    });
+
+    it('describes the service by OTEL_SERVICE_NAME, its version and OTEL_RESOURCE_ATTRIBUTES', () => {
+      expect(spans.length).toBeGreaterThan(0);
+      for (const span of spans) {
+        expect(span.resource).toMatchObject({
+          'service.name': `orgs-traced-${target.name}`,
+          'service.version': packageJson.version,
+          'deployment.environment.name': 'test',
+          'service.namespace': 'orgs,test',
+        });
+      }
     });
 
     it('puts the trace id in the log line of the request', () => {

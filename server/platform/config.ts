@@ -161,6 +161,8 @@ const settingsSchema = z.object({
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
   OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(['http/protobuf', 'http/json']).default('http/protobuf'),
   OTEL_SERVICE_NAME: z.string().min(1).default('org-user-service'),
+  /** More attributes of the traces' resource, `key=value,…` percent-encoded; read by the SDK itself (sdk.ts). */
+  OTEL_RESOURCE_ATTRIBUTES: optionalString,
   OTEL_TRACES_SAMPLER: z
     .enum([
       'always_on',

@@ -13,7 +13,7 @@
 import { context, propagation, trace, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { resourceFromAttributes } from '@opentelemetry/resources';
+import { detectResources, resourceAttributesEnvDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
@@ -23,6 +23,7 @@ import {
   TracerProvider,
   type Sampler,
 } from '@opentelemetry/sdk-trace';
+import packageJson from '../../../package.json' with { type: 'json' };
 import type { Settings } from '../config.ts';
 
 /** The settings tracing reads (docs/configuration.md). */
@@ -62,7 +63,11 @@ export async function startSdk(
   endpoint: string,
 ): Promise<{ tracer: Tracer; stop: () => Promise<void> }> {
   const provider = new TracerProvider({
-    resource: resourceFromAttributes({ 'service.name': settings.OTEL_SERVICE_NAME }),
+    // OTEL_RESOURCE_ATTRIBUTES as OpenTelemetry reads it (a value it cannot parse is dropped whole),
+    // under the service's name and version, which it may not change.
+    resource: detectResources({ detectors: [resourceAttributesEnvDetector] }).merge(
+      resourceFromAttributes({ 'service.name': settings.OTEL_SERVICE_NAME, 'service.version': packageJson.version }),
+    ),
     sampler: samplerOf(settings.OTEL_TRACES_SAMPLER, settings.OTEL_TRACES_SAMPLER_ARG),
     spanProcessors: [
       new BatchSpanProcessor({
