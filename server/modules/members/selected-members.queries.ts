@@ -88,7 +88,8 @@ function keptByShape<Statement extends object>(build: (shape: Shape) => Statemen
   };
 }
 
-// A page's rows: text, not server-side prepared (database/prepared.ts).
+// A page's rows: text, not server-side prepared (database/prepared.ts), so no guard is folded into
+// them (docs/performance.md, "Measured choices in the code").
 const pageStatement = keptByShape((shape) =>
   prepare((sql, ...values: unknown[]) => selectedMembers(sql, shape, values).select(PAGE_ITEM_COLUMNS), {
     serverSide: false,
