@@ -92,7 +92,7 @@ export async function startService(settings: Settings): Promise<Service> {
   // The metrics library is loaded only with METRICS_PORT: it costs start-up time otherwise.
   const metrics = settings.METRICS_PORT === undefined ? undefined : (await import('./http/metrics.ts')).createMetrics();
   // Before the database opens: its connections trace their statements when tracing is on.
-  const stopTracing = await startTracing(settings);
+  const stopTracing = await startTracing(settings, logger);
   const orm = await openDatabase(
     settings.database,
     { poolSize: settings.DB_POOL_SIZE, timeoutMs: settings.DB_TIMEOUT_MS },

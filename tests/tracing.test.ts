@@ -449,6 +449,70 @@ describe('batches (OTEL_BSP_*)', () => {
   }, 60_000);
 });
 
+describe("the SDK's warnings", () => {
+  let database: TestDatabase | undefined;
+  let collector: Receiver | undefined;
+  let service: ServiceProcess | undefined;
+
+  afterEach(async () => {
+    service?.kill();
+    await collector?.close();
+    await database?.drop();
+  });
+
+  async function tracedService(env: Record<string, string>): Promise<ServiceProcess> {
+    database = await databaseTargets()[0]!.create();
+    return spawnService({
+      ...BASE_ENV,
+      DATABASE_URL: database.url,
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector!.url('/'),
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+      ...env,
+    });
+  }
+
+  const tracingWarnings = () =>
+    service!.entries().filter((entry) => entry.level === 40 && String(entry.msg).startsWith('tracing: '));
+
+  async function healthChecks(count: number): Promise<void> {
+    for (let sent = 0; sent < count; sent++) {
+      expect((await fetch(`${service!.baseUrl}/healthz`)).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  it('logs a batch the collector refused, one warning in ten seconds at most', async () => {
+    collector = await startReceiver(() => 400);
+    service = await tracedService({});
+    await healthChecks(5);
+    for (let waited = 0; collector.at('/v1/traces').length < 3 && waited < 5000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // Several batches refused within a second or so: one line says so.
+    expect(collector.at('/v1/traces').length).toBeGreaterThanOrEqual(3);
+    expect(tracingWarnings()).toHaveLength(1);
+    expect(JSON.stringify(tracingWarnings()[0])).toMatch(/400|Bad Request/);
+    await stop(service);
+  }, 60_000);
+
+  it('says OTEL_RESOURCE_ATTRIBUTES does not parse, and traces without it', async () => {
+    collector = await startReceiver();
+    service = await tracedService({
+      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name',
+      OTEL_SERVICE_NAME: 'orgs-plain',
+    });
+    await healthChecks(1);
+    await stop(service);
+    expect(tracingWarnings().map((entry) => entry.msg)).toEqual([
+      expect.stringMatching(/^tracing: OTEL_RESOURCE_ATTRIBUTES does not parse/),
+    ]);
+    const [span] = spansOf(collector);
+    expect(span!.resource).toMatchObject({ 'service.name': 'orgs-plain', 'service.version': packageJson.version });
+    expect(Object.keys(span!.resource)).not.toContain('deployment.environment.name');
+  }, 60_000);
+});
+
 describe('the bundle without OTEL_EXPORTER_OTLP_ENDPOINT', () => {
   /** The SDK's packages, as esbuild names their modules in the chunks. */
   const SDK = /\/\/ node_modules\/@opentelemetry\/(sdk-trace|context-async-hooks|exporter-trace-otlp-\w+|resources)\//;
