@@ -144,6 +144,10 @@ const PROOFS: Record<string, string[]> = {
     'tests/tracing.test.ts › continues an incoming traceparent: request → procedure → statements, with the route, status and organization',
     'tests/tracing.test.ts › sends protobuf by default (OTEL_EXPORTER_OTLP_PROTOCOL unset), named by OTEL_SERVICE_NAME',
   ],
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: [
+    'tests/tracing.test.ts › sends to OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as it is given, before OTEL_EXPORTER_OTLP_ENDPOINT',
+  ],
+  OTEL_SDK_DISABLED: ['tests/tracing.test.ts › traces nothing with OTEL_SDK_DISABLED=true, whatever the endpoint'],
   OTEL_EXPORTER_OTLP_PROTOCOL: [
     'tests/tracing.test.ts › continues an incoming traceparent: request → procedure → statements, with the route, status and organization',
     'tests/tracing.test.ts › sends protobuf by default (OTEL_EXPORTER_OTLP_PROTOCOL unset), named by OTEL_SERVICE_NAME',

@@ -351,6 +351,33 @@ describe('sampling and protocol', () => {
     }
   }, 60_000);
 
+  it('sends to OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as it is given, before OTEL_EXPORTER_OTLP_ENDPOINT', async () => {
+    await tracedRequests(
+      {
+        // Nothing listens on the discard port: the traces' own endpoint must win.
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9/',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: collector.url('/collector/traces'),
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_SERVICE_NAME: 'orgs-own-endpoint',
+      },
+      2,
+    );
+    const kept = spansIn(collector.at('/collector/traces')).filter((span) => span.service === 'orgs-own-endpoint');
+    expect(kept.map((span) => span.name)).toEqual(['GET /healthz', 'GET /healthz']);
+  }, 60_000);
+
+  it('traces nothing with OTEL_SDK_DISABLED=true, whatever the endpoint', async () => {
+    const service = await tracedRequests(
+      { OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'orgs-disabled' },
+      3,
+    );
+    expect(collector.requests.filter((request) => request.body.includes('orgs-disabled'))).toEqual([]);
+    // No SDK, so no trace id to log.
+    const lines = requestLines(service);
+    expect(lines).toHaveLength(3);
+    for (const line of lines) expect(line.traceId).toBeUndefined();
+  }, 60_000);
+
   it('sends protobuf by default (OTEL_EXPORTER_OTLP_PROTOCOL unset), named by OTEL_SERVICE_NAME', async () => {
     await tracedRequests({ OTEL_SERVICE_NAME: 'orgs-protobuf' }, 1);
     const sent = collector.at('/v1/traces').filter((request) => request.body.includes('orgs-protobuf'));

@@ -155,10 +155,15 @@ const settingsSchema = z.object({
   /** Address the metrics listener binds to: loopback unless the scraper is elsewhere. */
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   /**
-   * Traces (docs/operations.md): the OTLP/HTTP collector's base URL; unset, no tracing and the SDK
-   * is not loaded. The other four are OpenTelemetry's standard variables, read only then.
+   * Traces (docs/operations.md): the OTLP/HTTP collector's base URL; unset (and the traces' own
+   * endpoint below unset too), no tracing and the SDK is not loaded. OpenTelemetry's standard
+   * variables, the rest read only when tracing is on.
    */
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  /** The traces' own collector URL, used as it is given (`…/v1/traces`); before OTEL_EXPORTER_OTLP_ENDPOINT. */
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  /** `true`: no tracing, whatever the endpoints say. */
+  OTEL_SDK_DISABLED: booleanSetting(false),
   OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(['http/protobuf', 'http/json']).default('http/protobuf'),
   OTEL_SERVICE_NAME: z.string().min(1).default('org-user-service'),
   /** More attributes of the traces' resource, `key=value,…` percent-encoded; read by the SDK itself (sdk.ts). */

@@ -1,10 +1,10 @@
 /**
- * The OpenTelemetry SDK, set up from the OTEL_* settings: loaded by tracing.ts only when
- * OTEL_EXPORTER_OTLP_ENDPOINT is set, so that a service without tracing never loads it.
+ * The OpenTelemetry SDK, set up from the OTEL_* settings: loaded by tracing.ts only when a collector
+ * is named, so that a service without tracing never loads it.
  *
  * Spans go out in batches (the SDK's BatchSpanProcessor: every OTEL_BSP_SCHEDULE_DELAY ms, 5 s by
  * default, or OTEL_BSP_MAX_EXPORT_BATCH_SIZE spans, 512) over OTLP/HTTP, as protobuf or JSON
- * (OTEL_EXPORTER_OTLP_PROTOCOL), to `<endpoint>/v1/traces`. The exporter reads the other standard
+ * (OTEL_EXPORTER_OTLP_PROTOCOL), to the URL tracing.ts finds. The exporter reads the other standard
  * variables of its own (OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, _COMPRESSION). The sampler is built
  * here from OTEL_TRACES_SAMPLER and its argument, and the batches from the OTEL_BSP_* settings: the
  * SDK's 3.x tracer provider and batch processor no longer read them, and @opentelemetry/sdk-node,
@@ -39,7 +39,9 @@ import type { Settings } from '../config.ts';
 /** The settings tracing reads (docs/configuration.md). */
 export type TracingSettings = Pick<
   Settings,
+  | 'OTEL_SDK_DISABLED'
   | 'OTEL_EXPORTER_OTLP_ENDPOINT'
+  | 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'
   | 'OTEL_EXPORTER_OTLP_PROTOCOL'
   | 'OTEL_SERVICE_NAME'
   | 'OTEL_RESOURCE_ATTRIBUTES'
@@ -60,8 +62,7 @@ function samplerOf(name: TracingSettings['OTEL_TRACES_SAMPLER'], ratio: number):
   return name.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root;
 }
 
-async function exporterFor(settings: TracingSettings, endpoint: string) {
-  const url = `${endpoint.replace(/\/?$/, '/')}v1/traces`;
+async function exporterFor(settings: TracingSettings, url: string) {
   const { OTLPTraceExporter } =
     settings.OTEL_EXPORTER_OTLP_PROTOCOL === 'http/json'
       ? await import('@opentelemetry/exporter-trace-otlp-http')
@@ -127,7 +128,7 @@ function diagnosticsTo(logger: Logger): DiagLogger {
 
 export async function startSdk(
   settings: TracingSettings,
-  endpoint: string,
+  url: string,
   logger: Logger,
 ): Promise<{ tracer: Tracer; stop: () => Promise<void> }> {
   diag.setLogger(diagnosticsTo(logger), { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
@@ -141,7 +142,7 @@ export async function startSdk(
     sampler: samplerOf(settings.OTEL_TRACES_SAMPLER, settings.OTEL_TRACES_SAMPLER_ARG),
     spanProcessors: [
       new BatchSpanProcessor({
-        exporter: await exporterFor(settings, endpoint),
+        exporter: await exporterFor(settings, url),
         scheduledDelayMillis: settings.OTEL_BSP_SCHEDULE_DELAY,
         exportTimeoutMillis: settings.OTEL_BSP_EXPORT_TIMEOUT,
         maxQueueSize: settings.OTEL_BSP_MAX_QUEUE_SIZE,

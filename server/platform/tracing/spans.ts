@@ -1,7 +1,7 @@
 /**
  * The spans the service makes (docs/operations.md, "Traces"), through the OpenTelemetry API. The
- * SDK that records and exports them is loaded only when OTEL_EXPORTER_OTLP_ENDPOINT is set
- * (sdk.ts, started by `startTracing`); until then `tracer` is undefined and every function here
+ * SDK that records and exports them is loaded only when a collector is named (sdk.ts, started by
+ * `startTracing`); until then `tracer` is undefined and every function here
  * only runs the work it is given, so a service without tracing pays one test per span it would
  * have made.
  *
