@@ -45,12 +45,15 @@ function summaryOf(sql: string, engine: Engine): StatementSummary {
   return Object.freeze({ name: summary, attributes: Object.freeze(attributes) });
 }
 
+/** The most summaries kept (summarizer). */
+const SUMMARIES_KEPT = 1000;
+
 /**
  * A statement's (or a round trip's) span name and attributes, kept by its text with the time
- * bounds taken off: the service sends a few hundred texts, and matching them was most of what a
- * traced statement cost the service itself (docs/performance.md, "Tracing"). A plain map emptied
- * when full: the texts are the service's own, so it fills only if a caller can vary a statement's
- * shape, and then it costs what no cache would.
+ * bounds taken off: the service sends a few hundred texts, and matching each of them every time
+ * showed in CPU profiles (docs/performance.md, "Tracing"). A plain map emptied when full: the texts
+ * are the service's own, so it fills only if a caller can vary a statement's shape, and then it
+ * costs what no cache would.
  */
 export function summarizer(engine: Engine): (sql: string) => StatementSummary {
   const summaries = new Map<string, StatementSummary>();
@@ -65,8 +68,6 @@ export function summarizer(engine: Engine): (sql: string) => StatementSummary {
     return summary;
   };
 }
-
-const SUMMARIES_KEPT = 1000;
 
 /** The connection hook (orm.ts) that gives every statement of the connection its span. */
 export const traceStatements = (engine: Engine) => {

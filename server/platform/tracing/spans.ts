@@ -1,9 +1,8 @@
 /**
  * The spans the service makes (docs/operations.md, "Traces"), through the OpenTelemetry API. The
  * SDK that records and exports them is loaded only when a collector is named (sdk.ts, started by
- * `startTracing`); until then `tracer` is undefined and every function here
- * only runs the work it is given, so a service without tracing pays one test per span it would
- * have made.
+ * `startTracing`); until then `tracer` is undefined and every function here only runs the work it
+ * is given, so a service without tracing pays one test per span it would have made.
  *
  * What a span carries is chosen here and nowhere else: routes as templates, organization ids,
  * statement kinds and tables, status codes; never a header, a body, a value of a statement, a
