@@ -388,7 +388,7 @@ describe('sampling and protocol', () => {
   }, 60_000);
 });
 
-describe('batches (OTEL_BSP_*)', () => {
+describe("batches (OTEL_BSP_*) and the SDK's warnings", () => {
   let database: TestDatabase | undefined;
   let collector: Receiver | undefined;
   let service: ServiceProcess | undefined;
@@ -418,9 +418,16 @@ describe('batches (OTEL_BSP_*)', () => {
     });
   }
 
-  async function healthChecks(count: number): Promise<void> {
-    for (let sent = 0; sent < count; sent++) expect((await fetch(`${service!.baseUrl}/healthz`)).status).toBe(200);
+  /** `GET /healthz` `count` times, `pauseMs` apart. */
+  async function healthChecks(count: number, pauseMs = 0): Promise<void> {
+    for (let sent = 0; sent < count; sent++) {
+      expect((await fetch(`${service!.baseUrl}/healthz`)).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
   }
+
+  const tracingWarnings = () =>
+    service!.entries().filter((entry) => entry.level === 40 && String(entry.msg).startsWith('tracing: '));
 
   /** Waits for `done` to hold, checking every 20 ms for at most `ms`; whether it held. */
   async function eventually(done: () => boolean, ms: number): Promise<boolean> {
@@ -474,50 +481,13 @@ describe('batches (OTEL_BSP_*)', () => {
     holding.release();
     await stop(service);
   }, 60_000);
-});
-
-describe("the SDK's warnings", () => {
-  let database: TestDatabase | undefined;
-  let collector: Receiver | undefined;
-  let service: ServiceProcess | undefined;
-
-  afterEach(async () => {
-    service?.kill();
-    await collector?.close();
-    await database?.drop();
-  });
-
-  async function tracedService(env: Record<string, string>): Promise<ServiceProcess> {
-    database = await databaseTargets()[0]!.create();
-    return spawnService({
-      ...BASE_ENV,
-      DATABASE_URL: database.url,
-      OTEL_EXPORTER_OTLP_ENDPOINT: collector!.url('/'),
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      OTEL_BSP_SCHEDULE_DELAY: '50',
-      ...env,
-    });
-  }
-
-  const tracingWarnings = () =>
-    service!.entries().filter((entry) => entry.level === 40 && String(entry.msg).startsWith('tracing: '));
-
-  async function healthChecks(count: number): Promise<void> {
-    for (let sent = 0; sent < count; sent++) {
-      expect((await fetch(`${service!.baseUrl}/healthz`)).status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 
   it('logs a batch the collector refused, one warning in ten seconds at most', async () => {
     collector = await startReceiver(() => 400);
-    service = await tracedService({});
-    await healthChecks(5);
-    for (let waited = 0; collector.at('/v1/traces').length < 3 && waited < 5000; waited += 50) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    service = await tracedService(collector, { OTEL_BSP_SCHEDULE_DELAY: '50' });
+    await healthChecks(5, 100);
     // Several batches refused within a second or so: one line says so.
-    expect(collector.at('/v1/traces').length).toBeGreaterThanOrEqual(3);
+    expect(await eventually(() => collector!.at('/v1/traces').length >= 3, 5000)).toBe(true);
     expect(tracingWarnings()).toHaveLength(1);
     expect(JSON.stringify(tracingWarnings()[0])).toMatch(/400|Bad Request/);
     await stop(service);
@@ -525,7 +495,7 @@ describe("the SDK's warnings", () => {
 
   it('says OTEL_RESOURCE_ATTRIBUTES does not parse, and traces without it', async () => {
     collector = await startReceiver();
-    service = await tracedService({
+    service = await tracedService(collector, {
       OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name',
       OTEL_SERVICE_NAME: 'orgs-plain',
     });
