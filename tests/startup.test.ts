@@ -46,6 +46,10 @@ function runToExit(
   return { status: result.status, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
 
+/** The bundle started, and run to its exit, with `settings` over a valid secret and an in-memory database. */
+const startWith = (settings: Record<string, string>) =>
+  runToExit(SERVICE_ENTRY, { JWT_SECRET: TEST_SECRET, DATABASE_URL: ':memory:', ...settings });
+
 /** The start failed with exactly one line on stderr, no stack, matching `what`, and nothing else printed. */
 function expectOneLineFailure(result: ReturnType<typeof runToExit>, what: RegExp) {
   expect(result.stderr).toMatch(what);
@@ -83,16 +87,14 @@ describe('start-up settings', () => {
   });
 
   it('refuses an unknown DATABASE_URL scheme, naming the ones it knows', () => {
-    const result = runToExit(SERVICE_ENTRY, { JWT_SECRET: TEST_SECRET, DATABASE_URL: 'postgres://db/x' });
+    const result = startWith({ DATABASE_URL: 'postgres://db/x' });
     expectOneLineFailure(result, /DATABASE_URL: .*mysql:\/\/, mariadb:\/\/, file: or .*:memory:/);
   });
 
   it('refuses a drain that does not end before the stop times out', () => {
     // As long as the stop's whole deadline (SHUTDOWN_TIMEOUT_MS's default): no request could finish.
     const drainMs = 15_000;
-    const result = runToExit(SERVICE_ENTRY, {
-      JWT_SECRET: TEST_SECRET,
-      DATABASE_URL: ':memory:',
+    const result = startWith({
       SHUTDOWN_DRAIN_MS: String(drainMs),
     });
     const neededMs = drainMs + processingLimitMs(readSettings({}));
@@ -103,9 +105,7 @@ describe('start-up settings', () => {
   });
 
   it('refuses a webhook claim that would lapse before its attempt ends (behaviour §13)', () => {
-    const result = runToExit(SERVICE_ENTRY, {
-      JWT_SECRET: TEST_SECRET,
-      DATABASE_URL: ':memory:',
+    const result = startWith({
       WEBHOOK_TIMEOUT_MS: '5000',
       WEBHOOK_LEASE_MS: '5999',
     });
@@ -113,9 +113,7 @@ describe('start-up settings', () => {
   });
 
   it('refuses trace batches larger than the queue they are taken from', () => {
-    const result = runToExit(SERVICE_ENTRY, {
-      JWT_SECRET: TEST_SECRET,
-      DATABASE_URL: ':memory:',
+    const result = startWith({
       OTEL_BSP_MAX_QUEUE_SIZE: '100',
       OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '101',
     });
@@ -130,8 +128,6 @@ describe('start-up settings', () => {
 describe('a ROLES_FILE the start cannot use', () => {
   const dir = mkdtempSync(join(tmpdir(), 'orgs-roles-file-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const startWith = (path: string) =>
-    runToExit(SERVICE_ENTRY, { JWT_SECRET: TEST_SECRET, DATABASE_URL: ':memory:', ROLES_FILE: path });
   const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
   it.each([
@@ -155,7 +151,7 @@ describe('a ROLES_FILE the start cannot use', () => {
     const path = join(dir, `${name.replaceAll(' ', '-')}.json`);
     writeFileSync(path, content);
     expectOneLineFailure(
-      startWith(path),
+      startWith({ ROLES_FILE: path }),
       new RegExp(`^Invalid settings: ROLES_FILE \\(${escaped(path)}\\): ${escaped(problem)}`),
     );
   });
@@ -163,7 +159,7 @@ describe('a ROLES_FILE the start cannot use', () => {
   it('a file that does not exist: one line naming ROLES_FILE and the path', () => {
     const path = join(dir, 'missing.json');
     expectOneLineFailure(
-      startWith(path),
+      startWith({ ROLES_FILE: path }),
       new RegExp(`^Invalid settings: ROLES_FILE \\(${escaped(path)}\\): cannot be read: ENOENT`),
     );
   });
@@ -229,9 +225,7 @@ describe('a start that fails on its setup says what to fix in one line', () => {
   it('a port in use', async () => {
     const taken = await listeningServer();
     servers.push(taken);
-    const result = runToExit(SERVICE_ENTRY, {
-      JWT_SECRET: TEST_SECRET,
-      DATABASE_URL: ':memory:',
+    const result = startWith({
       PORT: String(portOf(taken)),
     });
     expectOneLineFailure(
@@ -243,9 +237,7 @@ describe('a start that fails on its setup says what to fix in one line', () => {
   it('a metrics port in use', async () => {
     const taken = await listeningServer();
     servers.push(taken);
-    const result = runToExit(SERVICE_ENTRY, {
-      JWT_SECRET: TEST_SECRET,
-      DATABASE_URL: ':memory:',
+    const result = startWith({
       PORT: '0',
       METRICS_PORT: String(portOf(taken)),
     });
@@ -260,9 +252,7 @@ describe('a start that fails on its setup says what to fix in one line', () => {
 
   it('a metrics port that is the service port', async () => {
     const port = String(await freePort());
-    const result = runToExit(SERVICE_ENTRY, {
-      JWT_SECRET: TEST_SECRET,
-      DATABASE_URL: ':memory:',
+    const result = startWith({
       PORT: port,
       METRICS_PORT: port,
     });

@@ -399,13 +399,6 @@ describe("batches (OTEL_BSP_*) and the SDK's warnings", () => {
     await database?.drop();
   });
 
-  /** A collector that answers nothing until `release` is called, then everything at once. */
-  async function holdingCollector(): Promise<{ collector: Receiver; release: () => void }> {
-    let release!: () => void;
-    const released = new Promise<number>((resolve) => (release = () => resolve(200)));
-    return { collector: await startReceiver(() => released), release };
-  }
-
   /** A service on the embedded database exporting to `to` as OTLP/JSON, with these batch settings. */
   async function tracedService(to: Receiver, env: Record<string, string>): Promise<ServiceProcess> {
     database = await databaseTargets()[0]!.create();
@@ -416,6 +409,22 @@ describe("batches (OTEL_BSP_*) and the SDK's warnings", () => {
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       ...env,
     });
+  }
+
+  /**
+   * A service that sends each span as a batch of its own, within 50 ms, with `env` besides, to a
+   * collector that answers nothing until the function returned is called, then everything at once.
+   */
+  async function batchesOfOneHeld(env: Record<string, string>): Promise<() => void> {
+    let release!: () => void;
+    const released = new Promise<number>((resolve) => (release = () => resolve(200)));
+    collector = await startReceiver(() => released);
+    service = await tracedService(collector, {
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+      OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1',
+      ...env,
+    });
+    return release;
   }
 
   /** `GET /healthz` `count` times, `pauseMs` apart. */
@@ -450,36 +459,24 @@ describe("batches (OTEL_BSP_*) and the SDK's warnings", () => {
   }, 60_000);
 
   it('keeps at most OTEL_BSP_MAX_QUEUE_SIZE spans waiting while a batch is under way, and drops the rest', async () => {
-    const holding = await holdingCollector();
-    collector = holding.collector;
-    service = await tracedService(collector, {
-      OTEL_BSP_SCHEDULE_DELAY: '50',
-      OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1',
-      OTEL_BSP_MAX_QUEUE_SIZE: '3',
-    });
+    const release = await batchesOfOneHeld({ OTEL_BSP_MAX_QUEUE_SIZE: '3' });
     // The first span goes out at once and is held; of the nine after it, three wait and six are dropped.
     await healthChecks(10);
     expect(await eventually(() => collector!.at('/v1/traces').length === 1, 5000)).toBe(true);
-    holding.release();
+    release();
     expect(await eventually(() => spansOf(collector!).length === 4, 5000)).toBe(true);
-    await stop(service);
-    expect(spansOf(collector)).toHaveLength(4);
+    await stop(service!);
+    expect(spansOf(collector!)).toHaveLength(4);
   }, 60_000);
 
   it('gives a batch up after OTEL_BSP_EXPORT_TIMEOUT and sends the next', async () => {
-    const holding = await holdingCollector();
-    collector = holding.collector;
-    service = await tracedService(collector, {
-      OTEL_BSP_SCHEDULE_DELAY: '50',
-      OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1',
-      OTEL_BSP_EXPORT_TIMEOUT: '300',
-    });
+    const release = await batchesOfOneHeld({ OTEL_BSP_EXPORT_TIMEOUT: '300' });
     await healthChecks(2);
     // The second batch goes while the first is still unanswered: by default it would wait 30 s.
     expect(await eventually(() => collector!.at('/v1/traces').length === 2, 5000)).toBe(true);
-    expect(collector.at('/v1/traces').map((request) => request.answered)).toEqual([undefined, undefined]);
-    holding.release();
-    await stop(service);
+    expect(collector!.at('/v1/traces').map((request) => request.answered)).toEqual([undefined, undefined]);
+    release();
+    await stop(service!);
   }, 60_000);
 
   it('logs a batch the collector refused, one warning in ten seconds at most', async () => {
