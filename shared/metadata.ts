@@ -15,10 +15,37 @@ export const metadataSchema = z.record(z.string(), z.unknown());
 export type Metadata = z.infer<typeof metadataSchema>;
 
 /**
+ * The first thing a patch may not hold, walked without recursion (a body of 64 KiB can nest
+ * thousands of levels): a level deeper than MAX_METADATA_DEPTH (each of the patch's levels is one
+ * of the result's, so such a patch could only give a result over the limit), or a key or string
+ * that is not well-formed Unicode (a lone surrogate, which no stored text can hold).
+ */
+function patchProblem(patch: object): { path: PropertyKey[]; message: string } | undefined {
+  const pending: Array<{ value: unknown; depth: number; path: PropertyKey[] }> = [{ value: patch, depth: 1, path: [] }];
+  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
+    const { value, depth, path } = item;
+    if (typeof value === 'string') {
+      if (!value.isWellFormed()) return { path, message: 'Must be well-formed Unicode text (no lone surrogates)' };
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > MAX_METADATA_DEPTH) return { path, message: `Must nest at most ${MAX_METADATA_DEPTH} levels deep` };
+    for (const [key, member] of Object.entries(value)) {
+      if (!key.isWellFormed()) return { path, message: 'Keys must be well-formed Unicode text (no lone surrogates)' };
+      pending.push({ value: member, depth: depth + 1, path: [...path, Array.isArray(value) ? Number(key) : key] });
+    }
+  }
+  return undefined;
+}
+
+/**
  * A merge patch of a metadata object: an object (a patch of another kind would replace the whole
  * object with something that is not one). Its size is bounded by the body's.
  */
-const metadataPatchSchema = z.record(z.string(), z.unknown());
+const metadataPatchSchema = z.record(z.string(), z.unknown()).superRefine((patch, context) => {
+  const problem = patchProblem(patch);
+  if (problem) context.addIssue({ code: 'custom', path: problem.path, message: problem.message });
+});
 
 export const updateOrganizationMetadataInput = z
   .object({

@@ -60,7 +60,7 @@ describeOnEachDatabase('metadata', (target) => {
     expect((await eventsOf(organizationId)).filter((event) => event.type === 'organization.updated')).toHaveLength(2);
   });
 
-  it('refuses, 400, a result over 8 KiB or 10 levels deep, or a patch that is not an object, changing nothing', async () => {
+  it('refuses, 400, a result over 8 KiB or 10 levels deep, a patch that is not an object or holds lone surrogates, changing nothing', async () => {
     const organizationId = await organization();
     expect((await patch(organizationId, { public_metadata: { kept: true } })).status).toBe(200);
     const before = await read(organizationId);
@@ -76,6 +76,27 @@ describeOnEachDatabase('metadata', (target) => {
     ]) {
       const refused = await patch(organizationId, body);
       expect(refused.status, JSON.stringify(body).slice(0, 80)).toBe(400);
+    }
+    // Thousands of levels (objects and arrays, well under the body's 64 KiB), and keys or strings
+    // that are not well-formed Unicode: 400 naming the field, over REST and tRPC.
+    const levels = 3000;
+    for (const rawBody of [
+      `{"public_metadata":{"k":${'{"k":'.repeat(levels)}1${'}'.repeat(levels)}}}`,
+      `{"public_metadata":{"k":${'['.repeat(levels)}${']'.repeat(levels)}}}`,
+      '{"public_metadata":{"k\\ud800":"v"}}',
+      '{"public_metadata":{"list":["v\\udc00"]}}',
+    ]) {
+      const refused = await server().call('PATCH', `/organizations/${organizationId}/metadata`, {
+        token: owner.token,
+        rawBody,
+      });
+      expect(refused.status, rawBody.slice(0, 40)).toBe(400);
+      expect(refused.body.issues[0].field, rawBody.slice(0, 40)).toMatch(/^public_metadata/);
+      const overRpc = await server().call('POST', '/trpc/organizations.updateMetadata', {
+        token: owner.token,
+        rawBody: `{"organization_id":"${organizationId}",${rawBody.slice(1)}`,
+      });
+      expect(overRpc.status, rawBody.slice(0, 40)).toBe(400);
     }
     expect(await read(organizationId)).toEqual(before);
     expect(await eventsOf(organizationId)).toEqual(eventsBefore);
