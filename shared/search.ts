@@ -20,6 +20,7 @@ export const searchSchema = z
   .trim()
   .min(1)
   .max(SEARCH_MAX_LENGTH)
+  .refine((search) => search.isWellFormed(), 'Must be well-formed Unicode text (no lone surrogates)')
   .refine(hasNameCharacter, 'Must hold a character other than white space and invisible ones');
 
 const MARKS = /\p{M}/gu;

@@ -166,7 +166,7 @@ describeOnEachDatabase('member search (behaviour §15)', (target) => {
     ]);
   });
 
-  it('refuses a search empty after trimming or over 100 characters, an unknown sort or role, and a cursor not its own (400)', async () => {
+  it('refuses a search empty after trimming, over 100 characters or with a lone surrogate, an unknown sort or role, and a cursor not its own (400)', async () => {
     const owner = await registerUser(server(), 'bad');
     const organizationId = await createOrganization(server(), owner);
     await addMember(server(), owner, organizationId, await registerUser(server(), 'bad'), 'member');
@@ -195,6 +195,13 @@ describeOnEachDatabase('member search (behaviour §15)', (target) => {
       organizationId,
     });
     expect(ok.status).toBe(200);
+    // A lone surrogate, which JSON can spell and a query string cannot, is refused, not replaced.
+    const input = encodeURIComponent('{"search":"an\\ud800"}');
+    const lone = await server().call('GET', `/trpc/members.page?input=${input}`, {
+      token: owner.token,
+      organizationId,
+    });
+    expect(lone.status).toBe(400);
   });
 
   describe1000();
