@@ -107,6 +107,22 @@ describeOnEachDatabase('token checks', (target) => {
       }
     });
 
+    it('accepts a token whose e-mail claims are malformed: they only leave the e-mail unverified (behaviour §17)', async () => {
+      const now = nowSeconds();
+      const secret = new TextEncoder().encode(TEST_SECRET);
+      for (const claims of [
+        { email: 'a@example.com', email_verified: 'true' },
+        { email: null, email_verified: true },
+        { email: 42, email_verified: null },
+        { email: 'x'.repeat(300), email_verified: true },
+      ]) {
+        const token = await new SignJWT({ sub: 'claims-person', ...claims, exp: now + 60 })
+          .setProtectedHeader({ alg: 'HS256' })
+          .sign(secret);
+        expect((await server().call('GET', '/organizations', { token })).status, JSON.stringify(claims)).toBe(200);
+      }
+    });
+
     it('refuses a request without a valid token before reading its body: 401 whatever the body holds', async () => {
       const garbage = 'Authorization: Bearer not.a.jwt';
       const bigBody = JSON.stringify({ first_name: 'Big', padding: 'x'.repeat(70 * 1024) });

@@ -79,20 +79,26 @@ const ASYMMETRIC_ALGORITHMS = ['RS256', 'ES256', 'EdDSA'] as const;
 const VERIFIED_TOKENS_KEPT = 1000;
 const VERIFIED_TOKEN_LIFE_MS = 60_000;
 
+/**
+ * The claims a token is refused for (401). `email` and `email_verified` are not among them: they
+ * only qualify a caller's e-mail as verified (verifiedEmailOf), and a token whose `email_verified`
+ * is not `true` (identity providers that send the string "true" among them) just does not qualify.
+ */
 const claimsSchema = z.object({
   sub: userIdSchema,
   role: z.string().optional(),
-  email: z.string().max(254).optional(),
-  email_verified: z.boolean().optional(),
 });
 
 /** What each claim the service reads must be, for the 401 that names the one that is not. */
 const CLAIM_RULES: Record<keyof z.infer<typeof claimsSchema>, string> = {
   sub: 'a string of 1 to 128 characters without control characters',
   role: 'a string when present',
-  email: 'a string of at most 254 characters when present',
-  email_verified: 'a boolean when present',
 };
+
+/** The token's `email`, lower-cased, when `email_verified` is `true` and it can be an address (behaviour §17). */
+function verifiedEmailOf({ email, email_verified }: JWTPayload): string | undefined {
+  return email_verified === true && typeof email === 'string' && email.length <= 254 ? email.toLowerCase() : undefined;
+}
 
 function invalidClaims(error: z.ZodError) {
   const claim = String(error.issues[0]?.path[0] ?? 'sub') as keyof typeof CLAIM_RULES;
@@ -211,12 +217,11 @@ export function createTokenVerifier(settings: Settings): VerifyToken {
     }
     const claims = claimsSchema.safeParse(payload);
     if (!claims.success) throw invalidClaims(claims.error);
-    const { sub, role, email, email_verified } = claims.data;
     const caller: PersonCaller = {
       kind: 'person',
-      userId: sub,
-      tokenRole: role,
-      verifiedEmail: email_verified === true && email !== undefined ? email.toLowerCase() : undefined,
+      userId: claims.data.sub,
+      tokenRole: claims.data.role,
+      verifiedEmail: verifiedEmailOf(payload),
     };
     // exp is a required claim, checked above with the clock tolerance: the entry ends with it.
     const validForMs = (payload.exp! + CLOCK_TOLERANCE_SECONDS) * 1000 - Date.now();
