@@ -3,6 +3,7 @@
  * test's own on 127.0.0.1 (tests/support/dns-server.ts): the service asks it alone (DNS_SERVERS),
  * and every name in this file is a reserved one.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../server/platform/database/schema.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
@@ -178,7 +179,11 @@ describeOnEachDatabase('verified domains and joining (behaviour §17)', (target)
     const organizationId = await organizationOf(owner);
     const added = (await call('POST', domainsPath(organizationId), owner, { domain: uniqueDomain() })).body;
     const path = `${domainsPath(organizationId)}/${added.domain_id}`;
-    expect((await call('PUT', path, owner, { enrollment: 'automatic' })).status).toBe(409);
+    const unverified = await call('PUT', path, owner, { enrollment: 'automatic' });
+    expect({ status: unverified.status, code: unverified.body.code }).toEqual({
+      status: 409,
+      code: 'DOMAIN_NOT_VERIFIED',
+    });
     expect((await call('PUT', path, owner, { default_role: 'owner' })).status).toBe(400);
     expect((await call('PUT', path, owner, { default_role: 'no-such-role' })).status).toBe(400);
     expect((await call('PUT', path, owner, { default_role: 'admin' })).body.default_role).toBe('admin');
@@ -191,6 +196,7 @@ describeOnEachDatabase('verified domains and joining (behaviour §17)', (target)
     // A record at the domain, but a token that does not verify it.
     impostors.push(await registerUserAt(server(), domain, { email_verified: undefined }));
     impostors.push(await registerUserAt(server(), domain, { email_verified: false }));
+    impostors.push(await registerUserAt(server(), domain, { email_verified: 'true' }));
     // A token verifying an address at the domain, over a record with another address.
     const other = await registerUser(server(), 'other');
     impostors.push({
@@ -275,7 +281,8 @@ describeOnEachDatabase('verified domains and joining (behaviour §17)', (target)
     expect((await call('POST', `${listPath}/${requests[0]}/approve`, owner, {})).status).toBe(409);
 
     expect((await call('POST', `${listPath}/${requests[1]}/reject`, owner, {})).status).toBe(200);
-    expect((await call('POST', `${listPath}/${requests[1]}/approve`, owner, {})).status).toBe(409);
+    // `role` is optional, so the body is too: an approval without one is carried out as with `{}`.
+    expect((await call('POST', `${listPath}/${requests[1]}/approve`, owner)).status).toBe(409);
 
     // Only the requester withdraws; another person does not see the request.
     expect((await call('DELETE', `/join-requests/${requests[2]}`, first!)).status).toBe(404);
@@ -302,6 +309,12 @@ describeOnEachDatabase('verified domains and joining (behaviour §17)', (target)
     const { domain, owner, organizationId, domainId } = await organizationWithDomain('manual');
     const person = await registerUserAt(server(), domain);
     expect((await call('POST', `/organizations/${organizationId}/join`, person)).status).toBe(403);
+    // An organization that does not exist is answered alike: no way to learn which ids exist.
+    const unknown = await call('POST', `/organizations/${randomUUID()}/join`, person);
+    expect({ status: unknown.status, message: unknown.body.message }).toEqual({
+      status: 403,
+      message: (await call('POST', `/organizations/${organizationId}/join`, person)).body.message,
+    });
     await setEnrollment(owner, organizationId, domainId, 'automatic_invitation');
     expect((await call('POST', `/organizations/${organizationId}/join`, person)).status).toBe(403);
     expect((await call('GET', '/organizations/suggestions', person)).body).toEqual([]);

@@ -170,7 +170,10 @@ export async function updateDomain(org: InOrganization, input: z.infer<typeof up
     const enrollment = input.enrollment ?? row.enrollment;
     const defaultRole = input.default_role ?? row.default_role;
     if (enrollment !== 'manual' && row.verified_at === null) {
-      throw conflict(`${row.domain} is not verified yet: its enrollment stays manual until it is`);
+      throw new DomainError(
+        'DOMAIN_NOT_VERIFIED',
+        `${row.domain} is not verified yet: its enrollment stays manual until it is`,
+      );
     }
     if (input.default_role !== undefined) await assertMayGive(tx, org.access, held, defaultRole, 'default_role');
     const changes = {

@@ -46,6 +46,11 @@ import {
 } from './joining.queries.ts';
 
 const noSuchOrganization = () => notFound('No such organization');
+/** An organization the caller may not join, or none by that id: alike, as for a non-member (behaviour §17). */
+const mayNotJoin = () =>
+  forbidden(
+    'Your verified e-mail is at no verified domain of this organization that lets its people join: ask for an invitation',
+  );
 const noSuchRequest = () => notFound('No such join request');
 const alreadyMember = () => conflict('You are a member of this organization already');
 const notPending = (status: string) => conflict(`The join request was ${status} already`);
@@ -104,14 +109,12 @@ export async function join(db: Db, caller: PersonCaller, organizationId: string)
   try {
     return await db.transaction(
       async (tx) => {
-        const change = takeOrganization(tx, organizationId, personActor(caller.userId), noSuchOrganization);
+        const change = takeOrganization(tx, organizationId, personActor(caller.userId), mayNotJoin);
         const seats = seatsOf(tx, organizationId);
         const row = domain === undefined ? undefined : await verifiedDomainRow(tx, domain);
         await tx.flush();
         if (!row || row.organization_id !== organizationId || !['automatic', 'suggestion'].includes(row.enrollment)) {
-          throw forbidden(
-            'Your verified e-mail is at no verified domain of this organization that lets its people join: ask for an invitation',
-          );
+          throw mayNotJoin();
         }
         if (row.enrollment === 'automatic') {
           const membership = await admit(tx, change, seats, caller.userId, row.default_role);
