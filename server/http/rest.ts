@@ -11,6 +11,7 @@
  */
 import { TRPCError } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import {
   coerceSchema,
   forEachOpenApiProcedure,
@@ -43,13 +44,13 @@ const fastifyPath = (openApiPath: string) => openApiPath.replace(/\{(\w+)\}/g, '
 
 /**
  * The procedure's input from the request: the JSON body for POST and PUT (none when all its input
- * is in the path), else the query string, with the path parameters on top. DELETE also takes a
+ * is in the path; an empty object when an optional one is absent), else the query string, with the path parameters on top. DELETE also takes a
  * JSON body: the interface sends `{user_id}` in the body of DELETE /organization-user.
  */
 function inputOf(request: FastifyRequest, method: HttpMethod, withBody: boolean): unknown {
   const params = request.params as Record<string, string>;
   let source: unknown;
-  if (withBody) source = request.body;
+  if (withBody) source = request.body === undefined ? {} : request.body;
   else if (takesJsonBody(method)) source = {};
   else
     source = {
@@ -60,8 +61,8 @@ function inputOf(request: FastifyRequest, method: HttpMethod, withBody: boolean)
 }
 
 /**
- * A POST or PUT that reads a body must carry JSON; a DELETE, or a POST whose input is all in its
- * path, may carry a body, and when it does, JSON too.
+ * A POST or PUT that needs a body must carry JSON; a DELETE, a POST whose input is all in its path,
+ * or one whose body is optional (bodyOf), may carry a body, and when it does, JSON too.
  */
 function assertJsonBody(request: FastifyRequest, required: boolean): void {
   if (!required && request.body === undefined) return;
@@ -90,16 +91,24 @@ function acceptsInput(procedure: Parameters<typeof getInputOutputParsers>[0], me
 }
 
 /**
- * Whether a POST or PUT reads a JSON body: not when every input field is a path parameter (POST
- * /invitations/{invitation_id}/accept), so that it can be called with no body and no content-type,
- * as the OpenAPI document (which then declares no request body) tells clients to.
+ * Whether a POST or PUT reads a JSON body, and whether it needs one: none when every input field is
+ * a path parameter (POST /invitations/{invitation_id}/accept), so that it can be called with no
+ * body and no content-type, as the OpenAPI document (which then declares no request body) tells
+ * clients to; an optional one when every other field is optional (`role` of a join request's
+ * approval), an absent body then being an empty object.
  */
-function readsBody(procedure: Parameters<typeof getInputOutputParsers>[0], method: HttpMethod, restPath: string) {
-  if (!takesJsonBody(method)) return false;
+function bodyOf(
+  procedure: Parameters<typeof getInputOutputParsers>[0],
+  method: HttpMethod,
+  restPath: string,
+): 'none' | 'optional' | 'required' {
+  if (!takesJsonBody(method)) return 'none';
   const schema = unwrapZodType(getInputOutputParsers(procedure).inputParser, true);
-  if (!instanceofZodTypeObject(schema)) return true;
+  if (!instanceofZodTypeObject(schema)) return 'required';
   const pathParameters = new Set([...restPath.matchAll(/\{(\w+)\}/g)].map((match) => match[1]));
-  return Object.keys(schema.shape).some((field) => !pathParameters.has(field));
+  const bodyFields = Object.entries(schema.shape).filter(([field]) => !pathParameters.has(field));
+  if (bodyFields.length === 0) return 'none';
+  return bodyFields.every(([, field]) => z.safeParse(field, undefined).success) ? 'optional' : 'required';
 }
 
 export function restPlugin(router: AppRouter, createContext: CreateContext, authenticate: VerifyToken) {
@@ -111,7 +120,8 @@ export function restPlugin(router: AppRouter, createContext: CreateContext, auth
       const { method, path: restPath } = meta.openapi as { method: HttpMethod; path: string };
       const successStatus = (meta as Meta).successStatus ?? 200;
       const withInput = acceptsInput(procedure, method);
-      const withBody = readsBody(procedure, method, restPath);
+      const body = bodyOf(procedure, method, restPath);
+      const withBody = body !== 'none';
       const streamsWholeList = method === 'GET' && (meta as Meta).wholeListStreamed === true;
 
       app.route({
@@ -120,7 +130,7 @@ export function restPlugin(router: AppRouter, createContext: CreateContext, auth
         preParsing: authenticated,
         handler: async (request, reply) => {
           try {
-            if (method !== 'GET') assertJsonBody(request, withBody);
+            if (method !== 'GET') assertJsonBody(request, body === 'required');
             const ctx = createContext({ req: request });
             const input = withInput ? inputOf(request, method, withBody) : undefined;
             // The procedure with its middlewares, input and output checks, called as tRPC's own adapters
