@@ -132,6 +132,29 @@ describeOnEachDatabase('idempotency keys', (target) => {
     expect(gone.status).toBe(404);
   });
 
+  it("neither stores nor answers again an API key's secret: a repeated creation is 409, the key made once", async () => {
+    const owner = await registerUser(server());
+    const organizationId = await createOrganization(server(), owner);
+    const path = `/organizations/${organizationId}/api-keys`;
+    const request = {
+      token: owner.token,
+      body: { name: 'Retried', role: 'member' },
+      headers: { 'idempotency-key': uniqueId('key') },
+    };
+    const first = await server().call('POST', path, request);
+    expect(first.status).toBe(201);
+    const again = await server().call('POST', path, request);
+    expect({ status: again.status, code: again.body.code }).toEqual({ status: 409, code: 'CONFLICT' });
+    expect(again.body.message).toMatch(/shown only once/);
+    expect(JSON.stringify(again.body)).not.toContain(first.body.secret);
+    const keys = await server().call('GET', path, { token: owner.token });
+    expect(keys.body.map((key: { key_id: string }) => key.key_id)).toEqual([first.body.key_id]);
+    const stored = await storedAnswers(server().databaseUrl, [request.headers['idempotency-key']]);
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).not.toContain(first.body.secret);
+    expect(JSON.parse(stored[0]!)).toMatchObject({ key_id: first.body.key_id, secret_shown_once: true });
+  });
+
   it('refuses a malformed key with 400 naming the header, and changes nothing', async () => {
     const owner = await registerUser(server());
     for (const key of ['x'.repeat(256), 'tab\tinside', 'é']) {
@@ -277,6 +300,22 @@ async function ageKeys(databaseUrl: string, target: string, keys: string[]): Pro
       .where('idempotency_key', 'in', keys)
       .executeTakeFirst();
     expect(Number(aged.numUpdatedRows)).toBe(keys.length);
+  } finally {
+    await orm.close();
+  }
+}
+
+/** The answers the database holds for `keys`. */
+async function storedAnswers(databaseUrl: string, keys: string[]): Promise<string[]> {
+  const orm = await openDatabase(databaseUrl);
+  try {
+    const rows = await orm.em
+      .getKysely<Database>()
+      .selectFrom('idempotency_keys')
+      .select('response_body')
+      .where('idempotency_key', 'in', keys)
+      .execute();
+    return rows.map((row) => row.response_body ?? '');
   } finally {
     await orm.close();
   }

@@ -116,7 +116,9 @@ export async function claimKey(
   if (age > (answered ? request.keepForMs : request.staleAfterMs)) return takeOver(tx, request, existing.created_at);
   if (existing.fingerprint !== request.fingerprint) throw keyReused();
   if (!answered) throw keyInUse();
-  return { replay: true, answer: JSON.parse(existing.response_body as string) };
+  const answer: unknown = JSON.parse(existing.response_body as string);
+  if (typeof answer === 'object' && answer !== null && SHOWN_ONCE in answer) throw keyShownOnce();
+  return { replay: true, answer };
 }
 
 /** Takes an expired or stale key for this request, unless another request took it first. */
@@ -133,12 +135,42 @@ async function takeOver(tx: Tx, request: IdempotentRequest, seenCreatedAt: DbTim
   return { replay: false };
 }
 
+/**
+ * Answers that hold a secret shown only once (an API key's, a webhook's signing secret, behaviour
+ * §10, §16), with the field that holds it. Such an answer is stored without the secret, under
+ * SHOWN_ONCE: a key kept only as a hash must not lie in plain text in this table for a day, and a
+ * repeat of the request is answered 409 (keyShownOnce) rather than shown the secret again.
+ */
+const answersShownOnce = new WeakMap<object, string>();
+const SHOWN_ONCE = 'secret_shown_once';
+
+/** Marks `answer` as holding, in `field`, a secret shown only in it (answersShownOnce). */
+export function withSecretShownOnce<Answer extends object>(answer: Answer, field: keyof Answer & string): Answer {
+  answersShownOnce.set(answer, field);
+  return answer;
+}
+
+const keyShownOnce = () =>
+  new DomainError(
+    'CONFLICT',
+    'The request with this Idempotency-Key was carried out, and its answer held a secret, which is shown only once: it is not answered again',
+  );
+
+/** The answer as stored: without a secret shown once (answersShownOnce). */
+function storedAnswer(answer: unknown): unknown {
+  const field = typeof answer === 'object' && answer !== null ? answersShownOnce.get(answer) : undefined;
+  if (field === undefined) return answer ?? null;
+  const stored: Record<string, unknown> = { ...(answer as Record<string, unknown>), [SHOWN_ONCE]: true };
+  delete stored[field];
+  return stored;
+}
+
 /** Stores the answer with the change: queued in its transaction, to go out with COMMIT. */
 export function completeKey(tx: Tx, request: IdempotentRequest, answer: unknown): void {
   tx.later(
     tx.sql
       .updateTable('idempotency_keys')
-      .set({ response_body: JSON.stringify(answer ?? null) })
+      .set({ response_body: JSON.stringify(storedAnswer(answer)) })
       .where('caller_id', '=', request.callerId)
       .where('idempotency_key', '=', request.key),
   );

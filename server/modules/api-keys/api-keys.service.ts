@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import { MAX_LIVE_API_KEYS, type ApiKeyView, type createApiKeyInput } from '../../../shared/api-keys.ts';
 import { KEY_PREFIXES, secretHashOf } from '../../platform/auth/tokens.ts';
+import { withSecretShownOnce } from '../../platform/idempotency.ts';
 import type { InOrganization } from '../../platform/authorization/in-organization.ts';
 import { assertMayGive } from '../../platform/authorization/rules.ts';
 import { newId } from '../../platform/database/ids.ts';
@@ -83,7 +84,7 @@ export async function createApiKey(
       subjectUserId: null,
       data: { key_id: key.id, name: key.name, role: key.role, prefix: key.prefix, expires_at: expiresAt },
     });
-    return {
+    const created = {
       key_id: key.id,
       name: key.name,
       role: key.role,
@@ -94,6 +95,7 @@ export async function createApiKey(
       last_used_at: null,
       secret,
     };
+    return withSecretShownOnce(created, 'secret');
   });
 }
 

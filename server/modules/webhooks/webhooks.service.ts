@@ -21,6 +21,7 @@ import { toPage, type Page, type PageRequest } from '../../platform/database/pag
 import { isoTimestamp, isoTimestampOrNull, toDate } from '../../platform/database/timestamps.ts';
 import type { Db } from '../../platform/database/transaction.ts';
 import { badRequest, conflict, DomainError, notFound } from '../../platform/errors.ts';
+import { withSecretShownOnce } from '../../platform/idempotency.ts';
 import { appendEvent, takeOrganization } from '../../platform/organization-changes.ts';
 import { sameList } from '../../platform/same-list.ts';
 import { deliveryPayload } from './payload.ts';
@@ -119,7 +120,7 @@ export async function createWebhook(
     });
     if ((row?.last_event_id ?? null) === null) insertCursor(tx, org.organizationId, createdEventId);
     const at = tx.now.toISOString();
-    return {
+    const created = {
       webhook_id: webhookId,
       organization_id: org.organizationId,
       url: input.url,
@@ -131,6 +132,7 @@ export async function createWebhook(
       updated_at: at,
       secret,
     };
+    return withSecretShownOnce(created, 'secret');
   });
 }
 
@@ -215,7 +217,7 @@ export async function rotateSecret(org: InOrganization, webhookId: string): Prom
       subjectUserId: null,
       data: { webhook_id: row.id, changes: {}, secret_rotated: true },
     });
-    return { secret };
+    return withSecretShownOnce({ secret }, 'secret');
   });
 }
 
