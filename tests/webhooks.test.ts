@@ -235,6 +235,26 @@ describeOnEachDatabase('webhooks (behaviour §13)', (target) => {
       },
     );
 
+    it('answers a repeated creation or rotation with the same Idempotency-Key 409, never its secret again', async () => {
+      const owner = await registerUser(server(), 'owner');
+      const organizationId = await createOrganization(server(), owner);
+      const repeated = async (path: string, body?: object) => {
+        const headers = { 'idempotency-key': `secret-${path}` };
+        const first = await server().call('POST', path, { token: owner.token, body, headers });
+        const again = await server().call('POST', path, { token: owner.token, body, headers });
+        expect(first.body.secret).toMatch(SECRET);
+        expect({ status: again.status, code: again.body.code }).toEqual({ status: 409, code: 'CONFLICT' });
+        expect(JSON.stringify(again.body)).not.toContain(first.body.secret);
+        return first.body;
+      };
+      const created = await repeated(webhooksPath(organizationId), {
+        url: 'http://127.0.0.1:9/never-called',
+        event_types: ['member.added'],
+      });
+      await repeated(rotateSecretPath(organizationId, created.webhook_id));
+      expect((await send(owner, 'GET', webhooksPath(organizationId))).body).toHaveLength(1);
+    });
+
     it('changes each field, records what changed, and changes nothing (nor updated_at) when nothing differs', async () => {
       const { owner, admin, organizationId } = await organizationWithRoles(server());
       const endpoint = withoutSecret(
