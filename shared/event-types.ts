@@ -33,11 +33,14 @@ export interface EventData {
   'member.expired': { role: Role; expires_at: string };
   /** `subject_user_id` is the new owner; the previous owner (the actor) becomes admin. */
   'ownership.transferred': { previous_owner_user_id: string; new_owner_previous_role: Role };
-  /** `membership_expires_at` only for an invitation to a membership that expires. */
-  'invitation.created': { invitation_id: string; email: string; role: Role; membership_expires_at?: string };
-  'invitation.revoked': { invitation_id: string; email: string; role: Role };
+  /**
+   * `membership_expires_at` only for an invitation to a membership that expires. `email` (here, on
+   * revoked and declined) is null once the invitee's account is deleted (behaviour §15).
+   */
+  'invitation.created': { invitation_id: string; email: string | null; role: Role; membership_expires_at?: string };
+  'invitation.revoked': { invitation_id: string; email: string | null; role: Role };
   'invitation.accepted': { invitation_id: string; role: Role; expires_at?: string };
-  'invitation.declined': { invitation_id: string; email: string; role: Role };
+  'invitation.declined': { invitation_id: string; email: string | null; role: Role };
   'role.created': { role: Role; description: string; permissions: string[] };
   /** Only the fields that changed, each with its value before and after. */
   'role.updated': {

@@ -11,7 +11,7 @@ export { EVENT_TYPES, type EventData, type EventType } from './event-types.ts';
 
 const role = roleSchema;
 const fieldChange = z.object({ from: z.string(), to: z.string() });
-const invitation = z.object({ invitation_id: z.string(), email: z.string(), role });
+const invitation = z.object({ invitation_id: z.string(), email: z.string().nullable(), role });
 /** What a change made by the organization's identity provider says of itself (behaviour §18). */
 const via = z.literal('scim').optional();
 const team = z.object({ team_id: z.string(), name: z.string(), via });

@@ -87,6 +87,13 @@ describeOnEachDatabase('a person’s own data', (target) => {
       actor_user_id: person.id,
       data: { role: 'admin', reason: 'account_deleted' },
     });
+    // Their events keep their user id and nothing else of theirs: the invitation's e-mail is gone.
+    const invitationEvents = await eventsOf(owner, otherId);
+    expect(invitationEvents.find((event) => event.type === 'invitation.created')).toMatchObject({
+      subject_user_id: person.id,
+      data: { email: null, role: 'member' },
+    });
+    expect(JSON.stringify([...events, ...invitationEvents])).not.toContain(person.email);
 
     const again = await server().call('POST', '/users', {
       token: person.token,

@@ -1650,7 +1650,7 @@ export interface operations {
                             subject_user_id: string | null;
                             data: {
                                 invitation_id: string;
-                                email: string;
+                                email: string | null;
                                 role: string;
                                 membership_expires_at?: string;
                             };
@@ -1665,7 +1665,7 @@ export interface operations {
                             subject_user_id: string | null;
                             data: {
                                 invitation_id: string;
-                                email: string;
+                                email: string | null;
                                 role: string;
                             };
                             created_at: string;
@@ -1693,7 +1693,7 @@ export interface operations {
                             subject_user_id: string | null;
                             data: {
                                 invitation_id: string;
-                                email: string;
+                                email: string | null;
                                 role: string;
                             };
                             created_at: string;
@@ -5324,7 +5324,7 @@ export interface operations {
                         subject_user_id: string | null;
                         data: {
                             invitation_id: string;
-                            email: string;
+                            email: string | null;
                             role: string;
                             membership_expires_at?: string;
                         };
@@ -5339,7 +5339,7 @@ export interface operations {
                         subject_user_id: string | null;
                         data: {
                             invitation_id: string;
-                            email: string;
+                            email: string | null;
                             role: string;
                         };
                         created_at: string;
@@ -5367,7 +5367,7 @@ export interface operations {
                         subject_user_id: string | null;
                         data: {
                             invitation_id: string;
-                            email: string;
+                            email: string | null;
                             role: string;
                         };
                         created_at: string;
@@ -10753,7 +10753,7 @@ export interface operations {
                             subject_user_id: string | null;
                             data: {
                                 invitation_id: string;
-                                email: string;
+                                email: string | null;
                                 role: string;
                                 membership_expires_at?: string;
                             };
@@ -10768,7 +10768,7 @@ export interface operations {
                             subject_user_id: string | null;
                             data: {
                                 invitation_id: string;
-                                email: string;
+                                email: string | null;
                                 role: string;
                             };
                             created_at: string;
@@ -10796,7 +10796,7 @@ export interface operations {
                             subject_user_id: string | null;
                             data: {
                                 invitation_id: string;
-                                email: string;
+                                email: string | null;
                                 role: string;
                             };
                             created_at: string;
@@ -11454,7 +11454,7 @@ export interface operations {
                             subject_user_id: string | null;
                             data: {
                                 invitation_id: string;
-                                email: string;
+                                email: string | null;
                                 role: string;
                                 membership_expires_at?: string;
                             };
@@ -11469,7 +11469,7 @@ export interface operations {
                             subject_user_id: string | null;
                             data: {
                                 invitation_id: string;
-                                email: string;
+                                email: string | null;
                                 role: string;
                             };
                             created_at: string;
@@ -11497,7 +11497,7 @@ export interface operations {
                             subject_user_id: string | null;
                             data: {
                                 invitation_id: string;
-                                email: string;
+                                email: string | null;
                                 role: string;
                             };
                             created_at: string;

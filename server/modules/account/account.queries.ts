@@ -1,4 +1,5 @@
 /** The statements of a person's own data (behaviour §15): SQL only, no rules, nothing thrown. */
+import { sql } from 'kysely';
 import { nowFor, unexpired, type ClockedReader } from '../../platform/authorization/memberships.ts';
 import type { Reader, Tx } from '../../platform/database/transaction.ts';
 
@@ -112,11 +113,26 @@ export function deletePendingInvitations(tx: Tx, organizationId: string, email: 
   );
 }
 
+/** The events that name an invitee's e-mail (shared/event-types.ts). */
+const EVENTS_WITH_AN_EMAIL = ['invitation.created', 'invitation.revoked', 'invitation.declined'] as const;
+
 /**
  * Queues the deletes of what else is the user's: their join requests, their directory links (the
  * directory user stays, linked to no one), and their record, whose deletion `deleted` is told of.
+ * Their events keep their user id and nothing else of theirs (behaviour §15): the e-mail of those
+ * naming one is set to null, found by the events' actor and subject indexes, JSON's `json_set` on
+ * both databases.
  */
 export function deleteUserRecord(tx: Tx, userId: string, deleted: (found: boolean) => void): void {
+  for (const column of ['actor_user_id', 'subject_user_id'] as const) {
+    tx.later(
+      tx.sql
+        .updateTable('organization_events')
+        .set({ data: sql<string>`json_set(data, '$.email', null)` })
+        .where(column, '=', userId)
+        .where('type', 'in', EVENTS_WITH_AN_EMAIL),
+    );
+  }
   tx.later(tx.sql.deleteFrom('join_requests').where('user_id', '=', userId));
   tx.later(tx.sql.updateTable('directory_users').set({ user_id: null }).where('user_id', '=', userId));
   tx.later(tx.sql.deleteFrom('users').where('id', '=', userId), (result) =>
