@@ -110,6 +110,22 @@ describe('OpenAPI document', () => {
     expect(new Set(errorStatuses.map(only)).size).toBe(errorStatuses.length);
   });
 
+  it('declares an optional body not required, and a body needing one of its optional fields so (anyOf)', () => {
+    const bodyOf = (path: string, method: 'post' | 'put') =>
+      (document.paths as Record<string, Record<string, { requestBody: { required: boolean; content: any } }>>)[path]![
+        method
+      ]!.requestBody;
+    const approval = bodyOf('/organizations/{organization_id}/join-requests/{request_id}/approve', 'post');
+    expect(approval.required).toBe(false);
+    expect(approval.content['application/json'].schema.anyOf).toBeUndefined();
+    const profile = bodyOf('/users', 'put');
+    expect(profile.required).toBe(true);
+    expect(profile.content['application/json'].schema.anyOf).toEqual([
+      { required: ['first_name'] },
+      { required: ['last_name'] },
+    ]);
+  });
+
   it('lists each operation once, at its own path, with /api as the second server of those served there too', () => {
     const info = (document as unknown as { info: { description: string } }).info;
     expect(info.description).toMatch(/\/api/);

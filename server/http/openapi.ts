@@ -148,7 +148,8 @@ function requireNameCharacter(property: object): void {
  * What zod checks and the generated JSON Schema cannot say, found by asking each input's zod schema:
  * a name, or a query's search, needs a character other than white space and invisible ones
  * (`NAME_CHARACTER`), and a body whose fields are all optional but which refuses `{}` (`PUT /users`)
- * needs at least one of them (`anyOf`).
+ * needs at least one of them (`anyOf`), unless the operation declares its body optional (then
+ * not required at all).
  */
 function declareRefinements(document: OpenAPIObject, router: AppRouter): void {
   forEachOpenApiProcedure(router._def.procedures, ({ procedure, meta }) => {
@@ -170,7 +171,8 @@ function declareRefinements(document: OpenAPIObject, router: AppRouter): void {
     for (const [name, property] of Object.entries(schema.properties)) {
       if (trimmedNonBlank(name)) requireNameCharacter(property);
     }
-    if (!schema.required?.length && !input.safeParse({}).success) {
+    if (meta.bodyOptional) operation.requestBody!.required = false;
+    else if (!schema.required?.length && !input.safeParse({}).success) {
       schema.anyOf = Object.keys(schema.properties).map((name) => ({ required: [name] }));
     }
   });

@@ -11,7 +11,6 @@
  */
 import { TRPCError } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import {
   coerceSchema,
   forEachOpenApiProcedure,
@@ -62,7 +61,8 @@ function inputOf(request: FastifyRequest, method: HttpMethod, withBody: boolean)
 
 /**
  * A POST or PUT that needs a body must carry JSON; a DELETE, a POST whose input is all in its path,
- * or one whose body is optional (bodyOf), may carry a body, and when it does, JSON too.
+ * or one whose body is optional (`bodyOptional`, rest-meta.ts), may carry a body, and when it does,
+ * JSON too.
  */
 function assertJsonBody(request: FastifyRequest, required: boolean): void {
   if (!required && request.body === undefined) return;
@@ -91,24 +91,16 @@ function acceptsInput(procedure: Parameters<typeof getInputOutputParsers>[0], me
 }
 
 /**
- * Whether a POST or PUT reads a JSON body, and whether it needs one: none when every input field is
- * a path parameter (POST /invitations/{invitation_id}/accept), so that it can be called with no
- * body and no content-type, as the OpenAPI document (which then declares no request body) tells
- * clients to; an optional one when every other field is optional (`role` of a join request's
- * approval), an absent body then being an empty object.
+ * Whether a POST or PUT reads a JSON body: not when every input field is a path parameter (POST
+ * /invitations/{invitation_id}/accept), so that it can be called with no body and no content-type,
+ * as the OpenAPI document (which then declares no request body) tells clients to.
  */
-function bodyOf(
-  procedure: Parameters<typeof getInputOutputParsers>[0],
-  method: HttpMethod,
-  restPath: string,
-): 'none' | 'optional' | 'required' {
-  if (!takesJsonBody(method)) return 'none';
+function readsBody(procedure: Parameters<typeof getInputOutputParsers>[0], method: HttpMethod, restPath: string) {
+  if (!takesJsonBody(method)) return false;
   const schema = unwrapZodType(getInputOutputParsers(procedure).inputParser, true);
-  if (!instanceofZodTypeObject(schema)) return 'required';
+  if (!instanceofZodTypeObject(schema)) return true;
   const pathParameters = new Set([...restPath.matchAll(/\{(\w+)\}/g)].map((match) => match[1]));
-  const bodyFields = Object.entries(schema.shape).filter(([field]) => !pathParameters.has(field));
-  if (bodyFields.length === 0) return 'none';
-  return bodyFields.every(([, field]) => z.safeParse(field, undefined).success) ? 'optional' : 'required';
+  return Object.keys(schema.shape).some((field) => !pathParameters.has(field));
 }
 
 export function restPlugin(router: AppRouter, createContext: CreateContext, authenticate: VerifyToken) {
@@ -120,8 +112,8 @@ export function restPlugin(router: AppRouter, createContext: CreateContext, auth
       const { method, path: restPath } = meta.openapi as { method: HttpMethod; path: string };
       const successStatus = (meta as Meta).successStatus ?? 200;
       const withInput = acceptsInput(procedure, method);
-      const body = bodyOf(procedure, method, restPath);
-      const withBody = body !== 'none';
+      const withBody = readsBody(procedure, method, restPath);
+      const bodyRequired = withBody && (meta as Meta).bodyOptional !== true;
       const streamsWholeList = method === 'GET' && (meta as Meta).wholeListStreamed === true;
 
       app.route({
@@ -130,7 +122,7 @@ export function restPlugin(router: AppRouter, createContext: CreateContext, auth
         preParsing: authenticated,
         handler: async (request, reply) => {
           try {
-            if (method !== 'GET') assertJsonBody(request, body === 'required');
+            if (method !== 'GET') assertJsonBody(request, bodyRequired);
             const ctx = createContext({ req: request });
             const input = withInput ? inputOf(request, method, withBody) : undefined;
             // The procedure with its middlewares, input and output checks, called as tRPC's own adapters

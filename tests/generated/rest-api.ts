@@ -12608,11 +12608,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     role?: string;
-                } | unknown;
+                };
             };
         };
         responses: {

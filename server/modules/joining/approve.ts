@@ -16,6 +16,7 @@ export const approveJoinRequestProcedure = organizationProcedure({ from: 'path',
         'Approve a pending join request: the membership with `role` (a role the caller may give), else the role the domain offered (members:add)',
       errors: [...BODY_ERRORS, 403, 404, 409],
       successStatus: 201,
+      bodyOptional: true,
     }),
   )
   .input(approveJoinRequestInput)

@@ -26,6 +26,8 @@ export type Meta = OpenApiMeta<{
   successStatus?: 201 | 202;
   alsoAccepted?: true;
   wholeListStreamed?: boolean;
+  /** Its JSON body may be left out, every field of it being optional (rest-meta.ts). */
+  bodyOptional?: true;
   access?: 'caller' | 'creator' | 'application';
   permission?: Requirement;
   orSelf?: string;

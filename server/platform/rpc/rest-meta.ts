@@ -56,6 +56,12 @@ interface RestEndpoint {
   organizationScoped?: boolean;
   /** A list that pages with ?limit and announces the next page in `Link`. */
   pagedList?: boolean;
+  /**
+   * The body may be left out (no body, no Content-Type), as `{}`: its fields are all optional and
+   * none is needed (`role` of a join request's approval). Not so for a change that needs one of
+   * its optional fields (PUT /users), whose empty body is refused.
+   */
+  bodyOptional?: true;
 }
 
 export function restEndpoint(endpoint: RestEndpoint): Meta {
@@ -73,5 +79,6 @@ export function restEndpoint(endpoint: RestEndpoint): Meta {
     ...(endpoint.successStatus && { successStatus: endpoint.successStatus }),
     ...(endpoint.alsoAccepted && { alsoAccepted: true }),
     ...(endpoint.pagedList && { wholeListStreamed: true }),
+    ...(endpoint.bodyOptional && { bodyOptional: true }),
   };
 }
