@@ -49,7 +49,7 @@ export const resourceTypes = (base: string) => [
   resourceType(base, 'Group', GROUP_SCHEMA),
 ];
 
-type Attribute = {
+export type Attribute = {
   name: string;
   type: 'string' | 'boolean' | 'complex' | 'reference';
   multiValued?: boolean;
@@ -73,7 +73,8 @@ const attribute = ({ subAttributes, ...given }: Attribute): Record<string, unkno
   ...(subAttributes && { subAttributes: subAttributes.map(attribute) }),
 });
 
-const USER_ATTRIBUTES: Attribute[] = [
+/** What a User holds: a user's groups are not among them (RFC 7643 makes `groups` optional); a group names its members. */
+export const USER_ATTRIBUTES: Attribute[] = [
   { name: 'userName', type: 'string', required: true, uniqueness: 'server' },
   { name: 'externalId', type: 'string', caseExact: true },
   {
@@ -97,19 +98,9 @@ const USER_ATTRIBUTES: Attribute[] = [
     ],
   },
   { name: 'active', type: 'boolean' },
-  {
-    name: 'groups',
-    type: 'complex',
-    multiValued: true,
-    mutability: 'readOnly',
-    subAttributes: [
-      { name: 'value', type: 'string', mutability: 'readOnly' },
-      { name: 'display', type: 'string', mutability: 'readOnly' },
-    ],
-  },
 ];
 
-const GROUP_ATTRIBUTES: Attribute[] = [
+export const GROUP_ATTRIBUTES: Attribute[] = [
   { name: 'displayName', type: 'string', required: true, uniqueness: 'server' },
   { name: 'externalId', type: 'string', caseExact: true },
   {
