@@ -6,8 +6,9 @@
 import { z } from 'zod';
 import { teamNameSchema } from '../../../shared/teams.ts';
 import { isoTimestamp, type StoredTimestamp } from '../../platform/database/timestamps.ts';
+import { declaredAttributes, namesOf, type ResourceNames } from './attribute-names.ts';
 import { invalidValue } from './scim-errors.ts';
-import { GROUP_SCHEMA, USER_SCHEMA } from './schemas.ts';
+import { GROUP_ATTRIBUTES, GROUP_SCHEMA, USER_ATTRIBUTES, USER_SCHEMA } from './schemas.ts';
 import type { DirectoryGroupRow, DirectoryUserFields, DirectoryUserRow } from './scim.queries.ts';
 
 /** A SCIM boolean, or the strings Entra ID sends for one ("True", "False"), ignoring case. */
@@ -47,8 +48,12 @@ const groupInput = z.object({
     .nullish(),
 });
 
-function parsed<Schema extends z.ZodType>(schema: Schema, body: unknown): z.output<Schema> {
-  const result = schema.safeParse(body);
+export const USER_NAMES = namesOf(USER_SCHEMA, USER_ATTRIBUTES);
+export const GROUP_NAMES = namesOf(GROUP_SCHEMA, GROUP_ATTRIBUTES);
+
+/** A body read in the attributes' declared names (whatever case and URN prefix it wrote them in). */
+function parsed<Schema extends z.ZodType>(schema: Schema, names: ResourceNames, body: unknown): z.output<Schema> {
+  const result = schema.safeParse(declaredAttributes(names, body));
   if (result.success) return result.data;
   const [issue] = result.error.issues;
   throw invalidValue(`${issue!.path.join('.') || 'The body'}: ${issue!.message}`);
@@ -60,7 +65,7 @@ const emailKeyOf = (emails: Email[], userName: string) =>
 
 /** A User resource's fields as the directory keeps them; `id` and `user_id` are the caller's to set. */
 export function userFields(body: unknown): Omit<DirectoryUserFields, 'id' | 'user_id'> {
-  const user = parsed(userInput, body);
+  const user = parsed(userInput, USER_NAMES, body);
   const emails = (user.emails ?? []).map((entry) => ({
     value: entry.value,
     ...(entry.type != null && { type: entry.type }),
@@ -83,7 +88,7 @@ export type GroupFields = { displayName: string; externalId: string | null; memb
 
 /** A Group resource's fields; its members are the directory users' ids, each once. */
 export function groupFields(body: unknown): GroupFields {
-  const group = parsed(groupInput, body);
+  const group = parsed(groupInput, GROUP_NAMES, body);
   return {
     displayName: group.displayName,
     externalId: group.externalId ?? null,

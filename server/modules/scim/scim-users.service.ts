@@ -21,7 +21,7 @@ import { insertTeamMember } from '../teams/teams.service.ts';
 import { userCondition } from './filter.ts';
 import { pageOf, type ListQuery } from './paging.ts';
 import { applyPatch, patchOperations } from './patch.ts';
-import { userFields, userResource, type UserResource } from './resources.ts';
+import { USER_NAMES, userFields, userResource, type UserResource } from './resources.ts';
 import { listResponse } from './schemas.ts';
 import { mutability, noSuchResource, uniqueness } from './scim-errors.ts';
 import {
@@ -44,9 +44,6 @@ export interface ScimScope {
 }
 
 const taken = (userName: string) => uniqueness(`A directory user with the userName ${userName} exists already`);
-
-/** The attributes a User PATCH may change (lower-cased); operations on others are left out. */
-const USER_ATTRIBUTES = ['username', 'externalid', 'name', 'displayname', 'emails', 'active'];
 
 /** The last owner cannot be deprovisioned: 409 mutability, as SCIM says it. */
 async function deprovision(tx: Tx, change: OrganizationChange, userId: string): Promise<void> {
@@ -177,10 +174,8 @@ export const replaceUser = (scope: ScimScope, id: string, body: unknown) =>
   changeUser(scope, id, () => userFields(body));
 
 export function patchUser(scope: ScimScope, id: string, body: unknown): Promise<UserResource> {
-  const operations = patchOperations(body);
-  return changeUser(scope, id, (row) =>
-    userFields(applyPatch(userResource(row, scope.base), operations, USER_ATTRIBUTES)),
-  );
+  const operations = patchOperations(body, USER_NAMES);
+  return changeUser(scope, id, (row) => userFields(applyPatch(userResource(row, scope.base), operations)));
 }
 
 export async function deleteUser({ org }: ScimScope, id: string): Promise<void> {
