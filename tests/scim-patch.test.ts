@@ -44,7 +44,7 @@ describeOnEachDatabase('SCIM PATCH and attribute names (behaviour §18)', (targe
       delete (Object.prototype as Record<string, unknown>).externalId;
     });
 
-    it.each([
+    it.each<[string, object, 200 | 'invalidPath' | 'invalidValue']>([
       ['a key without path', { op: 'Replace', value: { '__proto__.externalId': 'POLLUTED' } }, 200],
       ['a constructor key', { op: 'add', value: { 'constructor.prototype.externalId': 'POLLUTED' } }, 200],
       ['a key inside a value', { op: 'replace', path: 'name', value: { '__proto__.externalId': 'POLLUTED' } }, 200],
