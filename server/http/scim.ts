@@ -13,7 +13,7 @@ import { isDatabaseTimeout, isDatabaseUnavailable } from '../platform/database/f
 import { DomainError } from '../platform/errors.ts';
 import { enterKeyRequest } from '../platform/requests-in-flight.ts';
 import type { contextFactory } from './context.ts';
-import { fastifyJsonParser } from './json-body.ts';
+import { fastifyJsonParser, parseJsonBodiesAs, strictlyDecoded } from './json-body.ts';
 
 export const SCIM_PREFIX = '/scim/v2';
 const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8';
@@ -51,10 +51,10 @@ function scimError(error: unknown, request: FastifyRequest): { status: number; b
 export function scimPlugin(createContext: ReturnType<typeof contextFactory>) {
   // eslint-disable-next-line @typescript-eslint/require-await -- a Fastify plugin: its promise tells Fastify it is done
   return async (app: FastifyInstance) => {
+    // Both media types decoded strictly, as REST and tRPC bodies are: bytes that are not UTF-8 are 400 invalidSyntax.
     const parseJson = fastifyJsonParser(app);
-    app.addContentTypeParser(['application/scim+json'], { parseAs: 'string' }, (request, body, done) =>
-      parseJson(request, body as string, done),
-    );
+    parseJsonBodiesAs(app, parseJson);
+    app.addContentTypeParser('application/scim+json', { parseAs: 'buffer' }, strictlyDecoded(parseJson));
     app.addHook('onSend', (_request, reply, payload, done) => {
       if (String(reply.getHeader('content-type') ?? '').startsWith('application/json')) {
         void reply.header('content-type', SCIM_CONTENT_TYPE);

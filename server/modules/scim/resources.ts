@@ -4,7 +4,9 @@
  * "False"`, attributes this service does not keep ignored), and rows written back as resources.
  */
 import { z } from 'zod';
+import { emailSchema } from '../../../shared/fields.ts';
 import { teamNameSchema } from '../../../shared/teams.ts';
+import { nameText, plainText } from '../../../shared/text.ts';
 import { isoTimestamp, type StoredTimestamp } from '../../platform/database/timestamps.ts';
 import { declaredAttributes, namesOf, type ResourceNames } from './attribute-names.ts';
 import { invalidValue } from './scim-errors.ts';
@@ -20,28 +22,35 @@ const scimBoolean = z.union([
     .transform((text) => text.toLowerCase() === 'true'),
 ]);
 
-const text = (max: number) => z.string().max(max).nullish();
+/** An optional field: absent, null or empty (as identity providers send an unset attribute) is none. */
+const optional = <Schema extends z.ZodType>(schema: Schema) =>
+  z.preprocess((value) => (value === '' ? null : value), schema.nullish());
 
-const email = z.object({ value: z.string().trim().max(254), type: text(64), primary: scimBoolean.nullish() });
+/** An e-mail address by the service's rule for one (behaviour §4.4), kept as sent: SCIM compares it ignoring case. */
+const emailAddress = z
+  .string()
+  .trim()
+  .refine((text) => emailSchema.safeParse(text).success, 'Must be an e-mail address');
+
+const email = z.object({
+  value: emailAddress,
+  type: optional(plainText({ min: 1, max: 64 })),
+  primary: scimBoolean.nullish(),
+});
 type Email = z.infer<typeof email>;
 
 const userInput = z.object({
-  userName: z
-    .string()
-    .trim()
-    .min(3)
-    .max(254)
-    .regex(/^[^\s@]+@[^\s@]+$/, 'Must be an e-mail address'),
-  externalId: text(254),
-  name: z.object({ givenName: text(100), familyName: text(100) }).nullish(),
-  displayName: text(254),
+  userName: emailAddress,
+  externalId: optional(plainText({ min: 1, max: 254 })),
+  name: z.object({ givenName: optional(nameText(100)), familyName: optional(nameText(100)) }).nullish(),
+  displayName: optional(nameText(254)),
   emails: z.array(email).max(20).nullish(),
   active: scimBoolean.nullish(),
 });
 
 const groupInput = z.object({
   displayName: teamNameSchema,
-  externalId: text(254),
+  externalId: optional(plainText({ min: 1, max: 254 })),
   members: z
     .array(z.object({ value: z.string().max(64) }))
     .max(100_000)
