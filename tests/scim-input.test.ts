@@ -119,4 +119,40 @@ describeOnEachDatabase('SCIM input and refusals (behaviour §18)', (target) => {
       },
     );
   });
+
+  describe('every error under /scim/v2 is a SCIM error', () => {
+    it.each([
+      ['GET', '/Nope'],
+      ['POST', '/Bulk'],
+      ['GET', '/Me'],
+      ['GET', '/ResourceTypes/Nope'],
+      ['GET', '/Schemas/Nope'],
+      ['GET', '/Users/x/y'],
+      ['GET', ''],
+    ])('%s /scim/v2%s is 404', async (method, path) => {
+      expectScimError(await scim.send(method, path, method === 'POST' ? { schemas: [USER_SCHEMA] } : undefined), 404);
+    });
+
+    it('a malformed percent-escape is 400', async () => {
+      expectScimError(await scim.send('GET', '/Users/%zz'), 400);
+    });
+
+    it.each([
+      ['PUT', '/Users', 'GET, HEAD, POST'],
+      ['DELETE', '/ServiceProviderConfig', 'GET, HEAD'],
+      ['POST', '/Groups/x', 'DELETE, GET, HEAD, PATCH, PUT'],
+    ])('%s /scim/v2%s is 405 with Allow', async (method, path, allow) => {
+      const response = await fetch(`${server().baseUrl}/scim/v2${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}` },
+      });
+      const answer = {
+        status: response.status,
+        body: await response.json(),
+        contentType: response.headers.get('content-type'),
+      };
+      expectScimError(answer, 405);
+      expect(response.headers.get('allow')).toBe(allow);
+    });
+  });
 });

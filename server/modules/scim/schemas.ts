@@ -3,6 +3,9 @@
  * discovery documents `ServiceProviderConfig`, `ResourceTypes` and `Schemas`, which say what is
  * supported: PATCH and filters (1000 results at most), not bulk, sort, password changes or ETags.
  */
+/** Where the SCIM service is served: its routes, and the errors answered in its body (http/error-body.ts). */
+export const SCIM_PREFIX = '/scim/v2';
+export const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8';
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 export const LIST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
