@@ -4,6 +4,7 @@
  * schema, uniqueness answered before the seat limit, and a DELETE without a body.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../server/platform/database/orm.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import {
@@ -153,6 +154,46 @@ describeOnEachDatabase('SCIM input and refusals (behaviour §18)', (target) => {
       };
       expectScimError(answer, 405);
       expect(response.headers.get('allow')).toBe(allow);
+    });
+  });
+
+  describe('uniqueness before the seat limit', () => {
+    it('answers a duplicate 409 uniqueness, not MEMBER_LIMIT, when the organization is full', async () => {
+      const limitedOwner = await registerUser(server(), 'full');
+      const limited = await createOrganization(server(), limitedOwner);
+      const client = scimClient(server(), await organizationKey(server(), limitedOwner, limited));
+      const orm = await openDatabase(server().databaseUrl);
+      try {
+        await orm.em.getConnection().execute('update organizations set max_members = 2 where id = ?', [limited], 'run');
+      } finally {
+        await orm.close();
+      }
+      const seated = await registerUser(server(), 'seated');
+      expect((await client.send('POST', '/Users', oktaUser(seated.email))).status).toBe(201);
+      const waiting = await registerUser(server(), 'waiting');
+      const inactive = await client.send('POST', '/Users', { ...oktaUser(waiting.email), active: false });
+      expect(inactive.status, JSON.stringify(inactive.body)).toBe(201);
+      const full = await client.send(
+        'PATCH',
+        `/Users/${inactive.body.id}`,
+        patch({ op: 'replace', path: 'active', value: true }),
+      );
+      expectScimError(full, 409);
+      expect(full.body.detail).toMatch(/^MEMBER_LIMIT/);
+
+      expectScimError(await client.send('POST', '/Users', oktaUser(waiting.email)), 409, 'uniqueness');
+      expectScimError(await client.send('POST', '/Users', oktaUser(seated.email)), 409, 'uniqueness');
+      const other = await client.send('POST', '/Users', {
+        ...oktaUser(`${uniqueId('other')}@example.com`),
+        active: false,
+      });
+      expect(other.status).toBe(201);
+      const renamed = await client.send(
+        'PATCH',
+        `/Users/${other.body.id}`,
+        patch({ op: 'replace', value: { userName: waiting.email, active: true } }),
+      );
+      expectScimError(renamed, 409, 'uniqueness');
     });
   });
 });

@@ -92,6 +92,33 @@ async function follow(
   return userId;
 }
 
+/**
+ * `follow`, for a request that names a userName: another directory user's is 409 uniqueness, and
+ * answers before whatever the membership met (the seat limit), since the duplicate is what the
+ * request is. The defaults' read goes out with the membership's, in the change's first round trip.
+ */
+async function followUnique(
+  tx: Tx,
+  change: OrganizationChange,
+  before: DirectoryUserRow | undefined,
+  after: Omit<DirectoryUserFields, 'user_id'>,
+  defaults: ReturnType<typeof directoryDefaults>,
+): Promise<string | null> {
+  const assertUnique = async () => {
+    const named = (await defaults.read()).userNamedId;
+    if (named !== null && named !== after.id) throw taken(after.user_name);
+  };
+  let userId: string | null;
+  try {
+    userId = await follow(tx, change, before, after, () => defaults.now().defaultRole);
+  } catch (error) {
+    if (error instanceof DomainError) await assertUnique();
+    throw error;
+  }
+  await assertUnique();
+  return userId;
+}
+
 /** The row as it is after the change wrote it, to answer with. */
 const written = (
   tx: Tx,
@@ -112,9 +139,7 @@ export async function createUser({ org, base }: ScimScope, body: unknown): Promi
       // One round trip: the defaults go out with the lock, the guard and the membership's reads.
       const defaults = directoryDefaults(tx, org.organizationId, fields.user_name_key);
       const id = newId(tx.now.getTime());
-      const userId = await follow(tx, change, undefined, { ...fields, id }, () => defaults.now().defaultRole);
-      // Read with the membership's reads, in the first round trip, unless the user is inactive.
-      if ((await defaults.read()).userNamedId !== null) throw taken(fields.user_name);
+      const userId = await followUnique(tx, change, undefined, { ...fields, id }, defaults);
       const row = { ...fields, id, user_id: userId };
       insertDirectoryUser(tx, org.organizationId, row);
       return userResource(written(tx, org.organizationId, row), base);
@@ -157,9 +182,7 @@ async function changeUser(
       const fields = fieldsOf(before);
       userName = fields.user_name;
       const defaults = directoryDefaults(tx, org.organizationId, fields.user_name_key);
-      const userId = await follow(tx, change, before, { ...fields, id: before.id }, () => defaults.now().defaultRole);
-      const named = (await defaults.read()).userNamedId;
-      if (named !== null && named !== before.id) throw taken(fields.user_name);
+      const userId = await followUnique(tx, change, before, { ...fields, id: before.id }, defaults);
       const row = { ...fields, id: before.id, user_id: userId };
       updateDirectoryUser(tx, row);
       return userResource(written(tx, org.organizationId, row, before.created_at), base);
