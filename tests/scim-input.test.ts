@@ -196,4 +196,17 @@ describeOnEachDatabase('SCIM input and refusals (behaviour §18)', (target) => {
       expectScimError(renamed, 409, 'uniqueness');
     });
   });
+
+  describe('a DELETE with a content type and no body', () => {
+    it.each(['application/scim+json', 'application/json'])('is 204 as %s, for a User and a Group', async (type) => {
+      const user = await scim.send('POST', '/Users', oktaUser(`${uniqueId('gone')}@example.com`));
+      const group = await scim.send('POST', '/Groups', { schemas: [GROUP_SCHEMA], displayName: uniqueId('Gone') });
+      for (const path of [`/Users/${user.body.id}`, `/Groups/${group.body.id}`]) {
+        const answer = await sendBytes('DELETE', path, type, Buffer.alloc(0));
+        expect(answer.status, JSON.stringify(answer.body)).toBe(204);
+        expectScimError(await scim.send('GET', path), 404);
+      }
+      expectScimError(await sendBytes('POST', '/Users', type, Buffer.alloc(0)), 400, 'invalidSyntax');
+    });
+  });
 });

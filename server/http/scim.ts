@@ -17,6 +17,9 @@ import { fastifyJsonParser, parseJsonBodiesAs, strictlyDecoded } from './json-bo
 
 export { SCIM_PREFIX } from '../modules/scim/index.ts';
 
+/** The methods whose requests say everything in their URL: an empty body is none. */
+const BODILESS = new Set(['DELETE', 'GET']);
+
 type Id = { Params: { id: string } };
 type List = { Querystring: scim.ListQuery };
 
@@ -47,8 +50,13 @@ function scimError(error: unknown, request: FastifyRequest): { status: number; b
 export function scimPlugin(createContext: ReturnType<typeof contextFactory>) {
   // eslint-disable-next-line @typescript-eslint/require-await -- a Fastify plugin: its promise tells Fastify it is done
   return async (app: FastifyInstance) => {
+    const parseJsonText = fastifyJsonParser(app);
+    // A DELETE or GET sent with a content type and an empty body has no body, as it needs none.
+    const parseJson: typeof parseJsonText = (request, text, done) => {
+      if (text === '' && BODILESS.has(request.method)) done(null, undefined);
+      else parseJsonText(request, text, done);
+    };
     // Both media types decoded strictly, as REST and tRPC bodies are: bytes that are not UTF-8 are 400 invalidSyntax.
-    const parseJson = fastifyJsonParser(app);
     parseJsonBodiesAs(app, parseJson);
     app.addContentTypeParser('application/scim+json', { parseAs: 'buffer' }, strictlyDecoded(parseJson));
     app.addHook('onSend', (_request, reply, payload, done) => {
