@@ -6,6 +6,7 @@
  * requests an identity provider sends in parallel run one after the other and a repeated create
  * finds the first (409 uniqueness).
  */
+import { ERROR_STATUS } from '../../../shared/errors.ts';
 import type { InOrganization } from '../../platform/authorization/in-organization.ts';
 import { newId } from '../../platform/database/ids.ts';
 import type { Db, Tx } from '../../platform/database/transaction.ts';
@@ -94,8 +95,9 @@ async function follow(
 
 /**
  * `follow`, for a request that names a userName: another directory user's is 409 uniqueness, and
- * answers before whatever the membership met (the seat limit), since the duplicate is what the
- * request is. The defaults' read goes out with the membership's, in the change's first round trip.
+ * answers before a conflict the membership met (the seat limit, the last owner), since the
+ * duplicate is what the request is. The defaults' read goes out with the membership's, in the
+ * change's first round trip; a refusal of the caller (401, 403) comes before both, as ever.
  */
 async function followUnique(
   tx: Tx,
@@ -112,7 +114,7 @@ async function followUnique(
   try {
     userId = await follow(tx, change, before, after, () => defaults.now().defaultRole);
   } catch (error) {
-    if (error instanceof DomainError) await assertUnique();
+    if (error instanceof DomainError && ERROR_STATUS[error.code] === 409) await assertUnique();
     throw error;
   }
   await assertUnique();
