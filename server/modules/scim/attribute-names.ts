@@ -57,11 +57,11 @@ export function attributeNamed(names: ResourceNames, written: string): KnownAttr
   return name === undefined ? undefined : names.attributes.get(name.toLowerCase());
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
+export const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A single value: an object or a list where one is expected is refused before anything merges it. */
-function simpleValue(name: string, value: unknown): unknown {
+export function singleValue(name: string, value: unknown): unknown {
   if (typeof value === 'object' && value !== null) throw invalidValue(`${name}: Must be a single value`);
   return value;
 }
@@ -72,14 +72,14 @@ function complexValue(attribute: KnownAttribute, value: unknown): unknown {
   const kept: Array<[string, unknown]> = [];
   for (const [key, inner] of Object.entries(value)) {
     const name = attribute.subAttributes.get(key.toLowerCase());
-    if (name !== undefined) kept.push([name, simpleValue(`${attribute.name}.${name}`, inner)]);
+    if (name !== undefined) kept.push([name, singleValue(`${attribute.name}.${name}`, inner)]);
   }
   return Object.fromEntries(kept);
 }
 
 /** A value of `attribute`, its sub-attributes named as declared: what may be merged into the resource. */
 export function attributeValue(attribute: KnownAttribute, value: unknown): unknown {
-  if (!attribute.complex) return simpleValue(attribute.name, value);
+  if (!attribute.complex) return singleValue(attribute.name, value);
   return Array.isArray(value) ? value.map((one) => complexValue(attribute, one)) : complexValue(attribute, value);
 }
 

@@ -14,6 +14,8 @@ import { z } from 'zod';
 import {
   attributeNamed,
   attributeValue,
+  isObject,
+  singleValue,
   withoutSchema,
   type KnownAttribute,
   type ResourceNames,
@@ -44,7 +46,7 @@ const invalidPath = (path: string, why: string) => new ScimProblem('BAD_REQUEST'
  * sub-attribute. Names are RFC 7643's ATTRNAME (`$ref` too), and may start with `_` so that
  * `__proto__` is read as a name, one the schema does not declare; a filter runs to the last `]`.
  */
-const PATH = /^(?<attribute>[A-Za-z_$][\w$-]*)(?:\[(?<filter>.+)\])?(?:\.(?<sub>[A-Za-z_$][\w$-]*))?$/;
+const PATH = /^[A-Za-z_$][\w$-]*(?:\[(?<filter>.+)\])?(?:\.(?<sub>[A-Za-z_$][\w$-]*))?$/;
 
 /** The filter's attribute names as `attribute` declares its sub-attributes; any other is 400 invalidPath. */
 function declaredFilter(path: string, attribute: KnownAttribute, filter: Filter): Filter {
@@ -104,9 +106,6 @@ function declaredPath(
   return sub === undefined ? undefined : { path: `${declared}.${sub}`, attribute, sub };
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * One operation as operations with a path each, in declared names. Without a path, each attribute
  * of the value (`"name"`, Entra ID's `"name.givenName"`, a filtered `"emails[type eq \"work\"].value"`)
@@ -122,11 +121,9 @@ function declaredOperations(names: ResourceNames, { op, path, value }: Operation
   }
   const target = declaredPath(names, path);
   if (target === undefined) return [];
-  const given = value === undefined || target.sub !== undefined ? value : attributeValue(target.attribute, value);
-  if (target.sub !== undefined && typeof value === 'object' && value !== null) {
-    throw invalidValue(`${target.path}: Must be a single value`);
-  }
-  return [{ op, path: target.path, ...(given !== undefined && { value: given }) }];
+  if (value === undefined) return [{ op, path: target.path }];
+  const given = target.sub === undefined ? attributeValue(target.attribute, value) : singleValue(target.path, value);
+  return [{ op, path: target.path, value: given }];
 }
 
 /**
