@@ -87,6 +87,15 @@ describeOnEachDatabase('SCIM 2.0 (behaviour §18)', (target) => {
         required: true,
         uniqueness: 'server',
       });
+      // What a User resource holds, no more: a user's groups are not among them (a group names its members).
+      expect(user.attributes.map((attribute: { name: string }) => attribute.name)).toEqual([
+        'userName',
+        'externalId',
+        'name',
+        'displayName',
+        'emails',
+        'active',
+      ]);
     });
 
     it('needs an organization key holding directory:sync: none 401, a member key or a person 403', async () => {

@@ -12,6 +12,7 @@ import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_STATUS, type ErrorBody, type ErrorCode } from '../../shared/errors.ts';
 import { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_HEADER_LINES } from '../../shared/limits.ts';
+import { SCIM_CONTENT_TYPE, SCIM_PREFIX, scimErrorBody } from '../modules/scim/index.ts';
 import { trpcCarrierCode } from '../platform/errors.ts';
 import { allowedMethodsRecorder } from './allowed-methods.ts';
 import { SECURITY_HEADERS } from './protection.ts';
@@ -47,9 +48,13 @@ function trpcErrorShape(status: number, message: string) {
   };
 }
 
-/** The body of an error answered at `url`: tRPC's shape under /trpc, else the contract's. */
+const SCIM_PATH = new RegExp(`^${SCIM_PREFIX}(?:[/?]|$)`);
+const isScimPath = (url: string | undefined): boolean => url !== undefined && SCIM_PATH.test(url);
+
+/** The body of an error answered at `url`: tRPC's shape under /trpc, SCIM's under /scim/v2 (behaviour §18), else the contract's. */
 export function errorPayload(url: string | undefined, status: number, message: string): object {
   if (isTrpcPath(url)) return trpcErrorShape(status, message);
+  if (isScimPath(url)) return scimErrorBody(status, message);
   return { code: errorCodeForStatus(status), message } satisfies ErrorBody;
 }
 
@@ -63,6 +68,8 @@ function describeError(error: FastifyError): { status: number; message: string }
 function sendError(request: FastifyRequest, reply: FastifyReply, error: FastifyError): FastifyReply {
   const { status, message } = describeError(error);
   if (status >= 500) request.log.error({ err: error }, 'request failed');
+  // Found before routing (a malformed escape), so no hook of the SCIM scope gives SCIM's media type.
+  if (isScimPath(request.url)) void reply.type(SCIM_CONTENT_TYPE);
   return reply.status(status).send(errorPayload(request.url, status, message));
 }
 

@@ -20,10 +20,10 @@ const notUtf8 = (): FastifyError =>
 type Parsed = (error: Error | null, body?: unknown) => void;
 type JsonParser = (request: FastifyRequest, text: string, done: Parsed) => void;
 
-/** Replaces the scope's `application/json` parser: `parse` gets the body as text, decoded strictly. */
-export function parseJsonBodiesAs(app: FastifyInstance, parse: JsonParser): void {
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
+/** A content type parser (`parseAs: 'buffer'`) that hands `parse` the body as text, decoded strictly. */
+export const strictlyDecoded =
+  (parse: JsonParser) =>
+  (request: FastifyRequest, body: Buffer, done: Parsed): void => {
     let text: string;
     try {
       text = utf8.decode(body);
@@ -32,7 +32,12 @@ export function parseJsonBodiesAs(app: FastifyInstance, parse: JsonParser): void
       return;
     }
     parse(request, text, done);
-  });
+  };
+
+/** Replaces the scope's `application/json` parser: `parse` gets the body as text, decoded strictly. */
+export function parseJsonBodiesAs(app: FastifyInstance, parse: JsonParser): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, strictlyDecoded(parse));
 }
 
 /**

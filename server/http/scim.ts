@@ -13,10 +13,12 @@ import { isDatabaseTimeout, isDatabaseUnavailable } from '../platform/database/f
 import { DomainError } from '../platform/errors.ts';
 import { enterKeyRequest } from '../platform/requests-in-flight.ts';
 import type { contextFactory } from './context.ts';
-import { fastifyJsonParser } from './json-body.ts';
+import { fastifyJsonParser, parseJsonBodiesAs, strictlyDecoded } from './json-body.ts';
 
-export const SCIM_PREFIX = '/scim/v2';
-const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8';
+export { SCIM_PREFIX } from '../modules/scim/index.ts';
+
+/** The methods whose requests say everything in their URL: an empty body is none. */
+const BODILESS = new Set(['DELETE', 'GET']);
 
 type Id = { Params: { id: string } };
 type List = { Querystring: scim.ListQuery };
@@ -42,31 +44,39 @@ function scimError(error: unknown, request: FastifyRequest): { status: number; b
   } else {
     request.log.error({ err: error }, 'SCIM request failed');
   }
-  return {
-    status,
-    body: { schemas: [scim.ERROR_SCHEMA], status: String(status), ...(scimType && { scimType }), detail },
-  };
+  return { status, body: scim.scimErrorBody(status, detail, scimType) };
 }
 
 export function scimPlugin(createContext: ReturnType<typeof contextFactory>) {
   // eslint-disable-next-line @typescript-eslint/require-await -- a Fastify plugin: its promise tells Fastify it is done
   return async (app: FastifyInstance) => {
-    const parseJson = fastifyJsonParser(app);
-    app.addContentTypeParser(['application/scim+json'], { parseAs: 'string' }, (request, body, done) =>
-      parseJson(request, body as string, done),
-    );
+    const parseJsonText = fastifyJsonParser(app);
+    // A DELETE or GET sent with a content type and an empty body has no body, as it needs none.
+    const parseJson: typeof parseJsonText = (request, text, done) => {
+      if (text === '' && BODILESS.has(request.method)) done(null, undefined);
+      else parseJsonText(request, text, done);
+    };
+    // Both media types decoded strictly, as REST and tRPC bodies are: bytes that are not UTF-8 are 400 invalidSyntax.
+    parseJsonBodiesAs(app, parseJson);
+    app.addContentTypeParser('application/scim+json', { parseAs: 'buffer' }, strictlyDecoded(parseJson));
     app.addHook('onSend', (_request, reply, payload, done) => {
       if (String(reply.getHeader('content-type') ?? '').startsWith('application/json')) {
-        void reply.header('content-type', SCIM_CONTENT_TYPE);
+        void reply.header('content-type', scim.SCIM_CONTENT_TYPE);
       }
       done(null, payload);
     });
     app.setErrorHandler((error, request, reply) => {
       const { status, body } = scimError(error, request);
-      return reply.status(status).type(SCIM_CONTENT_TYPE).send(body);
+      return reply.status(status).type(scim.SCIM_CONTENT_TYPE).send(body);
+    });
+    // A path under /scim/v2 that is not served is this scope's 404, so that this scope's hooks (the
+    // media type above) answer it. The root's preParsing hook answers it first, 404 or 405 with
+    // Allow, in SCIM's body (http/error-body.ts); this handler answers the routes' callNotFound.
+    app.setNotFoundHandler((request) => {
+      throw new scim.ScimProblem('NOT_FOUND', undefined, `No route for ${request.method} ${request.url.split('?')[0]}`);
     });
 
-    const base = (request: FastifyRequest) => `${request.protocol}://${request.host}${SCIM_PREFIX}`;
+    const base = (request: FastifyRequest) => `${request.protocol}://${request.host}${scim.SCIM_PREFIX}`;
 
     /** Runs `work` as an operation of the key's organization that needs `directory:sync`. */
     const inDirectory = <T>(request: FastifyRequest, work: (scope: scim.ScimScope) => Promise<T>): Promise<T> => {

@@ -9,6 +9,13 @@ export {
   type ScimScope,
 } from './scim-users.service.ts';
 export { createGroup, deleteGroup, getGroup, listGroups, patchGroup, replaceGroup } from './scim-groups.service.ts';
-export { ScimProblem } from './scim-errors.ts';
-export { ERROR_SCHEMA, listResponse, resourceTypes, schemaDocuments, serviceProviderConfig } from './schemas.ts';
+export { ScimProblem, scimErrorBody } from './scim-errors.ts';
+export {
+  listResponse,
+  SCIM_CONTENT_TYPE,
+  SCIM_PREFIX,
+  resourceTypes,
+  schemaDocuments,
+  serviceProviderConfig,
+} from './schemas.ts';
 export type { ListQuery } from './paging.ts';

@@ -2,12 +2,24 @@
  * SCIM PATCH (RFC 7644 §3.5.2), applied by `scim-patch` (a maintained implementation of the RFC's
  * operations and paths) to the resource as it is, after the forms identity providers send are made
  * the RFC's (behaviour §18): Entra ID's capitalised `op`s, its `"active": "False"`, its operations
- * without `path` whose value names attributes by dotted paths (`"name.givenName"`). A removal that
- * finds nothing to remove changes nothing, so that a repeated request converges; operations on
- * attributes the resource does not keep (`title`, enterprise extensions) are left out.
+ * without `path` whose value names attributes by dotted paths (`"name.givenName"`). Every name is
+ * resolved against the schema first (attribute-names.ts): scim-patch only ever sees declared
+ * names, in paths and in values. A removal that finds nothing to remove changes nothing, so that a
+ * repeated request converges; operations on attributes the resource does not keep (`title`,
+ * enterprise extensions) are left out.
  */
+import { parse, stringify, type Filter } from 'scim2-parse-filter';
 import { scimPatch, ScimError, type ScimPatchOperation, type ScimResource } from 'scim-patch';
 import { z } from 'zod';
+import {
+  attributeNamed,
+  attributeValue,
+  isObject,
+  singleValue,
+  withoutSchema,
+  type KnownAttribute,
+  type ResourceNames,
+} from './attribute-names.ts';
 import { invalidValue, ScimProblem, type ScimType } from './scim-errors.ts';
 import { PATCH_SCHEMA } from './schemas.ts';
 
@@ -27,60 +39,121 @@ const patchRequest = z.object({
 
 export type Operation = z.infer<typeof operation>;
 
-/** The body of a PATCH: its operations, or 400 invalidValue (RFC 7644's `invalidSyntax` is not one clients act on). */
-export function patchOperations(body: unknown): Operation[] {
+const invalidPath = (path: string, why: string) => new ScimProblem('BAD_REQUEST', 'invalidPath', `${path}: ${why}`);
+
+/**
+ * RFC 7644's PATH once the schema's URN is gone: an attribute, a value filter in brackets, a
+ * sub-attribute. Names are RFC 7643's ATTRNAME (`$ref` too), and may start with `_` so that
+ * `__proto__` is read as a name, one the schema does not declare; a filter runs to the last `]`.
+ */
+const PATH = /^[A-Za-z_$][\w$-]*(?:\[(?<filter>.+)\])?(?:\.(?<sub>[A-Za-z_$][\w$-]*))?$/;
+
+/** The filter's attribute names as `attribute` declares its sub-attributes; any other is 400 invalidPath. */
+function declaredFilter(path: string, attribute: KnownAttribute, filter: Filter): Filter {
+  switch (filter.op) {
+    case 'and':
+    case 'or':
+      return { ...filter, filters: filter.filters.map((part) => declaredFilter(path, attribute, part)) };
+    case 'not':
+      return { ...filter, filter: declaredFilter(path, attribute, filter.filter) };
+    case '[]':
+      throw invalidPath(path, 'a value filter cannot hold another');
+    default: {
+      const name = attribute.subAttributes.get(filter.attrPath.toLowerCase());
+      if (name === undefined) throw invalidPath(path, `${attribute.name} has no sub-attribute ${filter.attrPath}`);
+      return { ...filter, attrPath: name };
+    }
+  }
+}
+
+/**
+ * `path` in declared names, with what it points at; undefined when it names an attribute the
+ * resource does not keep (`title`, an extension's, `__proto__`). A path of a kept attribute that
+ * the grammar refuses (unclosed brackets, a filter that does not parse, deeper than a
+ * sub-attribute), a filter on a single-valued attribute or a sub-attribute of a simple one is 400
+ * invalidPath (RFC 7644 §3.12).
+ */
+function declaredPath(
+  names: ResourceNames,
+  written: string,
+): { path: string; attribute: KnownAttribute; sub: string | undefined } | undefined {
+  const path = withoutSchema(names, written);
+  if (path === undefined) return undefined;
+  const leading = /^[A-Za-z_$][\w$-]*/.exec(path)?.[0];
+  const attribute = leading === undefined ? undefined : attributeNamed(names, leading);
+  if (leading !== undefined && attribute === undefined) return undefined;
+  const match = PATH.exec(path);
+  if (!match || !attribute) throw invalidPath(written, 'not a SCIM attribute path (RFC 7644 §3.10)');
+  const { filter, sub: writtenSub } = match.groups!;
+  if ((filter !== undefined && !attribute.multiValued) || (writtenSub !== undefined && !attribute.complex)) {
+    throw invalidPath(
+      written,
+      `${attribute.name} has no ${filter === undefined ? 'sub-attributes' : 'values to filter'}`,
+    );
+  }
+  let declared = attribute.name;
+  if (filter !== undefined) {
+    let parsed: Filter;
+    try {
+      parsed = parse(filter);
+    } catch (error) {
+      throw invalidPath(written, error instanceof RangeError ? 'nested too deeply' : (error as Error).message);
+    }
+    declared += `[${stringify(declaredFilter(written, attribute, parsed))}]`;
+  }
+  if (writtenSub === undefined) return { path: declared, attribute, sub: undefined };
+  const sub = attribute.subAttributes.get(writtenSub.toLowerCase());
+  return sub === undefined ? undefined : { path: `${declared}.${sub}`, attribute, sub };
+}
+
+/**
+ * One operation as operations with a path each, in declared names. Without a path, each attribute
+ * of the value (`"name"`, Entra ID's `"name.givenName"`, a filtered `"emails[type eq \"work\"].value"`)
+ * is the operation with that path, as RFC 7644 §3.5.2.1 and §3.5.2.3 describe it: a complex value
+ * changes the sub-attributes it gives and leaves the others as they are.
+ */
+function declaredOperations(names: ResourceNames, { op, path, value }: Operation): Operation[] {
+  if (path === undefined) {
+    // RFC 7644 §3.5.2.2: a removal needs a path; as one that finds nothing, it changes nothing.
+    if (op === 'remove') return [];
+    if (!isObject(value)) throw invalidValue(`An ${op} without a path takes an object of attributes`);
+    return Object.entries(value).flatMap(([key, inner]) => declaredOperations(names, { op, path: key, value: inner }));
+  }
+  const target = declaredPath(names, path);
+  if (target === undefined) return [];
+  if (value === undefined) return [{ op, path: target.path }];
+  const given = target.sub === undefined ? attributeValue(target.attribute, value) : singleValue(target.path, value);
+  return [{ op, path: target.path, value: given }];
+}
+
+/**
+ * The PATCH body's operations, each with a path in the names `names` declares; those on attributes
+ * the resource does not keep left out. A body that does not fit is 400 invalidValue (RFC 7644's
+ * `invalidSyntax` is not one clients act on), a path that does not parse 400 invalidPath.
+ */
+export function patchOperations(body: unknown, names: ResourceNames): Operation[] {
   const result = patchRequest.safeParse(body);
   if (!result.success) {
     const [issue] = result.error.issues;
     throw invalidValue(`${issue!.path.join('.') || 'The body'}: ${issue!.message}`);
   }
-  return result.data.Operations;
+  return result.data.Operations.flatMap((one) => declaredOperations(names, one));
 }
-
-/** `{"name.givenName": "x"}` as `{"name": {"givenName": "x"}}`; other keys as they are. */
-function expandDottedKeys(value: Record<string, unknown>): Record<string, unknown> {
-  const expanded: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value)) {
-    const dot = key.indexOf('.');
-    if (dot <= 0 || key.startsWith('urn:')) {
-      expanded[key] = inner;
-      continue;
-    }
-    const head = key.slice(0, dot);
-    const nested = (expanded[head] ??= {}) as Record<string, unknown>;
-    if (typeof nested === 'object' && nested !== null) nested[key.slice(dot + 1)] = inner;
-  }
-  return expanded;
-}
-
-const rootOf = (path: string) => path.split(/[.[]/, 1)[0]!.toLowerCase();
 
 const SCIM_TYPES: readonly ScimType[] = ['invalidPath', 'noTarget', 'invalidValue', 'mutability'];
 
-/**
- * The resource after the operations; `keeps` names (lower-cased) the attributes an operation may
- * touch. Refusals are 400 with the scimType scim-patch names.
- */
-export function applyPatch<Resource extends object>(
-  resource: Resource,
-  operations: Operation[],
-  keeps: readonly string[],
-): Resource {
+/** The resource after the operations (`patchOperations`'). Refusals are 400 with the scimType scim-patch names. */
+export function applyPatch<Resource extends object>(resource: Resource, operations: Operation[]): Resource {
   let patched = resource as unknown as ScimResource;
-  for (const { op, path, value } of operations) {
-    if (path !== undefined && !keeps.includes(rootOf(path))) continue;
-    const plain = typeof value === 'object' && value !== null && !Array.isArray(value);
-    const given = path === undefined && plain ? expandDottedKeys(value as Record<string, unknown>) : value;
-    const kept =
-      path === undefined && plain
-        ? Object.fromEntries(Object.entries(given as object).filter(([key]) => keeps.includes(key.toLowerCase())))
-        : given;
-    const scimOperation = (path === undefined ? { op, value: kept } : { op, path, value: kept }) as ScimPatchOperation;
+  for (const scimOperation of operations) {
     try {
-      patched = scimPatch(patched, [scimOperation], { mutateDocument: false, treatMissingAsAdd: true });
+      patched = scimPatch(patched, [scimOperation as ScimPatchOperation], {
+        mutateDocument: false,
+        treatMissingAsAdd: true,
+      });
     } catch (error) {
       if (!(error instanceof ScimError)) throw error;
-      if (op === 'remove' && error.scimCode === 'noTarget') continue;
+      if (scimOperation.op === 'remove' && error.scimCode === 'noTarget') continue;
       const scimType = SCIM_TYPES.find((type) => type === error.scimCode) ?? 'invalidValue';
       throw new ScimProblem('BAD_REQUEST', scimType, error.message);
     }

@@ -4,10 +4,13 @@
  * "False"`, attributes this service does not keep ignored), and rows written back as resources.
  */
 import { z } from 'zod';
+import { emailSchema } from '../../../shared/fields.ts';
 import { teamNameSchema } from '../../../shared/teams.ts';
+import { nameText, plainText } from '../../../shared/text.ts';
 import { isoTimestamp, type StoredTimestamp } from '../../platform/database/timestamps.ts';
+import { declaredAttributes, namesOf, type ResourceNames } from './attribute-names.ts';
 import { invalidValue } from './scim-errors.ts';
-import { GROUP_SCHEMA, USER_SCHEMA } from './schemas.ts';
+import { GROUP_ATTRIBUTES, GROUP_SCHEMA, USER_ATTRIBUTES, USER_SCHEMA } from './schemas.ts';
 import type { DirectoryGroupRow, DirectoryUserFields, DirectoryUserRow } from './scim.queries.ts';
 
 /** A SCIM boolean, or the strings Entra ID sends for one ("True", "False"), ignoring case. */
@@ -19,36 +22,47 @@ const scimBoolean = z.union([
     .transform((text) => text.toLowerCase() === 'true'),
 ]);
 
-const text = (max: number) => z.string().max(max).nullish();
+/** An optional field: absent, null or empty (as identity providers send an unset attribute) is none. */
+const optional = <Schema extends z.ZodType>(schema: Schema) =>
+  z.preprocess((value) => (value === '' ? null : value), schema.nullish());
 
-const email = z.object({ value: z.string().trim().max(254), type: text(64), primary: scimBoolean.nullish() });
+/** An e-mail address by the service's rule for one (behaviour §4.4), kept as sent: SCIM compares it ignoring case. */
+const emailAddress = z
+  .string()
+  .trim()
+  .refine((text) => emailSchema.safeParse(text).success, 'Must be an e-mail address');
+
+const email = z.object({
+  value: emailAddress,
+  type: optional(plainText({ min: 1, max: 64 })),
+  primary: scimBoolean.nullish(),
+});
 type Email = z.infer<typeof email>;
 
 const userInput = z.object({
-  userName: z
-    .string()
-    .trim()
-    .min(3)
-    .max(254)
-    .regex(/^[^\s@]+@[^\s@]+$/, 'Must be an e-mail address'),
-  externalId: text(254),
-  name: z.object({ givenName: text(100), familyName: text(100) }).nullish(),
-  displayName: text(254),
+  userName: emailAddress,
+  externalId: optional(plainText({ min: 1, max: 254 })),
+  name: z.object({ givenName: optional(nameText(100)), familyName: optional(nameText(100)) }).nullish(),
+  displayName: optional(nameText(254)),
   emails: z.array(email).max(20).nullish(),
   active: scimBoolean.nullish(),
 });
 
 const groupInput = z.object({
   displayName: teamNameSchema,
-  externalId: text(254),
+  externalId: optional(plainText({ min: 1, max: 254 })),
   members: z
     .array(z.object({ value: z.string().max(64) }))
     .max(100_000)
     .nullish(),
 });
 
-function parsed<Schema extends z.ZodType>(schema: Schema, body: unknown): z.output<Schema> {
-  const result = schema.safeParse(body);
+export const USER_NAMES = namesOf(USER_SCHEMA, USER_ATTRIBUTES);
+export const GROUP_NAMES = namesOf(GROUP_SCHEMA, GROUP_ATTRIBUTES);
+
+/** A body read in the attributes' declared names (whatever case and URN prefix it wrote them in). */
+function parsed<Schema extends z.ZodType>(schema: Schema, names: ResourceNames, body: unknown): z.output<Schema> {
+  const result = schema.safeParse(declaredAttributes(names, body));
   if (result.success) return result.data;
   const [issue] = result.error.issues;
   throw invalidValue(`${issue!.path.join('.') || 'The body'}: ${issue!.message}`);
@@ -60,7 +74,7 @@ const emailKeyOf = (emails: Email[], userName: string) =>
 
 /** A User resource's fields as the directory keeps them; `id` and `user_id` are the caller's to set. */
 export function userFields(body: unknown): Omit<DirectoryUserFields, 'id' | 'user_id'> {
-  const user = parsed(userInput, body);
+  const user = parsed(userInput, USER_NAMES, body);
   const emails = (user.emails ?? []).map((entry) => ({
     value: entry.value,
     ...(entry.type != null && { type: entry.type }),
@@ -83,7 +97,7 @@ export type GroupFields = { displayName: string; externalId: string | null; memb
 
 /** A Group resource's fields; its members are the directory users' ids, each once. */
 export function groupFields(body: unknown): GroupFields {
-  const group = parsed(groupInput, body);
+  const group = parsed(groupInput, GROUP_NAMES, body);
   return {
     displayName: group.displayName,
     externalId: group.externalId ?? null,

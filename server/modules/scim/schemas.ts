@@ -3,6 +3,9 @@
  * discovery documents `ServiceProviderConfig`, `ResourceTypes` and `Schemas`, which say what is
  * supported: PATCH and filters (1000 results at most), not bulk, sort, password changes or ETags.
  */
+/** Where the SCIM service is served: its routes, and the errors answered in its body (http/error-body.ts). */
+export const SCIM_PREFIX = '/scim/v2';
+export const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8';
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 export const LIST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
@@ -49,7 +52,7 @@ export const resourceTypes = (base: string) => [
   resourceType(base, 'Group', GROUP_SCHEMA),
 ];
 
-type Attribute = {
+export type Attribute = {
   name: string;
   type: 'string' | 'boolean' | 'complex' | 'reference';
   multiValued?: boolean;
@@ -73,7 +76,8 @@ const attribute = ({ subAttributes, ...given }: Attribute): Record<string, unkno
   ...(subAttributes && { subAttributes: subAttributes.map(attribute) }),
 });
 
-const USER_ATTRIBUTES: Attribute[] = [
+/** What a User holds: a user's groups are not among them (RFC 7643 makes `groups` optional); a group names its members. */
+export const USER_ATTRIBUTES: Attribute[] = [
   { name: 'userName', type: 'string', required: true, uniqueness: 'server' },
   { name: 'externalId', type: 'string', caseExact: true },
   {
@@ -97,19 +101,9 @@ const USER_ATTRIBUTES: Attribute[] = [
     ],
   },
   { name: 'active', type: 'boolean' },
-  {
-    name: 'groups',
-    type: 'complex',
-    multiValued: true,
-    mutability: 'readOnly',
-    subAttributes: [
-      { name: 'value', type: 'string', mutability: 'readOnly' },
-      { name: 'display', type: 'string', mutability: 'readOnly' },
-    ],
-  },
 ];
 
-const GROUP_ATTRIBUTES: Attribute[] = [
+export const GROUP_ATTRIBUTES: Attribute[] = [
   { name: 'displayName', type: 'string', required: true, uniqueness: 'server' },
   { name: 'externalId', type: 'string', caseExact: true },
   {

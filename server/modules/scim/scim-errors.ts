@@ -4,6 +4,7 @@
  */
 import type { ErrorCode } from '../../../shared/errors.ts';
 import { DomainError } from '../../platform/errors.ts';
+import { ERROR_SCHEMA } from './schemas.ts';
 
 export type ScimType = 'uniqueness' | 'invalidFilter' | 'invalidValue' | 'mutability' | 'noTarget' | 'invalidPath';
 
@@ -22,3 +23,11 @@ export const uniqueness = (why: string) => new ScimProblem('CONFLICT', 'uniquene
 export const mutability = (why: string) => new ScimProblem('CONFLICT', 'mutability', why);
 export const noSuchResource = (kind: 'User' | 'Group', id: string) =>
   new ScimProblem('NOT_FOUND', undefined, `${kind} ${id} not found`);
+
+/** SCIM's error body (RFC 7644 §3.12): `status` as a string, `scimType` where the RFC names one. */
+export const scimErrorBody = (status: number, detail: string, scimType?: string) => ({
+  schemas: [ERROR_SCHEMA],
+  status: String(status),
+  ...(scimType !== undefined && { scimType }),
+  detail,
+});

@@ -23,7 +23,7 @@ import {
 import { groupCondition } from './filter.ts';
 import { pageOf, type ListQuery } from './paging.ts';
 import { applyPatch, patchOperations, type Operation } from './patch.ts';
-import { groupFields, groupResource, type GroupFields, type GroupMember } from './resources.ts';
+import { GROUP_NAMES, groupFields, groupResource, type GroupFields, type GroupMember } from './resources.ts';
 import { listResponse } from './schemas.ts';
 import { invalidValue, noSuchResource, uniqueness } from './scim-errors.ts';
 import type { ScimScope } from './scim-users.service.ts';
@@ -40,9 +40,6 @@ import {
 } from './scim.queries.ts';
 
 const nameTaken = (name: string) => uniqueness(`The organization has a team named ${name} already (ignoring case)`);
-
-/** The attributes a Group PATCH may change (lower-cased); operations on others are left out. */
-const GROUP_ATTRIBUTES = ['displayname', 'externalid', 'members'];
 
 type Team = { id: string; name: string };
 /** A directory member of a group: the user record they are while a member of the organization, and whether it is in the team. */
@@ -202,7 +199,7 @@ async function changeGroup(
  */
 const removalsByValue = (operations: Operation[]): Operation[] =>
   operations.flatMap((operation) =>
-    operation.op === 'remove' && operation.path?.toLowerCase() === 'members' && Array.isArray(operation.value)
+    operation.op === 'remove' && operation.path === 'members' && Array.isArray(operation.value)
       ? (operation.value as Array<{ value?: unknown }>).map((member) => ({
           op: 'remove' as const,
           path: `members[value eq ${JSON.stringify(String(member?.value))}]`,
@@ -218,9 +215,9 @@ export async function replaceGroup(scope: ScimScope, id: string, body: unknown) 
 
 /** PATCH: answered 204, as Okta and Entra ID accept, so a large group is not sent back for each change. */
 export async function patchGroup(scope: ScimScope, id: string, body: unknown): Promise<void> {
-  const operations = removalsByValue(patchOperations(body));
+  const operations = removalsByValue(patchOperations(body, GROUP_NAMES));
   await changeGroup(scope, id, (row, members) =>
-    groupFields(applyPatch(groupResource(row, members, scope.base), operations, GROUP_ATTRIBUTES)),
+    groupFields(applyPatch(groupResource(row, members, scope.base), operations)),
   );
 }
 

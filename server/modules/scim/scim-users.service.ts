@@ -6,6 +6,7 @@
  * requests an identity provider sends in parallel run one after the other and a repeated create
  * finds the first (409 uniqueness).
  */
+import { ERROR_STATUS } from '../../../shared/errors.ts';
 import type { InOrganization } from '../../platform/authorization/in-organization.ts';
 import { newId } from '../../platform/database/ids.ts';
 import type { Db, Tx } from '../../platform/database/transaction.ts';
@@ -21,7 +22,7 @@ import { insertTeamMember } from '../teams/teams.service.ts';
 import { userCondition } from './filter.ts';
 import { pageOf, type ListQuery } from './paging.ts';
 import { applyPatch, patchOperations } from './patch.ts';
-import { userFields, userResource, type UserResource } from './resources.ts';
+import { USER_NAMES, userFields, userResource, type UserResource } from './resources.ts';
 import { listResponse } from './schemas.ts';
 import { mutability, noSuchResource, uniqueness } from './scim-errors.ts';
 import {
@@ -44,9 +45,6 @@ export interface ScimScope {
 }
 
 const taken = (userName: string) => uniqueness(`A directory user with the userName ${userName} exists already`);
-
-/** The attributes a User PATCH may change (lower-cased); operations on others are left out. */
-const USER_ATTRIBUTES = ['username', 'externalid', 'name', 'displayname', 'emails', 'active'];
 
 /** The last owner cannot be deprovisioned: 409 mutability, as SCIM says it. */
 async function deprovision(tx: Tx, change: OrganizationChange, userId: string): Promise<void> {
@@ -95,6 +93,34 @@ async function follow(
   return userId;
 }
 
+/**
+ * `follow`, for a request that names a userName: another directory user's is 409 uniqueness, and
+ * answers before a conflict the membership met (the seat limit, the last owner), since the
+ * duplicate is what the request is. The defaults' read goes out with the membership's, in the
+ * change's first round trip; a refusal of the caller (401, 403) comes before both, as ever.
+ */
+async function followUnique(
+  tx: Tx,
+  change: OrganizationChange,
+  before: DirectoryUserRow | undefined,
+  after: Omit<DirectoryUserFields, 'user_id'>,
+  defaults: ReturnType<typeof directoryDefaults>,
+): Promise<string | null> {
+  const assertUnique = async () => {
+    const named = (await defaults.read()).userNamedId;
+    if (named !== null && named !== after.id) throw taken(after.user_name);
+  };
+  let userId: string | null;
+  try {
+    userId = await follow(tx, change, before, after, () => defaults.now().defaultRole);
+  } catch (error) {
+    if (error instanceof DomainError && ERROR_STATUS[error.code] === 409) await assertUnique();
+    throw error;
+  }
+  await assertUnique();
+  return userId;
+}
+
 /** The row as it is after the change wrote it, to answer with. */
 const written = (
   tx: Tx,
@@ -115,9 +141,7 @@ export async function createUser({ org, base }: ScimScope, body: unknown): Promi
       // One round trip: the defaults go out with the lock, the guard and the membership's reads.
       const defaults = directoryDefaults(tx, org.organizationId, fields.user_name_key);
       const id = newId(tx.now.getTime());
-      const userId = await follow(tx, change, undefined, { ...fields, id }, () => defaults.now().defaultRole);
-      // Read with the membership's reads, in the first round trip, unless the user is inactive.
-      if ((await defaults.read()).userNamedId !== null) throw taken(fields.user_name);
+      const userId = await followUnique(tx, change, undefined, { ...fields, id }, defaults);
       const row = { ...fields, id, user_id: userId };
       insertDirectoryUser(tx, org.organizationId, row);
       return userResource(written(tx, org.organizationId, row), base);
@@ -160,9 +184,7 @@ async function changeUser(
       const fields = fieldsOf(before);
       userName = fields.user_name;
       const defaults = directoryDefaults(tx, org.organizationId, fields.user_name_key);
-      const userId = await follow(tx, change, before, { ...fields, id: before.id }, () => defaults.now().defaultRole);
-      const named = (await defaults.read()).userNamedId;
-      if (named !== null && named !== before.id) throw taken(fields.user_name);
+      const userId = await followUnique(tx, change, before, { ...fields, id: before.id }, defaults);
       const row = { ...fields, id: before.id, user_id: userId };
       updateDirectoryUser(tx, row);
       return userResource(written(tx, org.organizationId, row, before.created_at), base);
@@ -177,10 +199,8 @@ export const replaceUser = (scope: ScimScope, id: string, body: unknown) =>
   changeUser(scope, id, () => userFields(body));
 
 export function patchUser(scope: ScimScope, id: string, body: unknown): Promise<UserResource> {
-  const operations = patchOperations(body);
-  return changeUser(scope, id, (row) =>
-    userFields(applyPatch(userResource(row, scope.base), operations, USER_ATTRIBUTES)),
-  );
+  const operations = patchOperations(body, USER_NAMES);
+  return changeUser(scope, id, (row) => userFields(applyPatch(userResource(row, scope.base), operations)));
 }
 
 export async function deleteUser({ org }: ScimScope, id: string): Promise<void> {

@@ -1,0 +1,212 @@
+/**
+ * What SCIM reads and how it refuses (behaviour §18): its strings by the service's rules for
+ * e-mail addresses and names, bodies decoded strictly, every error under /scim/v2 in SCIM's error
+ * schema, uniqueness answered before the seat limit, and a DELETE without a body.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../server/platform/database/orm.ts';
+import { describeOnEachDatabase } from './support/databases.ts';
+import { createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
+import {
+  expectScimError,
+  GROUP_SCHEMA,
+  oktaUser,
+  organizationKey,
+  patch,
+  scimClient,
+  USER_SCHEMA,
+  type ScimAnswer,
+  type ScimClient,
+} from './support/scim.ts';
+import { useServer } from './support/server.ts';
+
+describeOnEachDatabase('SCIM input and refusals (behaviour §18)', (target) => {
+  const server = useServer(target);
+  let owner: TestUser;
+  let key: string;
+  let scim: ScimClient;
+
+  beforeAll(async () => {
+    owner = await registerUser(server(), 'scim-input-owner');
+    const organizationId = await createOrganization(server(), owner);
+    key = await organizationKey(server(), owner, organizationId);
+    scim = scimClient(server(), key);
+  });
+
+  /** A request whose body is these bytes, as sent. */
+  async function sendBytes(method: string, path: string, contentType: string, body: Buffer): Promise<ScimAnswer> {
+    const response = await fetch(`${server().baseUrl}/scim/v2${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': contentType },
+      body: new Uint8Array(body),
+    });
+    const text = await response.text();
+    return {
+      status: response.status,
+      body: text ? JSON.parse(text) : undefined,
+      contentType: response.headers.get('content-type'),
+    };
+  }
+
+  describe('strings follow the service’s rules', () => {
+    it.each([
+      ['x@y'],
+      ['not-an-address'],
+      ['nul\u0000@example.com'],
+      ['tab\t@example.com'],
+      ['\ud800lone@example.com'],
+    ])('refuses the userName %j with 400 invalidValue, on POST, PUT and PATCH', async (userName) => {
+      expectScimError(
+        await scim.send('POST', '/Users', { ...oktaUser('a@example.com'), userName }),
+        400,
+        'invalidValue',
+      );
+      const created = await scim.send('POST', '/Users', oktaUser(`${uniqueId('valid')}@example.com`));
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+      expectScimError(
+        await scim.send('PUT', `/Users/${id}`, { schemas: [USER_SCHEMA], userName }),
+        400,
+        'invalidValue',
+      );
+      expectScimError(
+        await scim.send('PATCH', `/Users/${id}`, patch({ op: 'replace', path: 'userName', value: userName })),
+        400,
+        'invalidValue',
+      );
+      expect((await scim.send('GET', `/Users/${id}`)).body.userName).toBe(created.body.userName);
+    });
+
+    it.each([
+      ['a control character in givenName', { name: { givenName: 'Ann\u0007' } }],
+      ['a bidirectional override in familyName', { name: { familyName: '\u202eeeL' } }],
+      ['only invisible characters in displayName', { displayName: '\u200b\u200b' }],
+      ['a displayName of 255 characters', { displayName: 'x'.repeat(255) }],
+      ['an e-mail value that is no address', { emails: [{ value: 'x@y', type: 'work', primary: true }] }],
+      ['a NUL in externalId', { externalId: 'a\u0000b' }],
+    ])('refuses %s with 400 invalidValue', async (_, fields) => {
+      const answer = await scim.send('POST', '/Users', { ...oktaUser(`${uniqueId('named')}@example.com`), ...fields });
+      expectScimError(answer, 400, 'invalidValue');
+    });
+
+    it('keeps names trimmed, and an empty one as none', async () => {
+      const email = `${uniqueId('trim')}@example.com`;
+      const created = await scim.send('POST', '/Users', {
+        schemas: [USER_SCHEMA],
+        userName: ` ${email} `,
+        name: { givenName: '  Ann ', familyName: '' },
+        displayName: '',
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      expect(created.body).toMatchObject({ userName: email, name: { givenName: 'Ann', familyName: '' } });
+      expect(created.body.displayName).toBeUndefined();
+    });
+
+    it.each(['application/scim+json', 'application/json'])(
+      'refuses a %s body that is not well-formed UTF-8 with 400 invalidSyntax',
+      async (contentType) => {
+        const body = Buffer.concat([
+          Buffer.from(`{"schemas":["${USER_SCHEMA}"],"userName":"a`),
+          Buffer.from([0xff, 0xfe]),
+          Buffer.from(`${uniqueId('bytes')}@example.com"}`),
+        ]);
+        expectScimError(await sendBytes('POST', '/Users', contentType, body), 400, 'invalidSyntax');
+        const group = Buffer.concat([
+          Buffer.from(`{"schemas":["${GROUP_SCHEMA}"],"displayName":"G`),
+          Buffer.from([0xc3]),
+          Buffer.from('"}'),
+        ]);
+        expectScimError(await sendBytes('POST', '/Groups', contentType, group), 400, 'invalidSyntax');
+      },
+    );
+  });
+
+  describe('every error under /scim/v2 is a SCIM error', () => {
+    it.each([
+      ['GET', '/Nope'],
+      ['POST', '/Bulk'],
+      ['GET', '/Me'],
+      ['GET', '/ResourceTypes/Nope'],
+      ['GET', '/Schemas/Nope'],
+      ['GET', '/Users/x/y'],
+      ['GET', ''],
+    ])('%s /scim/v2%s is 404', async (method, path) => {
+      expectScimError(await scim.send(method, path, method === 'POST' ? { schemas: [USER_SCHEMA] } : undefined), 404);
+    });
+
+    it('a malformed percent-escape is 400', async () => {
+      expectScimError(await scim.send('GET', '/Users/%zz'), 400);
+    });
+
+    it.each([
+      ['PUT', '/Users', 'GET, HEAD, POST'],
+      ['DELETE', '/ServiceProviderConfig', 'GET, HEAD'],
+      ['POST', '/Groups/x', 'DELETE, GET, HEAD, PATCH, PUT'],
+    ])('%s /scim/v2%s is 405 with Allow', async (method, path, allow) => {
+      const response = await fetch(`${server().baseUrl}/scim/v2${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}` },
+      });
+      const answer = {
+        status: response.status,
+        body: await response.json(),
+        contentType: response.headers.get('content-type'),
+      };
+      expectScimError(answer, 405);
+      expect(response.headers.get('allow')).toBe(allow);
+    });
+  });
+
+  describe('uniqueness before the seat limit', () => {
+    it('answers a duplicate 409 uniqueness, not MEMBER_LIMIT, when the organization is full', async () => {
+      const limitedOwner = await registerUser(server(), 'full');
+      const limited = await createOrganization(server(), limitedOwner);
+      const client = scimClient(server(), await organizationKey(server(), limitedOwner, limited));
+      const orm = await openDatabase(server().databaseUrl);
+      try {
+        await orm.em.getConnection().execute('update organizations set max_members = 2 where id = ?', [limited], 'run');
+      } finally {
+        await orm.close();
+      }
+      const seated = await registerUser(server(), 'seated');
+      expect((await client.send('POST', '/Users', oktaUser(seated.email))).status).toBe(201);
+      const waiting = await registerUser(server(), 'waiting');
+      const inactive = await client.send('POST', '/Users', { ...oktaUser(waiting.email), active: false });
+      expect(inactive.status, JSON.stringify(inactive.body)).toBe(201);
+      const full = await client.send(
+        'PATCH',
+        `/Users/${inactive.body.id}`,
+        patch({ op: 'replace', path: 'active', value: true }),
+      );
+      expectScimError(full, 409);
+      expect(full.body.detail).toMatch(/^MEMBER_LIMIT/);
+
+      expectScimError(await client.send('POST', '/Users', oktaUser(waiting.email)), 409, 'uniqueness');
+      expectScimError(await client.send('POST', '/Users', oktaUser(seated.email)), 409, 'uniqueness');
+      const other = await client.send('POST', '/Users', {
+        ...oktaUser(`${uniqueId('other')}@example.com`),
+        active: false,
+      });
+      expect(other.status).toBe(201);
+      const renamed = await client.send(
+        'PATCH',
+        `/Users/${other.body.id}`,
+        patch({ op: 'replace', value: { userName: waiting.email, active: true } }),
+      );
+      expectScimError(renamed, 409, 'uniqueness');
+    });
+  });
+
+  describe('a DELETE with a content type and no body', () => {
+    it.each(['application/scim+json', 'application/json'])('is 204 as %s, for a User and a Group', async (type) => {
+      const user = await scim.send('POST', '/Users', oktaUser(`${uniqueId('gone')}@example.com`));
+      const group = await scim.send('POST', '/Groups', { schemas: [GROUP_SCHEMA], displayName: uniqueId('Gone') });
+      for (const path of [`/Users/${user.body.id}`, `/Groups/${group.body.id}`]) {
+        const answer = await sendBytes('DELETE', path, type, Buffer.alloc(0));
+        expect(answer.status, JSON.stringify(answer.body)).toBe(204);
+        expectScimError(await scim.send('GET', path), 404);
+      }
+      expectScimError(await sendBytes('POST', '/Users', type, Buffer.alloc(0)), 400, 'invalidSyntax');
+    });
+  });
+});

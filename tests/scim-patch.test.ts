@@ -1,0 +1,203 @@
+/**
+ * SCIM PATCH and the names it reads (behaviour §18): attribute names in any case and with the core
+ * schema's URN, sub-attributes a change does not name left as they are, malformed paths refused as
+ * such, and no name a client writes ever reaching an object's prototype.
+ */
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describeOnEachDatabase } from './support/databases.ts';
+import { createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
+import {
+  entraUser,
+  expectScimError,
+  GROUP_SCHEMA,
+  organizationKey,
+  patch,
+  scimClient,
+  USER_SCHEMA,
+  type ScimClient,
+} from './support/scim.ts';
+import { useServer } from './support/server.ts';
+
+describeOnEachDatabase('SCIM PATCH and attribute names (behaviour §18)', (target) => {
+  const server = useServer(target);
+  let owner: TestUser;
+  let scim: ScimClient;
+  let elsewhere: ScimClient;
+
+  beforeAll(async () => {
+    owner = await registerUser(server(), 'scim-patch-owner');
+    const organizationId = await createOrganization(server(), owner);
+    scim = scimClient(server(), await organizationKey(server(), owner, organizationId));
+    const other = await createOrganization(server(), owner);
+    elsewhere = scimClient(server(), await organizationKey(server(), owner, other));
+  });
+
+  const newUser = async (body = entraUser(`${uniqueId('patched')}@example.com`)) => {
+    const created = await scim.send('POST', '/Users', body);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    return created.body.id as string;
+  };
+
+  describe('names a client writes never reach a prototype', () => {
+    // Were the service's prototype polluted, the test's would be too (the service runs in-process).
+    afterEach(() => {
+      delete (Object.prototype as Record<string, unknown>).externalId;
+    });
+
+    it.each<[string, object, 200 | 'invalidPath' | 'invalidValue']>([
+      ['a key without path', { op: 'Replace', value: { '__proto__.externalId': 'POLLUTED' } }, 200],
+      ['a constructor key', { op: 'add', value: { 'constructor.prototype.externalId': 'POLLUTED' } }, 200],
+      ['a key inside a value', { op: 'replace', path: 'name', value: { '__proto__.externalId': 'POLLUTED' } }, 200],
+      ['a nested key', { op: 'replace', value: { name: { 'givenName.__proto__.externalId': 'POLLUTED' } } }, 200],
+      ['a sub-attribute path', { op: 'replace', path: 'name.__proto__', value: { externalId: 'POLLUTED' } }, 200],
+      ['a deeper path', { op: 'replace', path: 'name.__proto__.externalId', value: 'POLLUTED' }, 'invalidPath'],
+      ['a filter', { op: 'add', path: 'emails[__proto__ eq "x"].value', value: 'POLLUTED' }, 'invalidPath'],
+      ['an object for a single value', { op: 'add', path: 'displayName', value: { '__proto__.x': 1 } }, 'invalidValue'],
+    ])(
+      'through %s: dropped or refused, and a user made elsewhere afterwards has no externalId',
+      async (_, op, answered) => {
+        const id = await newUser();
+        const answer = await scim.send('PATCH', `/Users/${id}`, patch(op));
+        if (answered === 200) expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+        else expectScimError(answer, 400, answered);
+        const fresh = await elsewhere.send('POST', '/Users', {
+          schemas: [USER_SCHEMA],
+          userName: `${uniqueId('fresh')}@example.com`,
+        });
+        expect(fresh.status, JSON.stringify(fresh.body)).toBe(201);
+        expect(fresh.body.externalId).toBeUndefined();
+        expect(({} as Record<string, unknown>).externalId).toBeUndefined();
+      },
+    );
+  });
+
+  describe('attribute names ignore case and may carry the core schema (RFC 7643 §2.1, RFC 7644 §3.10)', () => {
+    it.each([
+      ['path "Active"', { op: 'Replace', path: 'Active', value: 'False' }],
+      ['a URN path', { op: 'replace', path: `${USER_SCHEMA}:active`, value: false }],
+      ['a URN path in another case', { op: 'replace', path: `${USER_SCHEMA.toUpperCase()}:ACTIVE`, value: false }],
+      ['a path-less "Active"', { op: 'Replace', value: { Active: 'False' } }],
+      ['a path-less URN key', { op: 'replace', value: { [`${USER_SCHEMA}:active`]: false } }],
+    ])('deactivates through %s', async (_, op) => {
+      const id = await newUser();
+      const answer = await scim.send('PATCH', `/Users/${id}`, patch(op));
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(answer.body.active).toBe(false);
+      expect((await scim.send('GET', `/Users/${id}`)).body.active).toBe(false);
+    });
+
+    it('renames through DisplayName, a URN sub-attribute path and sub-attribute names in any case', async () => {
+      const id = await newUser();
+      const answer = await scim.send(
+        'PATCH',
+        `/Users/${id}`,
+        patch(
+          { op: 'replace', path: 'DisplayName', value: 'Amazing Grace' },
+          { op: 'replace', path: `${USER_SCHEMA}:name.givenName`, value: 'Amazing' },
+          { op: 'replace', path: 'NAME.FAMILYNAME', value: 'Hopper-Murray' },
+          { op: 'replace', path: 'Emails[Type eq "work"].Value', value: 'ag@example.com' },
+          { op: 'add', value: { EXTERNALID: 'grace-1' } },
+        ),
+      );
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(answer.body).toMatchObject({
+        displayName: 'Amazing Grace',
+        name: { givenName: 'Amazing', familyName: 'Hopper-Murray' },
+        emails: [{ value: 'ag@example.com', type: 'work', primary: true }],
+        externalId: 'grace-1',
+      });
+    });
+
+    it('applies a path-less key with a value filter as the path form does', async () => {
+      const id = await newUser();
+      const answer = await scim.send(
+        'PATCH',
+        `/Users/${id}`,
+        patch({ op: 'Replace', value: { 'emails[type eq "work"].value': 'filtered@example.com' } }),
+      );
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(answer.body.emails).toEqual([{ value: 'filtered@example.com', type: 'work', primary: true }]);
+    });
+
+    it('reads a POST and a PUT body in any case: "Active": false is kept', async () => {
+      const email = `${uniqueId('cased')}@example.com`;
+      const created = await scim.send('POST', '/Users', {
+        schemas: [USER_SCHEMA],
+        UserName: email,
+        Active: false,
+        Name: { GivenName: 'Ann', FAMILYNAME: 'Lee' },
+        [`${USER_SCHEMA}:displayName`]: 'Ann Lee',
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      expect(created.body).toMatchObject({
+        userName: email,
+        active: false,
+        name: { givenName: 'Ann', familyName: 'Lee' },
+        displayName: 'Ann Lee',
+      });
+      const replaced = await scim.send('PUT', `/Users/${created.body.id}`, {
+        schemas: [USER_SCHEMA],
+        USERNAME: email,
+        ACTIVE: 'true',
+      });
+      expect(replaced.status, JSON.stringify(replaced.body)).toBe(200);
+      expect(replaced.body.active).toBe(true);
+    });
+
+    it('renames a group through a URN path and adds members in any case', async () => {
+      const member = await newUser();
+      const name = uniqueId('Cased');
+      const created = await scim.send('POST', '/Groups', { schemas: [GROUP_SCHEMA], DisplayName: name });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const changed = await scim.send(
+        'PATCH',
+        `/Groups/${created.body.id}`,
+        patch(
+          { op: 'Replace', path: `${GROUP_SCHEMA}:displayName`, value: `${name} renamed` },
+          { op: 'Add', path: 'Members', value: [{ Value: member }] },
+        ),
+      );
+      expect(changed.status, JSON.stringify(changed.body)).toBe(204);
+      const group = await scim.send('GET', `/Groups/${created.body.id}`);
+      expect(group.body.displayName).toBe(`${name} renamed`);
+      expect(group.body.members.map((one: { value: string }) => one.value)).toEqual([member]);
+    });
+  });
+
+  describe('sub-attributes a change does not name are left as they are (RFC 7644 §3.5.2.1, §3.5.2.3)', () => {
+    it.each([
+      ['a dotted key without path', { op: 'Replace', value: { 'name.familyName': 'Murray' } }],
+      ['a complex value without path', { op: 'replace', value: { name: { familyName: 'Murray' } } }],
+      ['a complex value with path', { op: 'replace', path: 'name', value: { familyName: 'Murray' } }],
+      ['an add without path', { op: 'add', value: { name: { familyName: 'Murray' } } }],
+    ])('through %s', async (_, op) => {
+      const id = await newUser();
+      const answer = await scim.send('PATCH', `/Users/${id}`, patch(op));
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(answer.body.name).toMatchObject({ givenName: 'Grace', familyName: 'Murray' });
+    });
+  });
+
+  describe('a path that does not parse is 400 invalidPath (RFC 7644 §3.12)', () => {
+    it.each(['emails[type eq', 'emails[type eq "work"', 'emails[type eq ]', 'name.givenName.first', 'active.value'])(
+      'a User path %s',
+      async (path) => {
+        const id = await newUser();
+        expectScimError(
+          await scim.send('PATCH', `/Users/${id}`, patch({ op: 'replace', path, value: 'x' })),
+          400,
+          'invalidPath',
+        );
+      },
+    );
+
+    it('a Group path members[value eq "zzz"', async () => {
+      const created = await scim.send('POST', '/Groups', { schemas: [GROUP_SCHEMA], displayName: uniqueId('Paths') });
+      expectScimError(
+        await scim.send('PATCH', `/Groups/${created.body.id}`, patch({ op: 'remove', path: 'members[value eq "zzz"' })),
+        400,
+        'invalidPath',
+      );
+    });
+  });
+});
