@@ -285,8 +285,9 @@ export async function updateOrganizationMetadata(
 }
 
 /**
- * Sets the seat limit (behaviour §16; `organization:limits`, an application key's alone). A limit
- * below the members there are removes nobody: it only refuses the next ones.
+ * Sets the seat limit (behaviour §16; `organization:limits`, an application key's alone), recorded
+ * as `organization.updated` (behaviour §9); the limit it already has is no change and no event. A
+ * limit below the members there are removes nobody: it only refuses the next ones.
  */
 export async function setLimits(
   org: InOrganization,
@@ -296,6 +297,11 @@ export async function setLimits(
     const { details } = await readDetails(tx, org, async () => (await change.held()).role);
     if (details.max_members === input.max_members) return details;
     updateOrganizationRow(tx, org.organizationId, { maxMembers: input.max_members });
+    await appendEvent(tx, change, {
+      type: 'organization.updated',
+      subjectUserId: null,
+      data: { changes: { max_members: { from: details.max_members, to: input.max_members } } },
+    });
     return { ...details, max_members: input.max_members, updated_at: tx.now.toISOString() };
   });
 }
