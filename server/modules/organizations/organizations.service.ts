@@ -181,7 +181,7 @@ async function readDetails(reader: ClockedReader, org: InOrganization, role: () 
     organization_description: row!.description,
     slug: row!.slug,
     role: await role(),
-    member_count: Number(row!.member_count) - Number(row!.lapsed),
+    member_count: Number(row!.member_count),
     max_members: row!.max_members,
     public_metadata: parseMetadata(row!.public_metadata),
     ...(org.access.actor.kind === 'application_key' && { private_metadata: parseMetadata(row!.private_metadata) }),
