@@ -3,6 +3,7 @@
  * /admin/users/{user_id}/memberships, with an application key alone) and the search of the
  * caller's organizations (behaviour §15), on both databases.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, it } from 'vitest';
 import { newKeySecret } from '../server/modules/api-keys/api-keys.service.ts';
 import { secretHashOf } from '../server/platform/auth/tokens.ts';
@@ -11,7 +12,7 @@ import { newId } from '../server/platform/database/ids.ts';
 import { toDbTimestamp, type Database } from '../server/platform/database/schema.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { addMember, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
-import { useServer } from './support/server.ts';
+import { useServer, type TestServer } from './support/server.ts';
 import { tokenFor } from './support/tokens.ts';
 
 describeOnEachDatabase(
@@ -142,6 +143,42 @@ describeOnEachDatabase(
       ]);
       const unknown = await server().call('GET', '/admin/users/nobody-at-all/memberships', { token: key });
       expect(unknown.status).toBe(404);
+    });
+
+    /** The key's `last_used_at` as `npm run app-key -- list` reads it, once written (after the answer), or null. */
+    async function lastUseOf(secret: string): Promise<unknown> {
+      for (let tries = 0; tries < 100; tries++) {
+        const { last_used_at } = await server()
+          .service.orm.em.getKysely<Database>()
+          .selectFrom('application_keys')
+          .select('last_used_at')
+          .where('secret_hash', '=', secretHashOf(secret))
+          .executeTakeFirstOrThrow();
+        if (last_used_at !== null) return last_used_at;
+        await sleep(50);
+      }
+      return null;
+    }
+
+    it('records the last use of a key used outside any organization (behaviour §16)', async () => {
+      const owner = await registerUser(server(), 'made-by-app');
+      const uses: Array<[string, (key: string) => ReturnType<TestServer['call']>]> = [
+        ['GET /admin/users', (token) => server().call('GET', '/admin/users?limit=1', { token })],
+        ['GET /admin/organizations', (token) => server().call('GET', '/admin/organizations?limit=1', { token })],
+        [
+          'POST /organizations',
+          (token) =>
+            server().call('POST', '/organizations', {
+              token,
+              body: { organization_name: 'Made by the app', organization_description: '', owner_user_id: owner.id },
+            }),
+        ],
+      ];
+      for (const [operation, use] of uses) {
+        const key = await applicationKey();
+        expect((await use(key)).status, operation).toBeLessThan(300);
+        expect(await lastUseOf(key), operation).not.toBeNull();
+      }
     });
 
     it('refuses a person and bad input', async () => {
