@@ -1,7 +1,9 @@
 /**
  * Seat limits (behaviour §16): set with an application key alone, each change recorded as
- * `organization.updated` (behaviour §9); lowering one removes nobody.
+ * `organization.updated` (behaviour §9); lowering one removes nobody. The key on an organization
+ * that does not exist is 403, as anyone is (behaviour §3.2).
  */
+import { randomUUID } from 'node:crypto';
 import { beforeAll, expect, it } from 'vitest';
 import type { AuditEvent } from '../shared/events.ts';
 import { createApplicationKey } from './support/application-keys.ts';
@@ -88,6 +90,19 @@ describeOnEachDatabase('seat limits', (target) => {
     for (const event of events) {
       expect(event).toMatchObject({ actor_user_id: null, subject_user_id: null });
       expect(event.actor_key_id).toEqual(expect.any(String));
+    }
+  });
+
+  it('is 403 on an organization that does not exist or was deleted, as for anyone (behaviour §3.2)', async () => {
+    const deleted = await createOrganization(server(), owner);
+    expect((await server().call('DELETE', `/organizations/${deleted}`, { token: owner.token })).status).toBe(200);
+    for (const organizationId of [randomUUID(), deleted]) {
+      const answers = [
+        await setLimit(organizationId, { max_members: 10 }),
+        await server().call('GET', `/organizations/${organizationId}`, { token: application }),
+        await server().call('GET', '/organization-user', { token: application, organizationId }),
+      ];
+      for (const answer of answers) expect(answer).toMatchObject({ status: 403, body: { code: 'FORBIDDEN' } });
     }
   });
 });

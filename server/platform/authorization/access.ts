@@ -14,7 +14,7 @@
 import type { Compilable, CompiledQuery, QueryResult } from 'kysely';
 import type { DbTimestamp, Sql } from '../database/schema.ts';
 import type { Db } from '../database/transaction.ts';
-import { forbidden, notFound, unauthorized } from '../errors.ts';
+import { forbidden, unauthorized } from '../errors.ts';
 import type { EventActor, NewestEventRead, OrganizationChange } from '../organization-changes.ts';
 import { SERVICE_PERMISSIONS, type RoleCatalogue, type ServicePermission } from '../role-catalogue.ts';
 import type { GuardCheck, ScalarGuard } from '../database/guarded-reads.ts';
@@ -113,6 +113,7 @@ export function assertHolds(held: Holds, requirement: Exclude<Requirement, typeo
 }
 
 const invalidKey = () => unauthorized('Invalid API key: unknown, revoked or expired');
+const noSuchOrganization = () => forbidden('No organization has this id');
 
 /** An actor's access to one organization for one request, with what the guard last read. */
 export class OrganizationAccess {
@@ -154,9 +155,12 @@ export class OrganizationAccess {
     return { userId: null, keyId: this.#keyId };
   }
 
-  /** What a change is refused with when its organization does not exist. */
+  /**
+   * What a change is refused with when its organization does not exist: 403, as for a non-member
+   * (behaviour §3.2). An application key, which acts in every organization, is told why.
+   */
   missingOrganization = (): Error =>
-    this.actor.kind === 'application_key' ? notFound('No such organization') : notInOrganization();
+    this.actor.kind === 'application_key' ? noSuchOrganization() : notInOrganization();
 
   /**
    * Queues the guard on `target`: what the actor holds, read at `now`, then checked against the
@@ -311,7 +315,7 @@ export class OrganizationAccess {
   #applicationKeyHoldings(secretHash: string, row: ApplicationKeyRow | undefined): Holdings {
     const now = new Date();
     if (!row || !sameHash(row.secret_hash, secretHash) || !isLive(row, now)) throw invalidKey();
-    if (row.organization_id === null) throw notFound('No such organization');
+    if (row.organization_id === null) throw noSuchOrganization();
     this.#keyId = row.id;
     this.#keyUse = useToRecord('application_keys', row.id, row.last_used_at, now);
     // An application key acts as an owner would, with the application's own powers besides.
