@@ -17,7 +17,6 @@ import type {
 import type { metadataOutput, updateOrganizationMetadataInput } from '../../../shared/metadata.ts';
 import type { PersonCaller } from '../../platform/auth/tokens.ts';
 import type { InOrganization } from '../../platform/authorization/in-organization.ts';
-import { assertHolds } from '../../platform/authorization/access.ts';
 import { searchWords } from '../../../shared/search.ts';
 import type { ClockedReader } from '../../platform/authorization/memberships.ts';
 import { newId } from '../../platform/database/ids.ts';
@@ -244,8 +243,9 @@ export async function updateOrganization(
 /**
  * Patches the organization's public and/or private metadata (JSON Merge Patch, behaviour §15)
  * under its lock, so that patches racing each other all land. The private metadata needs
- * `metadata:private`, which only an application key holds (behaviour §16); its values and keys are
- * in no event. A patch that changes nothing records no event.
+ * `metadata:private`, which only an application key holds (behaviour §16), checked by the guard
+ * (the procedure's `whenGiven`); its values and keys are in no event. A patch that changes nothing
+ * records no event.
  */
 export async function updateOrganizationMetadata(
   org: InOrganization,
@@ -253,7 +253,6 @@ export async function updateOrganizationMetadata(
 ): Promise<z.infer<typeof metadataOutput>> {
   return org.change(async (tx, change) => {
     const row = await organizationRow(tx, org.organizationId);
-    if (input.private_metadata !== undefined) assertHolds(await change.held(), 'metadata:private');
     const before = { public: row!.public_metadata, private: row!.private_metadata };
     const after = {
       public: input.public_metadata

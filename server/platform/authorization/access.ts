@@ -120,6 +120,8 @@ export class OrganizationAccess {
   readonly actor: Actor;
   readonly organizationId: string;
   readonly requirement: Requirement;
+  /** What the actor needs besides `requirement` for what this request's input holds (OrganizationOperation.whenGiven). */
+  readonly alsoNeeds: readonly ServicePermission[];
   /** The deployment's roles and permissions, which the actor's role is looked up in. */
   readonly roles: RoleCatalogue;
   #holdings: Holdings | undefined;
@@ -136,11 +138,18 @@ export class OrganizationAccess {
   /** Another user whose holdings the guard reads too, and what it read of them (persons only). */
   #also: { userId: string; holds?: Holds } | undefined;
 
-  constructor(actor: Actor, organizationId: string, requirement: Requirement, roles: RoleCatalogue) {
+  constructor(
+    actor: Actor,
+    organizationId: string,
+    requirement: Requirement,
+    roles: RoleCatalogue,
+    alsoNeeds: readonly ServicePermission[] = [],
+  ) {
     this.actor = actor;
     this.organizationId = organizationId;
     this.requirement = requirement;
     this.roles = roles;
+    this.alsoNeeds = alsoNeeds;
   }
 
   /** The acting person's user id; null for a key. */
@@ -227,7 +236,7 @@ export class OrganizationAccess {
         const row = result.rows[0];
         if (!row) return this.#check(() => this.#personHoldings(actor.userId, []));
         const ofRole = this.roles.fixedRoles.get(row.role)?.permissions;
-        if (ofRole && meets(ofRole, this.requirement)) {
+        if (ofRole && this.#suffices(ofRole)) {
           return this.#check(() => new Holdings(row.role, ofRole, [], []));
         }
         return {
@@ -282,11 +291,17 @@ export class OrganizationAccess {
     this.#check(() => this.#personHoldings(actor.userId, rows));
   }
 
-  /** The guard's check: what the actor holds must meet the requirement; a refusal is kept. */
+  /** Whether `held` meets the requirement and holds what the input needs besides. */
+  #suffices(held: Holds): boolean {
+    return meets(held, this.requirement) && this.alsoNeeds.every((permission) => held.has(permission));
+  }
+
+  /** The guard's check: what the actor holds must meet the requirement and what the input needs; a refusal is kept. */
   #check(holdingsOf: () => Holdings): void {
     try {
       const holdings = holdingsOf();
       if (this.requirement !== ANY_MEMBER) assertHolds(holdings, this.requirement);
+      for (const permission of this.alsoNeeds) assertHolds(holdings, permission);
       this.#holdings = holdings;
       this.#passed = true;
     } catch (refusal) {

@@ -22,6 +22,7 @@ import { accessAnswers, enterKeyRequest } from '../requests-in-flight.ts';
 import type { Context } from './context.ts';
 import { idempotentRequest } from './idempotency.ts';
 import { publicProcedure } from './init.ts';
+import type { ServicePermission } from '../role-catalogue.ts';
 import { inProcedureSpan, tagOrganization } from '../tracing/spans.ts';
 
 /** Whose Idempotency-Keys a request's are (behaviour §10): a person's, or a key's. */
@@ -189,6 +190,12 @@ export interface OrganizationOperation {
    */
   orSelf?: { field: string; absentMeansSelf?: boolean };
   /**
+   * A field of the input that, given (even as null), needs a permission besides `may` (the
+   * organization's private metadata needs `metadata:private`). The guard checks it with `may`, so
+   * a caller who may not give the field is refused (403) whatever it holds (behaviour §3.2).
+   */
+  whenGiven?: { field: string; may: ServicePermission };
+  /**
    * The operation answers who may do what (the permission check and read, behaviour §11): a change
    * of the organization on this instance is answered only after the answers under way.
    */
@@ -200,6 +207,12 @@ function namesActor(rawInput: unknown, orSelf: NonNullable<OrganizationOperation
   const named = (rawInput as Record<string, unknown> | undefined)?.[orSelf.field];
   if (named === undefined) return orSelf.absentMeansSelf === true;
   return actor.kind === 'person' && named === actor.userId;
+}
+
+/** What the raw input needs besides the operation's permission (see OrganizationOperation.whenGiven). */
+function neededFor(rawInput: unknown, whenGiven: NonNullable<OrganizationOperation['whenGiven']>): ServicePermission[] {
+  const given = (rawInput as Record<string, unknown> | undefined)?.[whenGiven.field];
+  return given === undefined ? [] : [whenGiven.may];
 }
 
 /**
@@ -224,7 +237,8 @@ async function inOrganization<Result extends { ok: boolean }>(
       : { kind: caller.kind, secretHash: caller.secretHash };
   const self = operation.orSelf !== undefined && namesActor(await getRawInput(), operation.orSelf, actor);
   const requirement = self ? ANY_MEMBER : operation.may;
-  const access = new OrganizationAccess(actor, organizationId, requirement, ctx.settings.roles);
+  const alsoNeeds = operation.whenGiven ? neededFor(await getRawInput(), operation.whenGiven) : [];
+  const access = new OrganizationAccess(actor, organizationId, requirement, ctx.settings.roles, alsoNeeds);
   // Entered before the guard reads: a change committed after that read waits for this answer.
   if (operation.answersAccess) ctx.requestsInFlight.enter(accessAnswers(organizationId), ctx.answering);
   const org = new InOrganization(db, access, keptSlug);
@@ -239,6 +253,7 @@ async function inOrganization<Result extends { ok: boolean }>(
 const meta = (operation: OrganizationOperation) => ({
   permission: operation.may,
   ...(operation.orSelf !== undefined && { orSelf: operation.orSelf.field }),
+  ...(operation.whenGiven !== undefined && { whenGiven: operation.whenGiven }),
 });
 
 /**
