@@ -5,11 +5,13 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, it } from 'vitest';
+import { createClient } from '../client/src/index.ts';
 import { newKeySecret } from '../server/modules/api-keys/api-keys.service.ts';
 import { secretHashOf } from '../server/platform/auth/tokens.ts';
 import { locateDatabase } from '../server/platform/database/engine.ts';
 import { newId } from '../server/platform/database/ids.ts';
 import { toDbTimestamp, type Database } from '../server/platform/database/schema.ts';
+import { rejection } from './support/api-errors.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { addMember, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import { useServer, type TestServer } from './support/server.ts';
@@ -143,6 +145,47 @@ describeOnEachDatabase(
       ]);
       const unknown = await server().call('GET', '/admin/users/nobody-at-all/memberships', { token: key });
       expect(unknown.status).toBe(404);
+    });
+
+    it('pages the same lists over tRPC, {items, nextCursor}, and refuses a person there too', async () => {
+      const key = await applicationKey();
+      const tag = uniqueId('t').replace('-', '');
+      const owner = await person('Tess', 'Paging', `tess@${tag}.example`);
+      const member = await person('Theo', 'Paging', `theo@${tag}.example`);
+      const organizations = [await organization(owner, `Alpha ${tag}`), await organization(owner, `Beta ${tag}`)];
+      for (const { id } of organizations) await addMember(server(), owner, id, member, 'member');
+      const api = createClient({ url: server().baseUrl, token: key });
+
+      /** Every item, a page of one at a time, following nextCursor. */
+      async function pages<Item>(
+        page: (cursor: string | null) => Promise<{ items: Item[]; nextCursor: string | null }>,
+      ): Promise<Item[]> {
+        const items: Item[] = [];
+        let cursor: string | null = null;
+        do {
+          const answer: { items: Item[]; nextCursor: string | null } = await page(cursor);
+          expect(answer.items.length).toBeLessThanOrEqual(1);
+          items.push(...answer.items);
+          cursor = answer.nextCursor;
+        } while (cursor !== null);
+        return items;
+      }
+      const paged = {
+        organizations: await pages((cursor) => api.admin.organizationsPage.query({ search: tag, limit: 1, cursor })),
+        users: await pages((cursor) => api.admin.usersPage.query({ search: tag, limit: 1, cursor })),
+        memberships: await pages((cursor) =>
+          api.admin.userMembershipsPage.query({ user_id: member.id, limit: 1, cursor }),
+        ),
+      };
+      expect(paged.organizations.map((item) => item.id)).toEqual(organizations.map(({ id }) => id));
+      expect(paged.organizations).toEqual(await walk(`/admin/organizations?search=${tag}`, key));
+      expect(paged.users.map((user) => user.id)).toEqual([owner.id, member.id]);
+      expect(paged.users).toEqual(await walk(`/admin/users?search=${tag}`, key));
+      expect(paged.memberships.map((item) => item.organization_id)).toEqual(organizations.map(({ id }) => id));
+      expect(paged.memberships).toEqual(await walk(`/admin/users/${member.id}/memberships`, key));
+
+      const asPerson = createClient({ url: server().baseUrl, token: owner.token });
+      expect((await rejection(asPerson.admin.usersPage.query({}))).code).toBe('FORBIDDEN');
     });
 
     /** The key's `last_used_at` as `npm run app-key -- list` reads it, once written (after the answer), or null. */
