@@ -8,14 +8,15 @@ import type { Role } from './fields.ts';
 export interface EventData {
   'organization.created': { organization_name: string; organization_description: string };
   /**
-   * Only the fields that changed, each with its value before and after; `public_metadata_keys`: the
-   * top-level keys of the public metadata that a patch changed; `private_metadata_changed` when the
-   * private metadata changed (nothing of it is ever in an event, behaviour §16).
+   * Only the fields that changed, each with its value before and after (`max_members`: the seat
+   * limit, null for none, behaviour §16); `public_metadata_keys`: the top-level keys of the public
+   * metadata that a patch changed; `private_metadata_changed` when the private metadata changed
+   * (nothing of it is ever in an event, behaviour §16).
    */
   'organization.updated': {
     changes: Partial<
       Record<'organization_name' | 'organization_description' | 'organization_slug', { from: string; to: string }>
-    >;
+    > & { max_members?: { from: number | null; to: number | null } };
     public_metadata_keys?: string[];
     private_metadata_changed?: true;
   };

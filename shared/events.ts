@@ -32,6 +32,7 @@ export const eventDataSchemas = {
       organization_name: fieldChange.optional(),
       organization_description: fieldChange.optional(),
       organization_slug: fieldChange.optional(),
+      max_members: z.object({ from: z.number().int().nullable(), to: z.number().int().nullable() }).optional(),
     }),
     public_metadata_keys: z.array(z.string()).optional(),
     private_metadata_changed: z.literal(true).optional(),

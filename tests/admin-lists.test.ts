@@ -3,15 +3,18 @@
  * /admin/users/{user_id}/memberships, with an application key alone) and the search of the
  * caller's organizations (behaviour §15), on both databases.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, it } from 'vitest';
+import { createClient } from '../client/src/index.ts';
 import { newKeySecret } from '../server/modules/api-keys/api-keys.service.ts';
 import { secretHashOf } from '../server/platform/auth/tokens.ts';
 import { locateDatabase } from '../server/platform/database/engine.ts';
 import { newId } from '../server/platform/database/ids.ts';
 import { toDbTimestamp, type Database } from '../server/platform/database/schema.ts';
+import { rejection } from './support/api-errors.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { addMember, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
-import { useServer } from './support/server.ts';
+import { useServer, type TestServer } from './support/server.ts';
 import { tokenFor } from './support/tokens.ts';
 
 describeOnEachDatabase(
@@ -142,6 +145,83 @@ describeOnEachDatabase(
       ]);
       const unknown = await server().call('GET', '/admin/users/nobody-at-all/memberships', { token: key });
       expect(unknown.status).toBe(404);
+    });
+
+    it('pages the same lists over tRPC, {items, nextCursor}, and refuses a person there too', async () => {
+      const key = await applicationKey();
+      const tag = uniqueId('t').replace('-', '');
+      const owner = await person('Tess', 'Paging', `tess@${tag}.example`);
+      const member = await person('Theo', 'Paging', `theo@${tag}.example`);
+      const organizations = [await organization(owner, `Alpha ${tag}`), await organization(owner, `Beta ${tag}`)];
+      for (const { id } of organizations) await addMember(server(), owner, id, member, 'member');
+      const api = createClient({ url: server().baseUrl, token: key });
+
+      /** Every item, a page of one at a time, following nextCursor. */
+      async function pages<Item>(
+        page: (cursor: string | null) => Promise<{ items: Item[]; nextCursor: string | null }>,
+      ): Promise<Item[]> {
+        const items: Item[] = [];
+        let cursor: string | null = null;
+        do {
+          const answer: { items: Item[]; nextCursor: string | null } = await page(cursor);
+          expect(answer.items.length).toBeLessThanOrEqual(1);
+          items.push(...answer.items);
+          cursor = answer.nextCursor;
+        } while (cursor !== null);
+        return items;
+      }
+      const paged = {
+        organizations: await pages((cursor) => api.admin.organizationsPage.query({ search: tag, limit: 1, cursor })),
+        users: await pages((cursor) => api.admin.usersPage.query({ search: tag, limit: 1, cursor })),
+        memberships: await pages((cursor) =>
+          api.admin.userMembershipsPage.query({ user_id: member.id, limit: 1, cursor }),
+        ),
+      };
+      expect(paged.organizations.map((item) => item.id)).toEqual(organizations.map(({ id }) => id));
+      expect(paged.organizations).toEqual(await walk(`/admin/organizations?search=${tag}`, key));
+      expect(paged.users.map((user) => user.id)).toEqual([owner.id, member.id]);
+      expect(paged.users).toEqual(await walk(`/admin/users?search=${tag}`, key));
+      expect(paged.memberships.map((item) => item.organization_id)).toEqual(organizations.map(({ id }) => id));
+      expect(paged.memberships).toEqual(await walk(`/admin/users/${member.id}/memberships`, key));
+
+      const asPerson = createClient({ url: server().baseUrl, token: owner.token });
+      expect((await rejection(asPerson.admin.usersPage.query({}))).code).toBe('FORBIDDEN');
+    });
+
+    /** The key's `last_used_at` as `npm run app-key -- list` reads it, once written (after the answer), or null. */
+    async function lastUseOf(secret: string): Promise<unknown> {
+      for (let tries = 0; tries < 100; tries++) {
+        const { last_used_at } = await server()
+          .service.orm.em.getKysely<Database>()
+          .selectFrom('application_keys')
+          .select('last_used_at')
+          .where('secret_hash', '=', secretHashOf(secret))
+          .executeTakeFirstOrThrow();
+        if (last_used_at !== null) return last_used_at;
+        await sleep(50);
+      }
+      return null;
+    }
+
+    it('records the last use of a key used outside any organization (behaviour §16)', async () => {
+      const owner = await registerUser(server(), 'made-by-app');
+      const uses: Array<[string, (key: string) => ReturnType<TestServer['call']>]> = [
+        ['GET /admin/users', (token) => server().call('GET', '/admin/users?limit=1', { token })],
+        ['GET /admin/organizations', (token) => server().call('GET', '/admin/organizations?limit=1', { token })],
+        [
+          'POST /organizations',
+          (token) =>
+            server().call('POST', '/organizations', {
+              token,
+              body: { organization_name: 'Made by the app', organization_description: '', owner_user_id: owner.id },
+            }),
+        ],
+      ];
+      for (const [operation, use] of uses) {
+        const key = await applicationKey();
+        expect((await use(key)).status, operation).toBeLessThan(300);
+        expect(await lastUseOf(key), operation).not.toBeNull();
+      }
     });
 
     it('refuses a person and bad input', async () => {

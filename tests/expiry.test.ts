@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../client/src/index.ts';
 import type { AuditEvent } from '../shared/events.ts';
+import { createApplicationKey } from './support/application-keys.ts';
 import { describeOnEachDatabase, type DatabaseTarget } from './support/databases.ts';
 import { createOrganization, registerUser, type TestUser } from './support/fixtures.ts';
 import { storedState } from './support/lifecycle.ts';
@@ -154,6 +155,13 @@ describeOnEachDatabase('expiring memberships, before any sweep (behaviour §11)'
     );
     const ownersView = await server().call('GET', `/organizations/${organizationId}`, { token: owner.token });
     expect(ownersView.body).toMatchObject({ member_count: 1 });
+    const everyOrganization = await server().call(
+      'GET',
+      `/admin/organizations?search=${encodeURIComponent(details.body.slug)}`,
+      { token: await createApplicationKey(server()) },
+    );
+    expect(everyOrganization.status).toBe(200);
+    expect(everyOrganization.body).toContainEqual(expect.objectContaining({ id: organizationId, member_count: 1 }));
     const theirs = await server().call('GET', '/organizations', { token: expiring.token });
     expect(theirs).toMatchObject({ status: 200, body: [] });
     const ownCheck = await server().call('POST', `/organizations/${organizationId}/permissions/check`, {

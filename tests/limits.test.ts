@@ -1,5 +1,11 @@
-/** Seat limits (behaviour §16): set with an application key alone; lowering one removes nobody. */
+/**
+ * Seat limits (behaviour §16): set with an application key alone, each change recorded as
+ * `organization.updated` (behaviour §9); lowering one removes nobody. The key on an organization
+ * that does not exist is 403, as anyone is (behaviour §3.2).
+ */
+import { randomUUID } from 'node:crypto';
 import { beforeAll, expect, it } from 'vitest';
+import type { AuditEvent } from '../shared/events.ts';
 import { createApplicationKey } from './support/application-keys.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { addMember, createOrganization, registerUser, type TestUser } from './support/fixtures.ts';
@@ -62,5 +68,41 @@ describeOnEachDatabase('seat limits', (target) => {
     expect((await setLimit(organizationId, { max_members: null })).status).toBe(200);
     await addMember(server(), owner, organizationId, newcomer, 'member');
     expect((await read(organizationId)).member_count).toBe(4);
+  });
+
+  it('records each change as organization.updated with the key as actor, and no event for the limit there is', async () => {
+    const organizationId = await createOrganization(server(), owner);
+    const updates = async (): Promise<AuditEvent[]> =>
+      (
+        await server().call('GET', `/organizations/${organizationId}/events?type=organization.updated`, {
+          token: owner.token,
+        })
+      ).body;
+    expect((await setLimit(organizationId, { max_members: 5 })).status).toBe(200);
+    expect((await setLimit(organizationId, { max_members: 5 })).status).toBe(200);
+    expect((await setLimit(organizationId, { max_members: null })).status).toBe(200);
+    expect((await setLimit(organizationId, { max_members: null })).status).toBe(200);
+    const events = await updates();
+    expect(events.map((event) => event.data)).toEqual([
+      { changes: { max_members: { from: null, to: 5 } } },
+      { changes: { max_members: { from: 5, to: null } } },
+    ]);
+    for (const event of events) {
+      expect(event).toMatchObject({ actor_user_id: null, subject_user_id: null });
+      expect(event.actor_key_id).toEqual(expect.any(String));
+    }
+  });
+
+  it('is 403 on an organization that does not exist or was deleted, as for anyone (behaviour §3.2)', async () => {
+    const deleted = await createOrganization(server(), owner);
+    expect((await server().call('DELETE', `/organizations/${deleted}`, { token: owner.token })).status).toBe(200);
+    for (const organizationId of [randomUUID(), deleted]) {
+      const answers = [
+        await setLimit(organizationId, { max_members: 10 }),
+        await server().call('GET', `/organizations/${organizationId}`, { token: application }),
+        await server().call('GET', '/organization-user', { token: application, organizationId }),
+      ];
+      for (const answer of answers) expect(answer).toMatchObject({ status: 403, body: { code: 'FORBIDDEN' } });
+    }
   });
 });

@@ -121,6 +121,30 @@ describeOnEachDatabase('metadata', (target) => {
     }
   });
 
+  it('refuses private_metadata to whoever may not give it (403) before looking at it, whatever it holds (behaviour §3.2)', async () => {
+    const organizationId = await organization();
+    const key = await server().call('POST', `/organizations/${organizationId}/api-keys`, {
+      token: owner.token,
+      body: { name: 'Admin key', role: 'admin' },
+    });
+    for (const body of [
+      { private_metadata: null },
+      { private_metadata: 'not an object' },
+      { private_metadata: { fine: true }, public_metadata: 5 },
+    ]) {
+      for (const token of [owner.token, key.body.secret as string]) {
+        expect(await patch(organizationId, body, token), JSON.stringify(body)).toMatchObject({
+          status: 403,
+          body: { code: 'FORBIDDEN', message: expect.stringContaining('(metadata:private)') },
+        });
+      }
+      // The application key may give it: its body is then looked at.
+      expect((await patch(organizationId, body, application)).status, JSON.stringify(body)).toBe(400);
+    }
+    // Without private_metadata, the owner's body is looked at as ever.
+    expect((await patch(organizationId, { public_metadata: 5 })).status).toBe(400);
+  });
+
   it('keeps the private metadata to the application key: refused to members and organization keys, in no event', async () => {
     const organizationId = await organization();
     const secretValue = 'cus_private_billing_4242';

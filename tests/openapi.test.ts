@@ -125,6 +125,15 @@ describe('OpenAPI document', () => {
     ]);
   });
 
+  it("declares 403 on every operation that takes a token: a key is refused on a person's own (behaviour §16)", () => {
+    const undeclared = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([, operation]) => '401' in operation.responses && !('403' in operation.responses))
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(undeclared).toEqual([]);
+  });
+
   it('lists each operation once, at its own path, with /api as the second server of those served there too', () => {
     const info = (document as unknown as { info: { description: string } }).info;
     expect(info.description).toMatch(/\/api/);

@@ -13,10 +13,13 @@ import { describe, expect, it } from 'vitest';
 import { createClient } from '../client/src/index.ts';
 import type { AuditEvent } from '../shared/events.ts';
 import { ROLES } from '../shared/fields.ts';
+import { locateDatabase } from '../server/platform/database/engine.ts';
+import { toDbTimestamp, type Database } from '../server/platform/database/schema.ts';
 import { SERVICE_PERMISSIONS } from '../server/platform/role-catalogue.ts';
 import { MAX_ORGANIZATION_ROLES, type RoleView } from '../shared/roles.ts';
 import { rejection } from './support/api-errors.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
+import { createKey } from './support/keys.ts';
 import { addMember, registerUser, type TestUser } from './support/fixtures.ts';
 import { expireInvitation, invite, organizationWithRoles, storedState } from './support/lifecycle.ts';
 import { EXPECTED } from './support/permissions.ts';
@@ -304,6 +307,32 @@ describeOnEachDatabase('organization roles (behaviour §11)', (target) => {
       },
       { type: 'role.deleted', actor_user_id: owner.id, subject_user_id: null, data: { role: 'viewer' } },
     ]);
+  });
+
+  it('deletes a role only once no live API key holds it: an expired or revoked one does not count', async () => {
+    const { owner, organizationId } = await organizationWithRoles(server());
+    await createRole(server(), owner, organizationId, 'robot', ['members:read']);
+    const [live, expired] = [
+      await createKey(server(), owner.token, organizationId, 'robot'),
+      await createKey(server(), owner.token, organizationId, 'robot'),
+    ];
+    // Behind the API: a key whose expiry has passed holds its role no more.
+    await server()
+      .service.orm.em.getKysely<Database>()
+      .updateTable('api_keys')
+      .set({ expires_at: toDbTimestamp(locateDatabase(server().databaseUrl).dialect, new Date(Date.now() - 1000)) })
+      .where('id', '=', expired.key_id)
+      .execute();
+    const inUse = await refused(owner, organizationId, 409, () => remove(owner, organizationId, 'robot'));
+    expect(inUse.body).toEqual({ code: 'CONFLICT', message: expect.stringContaining('in use by 1 API key:') });
+    const asKey = () => server().call('GET', '/organization-user', { token: live.secret, organizationId });
+    expect((await asKey()).status).toBe(200);
+
+    const revoked = await server().call('DELETE', `/organizations/${organizationId}/api-keys/${live.key_id}`, {
+      token: owner.token,
+    });
+    expect(revoked.status).toBe(200);
+    expect((await remove(owner, organizationId, 'robot')).status).toBe(200);
   });
 
   it('refuses a name in use (409), and changing or deleting a built-in role (409) or one it does not have (404)', async () => {

@@ -976,6 +976,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -1081,6 +1090,15 @@ export interface operations {
             };
             /** @description Bearer token missing or invalid */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1220,7 +1238,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1352,7 +1370,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1523,6 +1541,10 @@ export interface operations {
                                     organization_slug?: {
                                         from: string;
                                         to: string;
+                                    };
+                                    max_members?: {
+                                        from: number | null;
+                                        to: number | null;
                                     };
                                 };
                                 public_metadata_keys?: string[];
@@ -2096,7 +2118,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2218,6 +2240,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request was not received within the request timeout */
             408: {
                 headers: {
@@ -2323,7 +2354,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2478,7 +2509,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2605,7 +2636,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2728,7 +2759,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2865,7 +2896,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2986,7 +3017,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3129,7 +3160,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3258,7 +3289,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3404,7 +3435,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3518,7 +3549,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3672,7 +3703,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3820,7 +3851,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3972,7 +4003,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4102,7 +4133,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4230,7 +4261,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4373,7 +4404,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4499,7 +4530,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4632,7 +4663,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4782,6 +4813,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -4889,7 +4929,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5039,7 +5079,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5197,6 +5237,10 @@ export interface operations {
                                 organization_slug?: {
                                     from: string;
                                     to: string;
+                                };
+                                max_members?: {
+                                    from: number | null;
+                                    to: number | null;
                                 };
                             };
                             public_metadata_keys?: string[];
@@ -5768,7 +5812,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5867,6 +5911,15 @@ export interface operations {
             };
             /** @description Bearer token missing or invalid */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5974,7 +6027,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6092,7 +6145,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6221,7 +6274,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6341,7 +6394,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6487,7 +6540,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6629,7 +6682,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6782,7 +6835,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6904,7 +6957,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7044,7 +7097,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7174,7 +7227,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7316,7 +7369,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7458,7 +7511,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7581,7 +7634,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7724,7 +7777,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7861,6 +7914,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request was not received within the request timeout */
             408: {
                 headers: {
@@ -7970,7 +8032,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8096,7 +8158,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8237,7 +8299,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8372,7 +8434,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8505,7 +8567,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8638,7 +8700,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8794,7 +8856,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8928,7 +8990,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9088,7 +9150,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9241,7 +9303,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9363,7 +9425,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9503,7 +9565,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9618,7 +9680,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9769,7 +9831,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9894,7 +9956,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10041,7 +10103,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10178,7 +10240,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10320,7 +10382,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10467,7 +10529,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10627,6 +10689,10 @@ export interface operations {
                                         from: string;
                                         to: string;
                                     };
+                                    max_members?: {
+                                        from: number | null;
+                                        to: number | null;
+                                    };
                                 };
                                 public_metadata_keys?: string[];
                                 /** @constant */
@@ -11198,7 +11264,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11328,6 +11394,10 @@ export interface operations {
                                         from: string;
                                         to: string;
                                     };
+                                    max_members?: {
+                                        from: number | null;
+                                        to: number | null;
+                                    };
                                 };
                                 public_metadata_keys?: string[];
                                 /** @constant */
@@ -11899,7 +11969,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12034,7 +12104,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12147,7 +12217,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12247,6 +12317,15 @@ export interface operations {
             };
             /** @description Bearer token missing or invalid */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12380,7 +12459,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12533,7 +12612,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12647,7 +12726,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12789,7 +12868,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12933,6 +13012,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request was not received within the request timeout */
             408: {
                 headers: {
@@ -13022,6 +13110,15 @@ export interface operations {
             };
             /** @description Bearer token missing or invalid */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13169,7 +13266,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13281,7 +13378,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13394,7 +13491,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not do this: not a member, or without the permission it needs */
+            /** @description The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -18,13 +18,15 @@ const codeOf = (action: () => void): string | undefined => {
 
 /**
  * Each operation and who may call it: a permission in the organization (or any member), or any
- * caller, or a creator; `or self` where acting on oneself needs only membership.
+ * caller, or a creator; `or self` where acting on oneself needs only membership; `and … for`
+ * another permission where an input field, given, needs it.
  */
 const OPERATIONS: Record<
   string,
   | Requirement
   | `${ServicePermission} or self`
   | `${ServicePermission} or ${ServicePermission}`
+  | `${ServicePermission}, and ${ServicePermission} for ${string}`
   | 'caller'
   | 'creator'
   | 'application'
@@ -41,7 +43,8 @@ const OPERATIONS: Record<
   'organizations.get': 'organization:read',
   'organizations.getBySlug': 'organization:read',
   'organizations.update': 'organization:update',
-  'organizations.updateMetadata': 'organization:update',
+  // The private metadata is the application key's (behaviour §16).
+  'organizations.updateMetadata': 'organization:update, and metadata:private for private_metadata',
   'organizations.setLimits': 'organization:limits',
   'organizations.remove': 'organization:delete',
   'organizations.transferOwnership': 'ownership:transfer',
@@ -99,8 +102,11 @@ const OPERATIONS: Record<
   'apiKeys.get': 'api_keys:manage',
   'apiKeys.revoke': 'api_keys:manage',
   'admin.organizations': 'application',
+  'admin.organizationsPage': 'application',
   'admin.users': 'application',
+  'admin.usersPage': 'application',
   'admin.userMemberships': 'application',
+  'admin.userMembershipsPage': 'application',
   'domains.add': 'domains:manage',
   'domains.list': 'domains:manage',
   'domains.page': 'domains:manage',
@@ -130,7 +136,9 @@ describe('permissions (behaviour §3.2)', () => {
       procedureMetas(appRouter).map(([path, meta]) => [
         path,
         meta?.permission
-          ? `${requirementName(meta.permission)}${meta.orSelf ? ' or self' : ''}`
+          ? `${requirementName(meta.permission)}${meta.orSelf ? ' or self' : ''}${
+              meta.whenGiven ? `, and ${meta.whenGiven.may} for ${meta.whenGiven.field}` : ''
+            }`
           : (meta?.access ?? 'none'),
       ]),
     );

@@ -2,7 +2,7 @@
  * The statements of the application's lists (behaviour §16): every organization, every user, a
  * user's memberships, each oldest first and paged by keyset (sorted-pages.ts). SQL only.
  */
-import { nowFor, unexpired, type ClockedReader } from '../../platform/authorization/memberships.ts';
+import { currentMemberCount, nowFor, unexpired, type ClockedReader } from '../../platform/authorization/memberships.ts';
 import { afterCursor, orderOf, type SortedRequest } from '../../platform/database/sorted-pages.ts';
 import type { StoredTimestamp } from '../../platform/database/timestamps.ts';
 import { organizationMatches, userMatches } from '../../platform/database/word-index.ts';
@@ -14,13 +14,21 @@ export interface OrganizationRow {
   description: string;
   created_by: string;
   created_at: StoredTimestamp;
-  member_count: number;
+  member_count: number | string;
 }
 
 export function organizationRows(reader: ClockedReader, words: string[], request: SortedRequest<OrganizationRow>) {
   let query = reader.sql
     .selectFrom('organizations as o')
-    .select(['o.id', 'o.name', 'o.slug', 'o.description', 'o.created_by', 'o.created_at', 'o.member_count']);
+    .select([
+      'o.id',
+      'o.name',
+      'o.slug',
+      'o.description',
+      'o.created_by',
+      'o.created_at',
+      currentMemberCount('o', nowFor(reader)).as('member_count'),
+    ]);
   for (const match of organizationMatches('o', words)) query = query.where(match);
   const after = afterCursor(request);
   if (after) query = query.where(after);

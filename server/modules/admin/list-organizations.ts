@@ -1,11 +1,22 @@
-/** GET /admin/organizations: every organization of the service, searched, a page at a time (application key). */
+/**
+ * GET /admin/organizations: every organization of the service, searched, a page at a time (application
+ * key), and the same pages over tRPC.
+ */
 import { adminOrganizationOutput } from '../../../shared/admin.ts';
 import { searchSchema } from '../../../shared/search.ts';
-import { listOutput, restSortedList, restSortedListQuery } from '../../platform/rpc/lists.ts';
+import {
+  listOutput,
+  pageOutput,
+  restSortedList,
+  restSortedListQuery,
+  sortedPageInput,
+} from '../../platform/rpc/lists.ts';
 import { applicationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { listAllOrganizations } from './admin.service.ts';
 import { tags } from './rest.ts';
+
+const selection = () => ({ search: searchSchema.optional() });
 
 export const listAllOrganizationsProcedure = applicationProcedure
   .meta(
@@ -18,8 +29,14 @@ export const listAllOrganizationsProcedure = applicationProcedure
       errors: [400, 403],
     }),
   )
-  .input(restSortedListQuery({ search: searchSchema.optional() }))
+  .input(restSortedListQuery(selection()))
   .output(listOutput(adminOrganizationOutput))
   .query(({ ctx, input = {} }) =>
     restSortedList(ctx, input, { search: input.search }, (page) => listAllOrganizations(ctx.db, input.search, page)),
   );
+
+/** tRPC only: the same list, `{items, nextCursor}` a page at a time. */
+export const allOrganizationsPageProcedure = applicationProcedure
+  .input(sortedPageInput(selection()))
+  .output(pageOutput(adminOrganizationOutput))
+  .query(({ ctx, input }) => listAllOrganizations(ctx.db, input.search, input));

@@ -1,6 +1,15 @@
-/** GET /admin/users/{user_id}/memberships: a user's current memberships, a page at a time (application key). */
+/**
+ * GET /admin/users/{user_id}/memberships: a user's current memberships, a page at a time (application
+ * key), and the same pages over tRPC.
+ */
 import { adminMembershipOutput, userPathInput } from '../../../shared/admin.ts';
-import { listOutput, restSortedList, restSortedListQuery } from '../../platform/rpc/lists.ts';
+import {
+  listOutput,
+  pageOutput,
+  restSortedList,
+  restSortedListQuery,
+  sortedPageInput,
+} from '../../platform/rpc/lists.ts';
 import { applicationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { listMembershipsOfUser } from './admin.service.ts';
@@ -21,3 +30,9 @@ export const userMembershipsProcedure = applicationProcedure
   .query(({ ctx, input }) =>
     restSortedList(ctx, input, {}, (page) => listMembershipsOfUser(ctx.db, input.user_id, page)),
   );
+
+/** tRPC only: the same list, `{items, nextCursor}` a page at a time. */
+export const userMembershipsPageProcedure = applicationProcedure
+  .input(sortedPageInput(userPathInput.shape))
+  .output(pageOutput(adminMembershipOutput))
+  .query(({ ctx, input }) => listMembershipsOfUser(ctx.db, input.user_id, input));

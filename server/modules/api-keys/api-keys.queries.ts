@@ -58,18 +58,27 @@ const keyToRevoke = prepare((sql, organizationId: string, keyId: string) =>
 export const keyRowToRevoke = (tx: Tx, organizationId: string, keyId: string) =>
   tx.first(keyToRevoke(tx.sql, organizationId, keyId));
 
-const liveKeys = prepare((sql, organizationId: string, now: DbTimestamp) =>
+const liveKeys = (sql: Sql, organizationId: string, now: DbTimestamp) =>
   sql
     .selectFrom('api_keys as k')
     .select((eb) => eb.fn.countAll<number | string>().as('keys'))
     .where('k.organization_id', '=', organizationId)
     .where('k.revoked_at', 'is', null)
-    .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', now)])),
+    .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', now)]));
+
+const allLiveKeys = prepare(liveKeys);
+
+const liveKeysOfRole = prepare((sql, organizationId: string, now: DbTimestamp, role: string) =>
+  liveKeys(sql, organizationId, now).where('k.role', '=', role),
 );
 
-/** How many keys of the organization are live: neither revoked nor expired. */
-export async function liveKeyCount(tx: Tx, organizationId: string): Promise<number> {
-  return Number((await tx.first(liveKeys(tx.sql, organizationId, tx.timestamp())))?.keys ?? 0);
+/** How many keys of the organization are live, neither revoked nor expired: all of them, or those with `role`. */
+export async function liveKeyCount(tx: Tx, organizationId: string, role?: string): Promise<number> {
+  const query =
+    role === undefined
+      ? allLiveKeys(tx.sql, organizationId, tx.timestamp())
+      : liveKeysOfRole(tx.sql, organizationId, tx.timestamp(), role);
+  return Number((await tx.first(query))?.keys ?? 0);
 }
 
 export interface NewKey {

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import { MAX_LIVE_API_KEYS, type ApiKeyView, type createApiKeyInput } from '../../../shared/api-keys.ts';
+import type { Role } from '../../../shared/fields.ts';
 import { KEY_PREFIXES, secretHashOf } from '../../platform/auth/tokens.ts';
 import { withSecretShownOnce } from '../../platform/idempotency.ts';
 import type { InOrganization } from '../../platform/authorization/in-organization.ts';
@@ -14,6 +15,7 @@ import { assertMayGive } from '../../platform/authorization/rules.ts';
 import { newId } from '../../platform/database/ids.ts';
 import { toPage, type Page, type PageRequest } from '../../platform/database/pages.ts';
 import { isoTimestamp, isoTimestampOrNull } from '../../platform/database/timestamps.ts';
+import type { Tx } from '../../platform/database/transaction.ts';
 import { badRequest, conflict, notFound } from '../../platform/errors.ts';
 import { appendEvent } from '../../platform/organization-changes.ts';
 import {
@@ -136,3 +138,11 @@ export async function revokeApiKey(
   if (revokedHash !== undefined) await committed(revokedHash);
   return answer;
 }
+
+/**
+ * For the roles domain: how many live keys of the organization hold `role`. A key's role is read
+ * at each of its requests, so a role deleted under a live key would leave it nothing, and give it
+ * again a role made later with that name (behaviour §11).
+ */
+export const liveKeysWithRole = (tx: Tx, organizationId: string, role: Role): Promise<number> =>
+  liveKeyCount(tx, organizationId, role);

@@ -14,7 +14,7 @@ export const myInvitationsProcedure = callerProcedure
       tags: ['invitations'],
       summary:
         "List the pending, unexpired invitations to the caller's e-mail address, oldest first, with the one a verified domain of the caller's verified e-mail makes (automatic_invitation)",
-      errors: [404],
+      errors: [403, 404],
     }),
   )
   .output(listOutput(invitationOutput))

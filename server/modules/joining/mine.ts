@@ -13,7 +13,7 @@ export const myJoinRequestsProcedure = callerProcedure
       path: myRequestsPath,
       tags,
       summary: "The caller's join requests, oldest first, with their status",
-      errors: [],
+      errors: [403],
     }),
   )
   .output(listOutput(myJoinRequestOutput))

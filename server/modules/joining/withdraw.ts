@@ -13,7 +13,7 @@ export const withdrawJoinRequestProcedure = callerProcedure
       path: `${myRequestsPath}/{request_id}`,
       tags,
       summary: "Withdraw one of the caller's pending join requests",
-      errors: [...BODY_ERRORS, 404, 409],
+      errors: [...BODY_ERRORS, 403, 404, 409],
     }),
   )
   .input(joinRequestPathInput)

@@ -3,7 +3,13 @@
  * rows; none decides anything or throws. The rules are members.service.ts's.
  */
 import type { Role } from '../../../shared/fields.ts';
-import { lapsed, nowFor, unexpired, type ClockedReader } from '../../platform/authorization/memberships.ts';
+import {
+  lapsed,
+  lapsedMemberCount,
+  nowFor,
+  unexpired,
+  type ClockedReader,
+} from '../../platform/authorization/memberships.ts';
 import { pagedList, type PageRequest } from '../../platform/database/pages.ts';
 import { prepare } from '../../platform/database/prepared.ts';
 import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
@@ -155,19 +161,7 @@ const seatsQuery = (sql: Sql, organizationId: string, now: DbTimestamp) =>
     .select((eb) => [
       'o.max_members',
       'o.member_count',
-      eb
-        .case()
-        .when('o.max_members', 'is', null)
-        .then(0)
-        .else(
-          eb
-            .selectFrom('organization_users as l')
-            .select((count) => count.fn.countAll<number | string>().as('lapsed'))
-            .whereRef('l.organization_id', '=', 'o.id')
-            .where(lapsed('l', now)),
-        )
-        .end()
-        .as('lapsed'),
+      eb.case().when('o.max_members', 'is', null).then(0).else(lapsedMemberCount('o', now)).end().as('lapsed'),
       eb
         .case()
         .when('o.max_members', 'is', null)

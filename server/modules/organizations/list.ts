@@ -23,7 +23,7 @@ export const listOrganizationsProcedure = callerProcedure
       tags: ['organizations'],
       summary:
         'List the organizations the caller belongs to, oldest first; with `search` (words of the name or slug), a page',
-      errors: [400],
+      errors: [400, 403],
       pagedList: true,
     }),
   )

@@ -2,7 +2,7 @@
  * The statements of organizations (behaviour §4.2, §8): each builds, queues or runs SQL and
  * returns rows; none decides anything or throws. The rules are organizations.service.ts's.
  */
-import { lapsed, nowFor, unexpired, type ClockedReader } from '../../platform/authorization/memberships.ts';
+import { currentMemberCount, nowFor, unexpired, type ClockedReader } from '../../platform/authorization/memberships.ts';
 import { pagedList, type PageRequest } from '../../platform/database/pages.ts';
 import { prepare } from '../../platform/database/prepared.ts';
 import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
@@ -67,31 +67,21 @@ export const organizationRowsOfUser = (reader: ClockedReader, userId: string, pa
 const organizationDetails = prepare((sql, organizationId: string, now: DbTimestamp) =>
   sql
     .selectFrom('organizations as o')
-    .select((eb) => [
+    .select([
       'o.name',
       'o.description',
       'o.slug',
       'o.public_metadata',
       'o.private_metadata',
       'o.max_members',
-      'o.member_count',
+      currentMemberCount('o', now).as('member_count'),
       'o.created_at',
       'o.updated_at',
-      eb
-        .selectFrom('organization_users as l')
-        .select((count) => count.fn.countAll<number | string>().as('lapsed'))
-        .whereRef('l.organization_id', '=', 'o.id')
-        .where(lapsed('l', now))
-        .as('lapsed'),
     ])
     .where('o.id', '=', organizationId),
 );
 
-/**
- * The organization's row. Its member count is the one its changes keep (entities.ts,
- * Organization.memberCount) less the expired memberships the sweep has not removed yet, counted
- * by their own index: no read counts the members.
- */
+/** The organization's row, with its current member count (`currentMemberCount`, behaviour §11). */
 export const organizationRow = (reader: ClockedReader, organizationId: string) =>
   reader.first(organizationDetails(reader.sql, organizationId, nowFor(reader)));
 

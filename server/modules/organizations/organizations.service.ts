@@ -17,7 +17,6 @@ import type {
 import type { metadataOutput, updateOrganizationMetadataInput } from '../../../shared/metadata.ts';
 import type { PersonCaller } from '../../platform/auth/tokens.ts';
 import type { InOrganization } from '../../platform/authorization/in-organization.ts';
-import { assertHolds } from '../../platform/authorization/access.ts';
 import { searchWords } from '../../../shared/search.ts';
 import type { ClockedReader } from '../../platform/authorization/memberships.ts';
 import { newId } from '../../platform/database/ids.ts';
@@ -181,7 +180,7 @@ async function readDetails(reader: ClockedReader, org: InOrganization, role: () 
     organization_description: row!.description,
     slug: row!.slug,
     role: await role(),
-    member_count: Number(row!.member_count) - Number(row!.lapsed),
+    member_count: Number(row!.member_count),
     max_members: row!.max_members,
     public_metadata: parseMetadata(row!.public_metadata),
     ...(org.access.actor.kind === 'application_key' && { private_metadata: parseMetadata(row!.private_metadata) }),
@@ -244,8 +243,9 @@ export async function updateOrganization(
 /**
  * Patches the organization's public and/or private metadata (JSON Merge Patch, behaviour §15)
  * under its lock, so that patches racing each other all land. The private metadata needs
- * `metadata:private`, which only an application key holds (behaviour §16); its values and keys are
- * in no event. A patch that changes nothing records no event.
+ * `metadata:private`, which only an application key holds (behaviour §16), checked by the guard
+ * (the procedure's `whenGiven`); its values and keys are in no event. A patch that changes nothing
+ * records no event.
  */
 export async function updateOrganizationMetadata(
   org: InOrganization,
@@ -253,7 +253,6 @@ export async function updateOrganizationMetadata(
 ): Promise<z.infer<typeof metadataOutput>> {
   return org.change(async (tx, change) => {
     const row = await organizationRow(tx, org.organizationId);
-    if (input.private_metadata !== undefined) assertHolds(await change.held(), 'metadata:private');
     const before = { public: row!.public_metadata, private: row!.private_metadata };
     const after = {
       public: input.public_metadata
@@ -285,8 +284,9 @@ export async function updateOrganizationMetadata(
 }
 
 /**
- * Sets the seat limit (behaviour §16; `organization:limits`, an application key's alone). A limit
- * below the members there are removes nobody: it only refuses the next ones.
+ * Sets the seat limit (behaviour §16; `organization:limits`, an application key's alone), recorded
+ * as `organization.updated` (behaviour §9); the limit it already has is no change and no event. A
+ * limit below the members there are removes nobody: it only refuses the next ones.
  */
 export async function setLimits(
   org: InOrganization,
@@ -296,6 +296,11 @@ export async function setLimits(
     const { details } = await readDetails(tx, org, async () => (await change.held()).role);
     if (details.max_members === input.max_members) return details;
     updateOrganizationRow(tx, org.organizationId, { maxMembers: input.max_members });
+    await appendEvent(tx, change, {
+      type: 'organization.updated',
+      subjectUserId: null,
+      data: { changes: { max_members: { from: details.max_members, to: input.max_members } } },
+    });
     return { ...details, max_members: input.max_members, updated_at: tx.now.toISOString() };
   });
 }

@@ -7,6 +7,8 @@ import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 export const updateOrganizationMetadataProcedure = organizationProcedure({
   from: 'path',
   may: 'organization:update',
+  // An application key's alone (behaviour §16): refused before the body is looked at.
+  whenGiven: { field: 'private_metadata', may: 'metadata:private' },
 })
   .meta(
     restEndpoint({

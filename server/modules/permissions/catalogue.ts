@@ -20,7 +20,7 @@ export const permissionCatalogueProcedure = callerProcedure
       tags,
       summary:
         "Every permission the service knows, its own then the roles file's, with its description and whether only owners, or only the application's keys, hold it (any caller)",
-      errors: [],
+      errors: [403],
     }),
   )
   .output(permissionCatalogueOutput)

@@ -22,6 +22,7 @@ import { badRequest, conflict, notFound } from '../../platform/errors.ts';
 import { appendEvent } from '../../platform/organization-changes.ts';
 import type { RoleCatalogue, RoleDefinition } from '../../platform/role-catalogue.ts';
 import { sameList } from '../../platform/same-list.ts';
+import { liveKeysWithRole } from '../api-keys/api-keys.service.ts';
 import { directoryGives } from '../directory/directory.service.ts';
 import { openInvitationsWithRole } from '../invitations/invitations.service.ts';
 import { membersWithRole } from '../members/members.service.ts';
@@ -180,21 +181,23 @@ const plural = (count: number, one: string) => `${count} ${one}${count === 1 ? '
 
 /**
  * What still holds `role` in the organization, in words, or undefined when nothing does: its
- * memberships and its pending invitations, in either case only those that have not expired (an
- * expired membership counts as none, and an expired invitation can no longer be accepted, so
- * neither can bring the role back), the teams that give it, and the directory when it is its default
- * role (behaviour §18). Read under the organization's
- * lock, which every assignment of a role takes too.
+ * memberships, its pending invitations and its API keys, in each case only those that have not
+ * expired or been revoked (an expired membership counts as none, and an expired invitation or key
+ * can no longer act, so none can bring the role back), the teams that give it, and the directory
+ * when it is its default role (behaviour §18). Read under the organization's lock, which every
+ * assignment of a role takes too.
  */
 async function roleInUse(tx: Tx, organizationId: string, role: Role): Promise<string | undefined> {
   const members = await membersWithRole(tx, organizationId, role);
   const invitations = await openInvitationsWithRole(tx, organizationId, role);
   const teams = await teamsGiving(tx, organizationId, role);
+  const keys = await liveKeysWithRole(tx, organizationId, role);
   const directory = await directoryGives(tx, organizationId, role);
   const holders = [
     ...(members > 0 ? [plural(members, 'member')] : []),
     ...(invitations > 0 ? [plural(invitations, 'pending invitation')] : []),
     ...(teams > 0 ? [plural(teams, 'team')] : []),
+    ...(keys > 0 ? [plural(keys, 'API key')] : []),
     ...(directory ? ["the directory's default role"] : []),
   ];
   return holders.length > 0 ? holders.join(', ') : undefined;

@@ -14,7 +14,7 @@ export const myTeamsProcedure = callerProcedure
       path: '/teams',
       tags,
       summary: "The caller's teams in every organization they are a member of, by organization, oldest first",
-      errors: [400],
+      errors: [400, 403],
     }),
   )
   .input(z.void())

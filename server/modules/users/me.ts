@@ -7,6 +7,8 @@ import { getUser } from './users.service.ts';
 const tags = ['users'];
 
 export const getMeProcedure = callerProcedure
-  .meta(restEndpoint({ method: 'GET', path: '/users', tags, summary: "Read the caller's user record", errors: [404] }))
+  .meta(
+    restEndpoint({ method: 'GET', path: '/users', tags, summary: "Read the caller's user record", errors: [403, 404] }),
+  )
   .output(userOutput)
   .query(({ ctx }) => getUser(ctx.db, ctx.caller.userId));

@@ -14,7 +14,7 @@ export const updateUserProcedure = callerProcedure
       path: '/users',
       tags,
       summary: "Update the caller's first and/or last name",
-      errors: [...BODY_ERRORS, 404],
+      errors: [...BODY_ERRORS, 403, 404],
     }),
   )
   .input(updateUserInput)

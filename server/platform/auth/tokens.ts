@@ -146,8 +146,12 @@ function asymmetricKeys(settings: Settings): AsymmetricKeys | undefined {
   return undefined;
 }
 
-/** Two credentials in one request: two Authorization headers (the HTTP layer joins them) or one with two. */
-const SEVERAL_CREDENTIALS = /,\s*Bearer\s/i;
+/**
+ * Two credentials in one request: two Authorization headers (the HTTP layer joins them with a
+ * comma), or one header with two after its `Bearer`, separated by a comma or a space, the second
+ * with a `Bearer` of its own or without (`Bearer oak_… eyJ…`).
+ */
+const SEVERAL_CREDENTIALS = /,\s*Bearer\s|^Bearer\s+[^\s,]+(?:\s*,\s*|\s+)\S/i;
 
 function bearerToken(header: string | undefined): string {
   // A token and a key together: which one acts would be a guess, so neither does (behaviour §16).

@@ -14,7 +14,7 @@
 import type { Compilable, CompiledQuery, QueryResult } from 'kysely';
 import type { DbTimestamp, Sql } from '../database/schema.ts';
 import type { Db } from '../database/transaction.ts';
-import { forbidden, notFound, unauthorized } from '../errors.ts';
+import { forbidden, unauthorized } from '../errors.ts';
 import type { EventActor, NewestEventRead, OrganizationChange } from '../organization-changes.ts';
 import { SERVICE_PERMISSIONS, type RoleCatalogue, type ServicePermission } from '../role-catalogue.ts';
 import type { GuardCheck, ScalarGuard } from '../database/guarded-reads.ts';
@@ -113,12 +113,15 @@ export function assertHolds(held: Holds, requirement: Exclude<Requirement, typeo
 }
 
 const invalidKey = () => unauthorized('Invalid API key: unknown, revoked or expired');
+const noSuchOrganization = () => forbidden('No organization has this id');
 
 /** An actor's access to one organization for one request, with what the guard last read. */
 export class OrganizationAccess {
   readonly actor: Actor;
   readonly organizationId: string;
   readonly requirement: Requirement;
+  /** What the actor needs besides `requirement` for what this request's input holds (OrganizationOperation.whenGiven). */
+  readonly alsoNeeds: readonly ServicePermission[];
   /** The deployment's roles and permissions, which the actor's role is looked up in. */
   readonly roles: RoleCatalogue;
   #holdings: Holdings | undefined;
@@ -135,11 +138,18 @@ export class OrganizationAccess {
   /** Another user whose holdings the guard reads too, and what it read of them (persons only). */
   #also: { userId: string; holds?: Holds } | undefined;
 
-  constructor(actor: Actor, organizationId: string, requirement: Requirement, roles: RoleCatalogue) {
+  constructor(
+    actor: Actor,
+    organizationId: string,
+    requirement: Requirement,
+    roles: RoleCatalogue,
+    alsoNeeds: readonly ServicePermission[] = [],
+  ) {
     this.actor = actor;
     this.organizationId = organizationId;
     this.requirement = requirement;
     this.roles = roles;
+    this.alsoNeeds = alsoNeeds;
   }
 
   /** The acting person's user id; null for a key. */
@@ -154,9 +164,12 @@ export class OrganizationAccess {
     return { userId: null, keyId: this.#keyId };
   }
 
-  /** What a change is refused with when its organization does not exist. */
+  /**
+   * What a change is refused with when its organization does not exist: 403, as for a non-member
+   * (behaviour §3.2). An application key, which acts in every organization, is told why.
+   */
   missingOrganization = (): Error =>
-    this.actor.kind === 'application_key' ? notFound('No such organization') : notInOrganization();
+    this.actor.kind === 'application_key' ? noSuchOrganization() : notInOrganization();
 
   /**
    * Queues the guard on `target`: what the actor holds, read at `now`, then checked against the
@@ -223,7 +236,7 @@ export class OrganizationAccess {
         const row = result.rows[0];
         if (!row) return this.#check(() => this.#personHoldings(actor.userId, []));
         const ofRole = this.roles.fixedRoles.get(row.role)?.permissions;
-        if (ofRole && meets(ofRole, this.requirement)) {
+        if (ofRole && this.#suffices(ofRole)) {
           return this.#check(() => new Holdings(row.role, ofRole, [], []));
         }
         return {
@@ -278,11 +291,17 @@ export class OrganizationAccess {
     this.#check(() => this.#personHoldings(actor.userId, rows));
   }
 
-  /** The guard's check: what the actor holds must meet the requirement; a refusal is kept. */
+  /** Whether `held` meets the requirement and holds what the input needs besides. */
+  #suffices(held: Holds): boolean {
+    return meets(held, this.requirement) && this.alsoNeeds.every((permission) => held.has(permission));
+  }
+
+  /** The guard's check: what the actor holds must meet the requirement and what the input needs; a refusal is kept. */
   #check(holdingsOf: () => Holdings): void {
     try {
       const holdings = holdingsOf();
       if (this.requirement !== ANY_MEMBER) assertHolds(holdings, this.requirement);
+      for (const permission of this.alsoNeeds) assertHolds(holdings, permission);
       this.#holdings = holdings;
       this.#passed = true;
     } catch (refusal) {
@@ -311,7 +330,7 @@ export class OrganizationAccess {
   #applicationKeyHoldings(secretHash: string, row: ApplicationKeyRow | undefined): Holdings {
     const now = new Date();
     if (!row || !sameHash(row.secret_hash, secretHash) || !isLive(row, now)) throw invalidKey();
-    if (row.organization_id === null) throw notFound('No such organization');
+    if (row.organization_id === null) throw noSuchOrganization();
     this.#keyId = row.id;
     this.#keyUse = useToRecord('application_keys', row.id, row.last_used_at, now);
     // An application key acts as an owner would, with the application's own powers besides.

@@ -158,19 +158,23 @@ const organizationKeyLiveness = prepare((sql, secretHash: string) =>
 );
 
 /**
- * The id of the live key of this kind with this secret's hash, or undefined: for what is not an
- * organization's operation (a person's own data, the admin lists), where the guard does not read it.
+ * The live key of this kind with this secret's hash, or undefined: for what is not an
+ * organization's operation (a person's own data, the admin lists), where the guard does not read
+ * it. With its id, the use to record after the request when its `last_used_at` is stale.
  */
-export async function liveKeyId(
+export async function liveKey(
   reader: Reader,
   kind: 'organization_key' | 'application_key',
   secretHash: string,
-): Promise<string | undefined> {
+): Promise<{ id: string; use: KeyUse | undefined } | undefined> {
   const row =
     kind === 'organization_key'
       ? await reader.first(organizationKeyLiveness(reader.sql, secretHash))
       : await applicationKeyRow(reader, secretHash);
-  return row && sameHash(row.secret_hash, secretHash) && isLive(row, new Date()) ? row.id : undefined;
+  const now = new Date();
+  if (!row || !sameHash(row.secret_hash, secretHash) || !isLive(row, now)) return undefined;
+  const table = kind === 'organization_key' ? 'api_keys' : 'application_keys';
+  return { id: row.id, use: useToRecord(table, row.id, row.last_used_at, now) };
 }
 
 const keyOrganization = prepare((sql, secretHash: string) =>

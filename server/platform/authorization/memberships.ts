@@ -36,3 +36,17 @@ export const unexpired = (alias: string, now: DbTimestamp) => {
  */
 export const lapsed = (alias: string, now: DbTimestamp) =>
   kyselySql<SqlBool>`${kyselySql.ref(`${alias}.expires_at`)} <= ${now}`;
+
+/** How many memberships of the organization row `alias` have expired at `now` and await the sweep. */
+export const lapsedMemberCount = (alias: string, now: DbTimestamp) =>
+  kyselySql<number | string>`(select count(*) from organization_users lapsed_members
+    where lapsed_members.organization_id = ${kyselySql.ref(`${alias}.id`)} and ${lapsed('lapsed_members', now)})`;
+
+/**
+ * The members of the organization row `alias` at `now`: the count its changes keep (entities.ts,
+ * Organization.memberCount) less its expired memberships the sweep has not removed yet, counted by
+ * organization_users_lapsed_idx. Every read that shows a member count says it so; none counts the
+ * members themselves.
+ */
+export const currentMemberCount = (alias: string, now: DbTimestamp) =>
+  kyselySql<number | string>`(${kyselySql.ref(`${alias}.member_count`)} - ${lapsedMemberCount(alias, now)})`;

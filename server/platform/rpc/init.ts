@@ -11,6 +11,7 @@ import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Requirement } from '../authorization/access.ts';
 import { httpStatusOf, publicErrorBody, trpcCarrierCode } from '../errors.ts';
+import type { ServicePermission } from '../role-catalogue.ts';
 import type { Context } from './context.ts';
 
 /**
@@ -20,7 +21,8 @@ import type { Context } from './context.ts';
  * `?cursor`, the REST layer streams page by page (http/rest.ts).
  * `access` or `permission`: who may call the procedure, set by the builder it starts from
  * (procedures.ts): any caller, a creator, or an actor holding that permission in an organization
- * (`orSelf`: or any member, acting on themselves through that input field).
+ * (`orSelf`: or any member, acting on themselves through that input field; `whenGiven`: and
+ * another permission when that input field is given).
  */
 export type Meta = OpenApiMeta<{
   successStatus?: 201 | 202;
@@ -31,6 +33,7 @@ export type Meta = OpenApiMeta<{
   access?: 'caller' | 'creator' | 'application';
   permission?: Requirement;
   orSelf?: string;
+  whenGiven?: { field: string; may: ServicePermission };
 }>;
 
 /** How often an idle subscription stream gets a ping (http/trpc.ts bounds its socket's idle time by it). */

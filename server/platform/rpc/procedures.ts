@@ -14,7 +14,7 @@ import type { Caller, PersonCaller } from '../auth/tokens.ts';
 import { badRequest, forbidden, unauthorized } from '../errors.ts';
 import { ANY_MEMBER, OrganizationAccess, type Actor, type Requirement } from '../authorization/access.ts';
 import { InOrganization } from '../authorization/in-organization.ts';
-import { liveKeyId, recordKeyUse } from '../authorization/keys.ts';
+import { liveKey, recordKeyUse, type KeyUse } from '../authorization/keys.ts';
 import { keptIdOfSlug, organizationIdBySlug, SlugMoved } from '../authorization/slugs.ts';
 import type { Db } from '../database/transaction.ts';
 import { idempotencyHook } from '../idempotency.ts';
@@ -22,6 +22,7 @@ import { accessAnswers, enterKeyRequest } from '../requests-in-flight.ts';
 import type { Context } from './context.ts';
 import { idempotentRequest } from './idempotency.ts';
 import { publicProcedure } from './init.ts';
+import type { ServicePermission } from '../role-catalogue.ts';
 import { inProcedureSpan, tagOrganization } from '../tracing/spans.ts';
 
 /** Whose Idempotency-Keys a request's are (behaviour §10): a person's, or a key's. */
@@ -70,25 +71,46 @@ function authenticated<Result extends { ok: boolean }>(
   );
 }
 
-/** A key's id, when it is live (else 401), for the operations that are not an organization's. */
-async function verifiedKey(db: Db, caller: Exclude<Caller, PersonCaller>): Promise<string> {
-  const keyId = await liveKeyId(db, caller.kind, caller.secretHash);
-  if (keyId === undefined) throw unauthorized('Invalid API key: unknown, revoked or expired');
-  return keyId;
+/**
+ * Writes a key's `last_used_at` when it is stale (behaviour §16), once the request is answered, in a
+ * statement of its own whose failure costs only the minute's precision.
+ */
+function recordUse(ctx: Context, db: Db, use: KeyUse | undefined): void {
+  if (use) recordKeyUse(db, use).catch((error: unknown) => ctx.log.error({ err: error }, 'recording a key use failed'));
+}
+
+/**
+ * For the operations that are not an organization's: the key must be live (else 401); `then` acts
+ * with its id, and the key's use is recorded after, whatever `then` answered, as the guard's is in
+ * an organization.
+ */
+async function withLiveKey<Result>(
+  ctx: Context,
+  db: Db,
+  caller: Exclude<Caller, PersonCaller>,
+  then: (keyId: string) => Promise<Result>,
+): Promise<Result> {
+  const key = await liveKey(db, caller.kind, caller.secretHash);
+  if (key === undefined) throw unauthorized('Invalid API key: unknown, revoked or expired');
+  try {
+    return await then(key.id);
+  } finally {
+    recordUse(ctx, db, key.use);
+  }
 }
 
 /** A key calling what belongs to a person: refused (behaviour §16), once it is known to be a live one. */
-async function refusedKey(caller: Exclude<Caller, PersonCaller>, db: Db): Promise<never> {
-  await verifiedKey(db, caller);
-  throw forbidden("An API key acts on its organization's operations only, not on what belongs to a person");
-}
+const refusedKey = (ctx: Context, db: Db, caller: Exclude<Caller, PersonCaller>): Promise<never> =>
+  withLiveKey(ctx, db, caller, () => {
+    throw forbidden("An API key acts on its organization's operations only, not on what belongs to a person");
+  });
 
 /** A person acting on what is their own: their record, their organizations, invitations, teams. */
 export const callerProcedure = publicProcedure
   .meta({ access: 'caller' })
   .use((call) =>
     authenticated(call, (caller, db) =>
-      caller.kind === 'person' ? call.next({ ctx: { caller, db } }) : refusedKey(caller, db),
+      caller.kind === 'person' ? call.next({ ctx: { caller, db } }) : refusedKey(call.ctx, db, caller),
     ),
   );
 
@@ -102,7 +124,7 @@ function assertCreatorRole(caller: PersonCaller, requireRole: boolean): void {
 /** POST /users: a person whose token's role allows creating (behaviour §3.1). */
 export const creatorProcedure = publicProcedure.meta({ access: 'creator' }).use((call) =>
   authenticated(call, (caller, db) => {
-    if (caller.kind !== 'person') return refusedKey(caller, db);
+    if (caller.kind !== 'person') return refusedKey(call.ctx, db, caller);
     assertCreatorRole(caller, call.ctx.settings.REQUIRE_CREATOR_ROLE);
     return call.next({ ctx: { caller, db } });
   }),
@@ -113,30 +135,31 @@ export type Creator = { kind: 'person'; userId: string } | { kind: 'application_
 
 /** POST /organizations: a person whose token's role allows creating, or the application's key (behaviour §16). */
 export const organizationCreatorProcedure = publicProcedure.meta({ access: 'creator' }).use((call) =>
-  authenticated(call, async (caller, db) => {
-    let creator: Creator;
+  authenticated(call, (caller, db) => {
+    const as = (creator: Creator) => call.next({ ctx: { caller, db, creator } });
     if (caller.kind === 'person') {
       assertCreatorRole(caller, call.ctx.settings.REQUIRE_CREATOR_ROLE);
-      creator = { kind: 'person', userId: caller.userId };
-    } else {
-      const keyId = await verifiedKey(db, caller);
+      return as({ kind: 'person', userId: caller.userId });
+    }
+    return withLiveKey(call.ctx, db, caller, (keyId) => {
       if (caller.kind !== 'application_key') {
         throw forbidden("An organization's API key cannot create organizations; the application's key can");
       }
-      creator = { kind: 'application_key', keyId };
-    }
-    return call.next({ ctx: { caller, db, creator } });
+      return as({ kind: 'application_key', keyId });
+    });
   }),
 );
 
 /** The application's own operations across organizations (behaviour §16): its keys alone. */
 export const applicationProcedure = publicProcedure.meta({ access: 'application' }).use((call) =>
   authenticated(call, async (caller, db) => {
-    if (caller.kind !== 'application_key') {
-      if (caller.kind === 'organization_key') await verifiedKey(db, caller);
-      throw forbidden("This operation is the application's: it needs an application key (npm run app-key)");
-    }
-    return call.next({ ctx: { caller, db, applicationKeyId: await verifiedKey(db, caller) } });
+    const refused = () =>
+      forbidden("This operation is the application's: it needs an application key (npm run app-key)");
+    if (caller.kind === 'person') throw refused();
+    return withLiveKey(call.ctx, db, caller, (applicationKeyId) => {
+      if (caller.kind !== 'application_key') throw refused();
+      return call.next({ ctx: { caller, db, applicationKeyId } });
+    });
   }),
 );
 
@@ -167,6 +190,12 @@ export interface OrganizationOperation {
    */
   orSelf?: { field: string; absentMeansSelf?: boolean };
   /**
+   * A field of the input that, given (even as null), needs a permission besides `may` (the
+   * organization's private metadata needs `metadata:private`). The guard checks it with `may`, so
+   * a caller who may not give the field is refused (403) whatever it holds (behaviour §3.2).
+   */
+  whenGiven?: { field: string; may: ServicePermission };
+  /**
    * The operation answers who may do what (the permission check and read, behaviour §11): a change
    * of the organization on this instance is answered only after the answers under way.
    */
@@ -178,6 +207,12 @@ function namesActor(rawInput: unknown, orSelf: NonNullable<OrganizationOperation
   const named = (rawInput as Record<string, unknown> | undefined)?.[orSelf.field];
   if (named === undefined) return orSelf.absentMeansSelf === true;
   return actor.kind === 'person' && named === actor.userId;
+}
+
+/** What the raw input needs besides the operation's permission (see OrganizationOperation.whenGiven). */
+function neededFor(rawInput: unknown, whenGiven: NonNullable<OrganizationOperation['whenGiven']>): ServicePermission[] {
+  const given = (rawInput as Record<string, unknown> | undefined)?.[whenGiven.field];
+  return given === undefined ? [] : [whenGiven.may];
 }
 
 /**
@@ -202,7 +237,8 @@ async function inOrganization<Result extends { ok: boolean }>(
       : { kind: caller.kind, secretHash: caller.secretHash };
   const self = operation.orSelf !== undefined && namesActor(await getRawInput(), operation.orSelf, actor);
   const requirement = self ? ANY_MEMBER : operation.may;
-  const access = new OrganizationAccess(actor, organizationId, requirement, ctx.settings.roles);
+  const alsoNeeds = operation.whenGiven ? neededFor(await getRawInput(), operation.whenGiven) : [];
+  const access = new OrganizationAccess(actor, organizationId, requirement, ctx.settings.roles, alsoNeeds);
   // Entered before the guard reads: a change committed after that read waits for this answer.
   if (operation.answersAccess) ctx.requestsInFlight.enter(accessAnswers(organizationId), ctx.answering);
   const org = new InOrganization(db, access, keptSlug);
@@ -210,14 +246,14 @@ async function inOrganization<Result extends { ok: boolean }>(
   const result = await next(org);
   const settling = org.settle();
   if (settling) await settling;
-  const use = access.keyUse;
-  if (use) recordKeyUse(db, use).catch((error: unknown) => ctx.log.error({ err: error }, 'recording a key use failed'));
+  recordUse(ctx, db, access.keyUse);
   return result;
 }
 
 const meta = (operation: OrganizationOperation) => ({
   permission: operation.may,
   ...(operation.orSelf !== undefined && { orSelf: operation.orSelf.field }),
+  ...(operation.whenGiven !== undefined && { whenGiven: operation.whenGiven }),
 });
 
 /**

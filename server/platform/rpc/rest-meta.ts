@@ -12,7 +12,7 @@ import { nextLinkHeader } from './lists.ts';
 export const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid body, query, header, path parameter or URL',
   401: 'Bearer token missing or invalid',
-  403: 'The caller may not do this: not a member, or without the permission it needs',
+  403: "The caller may not do this: not a member, without the permission it needs, or an API key on a person's own operations",
   404: 'Not found',
   408: 'The request was not received within the request timeout',
   409: 'Conflicts with the current state',
