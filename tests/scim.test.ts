@@ -3,7 +3,9 @@
  * with an organization API key, in the request shapes their guides show, in parallel and retried.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { newKeySecret } from '../server/modules/api-keys/api-keys.service.ts';
 import { openDatabase } from '../server/platform/database/orm.ts';
+import { createApplicationKey } from './support/application-keys.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import {
@@ -98,12 +100,15 @@ describeOnEachDatabase('SCIM 2.0 (behaviour §18)', (target) => {
       ]);
     });
 
-    it('needs an organization key holding directory:sync: none 401, a member key or a person 403', async () => {
+    it('needs an organization key holding directory:sync: none or an unknown one 401, a member key, a person or an application key 403', async () => {
       expectScimError(await scimClient(server(), undefined).send('GET', '/Users'), 401);
       expectScimError(await scimClient(server(), 'oak_unknown').send('GET', '/Users'), 401);
       const memberKey = await organizationKey(server(), owner, organizationId, 'member');
       expectScimError(await scimClient(server(), memberKey).send('GET', '/Users'), 403);
       expectScimError(await scimClient(server(), owner.token).send('GET', '/Users'), 403);
+      // An application key: 403 when it is live, 401 when no such key is (behaviour §16).
+      expectScimError(await scimClient(server(), await createApplicationKey(server())).send('GET', '/Users'), 403);
+      expectScimError(await scimClient(server(), newKeySecret('application_key')).send('GET', '/Users'), 401);
       expectScimError(
         await scimClient(server(), memberKey).send('POST', '/Users', oktaUser(`${uniqueId('no')}@example.com`)),
         403,

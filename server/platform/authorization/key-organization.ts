@@ -18,7 +18,7 @@ import { forbidden, unauthorized } from '../errors.ts';
 import type { RoleCatalogue, ServicePermission } from '../role-catalogue.ts';
 import { OrganizationAccess } from './access.ts';
 import { InOrganization } from './in-organization.ts';
-import { organizationOfKey, recordKeyUse } from './keys.ts';
+import { liveKey, organizationOfKey, recordKeyUse } from './keys.ts';
 
 /** The most keys whose organization is kept: each entry is two short strings. */
 const KEYS_KEPT = 10_000;
@@ -50,6 +50,13 @@ export async function inKeysOrganization<T>(
   work: (org: InOrganization) => Promise<T>,
 ): Promise<T> {
   if (caller.kind !== 'organization_key') {
+    // An application key is refused as any caller but an organization's key, once known to be live:
+    // an unknown, revoked or expired one is 401, as everywhere (behaviour §16).
+    if (caller.kind === 'application_key') {
+      const key = await liveKey(db, caller.kind, caller.secretHash);
+      if (key === undefined) throw invalidKey();
+      if (key.use) recordKeyUse(db, key.use).catch(onKeyUseFailure);
+    }
     throw forbidden(`This endpoint needs an organization API key holding ${requirement}`);
   }
   const organizationId = await keysOrganization(db, caller.secretHash);
