@@ -116,6 +116,9 @@ const invalidKey = () => unauthorized('Invalid API key: unknown, revoked or expi
 const noSuchOrganization = () => forbidden('No organization has this id');
 
 /** An actor's access to one organization for one request, with what the guard last read. */
+/** What an operation's input needs besides its requirement, most of the time (OrganizationAccess.alsoNeeds). */
+const NOTHING_MORE: readonly ServicePermission[] = [];
+
 export class OrganizationAccess {
   readonly actor: Actor;
   readonly organizationId: string;
@@ -143,7 +146,7 @@ export class OrganizationAccess {
     organizationId: string,
     requirement: Requirement,
     roles: RoleCatalogue,
-    alsoNeeds: readonly ServicePermission[] = [],
+    alsoNeeds: readonly ServicePermission[] = NOTHING_MORE,
   ) {
     this.actor = actor;
     this.organizationId = organizationId;

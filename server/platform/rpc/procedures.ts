@@ -237,7 +237,7 @@ async function inOrganization<Result extends { ok: boolean }>(
       : { kind: caller.kind, secretHash: caller.secretHash };
   const self = operation.orSelf !== undefined && namesActor(await getRawInput(), operation.orSelf, actor);
   const requirement = self ? ANY_MEMBER : operation.may;
-  const alsoNeeds = operation.whenGiven ? neededFor(await getRawInput(), operation.whenGiven) : [];
+  const alsoNeeds = operation.whenGiven ? neededFor(await getRawInput(), operation.whenGiven) : undefined;
   const access = new OrganizationAccess(actor, organizationId, requirement, ctx.settings.roles, alsoNeeds);
   // Entered before the guard reads: a change committed after that read waits for this answer.
   if (operation.answersAccess) ctx.requestsInFlight.enter(accessAnswers(organizationId), ctx.answering);
