@@ -185,8 +185,9 @@ export class OrganizationAccess {
     if (actor.kind === 'person') {
       // Built when it goes out: alsoRead may add a user until then.
       const query = { compile: () => this.#wholeGuard(target.sql, actor.userId, now, change).compile() };
-      target.guard(query, (result) => {
-        if (change) change.newestEventId = (result.rows[0] as HoldingRowInChange | undefined)?.newest_event_id ?? null;
+      // The row's type said here: type-aware lint infers it from the query's, which it cannot resolve.
+      target.guard(query, (result: QueryResult<HoldingRowInChange>) => {
+        if (change) change.newestEventId = result.rows[0]?.newest_event_id ?? null;
         this.#check(() => this.#personHoldings(actor.userId, result.rows));
       });
     } else if (actor.kind === 'organization_key') {
