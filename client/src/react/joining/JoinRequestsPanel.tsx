@@ -61,7 +61,9 @@ function JoinRequestsOf({ organizationId }: JoinRequestsPanelProps) {
               return (
                 <tr key={request.request_id}>
                   <th scope="row">{name}</th>
-                  <td data-label="Email">{request.email}</td>
+                  <td data-label="Email" className="osc-wrap">
+                    {request.email}
+                  </td>
                   <td data-label="Status">
                     <JoinRequestStatus status={request.status} />
                   </td>

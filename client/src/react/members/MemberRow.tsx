@@ -70,7 +70,7 @@ export function MemberRow({
           />
         </td>
       )}
-      <td data-label="Name">
+      <td data-label="Name" className="osc-wrap">
         {link ? link(name) : name}
         {outcome !== undefined && (
           <span className={outcome === null ? 'osc-outcome' : 'osc-outcome osc-outcome--failed'}>
@@ -78,7 +78,9 @@ export function MemberRow({
           </span>
         )}
       </td>
-      <td data-label="Email">{member.email}</td>
+      <td data-label="Email" className="osc-wrap">
+        {member.email}
+      </td>
       <td data-label="Role">{member.role}</td>
       <td data-label="Expires">
         <Time value={member.expires_at} />

@@ -62,7 +62,7 @@ export function TeamMembers({
                   {fullName(member)}
                   {member.user_id === userId && <span className="osc-muted"> (you)</span>}
                 </th>
-                <td>{member.email}</td>
+                <td className="osc-wrap">{member.email}</td>
                 <td>
                   <Time value={member.added_at} />
                 </td>

