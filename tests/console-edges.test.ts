@@ -147,4 +147,15 @@ describe('the console at its edges (behaviour §14)', () => {
       expect(problems).toEqual([]);
     }
   });
+
+  it("wraps the sign-in page's command at 375 px", async () => {
+    const { page, problems } = await openAt('', PHONE);
+    await page.evaluate(() => sessionStorage.clear());
+    await page.goto(`${service.baseUrl}/console`);
+    await page.getByLabel('Bearer token').waitFor();
+    expect(await page.locator('pre').textContent()).toBe('npm run -s token -- --sub YOUR-USER-ID');
+    expect(await sidewaysScroll(page)).toEqual([0]);
+    expect(await onScreen(page, 'pre')).toBe(true);
+    expect(problems).toEqual([]);
+  });
 });
