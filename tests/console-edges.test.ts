@@ -158,4 +158,76 @@ describe('the console at its edges (behaviour §14)', () => {
     expect(await onScreen(page, 'pre')).toBe(true);
     expect(problems).toEqual([]);
   });
+
+  it('labels every cell with its column at 375 px, where the headers are hidden', { timeout: 120_000 }, async () => {
+    const team = await api(ownerToken, 'POST', `/organizations/${organizationId}/teams`, {
+      name: 'Night shift',
+      roles: ['member'],
+    });
+    expect(team.status).toBe(201);
+    expect(
+      (
+        await api(ownerToken, 'POST', `/organizations/${organizationId}/teams/${team.body.team_id}/members`, {
+          user_id: `${run}-alice`,
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await api(ownerToken, 'POST', `/organizations/${organizationId}/invitations`, {
+          email: `${run}-invited@example.com`,
+          role: 'member',
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await api(ownerToken, 'POST', `/organizations/${organizationId}/webhooks`, {
+          url: 'http://127.0.0.1:9/edges',
+          event_types: ['member.added'],
+        })
+      ).status,
+    ).toBe(201);
+    const { page, problems } = await openAt('', PHONE);
+    const sections: Array<[string, string]> = [
+      ['api-keys', 'API keys'],
+      ['invitations', 'Invitations'],
+      ['roles', 'Roles'],
+      ['teams', 'Teams'],
+      ['webhooks', 'Webhook endpoints'],
+    ];
+    for (const [section, table] of sections) {
+      await page.goto(`${service.baseUrl}/console/organizations/${organizationId}/${section}`);
+      await page.getByRole('table', { name: table }).locator('tbody tr').first().waitFor();
+      if (section === 'teams') {
+        await page.getByRole('button', { name: 'Members' }).first().click();
+        await page
+          .getByRole('table', { name: /members/i })
+          .nth(0)
+          .locator('tbody tr')
+          .first()
+          .waitFor();
+      }
+      await settled(page);
+      // What a person sees before each value: the stylesheet's label, its column's header.
+      const unlabelled = await page.evaluate(() =>
+        Array.from(document.querySelectorAll('table.osc-table')).flatMap((table) => {
+          const headers = Array.from(table.querySelectorAll('thead th')).map((header) => header.textContent);
+          return Array.from(table.querySelectorAll(':scope > tbody > tr')).flatMap((row) => {
+            const cells = Array.from(row.children);
+            if (cells.length !== headers.length) return [];
+            return cells.flatMap((cell, index) => {
+              if (cell.tagName !== 'TD' || cell.classList.contains('osc-table__actions')) return [];
+              const shown = getComputedStyle(cell, '::before').content;
+              return shown !== 'none' && (cell as HTMLElement).dataset.label === headers[index]
+                ? []
+                : [`${table.getAttribute('aria-label')}: ${headers[index]}`];
+            });
+          });
+        }),
+      );
+      expect(unlabelled, section).toEqual([]);
+    }
+    expect(problems).toEqual([]);
+  });
 });
