@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   DESKTOP,
   expectAccessible,
+  navigation,
   openConsoleAt,
   SMALL_PHONE as PHONE,
   startConsoleService,
@@ -22,6 +23,7 @@ import { chromiumMissing, failWithout } from './support/needs.ts';
 import type { ServiceProcess } from './support/process.ts';
 import { restCall } from './support/rest-call.ts';
 import { tokenFor } from './support/tokens.ts';
+import { SHOWN_WITHIN } from './support/timing.ts';
 
 const embedded = databaseTargets().find((target) => target.name === 'embedded')!;
 
@@ -228,6 +230,34 @@ describe('the console at its edges (behaviour §14)', () => {
       );
       expect(unlabelled, section).toEqual([]);
     }
+    expect(problems).toEqual([]);
+  });
+
+  it("refreshes the settings' member count at once after a member is added or removed", async () => {
+    const { page, problems } = await openAt(`/organizations/${organizationId}/settings`);
+    const count = () =>
+      page
+        .getByRole('row')
+        .filter({ has: page.getByRole('rowheader', { name: 'Members', exact: true }) })
+        .locator('td');
+    const before = Number(await count().textContent());
+    await person(`${run}-carol`, 'Carol', 'Cooper');
+    await navigation(page).getByRole('link', { name: 'Members' }).click();
+    await page.locator('summary', { hasText: 'Add a member' }).click();
+    await page.getByLabel('Email', { exact: true }).fill(`${run}-carol@example.com`);
+    await page.getByRole('button', { name: 'Add member' }).click();
+    await page.getByText(`${run}-carol@example.com was added as member.`).waitFor(SHOWN_WITHIN);
+    await navigation(page).getByRole('link', { name: 'Settings' }).click();
+    // Within the 5 s a read is fresh for: only the change's own refresh shows it.
+    await expect.poll(async () => Number(await count().textContent()), { timeout: 2_000 }).toBe(before + 1);
+
+    await navigation(page).getByRole('link', { name: 'Members' }).click();
+    const row = page.getByRole('row').filter({ hasText: `${run}-carol@example.com` });
+    await row.getByRole('button', { name: 'Remove' }).click();
+    await row.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByText('Carol Cooper was removed from the organization.').waitFor(SHOWN_WITHIN);
+    await navigation(page).getByRole('link', { name: 'Settings' }).click();
+    await expect.poll(async () => Number(await count().textContent()), { timeout: 2_000 }).toBe(before);
     expect(problems).toEqual([]);
   });
 });

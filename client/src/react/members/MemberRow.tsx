@@ -1,9 +1,10 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { inOrganization, useTRPC } from '../service.tsx';
 import { Button, ConfirmButton, EditableRow, Time, useRowEditor } from '../ui/index.ts';
 import { fullName, MEMBER_COLUMNS, type Member } from './member.ts';
 import { MemberEditForm } from './MemberEditForm.tsx';
+import { useMembershipsChanged } from './useMembershipsChanged.ts';
 
 interface MemberRowProps {
   organizationId: string;
@@ -36,18 +37,14 @@ export function MemberRow({
   link,
 }: MemberRowProps) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
+  const membershipsChanged = useMembershipsChanged(organizationId);
   const name = fullName(member);
   const remove = useMutation(
     trpc.members.remove.mutationOptions({
       ...inOrganization(organizationId),
       onSuccess: async () => {
         if (self) return onLeft();
-        // Removing a member takes them out of the organization's teams too (behaviour §12).
-        await Promise.all([
-          queryClient.invalidateQueries({ queryKey: trpc.members.pathKey() }),
-          queryClient.invalidateQueries({ queryKey: trpc.teams.pathKey() }),
-        ]);
+        await membershipsChanged();
         onRemoved();
       },
     }),
