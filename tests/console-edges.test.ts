@@ -260,4 +260,34 @@ describe('the console at its edges (behaviour §14)', () => {
     await expect.poll(async () => Number(await count().textContent()), { timeout: 2_000 }).toBe(before);
     expect(problems).toEqual([]);
   });
+
+  it("offers in the member picker only what the text typed finds, never the last search's", async () => {
+    const { page, problems } = await openAt(`/organizations/${organizationId}/settings`);
+    const picker = page.getByRole('combobox', { name: 'New owner' });
+    const options = page.getByRole('listbox', { name: 'New owner' }).getByRole('option');
+    await picker.fill('alice');
+    await expect
+      .poll(() => options.allTextContents(), SHOWN_WITHIN)
+      .toEqual([`Alice Archer (${run}-alice@example.com) member`]);
+    // The answer for "bob" is held back: Alice, the last search's, is not Bob.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/members\.page/, async (route) => {
+      if (decodeURIComponent(route.request().url()).includes('"search":"bob"')) await held;
+      await route.continue();
+    });
+    await picker.fill('bob');
+    expect(await options.count()).toBe(0);
+    await page.waitForTimeout(500);
+    expect(await options.count()).toBe(0);
+    await picker.press('Enter');
+    expect(await picker.inputValue()).toBe('bob');
+    release();
+    await expect
+      .poll(() => options.allTextContents(), SHOWN_WITHIN)
+      .toEqual([`Bob Baker (${run}-bob@example.com) member`]);
+    await picker.press('Enter');
+    expect(await picker.inputValue()).toBe(`Bob Baker (${run}-bob@example.com)`);
+    expect(problems).toEqual([]);
+  });
 });
