@@ -290,4 +290,31 @@ describe('the console at its edges (behaviour §14)', () => {
     expect(await picker.inputValue()).toBe(`Bob Baker (${run}-bob@example.com)`);
     expect(problems).toEqual([]);
   });
+
+  it('says next to the search box why the service refuses a search', async () => {
+    const { page, problems } = await openAt(`/organizations/${organizationId}/members`);
+    const search = page.getByRole('search', { name: 'Members' });
+    await search.getByLabel('Search members').fill('\u200b');
+    const problem = search.locator('.osc-field__error');
+    await problem.waitFor(SHOWN_WITHIN);
+    const refused = await restCall(
+      service.baseUrl,
+      'GET',
+      `/organization-user?search=${encodeURIComponent('\u200b')}`,
+      ownerToken,
+      undefined,
+      organizationId,
+    );
+    expect(refused.status).toBe(400);
+    const issue = (refused.body.issues as Array<{ field: string; problem: string }>).find(
+      (each) => each.field === 'search',
+    );
+    expect(await problem.textContent()).toBe(issue!.problem);
+    expect(await search.getByLabel('Search members').getAttribute('aria-invalid')).toBe('true');
+    // A search the service takes clears it.
+    await search.getByLabel('Search members').fill('alice');
+    await expect.poll(() => problem.count(), SHOWN_WITHIN).toBe(0);
+    await expectAccessible(page, 'a refused search');
+    expect(problems).toEqual([]);
+  });
 });
