@@ -111,6 +111,10 @@ describeOnEachDatabase('the console: Directory (behaviour §14, §18)', (target)
       await expectAccessible(page, 'directory with the key shown');
       await page.getByRole('button', { name: 'I have copied it' }).click();
       expect(await secret.count()).toBe(0);
+      // The focus the secret took goes back to the button that made it, not to the page.
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(
+        'Create a key for your identity provider',
+      );
 
       await page.getByLabel('Role of new directory members').selectOption('support');
       expect(await page.getByLabel('Role of new directory members').locator('option[value="owner"]').count()).toBe(0);
