@@ -111,6 +111,10 @@ describeOnEachDatabase('the console: Directory (behaviour §14, §18)', (target)
       await expectAccessible(page, 'directory with the key shown');
       await page.getByRole('button', { name: 'I have copied it' }).click();
       expect(await secret.count()).toBe(0);
+      // The focus the secret took goes back to the button that made it, not to the page.
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(
+        'Create a key for your identity provider',
+      );
 
       await page.getByLabel('Role of new directory members').selectOption('support');
       expect(await page.getByLabel('Role of new directory members').locator('option[value="owner"]').count()).toBe(0);
@@ -120,7 +124,8 @@ describeOnEachDatabase('the console: Directory (behaviour §14, §18)', (target)
 
       // The identity provider, with the key the page made.
       const scim = scimClient(service, key);
-      const email = `${run}-pushed@example.com`;
+      // Unbroken and longer than its column: it wraps, and the table does not scroll sideways.
+      const email = `${run.replaceAll('-', '')}${'pushed'.repeat(7)}@example.com`;
       const user = await scim.send('POST', '/Users', oktaUser(email));
       expect(user.status, JSON.stringify(user.body)).toBe(201);
       const group = await scim.send('POST', '/Groups', {
@@ -142,6 +147,9 @@ describeOnEachDatabase('the console: Directory (behaviour §14, §18)', (target)
       await expect.poll(() => changes.textContent(), SHOWN_WITHIN).toContain('team.created');
       expect(await page.getByLabel('Role of new directory members').inputValue()).toBe('support');
       await settled(page);
+      expect(await users.evaluate((table) => table.parentElement!.scrollWidth - table.parentElement!.clientWidth)).toBe(
+        0,
+      );
       await expectAccessible(page, 'directory with users and groups');
       await screenshot(page, 'directory');
       expect(problems).toEqual([]);

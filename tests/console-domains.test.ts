@@ -18,6 +18,7 @@ import {
   openConsoleAt,
   PHONE,
   SCREENSHOTS,
+  SMALL_PHONE,
   startConsoleService,
 } from './support/console.ts';
 import { databaseTargets, type TestDatabase } from './support/databases.ts';
@@ -135,6 +136,14 @@ describe('the console: verified domains and joining (behaviour §14, §17)', () 
       expect(await failure.textContent()).toBe(
         `No TXT record at ${stored!.verification.name} holds ${stored!.verification.value}: found no TXT record`,
       );
+      // On a small phone the message, with its long unbroken value, wraps within the domain's card.
+      const phone = await openAs(admin, `/organizations/${organizationId}/domains`, SMALL_PHONE);
+      await domainItem(phone.page, domain).getByRole('button', { name: 'Verify' }).click();
+      await domainItem(phone.page, domain).getByRole('alert').waitFor(SHOWN_WITHIN);
+      expect(await phone.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+        SMALL_PHONE.width,
+      );
+      expect(phone.problems).toEqual([]);
       // Another record: named.
       dns.names.set(stored!.verification.name, { txt: ['v=spf1 -all'] });
       await item.getByRole('button', { name: 'Verify' }).click();

@@ -60,6 +60,8 @@ export async function openConsole(context: BrowserContext): Promise<ConsolePage>
 /** The widths the console is tested at: a desktop, and a phone's 390 px. */
 export const DESKTOP = { width: 1280, height: 860 };
 export const PHONE = { width: 390, height: 844 };
+/** A small phone's 375 px, where a long word that fits 390 px may not. */
+export const SMALL_PHONE = { width: 375, height: 740 };
 
 /** A browser context as the console's tests open one: at `viewport`, with reduced motion. */
 export const newConsoleContext = (browser: Browser, viewport = DESKTOP) =>

@@ -17,13 +17,19 @@ export function ApiKeysTable({
       {keys.map((key) => (
         <tr key={key.key_id}>
           <th scope="row">{key.name}</th>
-          <td className="osc-mono">{key.prefix}…</td>
-          <td>
+          <td data-label="Key" className="osc-mono">
+            {key.prefix}…
+          </td>
+          <td data-label="Role">
             <Badge>{key.role}</Badge>
           </td>
-          <td>{key.last_used_at ? <Time value={key.last_used_at} /> : <span className="osc-muted">Never</span>}</td>
-          <td>{key.expires_at ? <Time value={key.expires_at} /> : <span className="osc-muted">Never</span>}</td>
-          <td>
+          <td data-label="Last used">
+            {key.last_used_at ? <Time value={key.last_used_at} /> : <span className="osc-muted">Never</span>}
+          </td>
+          <td data-label="Expires">
+            {key.expires_at ? <Time value={key.expires_at} /> : <span className="osc-muted">Never</span>}
+          </td>
+          <td data-label="Created">
             <Time value={key.created_at} />
           </td>
           <td className="osc-table__actions">

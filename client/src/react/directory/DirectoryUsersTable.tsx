@@ -50,7 +50,9 @@ export function DirectoryUsersTable({
             {rows.map((user) => (
               <tr key={user.directory_user_id}>
                 <th scope="row">{user.user_name}</th>
-                <td data-label="Name">{user.display_name || <span className="osc-muted">None</span>}</td>
+                <td data-label="Name" className="osc-wrap">
+                  {user.display_name || <span className="osc-muted">None</span>}
+                </td>
                 <td data-label="State">
                   <Badge tone={STATES[user.state].tone}>{STATES[user.state].label}</Badge>
                 </td>

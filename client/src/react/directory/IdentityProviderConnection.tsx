@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import type { CreatedApiKey } from '../api-keys/api-key.ts';
 import { usePermissions } from '../permissions.ts';
 import { useTRPC } from '../service.tsx';
@@ -21,6 +21,7 @@ export function IdentityProviderConnection({
   const queryClient = useQueryClient();
   const { can } = usePermissions(organizationId);
   const [created, setCreated] = useState<CreatedApiKey>();
+  const createButton = useRef<HTMLButtonElement>(null);
   const create = useMutation(
     trpc.apiKeys.create.mutationOptions({
       onSuccess: (key) => {
@@ -43,13 +44,18 @@ export function IdentityProviderConnection({
           title={`Secret of the API key ${created.name}`}
           note="Give it to your identity provider as its bearer token."
           secret={created.secret}
-          onDismiss={() => setCreated(undefined)}
+          onDismiss={() => {
+            setCreated(undefined);
+            // The secret took the focus; it goes back to the button that made it, not to the page.
+            createButton.current?.focus();
+          }}
         />
       )}
       <ErrorNotice error={create.error} />
       {can('api_keys:manage') && (
         <div className="osc-row">
           <Button
+            ref={createButton}
             variant="primary"
             busy={create.isPending}
             onClick={() => create.mutate({ organization_id: organizationId, ...IDENTITY_PROVIDER_KEY })}

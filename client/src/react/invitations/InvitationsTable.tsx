@@ -56,17 +56,17 @@ function InvitationsOf({ organizationId, canRevoke }: { organizationId: string; 
             {rows.map((invitation) => (
               <tr key={invitation.invitation_id}>
                 <th scope="row">{invitation.email}</th>
-                <td>{invitation.role}</td>
-                <td>
+                <td data-label="Role">{invitation.role}</td>
+                <td data-label="Status">
                   <StatusBadge status={invitation.status} />
                 </td>
-                <td>
+                <td data-label="Sent">
                   <Time value={invitation.created_at} />
                 </td>
-                <td>
+                <td data-label="Invitation expires">
                   <Time value={invitation.expires_at} />
                 </td>
-                <td>
+                <td data-label="Membership ends">
                   <Time value={invitation.membership_expires_at} />
                 </td>
                 {canRevoke && (

@@ -53,11 +53,11 @@ export function MyInvitations() {
           {invitations.data.map((invitation) => (
             <tr key={invitation.invitation_id}>
               <th scope="row">{invitation.organization_name}</th>
-              <td>{invitation.role}</td>
-              <td>
+              <td data-label="Role">{invitation.role}</td>
+              <td data-label="Answer by">
                 <Time value={invitation.expires_at} />
               </td>
-              <td>
+              <td data-label="Membership ends">
                 <Time value={invitation.membership_expires_at} />
               </td>
               <td className="osc-table__actions">

@@ -5,6 +5,7 @@
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { useMembershipsChanged } from '../members/useMembershipsChanged.ts';
 import { usePermissions } from '../permissions.ts';
 import { useTRPC } from '../service.tsx';
 import { ErrorNotice, FocusedNotice, QueryList, Section, Table, Time } from '../ui/index.ts';
@@ -26,11 +27,12 @@ function JoinRequestsOf({ organizationId }: JoinRequestsPanelProps) {
   const queryClient = useQueryClient();
   const requests = useQuery(trpc.joining.requests.queryOptions({ organization_id: organizationId }));
   const [notice, setNotice] = useState<string>();
+  const membershipsChanged = useMembershipsChanged(organizationId);
   const refresh = () =>
     Promise.all([
       queryClient.invalidateQueries({ queryKey: trpc.joining.pathKey() }),
       // Approving makes a membership.
-      queryClient.invalidateQueries({ queryKey: trpc.members.pathKey() }),
+      membershipsChanged(),
     ]);
   const approve = useMutation(trpc.joining.approve.mutationOptions({ onSuccess: refresh }));
   const reject = useMutation(trpc.joining.reject.mutationOptions({ onSuccess: refresh }));
@@ -61,7 +63,9 @@ function JoinRequestsOf({ organizationId }: JoinRequestsPanelProps) {
               return (
                 <tr key={request.request_id}>
                   <th scope="row">{name}</th>
-                  <td data-label="Email">{request.email}</td>
+                  <td data-label="Email" className="osc-wrap">
+                    {request.email}
+                  </td>
                   <td data-label="Status">
                     <JoinRequestStatus status={request.status} />
                   </td>

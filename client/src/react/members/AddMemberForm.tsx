@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { errorView } from '../errors.ts';
 import { fromLocalInput } from '../local-time.ts';
@@ -7,6 +7,7 @@ import { roleOptions } from '../roles/roleOptions.ts';
 import { inOrganization, useTRPC } from '../service.tsx';
 import { ErrorNotice, Form, FormActions, Notice, SelectField, TextField, useFocusAfter } from '../ui/index.ts';
 import { ExpiryField } from './ExpiryField.tsx';
+import { useMembershipsChanged } from './useMembershipsChanged.ts';
 
 export interface AddMemberFormProps {
   organizationId: string;
@@ -23,7 +24,7 @@ export function AddMemberForm({ organizationId, onAdded }: AddMemberFormProps) {
 
 function AddMember({ organizationId, onAdded }: AddMemberFormProps) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
+  const membershipsChanged = useMembershipsChanged(organizationId);
   const roles = useQuery(trpc.roles.list.queryOptions({ organization_id: organizationId }));
   const [email, setEmail] = useState('');
   // Every organization has the built-in `member` (behaviour §3.2).
@@ -34,7 +35,7 @@ function AddMember({ organizationId, onAdded }: AddMemberFormProps) {
     trpc.members.add.mutationOptions({
       ...inOrganization(organizationId),
       onSuccess: async (membership, input) => {
-        await queryClient.invalidateQueries({ queryKey: trpc.members.pathKey() });
+        await membershipsChanged();
         setAdded(`${input.email} was added as ${membership.role}.`);
         setEmail('');
         setExpiry('');

@@ -9,6 +9,7 @@ import { errorView } from '../errors.ts';
 import { roleOptions } from '../roles/roleOptions.ts';
 import { inOrganization, useTRPC } from '../service.tsx';
 import { Button, ConfirmButton, SelectField } from '../ui/index.ts';
+import { useMembershipsChanged } from './useMembershipsChanged.ts';
 
 /** Per user id: null when their change went through, else the service's message. */
 export type Outcomes = ReadonlyMap<string, string | null>;
@@ -28,6 +29,7 @@ export function BulkActions({
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const membershipsChanged = useMembershipsChanged(organizationId);
   const roles = useQuery(trpc.roles.list.queryOptions({ organization_id: organizationId }));
   const [role, setRole] = useState('member');
   const options = inOrganization(organizationId);
@@ -44,12 +46,8 @@ export function BulkActions({
         result.status === 'fulfilled' ? null : errorView(result.reason).message,
       ]),
     );
-    // Removals take members out of teams too (behaviour §12); a role change may be the caller's own.
-    await Promise.all(
-      [trpc.members, trpc.teams, trpc.permissions].map((procedures) =>
-        queryClient.invalidateQueries({ queryKey: procedures.pathKey() }),
-      ),
-    );
+    // A role change may be the caller's own.
+    await Promise.all([membershipsChanged(), queryClient.invalidateQueries({ queryKey: trpc.permissions.pathKey() })]);
     setBusy(undefined);
     onDone(what === 'role' ? `Role changed to ${role}` : 'Removed', outcomes);
   };

@@ -5,7 +5,7 @@
  * closes the list and then clears the text. Each pause in typing asks the service's member search
  * (behaviour §15) for the first matches; the whole list of 100,000 members is never read.
  */
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useId, useState, type KeyboardEvent } from 'react';
 import { inOrganization, keyedByOrganization, useTRPC } from '../service.tsx';
 import { FieldFrame } from '../ui/FieldFrame.tsx';
@@ -47,10 +47,15 @@ export function MemberPicker({ organizationId, label, value, onChange, exclude, 
       ),
       organizationId,
     ),
-    placeholderData: keepPreviousData,
     enabled: open,
   });
-  const options = (matches.data?.items ?? []).filter((member) => !exclude?.(member)).slice(0, MATCHES_SHOWN);
+  // While the text typed waits for its search, the last search's matches are not its own: none is
+  // offered, so that Enter or a click cannot choose one of them (nor while its answer loads: the
+  // query keeps no previous answer).
+  const current = search === text;
+  const options = current
+    ? (matches.data?.items ?? []).filter((member) => !exclude?.(member)).slice(0, MATCHES_SHOWN)
+    : [];
   const activeIndex = Math.min(active, options.length - 1);
   const optionId = (index: number) => `${listboxId}-${index}`;
 
@@ -84,7 +89,7 @@ export function MemberPicker({ organizationId, label, value, onChange, exclude, 
 
   const status = matches.isError
     ? 'The members could not be read.'
-    : matches.isPending
+    : matches.isPending || !current
       ? 'Searching…'
       : options.length === 0
         ? 'No member matches.'

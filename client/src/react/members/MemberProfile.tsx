@@ -34,7 +34,7 @@ export function MemberProfile({ organizationId, userId }: MemberProfileProps) {
         <Table label="Member details">
           <tr>
             <th scope="row">Email</th>
-            <td>{data.email}</td>
+            <td className="osc-wrap">{data.email}</td>
           </tr>
           <tr>
             <th scope="row">Role</th>

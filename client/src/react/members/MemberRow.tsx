@@ -1,9 +1,10 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { inOrganization, useTRPC } from '../service.tsx';
 import { Button, ConfirmButton, EditableRow, Time, useRowEditor } from '../ui/index.ts';
 import { fullName, MEMBER_COLUMNS, type Member } from './member.ts';
 import { MemberEditForm } from './MemberEditForm.tsx';
+import { useMembershipsChanged } from './useMembershipsChanged.ts';
 
 interface MemberRowProps {
   organizationId: string;
@@ -36,18 +37,14 @@ export function MemberRow({
   link,
 }: MemberRowProps) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
+  const membershipsChanged = useMembershipsChanged(organizationId);
   const name = fullName(member);
   const remove = useMutation(
     trpc.members.remove.mutationOptions({
       ...inOrganization(organizationId),
       onSuccess: async () => {
         if (self) return onLeft();
-        // Removing a member takes them out of the organization's teams too (behaviour §12).
-        await Promise.all([
-          queryClient.invalidateQueries({ queryKey: trpc.members.pathKey() }),
-          queryClient.invalidateQueries({ queryKey: trpc.teams.pathKey() }),
-        ]);
+        await membershipsChanged();
         onRemoved();
       },
     }),
@@ -70,7 +67,7 @@ export function MemberRow({
           />
         </td>
       )}
-      <td data-label="Name">
+      <td data-label="Name" className="osc-wrap">
         {link ? link(name) : name}
         {outcome !== undefined && (
           <span className={outcome === null ? 'osc-outcome' : 'osc-outcome osc-outcome--failed'}>
@@ -78,7 +75,9 @@ export function MemberRow({
           </span>
         )}
       </td>
-      <td data-label="Email">{member.email}</td>
+      <td data-label="Email" className="osc-wrap">
+        {member.email}
+      </td>
       <td data-label="Role">{member.role}</td>
       <td data-label="Expires">
         <Time value={member.expires_at} />

@@ -1,6 +1,7 @@
 /** The pages of members a search finds, each row with its changes, and the changes to the rows selected. */
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
+import { errorView } from '../errors.ts';
 import { usePermissions } from '../permissions.ts';
 import { inOrganization, keyedByOrganization, useTRPC } from '../service.tsx';
 import { keepFocus, Notice, Pager, QueryList, Table, useCursorPages } from '../ui/index.ts';
@@ -16,7 +17,13 @@ export function MembersPages({
   query,
   onLeft,
   memberLink,
-}: MembersTableProps & { pageSize: number; query: MemberQuery }) {
+  onSearchProblem,
+}: MembersTableProps & {
+  pageSize: number;
+  query: MemberQuery;
+  /** Told the service's problem with the search, if it has one, for the search box to show. */
+  onSearchProblem: (problem: string | undefined) => void;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const { can, userId } = usePermissions(organizationId);
@@ -45,6 +52,8 @@ export function MembersPages({
   const pageTotal = page.data?.total;
   if (pageTotal !== undefined && pageTotal !== total) setTotal(pageTotal);
   const searched = Boolean(query.search?.trim() || query.role);
+  const searchProblem = errorView(page.error).fields.search;
+  useEffect(() => onSearchProblem(searchProblem), [searchProblem, onSearchProblem]);
 
   // A removed member's row took the focus with it.
   useEffect(() => {

@@ -36,6 +36,8 @@ export function MembersTable(props: MembersTableProps) {
   const [role, setRole] = useState(props.role ?? '');
   const [sort, setSort] = useState<MemberSort>('created_at');
   const [pageSize, setPageSize] = useState(props.pageSize ?? DEFAULT_PAGE_SIZE);
+  // The service's problem with the search (a 400's issue), said next to the box.
+  const [searchProblem, setSearchProblem] = useState<string>();
   const query: MemberQuery = { search, role, sort };
   const roleNames = new Set([...(roles.data ?? []).map((each) => each.role), ...(role ? [role] : [])]);
   return (
@@ -47,6 +49,7 @@ export function MembersTable(props: MembersTableProps) {
           hint="Beginnings of a name's or an e-mail's words"
           value={text}
           maxLength={100}
+          error={searchProblem}
           onChange={(event) => setText(event.target.value)}
         />
         <SelectField
@@ -74,6 +77,7 @@ export function MembersTable(props: MembersTableProps) {
         {...props}
         query={query}
         pageSize={pageSize}
+        onSearchProblem={setSearchProblem}
       />
     </Section>
   );

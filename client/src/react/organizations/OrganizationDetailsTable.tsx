@@ -6,7 +6,7 @@ export function OrganizationDetailsTable({ details }: { details: OrganizationDet
     <Table label="Organization details">
       <tr>
         <th scope="row">Name</th>
-        <td>{details.organization_name}</td>
+        <td className="osc-wrap">{details.organization_name}</td>
       </tr>
       <tr>
         <th scope="row">Description</th>

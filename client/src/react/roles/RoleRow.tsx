@@ -49,15 +49,15 @@ export function RoleRow({
         </CatalogueOr>
       }
     >
-      <td>{role.role}</td>
-      <td>
+      <td data-label="Role">{role.role}</td>
+      <td data-label="Kind">
         <Badge tone={KINDS[role.kind].tone}>{KINDS[role.kind].label}</Badge>
       </td>
-      <td>{role.description || <span className="osc-muted">No description</span>}</td>
-      <td>
+      <td data-label="Description">{role.description || <span className="osc-muted">No description</span>}</td>
+      <td data-label="Permissions">
         <PermissionGroups permissions={role.permissions} catalogue={catalogue.data} />
       </td>
-      <td>
+      <td data-label="Held by">
         {holders ? (
           <RoleHolders organizationId={organizationId} role={role.role} link={holders.link} />
         ) : (

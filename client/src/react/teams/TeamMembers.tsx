@@ -62,8 +62,10 @@ export function TeamMembers({
                   {fullName(member)}
                   {member.user_id === userId && <span className="osc-muted"> (you)</span>}
                 </th>
-                <td>{member.email}</td>
-                <td>
+                <td data-label="Email" className="osc-wrap">
+                  {member.email}
+                </td>
+                <td data-label="Joined the team">
                   <Time value={member.added_at} />
                 </td>
                 <td className="osc-table__actions">

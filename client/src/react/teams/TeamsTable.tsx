@@ -25,8 +25,10 @@ export function TeamsTable({
       {teams.map((team) => (
         <tr key={team.team_id}>
           <th scope="row">{team.name}</th>
-          <td className="osc-pre-wrap">{team.description || <span className="osc-muted">No description</span>}</td>
-          <td>
+          <td data-label="Description" className="osc-pre-wrap">
+            {team.description || <span className="osc-muted">No description</span>}
+          </td>
+          <td data-label="Roles">
             {team.roles.length ? (
               <span className="osc-row">
                 {team.roles.map((role) => (
@@ -39,8 +41,8 @@ export function TeamsTable({
               <span className="osc-muted">None</span>
             )}
           </td>
-          <td>{team.member_count}</td>
-          <td>
+          <td data-label="Members">{team.member_count}</td>
+          <td data-label="Created">
             <Time value={team.created_at} />
           </td>
           <td className="osc-table__actions">

@@ -8,7 +8,7 @@ export function Time({ value, seconds = false }: { value: string | null | undefi
   const instant = new Date(/Z$|[+-]\d\d:\d\d$/.test(value) ? value : `${value.replace(' ', 'T')}Z`);
   if (Number.isNaN(instant.getTime())) return <span>{value}</span>;
   return (
-    <time dateTime={instant.toISOString()} title={instant.toISOString()}>
+    <time className="osc-time" dateTime={instant.toISOString()} title={instant.toISOString()}>
       {instant.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: seconds ? 'medium' : 'short' })}
     </time>
   );

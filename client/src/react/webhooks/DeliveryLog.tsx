@@ -89,24 +89,24 @@ export function DeliveryLog({
             >
               {rows.map((delivery) => (
                 <tr key={delivery.delivery_id}>
-                  <td>
+                  <td data-label="Status">
                     <Badge tone={STATUS_TONES[delivery.status]}>{delivery.status}</Badge>
                   </td>
-                  <td>
+                  <td data-label="Event type">
                     <span className="osc-mono">{delivery.event_type}</span>
                     <DeliveryDetails delivery={delivery} />
                   </td>
-                  <td>{delivery.attempts}</td>
-                  <td>
+                  <td data-label="Attempts">{delivery.attempts}</td>
+                  <td data-label="Receiver's answer">
                     <ReceiverAnswer delivery={delivery} />
                   </td>
-                  <td>
+                  <td data-label="Created">
                     <Time value={delivery.created_at} />
                   </td>
-                  <td>
+                  <td data-label="Last change">
                     <Time value={delivery.updated_at} />
                   </td>
-                  <td>
+                  <td data-label="Next attempt">
                     {delivery.next_attempt_at ? (
                       <Time value={delivery.next_attempt_at} />
                     ) : (

@@ -31,7 +31,7 @@ export function WebhooksTable({
           <th scope="row" className="osc-mono">
             {webhook.url}
           </th>
-          <td>
+          <td data-label="Events">
             {webhook.event_types.includes('*') ? (
               'All events'
             ) : (
@@ -42,12 +42,14 @@ export function WebhooksTable({
               </span>
             )}
           </td>
-          <td className="osc-pre-wrap">{webhook.description || <span className="osc-muted">No description</span>}</td>
-          <td>
+          <td data-label="Description" className="osc-pre-wrap">
+            {webhook.description || <span className="osc-muted">No description</span>}
+          </td>
+          <td data-label="State">
             <Badge tone={webhook.enabled ? 'success' : 'warning'}>{webhook.enabled ? 'Enabled' : 'Disabled'}</Badge>
             {webhook.disabled_reason && <div className="osc-muted">{webhook.disabled_reason}</div>}
           </td>
-          <td>
+          <td data-label="Created">
             <Time value={webhook.created_at} />
           </td>
           <td className="osc-table__actions">
