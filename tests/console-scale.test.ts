@@ -12,7 +12,6 @@ import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { openDatabase } from '../server/platform/database/orm.ts';
 import { toDbTimestamp, type Database } from '../server/platform/database/schema.ts';
 import {
   DESKTOP,
@@ -23,7 +22,7 @@ import {
   SCREENSHOTS,
   startConsoleService,
 } from './support/console.ts';
-import { describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
+import { describeOnEachDatabase, openBesideService, type TestDatabase } from './support/databases.ts';
 import { insertUsersAsMembers, uniqueId } from './support/fixtures.ts';
 import { closeContexts, launchChromium } from './support/chromium.ts';
 import { chromiumMissing, failWithout } from './support/needs.ts';
@@ -67,7 +66,7 @@ describeOnEachDatabase('the console at scale (behaviour §14, §15)', (target) =
     expect(created.status).toBe(201);
     organizationId = created.body.organization_id as string;
     // 300 members straight into the database, beside the running service.
-    const orm = await openDatabase(database.url);
+    const orm = await openBesideService(database.url);
     try {
       const users = Array.from({ length: SEEDED }, (_, n) => ({
         user_id: seeded(n),

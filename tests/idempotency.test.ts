@@ -7,8 +7,7 @@
 import mysql from 'mysql2/promise';
 import { expect, it } from 'vitest';
 import { toDbTimestamp, type Database } from '../server/platform/database/schema.ts';
-import { openDatabase } from '../server/platform/database/orm.ts';
-import { describeOnEachDatabase } from './support/databases.ts';
+import { describeOnEachDatabase, openBesideService } from './support/databases.ts';
 import { addMember, createOrganization, registerUser, uniqueId } from './support/fixtures.ts';
 import { startTestServer, useServer } from './support/server.ts';
 import { tokenFor } from './support/tokens.ts';
@@ -289,7 +288,7 @@ describeOnEachDatabase('idempotency keys', (target) => {
 
 /** Makes the stored keys 25 hours old, as the clock would. */
 async function ageKeys(databaseUrl: string, target: string, keys: string[]): Promise<void> {
-  const orm = await openDatabase(databaseUrl);
+  const orm = await openBesideService(databaseUrl);
   try {
     const aged = await orm.em
       .getKysely<Database>()
@@ -307,7 +306,7 @@ async function ageKeys(databaseUrl: string, target: string, keys: string[]): Pro
 
 /** The answers the database holds for `keys`. */
 async function storedAnswers(databaseUrl: string, keys: string[]): Promise<string[]> {
-  const orm = await openDatabase(databaseUrl);
+  const orm = await openBesideService(databaseUrl);
   try {
     const rows = await orm.em
       .getKysely<Database>()
@@ -323,7 +322,7 @@ async function storedAnswers(databaseUrl: string, keys: string[]): Promise<strin
 
 /** Which of `keys` the database still holds. */
 async function storedKeys(databaseUrl: string, keys: string[]): Promise<string[]> {
-  const orm = await openDatabase(databaseUrl);
+  const orm = await openBesideService(databaseUrl);
   try {
     const rows = await orm.em
       .getKysely<Database>()

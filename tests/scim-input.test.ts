@@ -4,7 +4,6 @@
  * schema, uniqueness answered before the seat limit, and a DELETE without a body.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../server/platform/database/orm.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import {
@@ -18,6 +17,7 @@ import {
   type ScimAnswer,
   type ScimClient,
 } from './support/scim.ts';
+import { setMaxMembers } from './support/limits.ts';
 import { useServer } from './support/server.ts';
 
 describeOnEachDatabase('SCIM input and refusals (behaviour §18)', (target) => {
@@ -162,12 +162,7 @@ describeOnEachDatabase('SCIM input and refusals (behaviour §18)', (target) => {
       const limitedOwner = await registerUser(server(), 'full');
       const limited = await createOrganization(server(), limitedOwner);
       const client = scimClient(server(), await organizationKey(server(), limitedOwner, limited));
-      const orm = await openDatabase(server().databaseUrl);
-      try {
-        await orm.em.getConnection().execute('update organizations set max_members = 2 where id = ?', [limited], 'run');
-      } finally {
-        await orm.close();
-      }
+      await setMaxMembers(server(), limited, 2);
       const seated = await registerUser(server(), 'seated');
       expect((await client.send('POST', '/Users', oktaUser(seated.email))).status).toBe(201);
       const waiting = await registerUser(server(), 'waiting');

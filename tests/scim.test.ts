@@ -4,7 +4,6 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newKeySecret } from '../server/modules/api-keys/api-keys.service.ts';
-import { openDatabase } from '../server/platform/database/orm.ts';
 import { createApplicationKey } from './support/application-keys.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
@@ -18,6 +17,7 @@ import {
   scimClient,
   type ScimClient,
 } from './support/scim.ts';
+import { setMaxMembers } from './support/limits.ts';
 import { useServer, type TestServer } from './support/server.ts';
 import { tokenFor } from './support/tokens.ts';
 
@@ -488,12 +488,7 @@ describeOnEachDatabase('SCIM 2.0 (behaviour §18)', (target) => {
       const limitedOwner = await registerUser(server(), 'limited');
       const limited = await createOrganization(server(), limitedOwner);
       const client = scimClient(server(), await organizationKey(server(), limitedOwner, limited));
-      const orm = await openDatabase(server().databaseUrl);
-      try {
-        await orm.em.getConnection().execute('update organizations set max_members = 2 where id = ?', [limited], 'run');
-      } finally {
-        await orm.close();
-      }
+      await setMaxMembers(server(), limited, 2);
       const first = await registerUser(server(), 'seat');
       expect((await client.send('POST', '/Users', oktaUser(first.email))).status).toBe(201);
       const second = await registerUser(server(), 'seat');

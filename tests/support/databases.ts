@@ -96,3 +96,11 @@ export async function openMigrated(
   await unbounded.close();
   return { database, orm: await openDatabase(database.url, bounds) };
 }
+
+/**
+ * The database of a running service, for a test that writes beside it: on the embedded database a
+ * write then waits for the service's own (its busy timeout, as the service's connections have)
+ * instead of failing at once with "database is locked" while a background task of the service
+ * (the webhook fan-out, the sweep) writes.
+ */
+export const openBesideService = (url: string): Promise<Orm> => openDatabase(url, { poolSize: 1, timeoutMs: 10_000 });

@@ -3,7 +3,7 @@
  * `PUT /organizations/{organization_id}/limits` is there; the one place to change when it is.
  */
 import type { Database } from '../../server/platform/database/schema.ts';
-import { openDatabase } from '../../server/platform/database/orm.ts';
+import { openBesideService } from './databases.ts';
 import type { TestServer } from './server.ts';
 
 export async function setMaxMembers(
@@ -11,7 +11,7 @@ export async function setMaxMembers(
   organizationId: string,
   maxMembers: number | null,
 ) {
-  const orm = await openDatabase(server.databaseUrl);
+  const orm = await openBesideService(server.databaseUrl);
   try {
     await orm.em
       .getKysely<Database>()
