@@ -14,7 +14,7 @@
 import type { Compilable, CompiledQuery, QueryResult } from 'kysely';
 import type { DbTimestamp, Sql } from '../database/schema.ts';
 import type { Db } from '../database/transaction.ts';
-import { forbidden, unauthorized } from '../errors.ts';
+import { forbidden } from '../errors.ts';
 import type { EventActor, NewestEventRead, OrganizationChange } from '../organization-changes.ts';
 import { SERVICE_PERMISSIONS, type RoleCatalogue, type ServicePermission } from '../role-catalogue.ts';
 import type { GuardCheck, ScalarGuard } from '../database/guarded-reads.ts';
@@ -34,6 +34,7 @@ import {
 } from './holdings.ts';
 import {
   applicationKeyInOrganization,
+  invalidKey,
   isLive,
   organizationKeyAsColumn,
   organizationKeyRow,
@@ -112,7 +113,6 @@ export function assertHolds(held: Holds, requirement: Exclude<Requirement, typeo
   }
 }
 
-const invalidKey = () => unauthorized('Invalid API key: unknown, revoked or expired');
 const noSuchOrganization = () => forbidden('No organization has this id');
 
 /** An actor's access to one organization for one request, with what the guard last read. */

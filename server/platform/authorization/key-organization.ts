@@ -14,18 +14,16 @@
 import { LRUCache } from 'lru-cache';
 import type { Caller } from '../auth/tokens.ts';
 import type { Db } from '../database/transaction.ts';
-import { forbidden, unauthorized } from '../errors.ts';
+import { forbidden } from '../errors.ts';
 import type { RoleCatalogue, ServicePermission } from '../role-catalogue.ts';
 import { OrganizationAccess } from './access.ts';
 import { InOrganization } from './in-organization.ts';
-import { liveKey, organizationOfKey, recordKeyUse } from './keys.ts';
+import { invalidKey, organizationOfKey, recordKeyUse, withLiveKey } from './keys.ts';
 
 /** The most keys whose organization is kept: each entry is two short strings. */
 const KEYS_KEPT = 10_000;
 
 const organizationByKey = new LRUCache<string, string>({ max: KEYS_KEPT });
-
-const invalidKey = () => unauthorized('Invalid API key: unknown, revoked or expired');
 
 /** Access to the organization a key names by being its: when it is gone, so is the key. */
 class KeysOwnOrganizationAccess extends OrganizationAccess {
@@ -50,14 +48,13 @@ export async function inKeysOrganization<T>(
   work: (org: InOrganization) => Promise<T>,
 ): Promise<T> {
   if (caller.kind !== 'organization_key') {
-    // An application key is refused as any caller but an organization's key, once known to be live:
-    // an unknown, revoked or expired one is 401, as everywhere (behaviour §16).
-    if (caller.kind === 'application_key') {
-      const key = await liveKey(db, caller.kind, caller.secretHash);
-      if (key === undefined) throw invalidKey();
-      if (key.use) recordKeyUse(db, key.use).catch(onKeyUseFailure);
-    }
-    throw forbidden(`This endpoint needs an organization API key holding ${requirement}`);
+    const refused = () => forbidden(`This endpoint needs an organization API key holding ${requirement}`);
+    if (caller.kind === 'person') throw refused();
+    // An application key is refused once known to be live: an unknown, revoked or expired one is
+    // 401, as everywhere (behaviour §16).
+    return withLiveKey(db, caller, onKeyUseFailure, () => {
+      throw refused();
+    });
   }
   const organizationId = await keysOrganization(db, caller.secretHash);
   const access = new KeysOwnOrganizationAccess(

@@ -13,6 +13,7 @@ import { prepare } from '../database/prepared.ts';
 import type { DbTimestamp, Sql } from '../database/schema.ts';
 import { toDate, type StoredTimestamp } from '../database/timestamps.ts';
 import type { Db, Reader } from '../database/transaction.ts';
+import { unauthorized } from '../errors.ts';
 
 /** How stale `last_used_at` may be: it is written again once it is older. */
 const LAST_USE_PRECISION_MS = 60_000;
@@ -175,6 +176,29 @@ export async function liveKey(
   if (!row || !sameHash(row.secret_hash, secretHash) || !isLive(row, now)) return undefined;
   const table = kind === 'organization_key' ? 'api_keys' : 'application_keys';
   return { id: row.id, use: useToRecord(table, row.id, row.last_used_at, now) };
+}
+
+/** A key that is not live: unknown, revoked or expired (401, behaviour §16). */
+export const invalidKey = () => unauthorized('Invalid API key: unknown, revoked or expired');
+
+/**
+ * For what is not an organization's operation: the key must be live (else 401); `then` acts with
+ * its id, and the key's use is recorded after, whatever `then` answered, as the guard's is in an
+ * organization. `onUseFailure` hears of a record that failed, which costs only the minute's precision.
+ */
+export async function withLiveKey<Result>(
+  db: Db,
+  { kind, secretHash }: { kind: 'organization_key' | 'application_key'; secretHash: string },
+  onUseFailure: (error: unknown) => void,
+  then: (keyId: string) => Promise<Result>,
+): Promise<Result> {
+  const key = await liveKey(db, kind, secretHash);
+  if (key === undefined) throw invalidKey();
+  try {
+    return await then(key.id);
+  } finally {
+    if (key.use) recordKeyUse(db, key.use).catch(onUseFailure);
+  }
 }
 
 const keyOrganization = prepare((sql, secretHash: string) =>

@@ -11,10 +11,10 @@ import type { z } from 'zod';
 import { organizationPathInput, organizationSlugPathInput } from '../../../shared/organizations.ts';
 import { organizationIdSchema } from '../../../shared/fields.ts';
 import type { Caller, PersonCaller } from '../auth/tokens.ts';
-import { badRequest, forbidden, unauthorized } from '../errors.ts';
+import { badRequest, forbidden } from '../errors.ts';
 import { ANY_MEMBER, OrganizationAccess, type Actor, type Requirement } from '../authorization/access.ts';
 import { InOrganization } from '../authorization/in-organization.ts';
-import { liveKey, recordKeyUse, type KeyUse } from '../authorization/keys.ts';
+import { recordKeyUse, withLiveKey, type KeyUse } from '../authorization/keys.ts';
 import { keptIdOfSlug, organizationIdBySlug, SlugMoved } from '../authorization/slugs.ts';
 import type { Db } from '../database/transaction.ts';
 import { idempotencyHook } from '../idempotency.ts';
@@ -71,37 +71,21 @@ function authenticated<Result extends { ok: boolean }>(
   );
 }
 
+/** Logs a key's use that could not be recorded (authorization/keys.ts's recordKeyUse). */
+const useRecordFailed = (ctx: Context) => (error: unknown) =>
+  ctx.log.error({ err: error }, 'recording a key use failed');
+
 /**
  * Writes a key's `last_used_at` when it is stale (behaviour §16), once the request is answered, in a
  * statement of its own whose failure costs only the minute's precision.
  */
 function recordUse(ctx: Context, db: Db, use: KeyUse | undefined): void {
-  if (use) recordKeyUse(db, use).catch((error: unknown) => ctx.log.error({ err: error }, 'recording a key use failed'));
-}
-
-/**
- * For the operations that are not an organization's: the key must be live (else 401); `then` acts
- * with its id, and the key's use is recorded after, whatever `then` answered, as the guard's is in
- * an organization.
- */
-async function withLiveKey<Result>(
-  ctx: Context,
-  db: Db,
-  caller: Exclude<Caller, PersonCaller>,
-  then: (keyId: string) => Promise<Result>,
-): Promise<Result> {
-  const key = await liveKey(db, caller.kind, caller.secretHash);
-  if (key === undefined) throw unauthorized('Invalid API key: unknown, revoked or expired');
-  try {
-    return await then(key.id);
-  } finally {
-    recordUse(ctx, db, key.use);
-  }
+  if (use) recordKeyUse(db, use).catch(useRecordFailed(ctx));
 }
 
 /** A key calling what belongs to a person: refused (behaviour §16), once it is known to be a live one. */
 const refusedKey = (ctx: Context, db: Db, caller: Exclude<Caller, PersonCaller>): Promise<never> =>
-  withLiveKey(ctx, db, caller, () => {
+  withLiveKey(db, caller, useRecordFailed(ctx), () => {
     throw forbidden("An API key acts on its organization's operations only, not on what belongs to a person");
   });
 
@@ -141,7 +125,7 @@ export const organizationCreatorProcedure = publicProcedure.meta({ access: 'crea
       assertCreatorRole(caller, call.ctx.settings.REQUIRE_CREATOR_ROLE);
       return as({ kind: 'person', userId: caller.userId });
     }
-    return withLiveKey(call.ctx, db, caller, (keyId) => {
+    return withLiveKey(db, caller, useRecordFailed(call.ctx), (keyId) => {
       if (caller.kind !== 'application_key') {
         throw forbidden("An organization's API key cannot create organizations; the application's key can");
       }
@@ -156,7 +140,7 @@ export const applicationProcedure = publicProcedure.meta({ access: 'application'
     const refused = () =>
       forbidden("This operation is the application's: it needs an application key (npm run app-key)");
     if (caller.kind === 'person') throw refused();
-    return withLiveKey(call.ctx, db, caller, (applicationKeyId) => {
+    return withLiveKey(db, caller, useRecordFailed(call.ctx), (applicationKeyId) => {
       if (caller.kind !== 'application_key') throw refused();
       return call.next({ ctx: { caller, db, applicationKeyId } });
     });
