@@ -148,10 +148,10 @@ describeOnEachDatabase('idempotency keys', (target) => {
     expect(JSON.stringify(again.body)).not.toContain(first.body.secret);
     const keys = await server().call('GET', path, { token: owner.token });
     expect(keys.body.map((key: { key_id: string }) => key.key_id)).toEqual([first.body.key_id]);
-    const stored = await storedAnswers(server().databaseUrl, [request.headers['idempotency-key']]);
+    const stored = await storedRows(server().databaseUrl, [request.headers['idempotency-key']]);
     expect(stored).toHaveLength(1);
-    expect(stored[0]).not.toContain(first.body.secret);
-    expect(JSON.parse(stored[0]!)).toMatchObject({ key_id: first.body.key_id, secret_shown_once: true });
+    expect(stored[0]!.response_body).not.toContain(first.body.secret);
+    expect(JSON.parse(stored[0]!.response_body!)).toMatchObject({ key_id: first.body.key_id, secret_shown_once: true });
   });
 
   it('refuses a malformed key with 400 naming the header, and changes nothing', async () => {
@@ -304,34 +304,25 @@ async function ageKeys(databaseUrl: string, target: string, keys: string[]): Pro
   }
 }
 
-/** The answers the database holds for `keys`. */
-async function storedAnswers(databaseUrl: string, keys: string[]): Promise<string[]> {
+/** The rows the database still holds of `keys`: each key with its stored answer, by key. */
+async function storedRows(
+  databaseUrl: string,
+  keys: string[],
+): Promise<Array<{ idempotency_key: string; response_body: string | null }>> {
   const orm = await openBesideService(databaseUrl);
   try {
-    const rows = await orm.em
+    return await orm.em
       .getKysely<Database>()
       .selectFrom('idempotency_keys')
-      .select('response_body')
+      .select(['idempotency_key', 'response_body'])
       .where('idempotency_key', 'in', keys)
+      .orderBy('idempotency_key')
       .execute();
-    return rows.map((row) => row.response_body ?? '');
   } finally {
     await orm.close();
   }
 }
 
 /** Which of `keys` the database still holds. */
-async function storedKeys(databaseUrl: string, keys: string[]): Promise<string[]> {
-  const orm = await openBesideService(databaseUrl);
-  try {
-    const rows = await orm.em
-      .getKysely<Database>()
-      .selectFrom('idempotency_keys')
-      .select('idempotency_key')
-      .where('idempotency_key', 'in', keys)
-      .execute();
-    return rows.map((row) => row.idempotency_key).sort();
-  } finally {
-    await orm.close();
-  }
-}
+const storedKeys = async (databaseUrl: string, keys: string[]) =>
+  (await storedRows(databaseUrl, keys)).map((row) => row.idempotency_key);

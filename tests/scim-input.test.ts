@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import {
+  clientOfLimitedOrganization,
   expectScimError,
   GROUP_SCHEMA,
   oktaUser,
@@ -17,7 +18,6 @@ import {
   type ScimAnswer,
   type ScimClient,
 } from './support/scim.ts';
-import { setMaxMembers } from './support/limits.ts';
 import { useServer } from './support/server.ts';
 
 describeOnEachDatabase('SCIM input and refusals (behaviour §18)', (target) => {
@@ -159,10 +159,7 @@ describeOnEachDatabase('SCIM input and refusals (behaviour §18)', (target) => {
 
   describe('uniqueness before the seat limit', () => {
     it('answers a duplicate 409 uniqueness, not MEMBER_LIMIT, when the organization is full', async () => {
-      const limitedOwner = await registerUser(server(), 'full');
-      const limited = await createOrganization(server(), limitedOwner);
-      const client = scimClient(server(), await organizationKey(server(), limitedOwner, limited));
-      await setMaxMembers(server(), limited, 2);
+      const client = await clientOfLimitedOrganization(server(), 2);
       const seated = await registerUser(server(), 'seated');
       expect((await client.send('POST', '/Users', oktaUser(seated.email))).status).toBe(201);
       const waiting = await registerUser(server(), 'waiting');

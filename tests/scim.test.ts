@@ -8,6 +8,7 @@ import { createApplicationKey } from './support/application-keys.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import {
+  clientOfLimitedOrganization,
   entraUser,
   expectScimError,
   GROUP_SCHEMA,
@@ -17,7 +18,6 @@ import {
   scimClient,
   type ScimClient,
 } from './support/scim.ts';
-import { setMaxMembers } from './support/limits.ts';
 import { useServer, type TestServer } from './support/server.ts';
 import { tokenFor } from './support/tokens.ts';
 
@@ -485,10 +485,7 @@ describeOnEachDatabase('SCIM 2.0 (behaviour §18)', (target) => {
 
   describe('seat limits', () => {
     it('refuses a provisioning past max_members with 409 and MEMBER_LIMIT in the detail', async () => {
-      const limitedOwner = await registerUser(server(), 'limited');
-      const limited = await createOrganization(server(), limitedOwner);
-      const client = scimClient(server(), await organizationKey(server(), limitedOwner, limited));
-      await setMaxMembers(server(), limited, 2);
+      const client = await clientOfLimitedOrganization(server(), 2);
       const first = await registerUser(server(), 'seat');
       expect((await client.send('POST', '/Users', oktaUser(first.email))).status).toBe(201);
       const second = await registerUser(server(), 'seat');

@@ -4,7 +4,8 @@
  * Entra ID's SCIM guides show.
  */
 import { expect } from 'vitest';
-import type { TestUser } from './fixtures.ts';
+import { createOrganization, registerUser, type TestUser } from './fixtures.ts';
+import { setMaxMembers } from './limits.ts';
 import type { TestServer } from './server.ts';
 
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
@@ -57,6 +58,14 @@ export async function organizationKey(
   });
   expect(key.status, JSON.stringify(key.body)).toBe(201);
   return key.body.secret as string;
+}
+
+/** The SCIM client of a new organization whose seats are `maxMembers` (its owner holds one). */
+export async function clientOfLimitedOrganization(server: TestServer, maxMembers: number): Promise<ScimClient> {
+  const owner = await registerUser(server, 'limited');
+  const organizationId = await createOrganization(server, owner);
+  await setMaxMembers(server, organizationId, maxMembers);
+  return scimClient(server, await organizationKey(server, owner, organizationId));
 }
 
 /** A User as Okta's guide creates one (POST /Users). */
