@@ -1,6 +1,8 @@
 /**
  * server/platform/database/mysql-pool.ts on MariaDB: the prepared queries (prepared.ts) run as server-side prepared
- * statements and answer with the same rows as the text protocol; everything else stays text.
+ * statements and answer with the same rows as the text protocol; everything else stays text. And
+ * statements.ts: the requests' statements, sent to the pool directly, go on connections bounded as
+ * Kysely's are, answer in Kysely's shape, and give their connection back whatever happens.
  */
 import { CompiledQuery, type Compilable } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,5 +121,36 @@ describe('the serving pool on MariaDB', () => {
       },
     ]);
     expect(binary[2]).toEqual([{ members: 0 }]);
+  });
+
+  /** A statement as db.first and db.run take them. */
+  const raw = (sql: string): Compilable<Record<string, unknown>> => ({ compile: () => CompiledQuery.raw(sql) });
+
+  it('sends reads and transactions on connections that have the session bounds (orm.ts)', async () => {
+    const bounds =
+      'select @@session.max_statement_time as statement_seconds, @@session.innodb_lock_wait_timeout as lock_seconds';
+    // More at once than the pool holds: every connection of the pool serves some of them.
+    const reads = await Promise.all(Array.from({ length: 6 }, () => db.first(raw(bounds))));
+    for (const row of reads) {
+      expect({ statement: Number(row!.statement_seconds), lock: Number(row!.lock_seconds) }).toEqual({
+        statement: 2,
+        lock: 2,
+      });
+    }
+    // A transaction's statements are bounded tighter, by what is left of its budget (unit-of-work.ts).
+    const inTransaction = await db.transaction((tx) => tx.first(raw(bounds)));
+    expect(Number(inTransaction!.lock_seconds)).toBe(2);
+    expect(Number(inTransaction!.statement_seconds)).toBeGreaterThan(0);
+    expect(Number(inTransaction!.statement_seconds)).toBeLessThanOrEqual(2);
+  });
+
+  it("answers writes in Kysely's shape, and gives a connection back when its statement fails", async () => {
+    const updated = await db.run(raw("update users set last_name = 'Changed' where id in ('u1', 'u2')"));
+    expect(updated).toMatchObject({ numAffectedRows: 2n, numChangedRows: 2n, rows: [] });
+    // Twice as many failures as the pool has connections, then a read: none was kept.
+    for (let attempt = 0; attempt < 4; attempt++) {
+      await expect(db.first(raw('select * from no_such_table'))).rejects.toMatchObject({ code: 'ER_NO_SUCH_TABLE' });
+    }
+    expect(await db.first(raw("select last_name from users where id = 'u2'"))).toEqual({ last_name: 'Changed' });
   });
 });

@@ -14,6 +14,7 @@
 import { type CompiledQuery, type Compilable, type QueryResult } from 'kysely';
 import { foldGuards, guardColumn, takesGuards, withoutGuardColumns } from './folded-guards.ts';
 import { toDbTimestamp, type DbTimestamp, type Dialect, type Sql } from './schema.ts';
+import type { StatementRunner } from './statements.ts';
 import { sendStatements, type Reader, type Statement } from './unit-of-work.ts';
 
 /** A statement a guard's check asks for before it decides (access.ts, guardReads). */
@@ -52,7 +53,7 @@ interface PendingGuard {
 export class GuardedReads implements Reader {
   readonly sql: Sql;
   readonly dialect: Dialect;
-  readonly #pool: Sql;
+  readonly #pool: StatementRunner;
   readonly #together: boolean;
   #pending: PendingGuard[] = [];
   /**
@@ -63,7 +64,7 @@ export class GuardedReads implements Reader {
   #checked = PASSED;
 
   /** `pool` runs the reads; `buildOnly` builds them (unit-of-work.ts, buildOnlySql). */
-  constructor(pool: Sql, buildOnly: Sql, dialect: Dialect, together: boolean) {
+  constructor(pool: StatementRunner, buildOnly: Sql, dialect: Dialect, together: boolean) {
     this.#pool = pool;
     this.sql = buildOnly;
     this.dialect = dialect;

@@ -1,8 +1,9 @@
 /**
- * The mysql2 pool as Kysely's MySQL driver sees it when serving requests. MikroORM creates the
- * pool and hands it to Kysely's MysqlDialect itself, with no option to put anything in between, so
- * `servePool` replaces the pool's `getConnection`: the one call through which Kysely (and with it
- * MikroORM) gets its connections. It adds two things mysql2's pool does not have:
+ * The mysql2 pool as Kysely's MySQL driver and statements.ts see it when serving requests. MikroORM
+ * creates the pool and hands it to Kysely's MysqlDialect itself, with no option to put anything in
+ * between, so `servePool` replaces the pool's `getConnection`: the one call through which Kysely
+ * (and with it MikroORM) and statements.ts get their connections. It adds two things mysql2's pool
+ * does not have:
  *
  * - A bound on the wait for a connection: mysql2 waits for a free one without limit and has no
  *   setting for one. Past `timeoutMs`, or past the deadline of the wait's request where one is set

@@ -6,11 +6,12 @@ import { dirname } from 'node:path';
 import { MikroORM, type Options } from '@mikro-orm/core';
 import type { MySqlConnection } from '@mikro-orm/mysql';
 import { SqlitePlatform, type SqlEntityManager } from '@mikro-orm/sql';
-import { CompiledQuery, type DatabaseConnection } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import { locateDatabase, type DatabaseLocation } from './engine.ts';
 import { createOrmConfig } from './orm-config.ts';
 import { makeDirectory } from '../make-directory.ts';
 import { servePool } from './mysql-pool.ts';
+import { pooledStatements, servesStatements, type ConnectionHook, type HookedConnection } from './statements.ts';
 import { traceStatements } from './statement-spans.ts';
 import { tracingOn } from '../tracing/spans.ts';
 
@@ -22,7 +23,7 @@ export interface DatabaseBounds {
   timeoutMs: number;
 }
 
-const run = (connection: DatabaseConnection, sql: string) => connection.executeQuery(CompiledQuery.raw(sql));
+const run = (connection: HookedConnection, sql: string) => connection.executeQuery(CompiledQuery.raw(sql));
 
 /**
  * Per-session bounds, set once on each new connection. Each statement (lock waits included) ends
@@ -36,7 +37,7 @@ const run = (connection: DatabaseConnection, sql: string) => connection.executeQ
 function sessionBounds({ engine }: DatabaseLocation, timeoutMs: number) {
   const lockWaitSeconds = Math.max(1, Math.ceil(timeoutMs / 1000));
   if (engine === 'mariadb') {
-    return async (connection: DatabaseConnection) => {
+    return async (connection: HookedConnection) => {
       await run(
         connection,
         `set session innodb_lock_wait_timeout = ${lockWaitSeconds}, max_statement_time = ${timeoutMs / 1000}`,
@@ -46,15 +47,14 @@ function sessionBounds({ engine }: DatabaseLocation, timeoutMs: number) {
     };
   }
   if (engine === 'mysql') {
-    return (connection: DatabaseConnection) =>
+    return (connection: HookedConnection) =>
       run(
         connection,
         `set session innodb_lock_wait_timeout = ${lockWaitSeconds}, max_execution_time = ${timeoutMs}`,
       ).then(() => undefined);
   }
   // The embedded database: how long a write waits for another process's lock on the file.
-  return (connection: DatabaseConnection) =>
-    run(connection, `pragma busy_timeout = ${timeoutMs}`).then(() => undefined);
+  return (connection: HookedConnection) => run(connection, `pragma busy_timeout = ${timeoutMs}`).then(() => undefined);
 }
 
 /**
@@ -80,12 +80,12 @@ export async function openDatabase(
   // below). make-directory.ts says why not node:fs's recursive mkdir.
   if (file !== undefined && file !== ':memory:') makeDirectory(dirname(file));
   // Each new connection gets the session bounds, then whatever else the caller asks (metrics).
-  const connectionHooks: Array<(connection: DatabaseConnection) => Promise<void>> = [];
+  const connectionHooks: ConnectionHook[] = [];
   if (bounds) connectionHooks.push(sessionBounds(database, bounds.timeoutMs));
   if (options.onCreateConnection) connectionHooks.push(options.onCreateConnection);
   if (bounds && tracingOn()) connectionHooks.push(traceStatements(database.engine));
   const onCreateConnection = async (connection: unknown) => {
-    for (const hook of connectionHooks) await hook(connection as DatabaseConnection);
+    for (const hook of connectionHooks) await hook(connection as HookedConnection);
   };
   const bounded: Partial<Options> = bounds
     ? {
@@ -118,7 +118,10 @@ export async function openDatabase(
   // MikroORM 7 connects lazily; the pool (and its Kysely client) must exist before the first query.
   await orm.connect();
   if (bounds && dialect === 'mysql') {
-    servePool(await (orm.em.getConnection() as unknown as MySqlConnection).getNativeClient(), bounds.timeoutMs);
+    const pool = await (orm.em.getConnection() as unknown as MySqlConnection).getNativeClient();
+    servePool(pool, bounds.timeoutMs);
+    // Its statements go to the pool directly (statements.ts), each connection with the same hooks.
+    servesStatements(orm.em.getKysely(), pooledStatements(pool, onCreateConnection));
   }
   return orm;
 }

@@ -5,9 +5,10 @@
  * that names each of its statements. Installed on each new connection (orm.ts), around Kysely's
  * `executeQuery`, the one call through which every statement of the ORM and of Kysely goes out.
  */
-import type { CompiledQuery, DatabaseConnection } from 'kysely';
+import type { CompiledQuery } from 'kysely';
 import { inStatementSpan, type StatementSummary } from '../tracing/spans.ts';
 import type { Engine } from './engine.ts';
+import type { HookedConnection } from './statements.ts';
 
 const KIND = /^\s*\(?\s*([a-z]+)/i;
 const TABLE = /\b(?:from|into|update|join)\s+[`"]?(\w+)/i;
@@ -72,7 +73,7 @@ export function summarizer(engine: Engine): (sql: string) => StatementSummary {
 /** The connection hook (orm.ts) that gives every statement of the connection its span. */
 export const traceStatements = (engine: Engine) => {
   const summarize = summarizer(engine);
-  return (connection: DatabaseConnection) => {
+  return (connection: HookedConnection) => {
     const send = connection.executeQuery.bind(connection);
     connection.executeQuery = <R>(query: CompiledQuery) =>
       inStatementSpan(

@@ -22,6 +22,7 @@ import { toDbTimestamp, type Database, type DbTimestamp, type Dialect, type Sql 
 import { Admission, type Turn } from './admission.ts';
 import { isForeignKeyViolation, isLostConflict, isUniqueViolation } from './failures.ts';
 import { connectionWaitDeadline } from './mysql-pool.ts';
+import { statementsOf, type StatementPool } from './statements.ts';
 import { GuardedReads } from './guarded-reads.ts';
 import { pauseBefore } from './backoff.ts';
 import { buildOnlySql, UnitOfWork, type Reader, type Tx } from './unit-of-work.ts';
@@ -80,6 +81,8 @@ class RequestGivenUp extends Error {
 interface Shared {
   em: SqlEntityManager;
   sql: Sql;
+  /** Where the statements built with `sql` go (statements.ts). */
+  statements: StatementPool;
   /** Builds (never runs) the queries of transactions: they run through their UnitOfWork. */
   buildSql: Sql;
   dialect: Dialect;
@@ -108,7 +111,8 @@ export class Db implements Reader {
   static open(em: SqlEntityManager, dialect: Dialect, settings: TransactionSettings): Db {
     const admission = new Admission(settings);
     const sql = em.getKysely<Database>();
-    return new Db({ em, sql, buildSql: buildOnlySql(dialect), dialect, settings, admission }, {});
+    const statements = statementsOf(sql);
+    return new Db({ em, sql, statements, buildSql: buildOnlySql(dialect), dialect, settings, admission }, {});
   }
 
   /** The same database for one request, whose budget of DB_TIMEOUT_MS starts now. */
@@ -127,16 +131,16 @@ export class Db implements Reader {
 
   /** Reads that come after a guard (guarded-reads.ts), for a procedure in an organization. */
   guardedReads(): GuardedReads {
-    const { buildSql, dialect, settings } = this.#shared;
-    return new GuardedReads(this.sql, buildSql, dialect, settings.statementsTogether);
+    const { statements, buildSql, dialect, settings } = this.#shared;
+    return new GuardedReads(statements, buildSql, dialect, settings.statementsTogether);
   }
 
   async first<Row>(query: Compilable<Row>): Promise<Row | undefined> {
-    return (await this.sql.executeQuery(query.compile())).rows[0];
+    return (await this.#shared.statements.executeQuery(query.compile())).rows[0];
   }
 
   async all<Row>(query: Compilable<Row>): Promise<Row[]> {
-    return (await this.sql.executeQuery(query.compile())).rows;
+    return (await this.#shared.statements.executeQuery(query.compile())).rows;
   }
 
   /**
@@ -144,7 +148,7 @@ export class Db implements Reader {
    * organization's lock nor an event, such as a webhook delivery's conditional claim.
    */
   async run<Row>(query: Compilable<Row>): Promise<QueryResult<Row>> {
-    return this.sql.executeQuery(query.compile());
+    return this.#shared.statements.executeQuery(query.compile());
   }
 
   /** A unique index refused a write (a duplicate e-mail, membership, key…). */
@@ -239,12 +243,12 @@ export class Db implements Reader {
    * committed unless the request was given up.
    */
   async #once<T>(work: (tx: Tx) => Promise<T>, waitsForLock: boolean, deadline: number): Promise<T> {
-    const { dialect, buildSql, settings } = this.#shared;
+    const { statements, dialect, buildSql, settings } = this.#shared;
     const signal = this.#scope.signal;
     // A request given up between attempts (its client left) makes no more of them.
     if (signal?.aborted) throw new RequestGivenUp();
     return connectionWaitDeadline.run(deadline, () =>
-      this.sql.connection().execute(async (connection) => {
+      statements.withConnection(async (connection) => {
         const tx = new UnitOfWork(connection, {
           dialect,
           sql: buildSql,

@@ -49,6 +49,7 @@ import {
 } from 'kysely';
 import { unavailable } from '../errors.ts';
 import { toDbTimestamp, type Database, type DbTimestamp, type Dialect, type Sql } from './schema.ts';
+import { toQueryResult, type StatementRunner } from './statements.ts';
 
 /** Reads that run the same in a transaction (`Tx`) and outside one (`Db`). */
 export interface Reader {
@@ -115,19 +116,8 @@ export function buildOnlySql(dialect: Dialect): Sql {
   });
 }
 
-/** What mysql2 answers a write with. */
-interface OkPacket {
-  affectedRows: number;
-}
-const isOkPacket = (value: unknown): value is OkPacket =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) && 'affectedRows' in value;
-
 /** One multi-statement query's result per statement, in Kysely's shape. */
-function toQueryResults(rows: unknown[]): Array<QueryResult<unknown>> {
-  return rows.map((result) =>
-    isOkPacket(result) ? { rows: [], numAffectedRows: BigInt(result.affectedRows) } : { rows: result as unknown[] },
-  );
-}
+const toQueryResults = (rows: unknown[]): Array<QueryResult<unknown>> => rows.map((result) => toQueryResult(result));
 
 /**
  * Sends `statements` on `connection` (a pool or one connection), as one multi-statement query when
@@ -136,7 +126,7 @@ function toQueryResults(rows: unknown[]): Array<QueryResult<unknown>> {
  * `bounded` tells, when a statement is about to go out, how to send it (a time bound).
  */
 export async function sendStatements(
-  connection: Sql,
+  connection: StatementRunner,
   statements: Statement[],
   together: boolean,
   bounded: () => (query: CompiledQuery) => CompiledQuery = () => (query) => query,
@@ -189,7 +179,7 @@ export class UnitOfWork implements Tx {
   readonly waitsForLock: boolean;
   readonly now = new Date();
   readonly takenOrganizations = new Set<string>();
-  readonly #connection: Sql;
+  readonly #connection: StatementRunner;
   readonly #together: boolean;
   readonly #deadline: number;
   #queued: Statement[] = [{ query: BEGIN }];
@@ -203,7 +193,7 @@ export class UnitOfWork implements Tx {
   #refused: { error: unknown } | undefined;
 
   /** `connection`: a Kysely bound to one connection. */
-  constructor(connection: Sql, { dialect, sql, together, waitsForLock, deadline }: UnitOfWorkOptions) {
+  constructor(connection: StatementRunner, { dialect, sql, together, waitsForLock, deadline }: UnitOfWorkOptions) {
     this.#connection = connection;
     this.dialect = dialect;
     this.sql = sql;
