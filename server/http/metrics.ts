@@ -10,9 +10,9 @@
  *   skip unmatched paths and keep its metrics in the global registry, and has no in-flight gauge.
  * - tRPC procedures: /trpc answers several procedures in one request, so each call of a batch is
  *   counted by procedure and outcome, from tRPC's `responseMeta` hook.
- * - Database queries: every query passes through a Kysely connection (MikroORM's own queries and
- *   `em.getKysely()` alike); each connection's `executeQuery` is timed when the driver creates it,
- *   as Kysely's own `log` option does. MikroORM's logger would miss the queries run through
+ * - Database queries: every query passes through a connection's `executeQuery`, Kysely's
+ *   (MikroORM's own queries and `em.getKysely()` alike) or statements.ts's (the requests' on MySQL
+ *   and MariaDB); it is timed from when the connection is made, as Kysely's own `log` option does. MikroORM's logger would miss the queries run through
  *   `em.getKysely()` and only measures whole milliseconds.
  * - The mysql2 pool (MySQL, MariaDB): connections in use and idle, acquisitions waiting. The
  *   embedded libSQL database is one connection used from the event loop: it has no pool to show,
@@ -69,7 +69,7 @@ function errorCodeOf(error: unknown): string {
   return typeof code === 'string' && /^[A-Z][A-Z0-9_]{0,63}$/.test(code) ? code : 'other';
 }
 
-/** What Kysely's drivers hand to `onCreateConnection`: its `DatabaseConnection`. */
+/** What Kysely's drivers (and statements.ts, alike) hand to `onCreateConnection`: a connection's `executeQuery`. */
 interface QueryConnection {
   executeQuery(query: { sql: string }, ...rest: unknown[]): Promise<unknown>;
 }

@@ -2,8 +2,9 @@
  * A span for each statement a serving connection sends, when tracing is on (platform/tracing/):
  * what the statement is (its kind and table, `select organizations`), never its values, which
  * travel apart from its text anyway. A multi-statement round trip (unit-of-work.ts) is one span
- * that names each of its statements. Installed on each new connection (orm.ts), around Kysely's
- * `executeQuery`, the one call through which every statement of the ORM and of Kysely goes out.
+ * that names each of its statements. Installed on each new connection (orm.ts), around its
+ * `executeQuery` (Kysely's, or statements.ts's on MySQL and MariaDB), the one call through which
+ * every statement goes out.
  */
 import type { CompiledQuery } from 'kysely';
 import { inStatementSpan, type StatementSummary } from '../tracing/spans.ts';

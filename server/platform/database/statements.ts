@@ -79,7 +79,7 @@ class PooledConnection implements HookedConnection {
 export function pooledStatements(pool: MysqlPool, hook: ConnectionHook): StatementPool {
   const ready = new WeakMap<MysqlPoolConnection, PooledConnection>();
 
-  /** A connection from the pool, ready: the hook ran on it once. */
+  /** A connection from the pool (whose wait mysql-pool.ts bounds). */
   const acquire = () =>
     new Promise<MysqlPoolConnection>((resolve, reject) => {
       pool.getConnection((error, connection) => {
@@ -89,6 +89,7 @@ export function pooledStatements(pool: MysqlPool, hook: ConnectionHook): Stateme
       });
     });
 
+  /** The connection as the hook made it: the hook runs on its first use here. */
   function pooled(connection: MysqlPoolConnection): PooledConnection | Promise<PooledConnection> {
     const known = ready.get(connection);
     if (known) return known;
@@ -116,10 +117,11 @@ export function pooledStatements(pool: MysqlPool, hook: ConnectionHook): Stateme
         pool.getConnection((error, connection) => {
           // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- as in acquire
           if (error) return reject(error);
-          const known = ready.get(connection);
-          const sent = known
-            ? known.executeQuery<Row>(query)
-            : Promise.resolve(pooled(connection)).then((fresh) => fresh.executeQuery<Row>(query));
+          const hooked = pooled(connection);
+          const sent =
+            hooked instanceof PooledConnection
+              ? hooked.executeQuery<Row>(query)
+              : hooked.then((fresh) => fresh.executeQuery<Row>(query));
           sent.then(
             (result) => {
               connection.release();
