@@ -190,10 +190,12 @@ const PURGE_EVERY_MS = 60 * 60 * 1000;
 export function purgeExpiredKeysHourly(db: Db, onFailure: (error: unknown) => void): () => Promise<void> {
   let running: Promise<unknown> = Promise.resolve();
   const purge = () => {
-    running = db.sql
-      .deleteFrom('idempotency_keys')
-      .where('created_at', '<', db.timestamp(new Date(Date.now() - KEYS_KEPT_MS)))
-      .execute()
+    running = db
+      .run(
+        db.sql
+          .deleteFrom('idempotency_keys')
+          .where('created_at', '<', db.timestamp(new Date(Date.now() - KEYS_KEPT_MS))),
+      )
       .catch(onFailure);
   };
   purge();
