@@ -6,7 +6,7 @@
  */
 import { CompiledQuery, type Compilable } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '../server/platform/database/schema.ts';
+import type { Database, Sql } from '../server/platform/database/schema.ts';
 import type { Orm } from '../server/platform/database/orm.ts';
 import { prepare } from '../server/platform/database/prepared.ts';
 import { Db } from '../server/platform/database/transaction.ts';
@@ -48,7 +48,9 @@ describe('the serving pool on MariaDB', () => {
       statementsTogether: true,
       changesPerOrganization: 2,
     });
-    await db.sql
+    // Set-up on the ORM's Kysely: db.sql only builds (transaction.ts).
+    await orm.em
+      .getKysely<Database>()
       .insertInto('users')
       .values(
         ['u1', 'u2', "o'brien\u{1F600}"].map((id, index) => ({
@@ -69,18 +71,21 @@ describe('the serving pool on MariaDB', () => {
 
   /** Runs `queries` on one connection; how many of them MariaDB ran as prepared statements, and their rows. */
   const onOneConnection = (queries: Array<Compilable<unknown>>) =>
-    db.sql.connection().execute(async (connection) => {
-      const executed = async () => {
-        const { rows } = await connection.executeQuery<{ Value: string }>(
-          CompiledQuery.raw("show session status like 'Com_stmt_execute'"),
-        );
-        return Number(rows[0]!.Value);
-      };
-      const before = await executed();
-      const results = [];
-      for (const query of queries) results.push((await connection.executeQuery(query.compile())).rows);
-      return { prepared: (await executed()) - before, results };
-    });
+    orm.em
+      .getKysely<Database>()
+      .connection()
+      .execute(async (connection) => {
+        const executed = async () => {
+          const { rows } = await connection.executeQuery<{ Value: string }>(
+            CompiledQuery.raw("show session status like 'Com_stmt_execute'"),
+          );
+          return Number(rows[0]!.Value);
+        };
+        const before = await executed();
+        const results = [];
+        for (const query of queries) results.push((await connection.executeQuery(query.compile())).rows);
+        return { prepared: (await executed()) - before, results };
+      });
 
   it('runs prepared queries as prepared statements, the rest as text', async () => {
     const { prepared } = await onOneConnection([

@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PoolAcquireTimeoutError } from '../server/platform/database/failures.ts';
 import type { Orm } from '../server/platform/database/orm.ts';
+import type { Database } from '../server/platform/database/schema.ts';
 import { Db } from '../server/platform/database/transaction.ts';
 import { databaseTargets, openMigrated, type TestDatabase } from './support/databases.ts';
 import { failWithout } from './support/needs.ts';
@@ -39,7 +40,9 @@ describe('a request budget of DB_TIMEOUT_MS on MariaDB', () => {
       statementsTogether: true,
       changesPerOrganization: 2,
     });
-    await db.sql
+    // Set-up and checks on the ORM's Kysely: db.sql only builds (transaction.ts).
+    await orm.em
+      .getKysely<Database>()
       .insertInto('users')
       .values({
         id: 'locked',
@@ -71,7 +74,12 @@ describe('a request budget of DB_TIMEOUT_MS on MariaDB', () => {
   it('waits for a connection only until the end of the budget', async () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const holders = [0, 1].map(() => db.sql.connection().execute(() => held));
+    const holders = [0, 1].map(() =>
+      orm.em
+        .getKysely<Database>()
+        .connection()
+        .execute(() => held),
+    );
     try {
       const { error, ms } = await lateTransaction((tx) => tx.first(tx.sql.selectFrom('users').select('id')));
       expect(error).toBeInstanceOf(PoolAcquireTimeoutError);
@@ -107,7 +115,11 @@ describe('a request budget of DB_TIMEOUT_MS on MariaDB', () => {
       await blocker.query('rollback');
       await blocker.end();
     }
-    const stored = await db.sql.selectFrom('idempotency_keys').select('idempotency_key').execute();
+    const stored = await orm.em
+      .getKysely<Database>()
+      .selectFrom('idempotency_keys')
+      .select('idempotency_key')
+      .execute();
     expect(stored).toEqual([]);
   });
 });

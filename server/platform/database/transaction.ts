@@ -80,10 +80,12 @@ class RequestGivenUp extends Error {
 /** What every request's Db shares: the ORM's entity manager (for its platform) and settings. */
 interface Shared {
   em: SqlEntityManager;
-  sql: Sql;
-  /** Where the statements built with `sql` go (statements.ts). */
+  /** Where every statement goes (statements.ts): the one path, with its connections' hooks. */
   statements: StatementPool;
-  /** Builds (never runs) the queries of transactions: they run through their UnitOfWork. */
+  /**
+   * Builds (never runs) every query: reads run through `first`, `all` and `run`, or GuardedReads,
+   * and transactions' statements through their UnitOfWork, all on `statements`.
+   */
   buildSql: Sql;
   dialect: Dialect;
   settings: TransactionSettings;
@@ -92,6 +94,7 @@ interface Shared {
 
 /** The data layer's handle on the database for one request: typed queries and transactions. */
 export class Db implements Reader {
+  /** Builds queries for `first`, `all` and `run`; `.execute()` on one throws (unit-of-work.ts). */
   readonly sql: Sql;
   readonly dialect: Dialect;
   readonly #shared: Shared;
@@ -101,7 +104,7 @@ export class Db implements Reader {
 
   private constructor(shared: Shared, scope: RequestScope, deadline?: number) {
     this.#shared = shared;
-    this.sql = shared.sql;
+    this.sql = shared.buildSql;
     this.dialect = shared.dialect;
     this.#scope = scope;
     this.#deadline = deadline;
@@ -110,9 +113,8 @@ export class Db implements Reader {
   /** The database behind `em`, for requests to scope with `forRequest`. */
   static open(em: SqlEntityManager, dialect: Dialect, settings: TransactionSettings): Db {
     const admission = new Admission(settings);
-    const sql = em.getKysely<Database>();
-    const statements = statementsOf(sql);
-    return new Db({ em, sql, statements, buildSql: buildOnlySql(dialect), dialect, settings, admission }, {});
+    const statements = statementsOf(em.getKysely<Database>());
+    return new Db({ em, statements, buildSql: buildOnlySql(dialect), dialect, settings, admission }, {});
   }
 
   /** The same database for one request, whose budget of DB_TIMEOUT_MS starts now. */

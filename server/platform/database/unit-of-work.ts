@@ -97,10 +97,13 @@ export interface Statement {
   guard?: boolean;
 }
 
-/** A query builder that refuses to run anything: queries built in a transaction run through it. */
+/**
+ * A query builder that refuses to run anything: the data layer's queries run through Db, Tx or
+ * GuardedReads, on statements.ts's one path.
+ */
 class BuildOnlyDriver extends DummyDriver {
   override acquireConnection(): never {
-    throw new Error('Run a transaction statement with tx.first, tx.all, tx.run or tx.later, not .execute()');
+    throw new Error('Run a statement with first, all, run or later (Db, Tx, GuardedReads), not .execute()');
   }
 }
 
