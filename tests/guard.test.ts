@@ -162,6 +162,21 @@ describeOnEachDatabase('the authorization guard', (target) => {
 
   const everyUser = (reads: GuardedReads) => reads.all(reads.sql.selectFrom('users').select('id'));
 
+  it("runs no statement past the data layer's one path: Db's, Tx's and GuardedReads' builders refuse .execute()", async () => {
+    const id = uniqueId('builder');
+    const refused = /not \.execute\(\)/;
+    await expect(db.sql.insertInto('users').values(userRow(id)).execute()).rejects.toThrow(refused);
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.sql.insertInto('users').values(userRow(id)).execute();
+      }),
+    ).rejects.toThrow(refused);
+    await expect(db.guardedReads().sql.selectFrom('users').select('id').execute()).rejects.toThrow(refused);
+    expect(await usersAmong([id])).toEqual([]);
+    await db.run(db.sql.insertInto('users').values(userRow(id)));
+    expect(await usersAmong([id])).toEqual([id]);
+  });
+
   it("hands back no read's rows when the guard refuses: the guard goes out with the read, or alone", async () => {
     await insertUser(uniqueId('listed'));
     const refusal = new Refusal('refused by the guard');

@@ -99,11 +99,15 @@ export interface Statement {
 
 /**
  * A query builder that refuses to run anything: the data layer's queries run through Db, Tx or
- * GuardedReads, on statements.ts's one path.
+ * GuardedReads, on statements.ts's one path. It refuses at `init`, which Kysely tries again at each
+ * `.execute()`: refused later, once SQLite's adapter had taken Kysely's one-connection lock, the
+ * lock would stay taken and every later `.execute()` would wait for ever.
  */
 class BuildOnlyDriver extends DummyDriver {
-  override acquireConnection(): never {
-    throw new Error('Run a statement with first, all, run or later (Db, Tx, GuardedReads), not .execute()');
+  override init(): Promise<void> {
+    return Promise.reject(
+      new Error('Run a statement with first, all, run or later (Db, Tx, GuardedReads), not .execute()'),
+    );
   }
 }
 
