@@ -73,6 +73,46 @@ describeOnEachDatabase('list pagination', (target) => {
     }
   });
 
+  it('answers 400 to a cursor whose time no stored row can have, on the plain and the sorted lists', async () => {
+    const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const latest = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+    // Past a Date's range, past MySQL's datetime, not whole: each once reached the statement as an invalid date.
+    const outOfRange = [9e15, 1e300, latest + 1, 1.5, -1];
+    for (const milliseconds of outOfRange) {
+      const plain = await server().call('GET', `/organizations?limit=1&cursor=${encode([milliseconds, 'x'])}`, {
+        token: owner.token,
+      });
+      expect(plain.status, String(milliseconds)).toBe(400);
+      expect(plain.body.code).toBe('BAD_REQUEST');
+    }
+    const atTheEnd = await server().call('GET', `/organizations?limit=1&cursor=${encode([latest, 'x'])}`, {
+      token: owner.token,
+    });
+    expect([atTheEnd.status, atTheEnd.body]).toEqual([200, []]);
+
+    const first = await server().call('GET', '/organization-user?sort=created_at&limit=1', {
+      token: owner.token,
+      organizationId,
+    });
+    const issued = new URL(nextLink(first.headers)!, 'http://localhost').searchParams.get('cursor')!;
+    const [print, , id] = JSON.parse(Buffer.from(issued, 'base64url').toString('utf8')) as [string, number, string];
+    for (const milliseconds of outOfRange) {
+      const sorted = await server().call(
+        'GET',
+        `/organization-user?sort=created_at&limit=1&cursor=${encode([print, milliseconds, id])}`,
+        { token: owner.token, organizationId },
+      );
+      expect(sorted.status, String(milliseconds)).toBe(400);
+      expect(sorted.body.code).toBe('BAD_REQUEST');
+    }
+    const sortedAtTheEnd = await server().call(
+      'GET',
+      `/organization-user?sort=created_at&limit=1&cursor=${encode([print, latest, id])}`,
+      { token: owner.token, organizationId },
+    );
+    expect([sortedAtTheEnd.status, sortedAtTheEnd.body]).toEqual([200, []]);
+  });
+
   it('tells a non-member 403 before anything about the request, and a member an empty page past the end', async () => {
     const outsider = await registerUser(server(), 'outsider');
     for (const query of ['', '?limit=2', '?cursor=not-a-cursor', '?limit=0']) {

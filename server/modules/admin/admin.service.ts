@@ -7,9 +7,13 @@ import { searchWords } from '../../../shared/search.ts';
 import type { AdminMembership, AdminOrganization, AdminUser } from '../../../shared/admin.ts';
 import type { ClockedReader } from '../../platform/authorization/memberships.ts';
 import type { Page } from '../../platform/database/pages.ts';
-import { toDbTimestamp } from '../../platform/database/schema.ts';
-import { toSortedPage, type KeyColumn, type SortedRequest } from '../../platform/database/sorted-pages.ts';
-import { isoTimestamp, isoTimestampOrNull, toDate, type StoredTimestamp } from '../../platform/database/timestamps.ts';
+import {
+  createdAtColumn,
+  toSortedPage,
+  type KeyColumn,
+  type SortedRequest,
+} from '../../platform/database/sorted-pages.ts';
+import { isoTimestamp, isoTimestampOrNull, type StoredTimestamp } from '../../platform/database/timestamps.ts';
 import { notFound } from '../../platform/errors.ts';
 import {
   membershipRows,
@@ -34,13 +38,13 @@ function oldestFirst<Row extends { created_at: StoredTimestamp }>(
   words: string[],
   page: PageAsked,
 ): SortedRequest<Row> {
-  const createdAt: KeyColumn<Row> = {
-    column: created,
-    kind: 'number',
-    read: (row) => toDate(row.created_at).getTime(),
-    bind: (value) => toDbTimestamp(reader.dialect, new Date(value)),
+  return {
+    key: [createdAtColumn<Row>(created, reader.dialect), id],
+    descending: false,
+    scope: [words],
+    limit: page.limit,
+    cursor: page.cursor,
   };
-  return { key: [createdAt, id], descending: false, scope: [words], limit: page.limit, cursor: page.cursor };
 }
 
 const wordsOf = (search: string | undefined) => (search === undefined ? [] : searchWords(search));

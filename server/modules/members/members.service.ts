@@ -25,13 +25,17 @@ import type { metadataOutput, updateMemberMetadataInput } from '../../../shared/
 import type { InOrganization } from '../../platform/authorization/in-organization.ts';
 import { assertCanChange, assertKeepsAnOwner, assertMayGive } from '../../platform/authorization/rules.ts';
 import { replaceInPlace, toPage, type Page, type PageRequest } from '../../platform/database/pages.ts';
-import { toDbTimestamp, type Dialect } from '../../platform/database/schema.ts';
-import { toSortedPage, type KeyColumn, type SortedRequest } from '../../platform/database/sorted-pages.ts';
+import type { Dialect } from '../../platform/database/schema.ts';
+import {
+  createdAtColumn,
+  toSortedPage,
+  type KeyColumn,
+  type SortedRequest,
+} from '../../platform/database/sorted-pages.ts';
 import {
   isoTimestamp,
   isoTimestampOrNull,
   listTimestamp,
-  toDate,
   type StoredTimestamp,
 } from '../../platform/database/timestamps.ts';
 import type { Tx } from '../../platform/database/transaction.ts';
@@ -356,15 +360,7 @@ function memberSortKey(dialect: Dialect, sort: MemberSort): KeyColumn<LegacyMemb
     case 'email':
       return [{ column: 'u.email', kind: 'string', read: (row) => row.email }, userId];
     default:
-      return [
-        {
-          column: 'm.created_at',
-          kind: 'number',
-          read: (row) => toDate(row.created_at).getTime(),
-          bind: (value) => toDbTimestamp(dialect, new Date(value)),
-        },
-        userId,
-      ];
+      return [createdAtColumn('m.created_at', dialect), userId];
   }
 }
 

@@ -21,9 +21,8 @@ import { searchWords } from '../../../shared/search.ts';
 import type { ClockedReader } from '../../platform/authorization/memberships.ts';
 import { newId } from '../../platform/database/ids.ts';
 import { toPage, type Page, type PageRequest } from '../../platform/database/pages.ts';
-import { toDbTimestamp } from '../../platform/database/schema.ts';
-import { toSortedPage, type SortedRequest } from '../../platform/database/sorted-pages.ts';
-import { isoTimestamp, toDate } from '../../platform/database/timestamps.ts';
+import { createdAtColumn, toSortedPage, type SortedRequest } from '../../platform/database/sorted-pages.ts';
+import { isoTimestamp } from '../../platform/database/timestamps.ts';
 import type { Db, Tx } from '../../platform/database/transaction.ts';
 import { badRequest, conflict, forbidden, notFound, unavailable } from '../../platform/errors.ts';
 import { changedKeys, parseMetadata, patchedMetadata } from '../../platform/metadata.ts';
@@ -152,15 +151,7 @@ export async function searchOrganizations(
 ): Promise<Page<OrganizationView>> {
   const words = searchWords(search);
   const request: SortedRequest<OrganizationOfUserRow> = {
-    key: [
-      {
-        column: 'o.created_at',
-        kind: 'number',
-        read: (row) => toDate(row.created_at).getTime(),
-        bind: (value) => toDbTimestamp(reader.dialect, new Date(value)),
-      },
-      { column: 'o.id', kind: 'string', read: (row) => row.id },
-    ],
+    key: [createdAtColumn('o.created_at', reader.dialect), { column: 'o.id', kind: 'string', read: (row) => row.id }],
     descending: false,
     scope: [words],
     limit: page.limit,

@@ -9,7 +9,7 @@ import { badRequest } from '../errors.ts';
 import { toDbTimestamp, type DbTimestamp, type Dialect, type Sql } from './schema.ts';
 import { prepare } from './prepared.ts';
 import type { Reader } from './unit-of-work.ts';
-import { toDate, type StoredTimestamp } from './timestamps.ts';
+import { cursorMilliseconds, toDate, type StoredTimestamp } from './timestamps.ts';
 
 /** The whole list, or a page of at most `limit` items after the cursor's row (the first without one). */
 export type PageRequest = { limit?: undefined; cursor?: undefined } | { limit: number; cursor?: string | null };
@@ -25,7 +25,7 @@ interface SortKey {
   id: string;
 }
 
-const cursorSchema = z.tuple([z.number().int().nonnegative(), z.string().min(1).max(128)]);
+const cursorSchema = z.tuple([cursorMilliseconds, z.string().min(1).max(128)]);
 
 function decodeCursor(cursor: string | null | undefined): SortKey | undefined {
   if (!cursor) return undefined;

@@ -10,15 +10,32 @@ import { sql as kyselySql, type RawBuilder, type SqlBool } from 'kysely';
 import { z } from 'zod';
 import { badRequest } from '../errors.ts';
 import type { Page } from './pages.ts';
+import { toDbTimestamp, type Dialect } from './schema.ts';
+import { cursorMilliseconds, toDate, type StoredTimestamp } from './timestamps.ts';
 
 /** A sort key's column: its name in the query, and how a row's value of it goes into a cursor and back. */
 export interface KeyColumn<Row> {
   column: string;
-  kind: 'string' | 'number';
+  /** A string, or a timestamp: milliseconds in the cursor (`cursorMilliseconds`). */
+  kind: 'string' | 'timestamp';
   read: (row: Row) => string | number;
   /** The cursor's value as the statement binds it (a timestamp in the dialect's form). */
   bind?: (value: string | number) => unknown;
 }
+
+/** A key column of a row's creation time (`created_at`). */
+export const createdAtColumn = <Row extends { created_at: StoredTimestamp }>(
+  column: string,
+  dialect: Dialect,
+): KeyColumn<Row> => ({
+  column,
+  kind: 'timestamp',
+  read: (row) => toDate(row.created_at).getTime(),
+  bind: (value) => toDbTimestamp(dialect, new Date(value)),
+});
+
+const fitsKind = (value: string | number, kind: KeyColumn<never>['kind']) =>
+  kind === 'string' ? typeof value === 'string' : cursorMilliseconds.safeParse(value).success;
 
 export interface SortedRequest<Row> {
   key: KeyColumn<Row>[];
@@ -53,7 +70,7 @@ function decode<Row>(request: SortedRequest<Row>): Array<string | number> | unde
   }
   const [print, ...values] = parsed;
   const fits =
-    values.length === request.key.length && values.every((value, index) => typeof value === request.key[index]!.kind);
+    values.length === request.key.length && values.every((value, index) => fitsKind(value, request.key[index]!.kind));
   if (print !== fingerprint(request) || !fits) throw badCursor();
   return values;
 }

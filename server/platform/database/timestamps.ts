@@ -2,7 +2,20 @@
  * The two timestamp forms of the contract (behaviour §5). Values arrive as `Date` from hydrated
  * entities and as whatever the driver returns from projected rows, so both are normalised here.
  */
+import { z } from 'zod';
+
 export type StoredTimestamp = Date | string | number;
+
+/**
+ * A cursor's timestamp (pages.ts, sorted-pages.ts): whole milliseconds a stored timestamp can hold,
+ * from 1970 to the end of MySQL's `datetime`, the year 9999. A cursor is the caller's to send back,
+ * and a number past a Date's range would otherwise reach the statement as an invalid date.
+ */
+export const cursorMilliseconds = z
+  .number()
+  .int()
+  .min(0)
+  .max(Date.UTC(9999, 11, 31, 23, 59, 59, 999));
 
 export function toDate(value: StoredTimestamp): Date {
   if (value instanceof Date) return value;
