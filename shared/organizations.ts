@@ -2,14 +2,11 @@
 import { z } from 'zod';
 import { isoTimestampSchema, organizationIdSchema, roleSchema, userIdSchema } from './fields.ts';
 import { metadataSchema } from './metadata.ts';
-import { SLUG_PATTERN } from './slug.ts';
+import { SLUG_PATTERN, UUID_SHAPE } from './slug.ts';
 import { descriptionText, nameText } from './text.ts';
 
 export const organizationNameSchema = nameText(100);
 export const organizationDescriptionSchema = descriptionText(1000);
-
-/** What a slug must not look like: an id, which `GET /organizations/{id}` would take it for. */
-const uuidShaped = z.uuid();
 
 /** A slug given by a caller (behaviour §15): 2 to 64 characters, never shaped like a UUID. */
 export const organizationSlugSchema = z
@@ -17,7 +14,7 @@ export const organizationSlugSchema = z
   .min(2)
   .max(64)
   .regex(SLUG_PATTERN, 'Must be lower-case letters and digits, with single hyphens inside')
-  .refine((slug) => !uuidShaped.safeParse(slug).success, 'Must not be shaped like a UUID');
+  .refine((slug) => !UUID_SHAPE.test(slug), 'Must not be shaped like a UUID');
 
 /**
  * `organization_slug`: derived from the name when absent. `owner_user_id`: with an application

@@ -88,9 +88,21 @@ describeOnEachDatabase('slugs', (target) => {
       'a_b',
       'x'.repeat(65),
       '0b6f8d2e-1c3a-4f5e-9a7b-2d4c6e8f0a1b',
+      // The shape alone, whatever its version and variant digits: a path could not tell it from an id.
+      '391e6282-89ab-cdef-0123-456789abcdef',
+      '00000000-0000-0000-0000-000000000000',
     ]) {
       expect((await create({ organization_name: 'Bad', organization_slug: malformed })).status, malformed).toBe(400);
     }
+    const organizationId = (await create({ organization_name: 'Kept', organization_slug: uniqueId('kept') })).body
+      .organization_id;
+    const before = (await read(organizationId)).body;
+    const uuidShaped = await server().call('PUT', `/organizations/${organizationId}`, {
+      token: owner.token,
+      body: { organization_slug: 'abcdefab-cdef-abcd-0bcd-abcdefabcdef' },
+    });
+    expect(uuidShaped.status).toBe(400);
+    expect((await read(organizationId)).body).toEqual(before);
   });
 
   it('changes a slug by PUT; a taken one is 409 and changes nothing', async () => {

@@ -3,14 +3,9 @@
  * like a UUID (so that a path can tell a slug from an id), unique over the service. Without one
  * given, the slug is derived from the name and, when taken, gets the first free suffix.
  */
-import { SLUG_PATTERN } from '../../../shared/slug.ts';
+import { isSlug } from '../../../shared/slug.ts';
 
 const DERIVED_MAX_LENGTH = 48;
-const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** Whether a slug may be given or kept: its pattern, its length, and not a UUID's shape. */
-export const isSlug = (slug: string): boolean =>
-  SLUG_PATTERN.test(slug) && slug.length >= 2 && slug.length <= 64 && !UUID_SHAPE.test(slug);
 
 /**
  * The slug a name gives: lower-cased, accents removed, every run of other characters one hyphen,
