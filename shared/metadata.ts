@@ -17,8 +17,9 @@ export type Metadata = z.infer<typeof metadataSchema>;
 /**
  * The first thing a patch may not hold, walked without recursion (a body of 64 KiB can nest
  * thousands of levels): a level deeper than MAX_METADATA_DEPTH (each of the patch's levels is one
- * of the result's, so such a patch could only give a result over the limit), or a key or string
- * that is not well-formed Unicode (a lone surrogate, which no stored text can hold).
+ * of the result's, so such a patch could only give a result over the limit), a key or string
+ * that is not well-formed Unicode (a lone surrogate, which no stored text can hold), or a number
+ * the body's JSON gave as Infinity (1e400: JSON cannot write it back, and it would be stored as null).
  */
 function patchProblem(patch: object): { path: PropertyKey[]; message: string } | undefined {
   const pending: Array<{ value: unknown; depth: number; path: PropertyKey[] }> = [{ value: patch, depth: 1, path: [] }];
@@ -26,6 +27,10 @@ function patchProblem(patch: object): { path: PropertyKey[]; message: string } |
     const { value, depth, path } = item;
     if (typeof value === 'string') {
       if (!value.isWellFormed()) return { path, message: 'Must be well-formed Unicode text (no lone surrogates)' };
+      continue;
+    }
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value)) return { path, message: 'Must be a number a double can hold (1e400 is not)' };
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;

@@ -60,7 +60,7 @@ describeOnEachDatabase('metadata', (target) => {
     expect((await eventsOf(organizationId)).filter((event) => event.type === 'organization.updated')).toHaveLength(2);
   });
 
-  it('refuses, 400, a result over 8 KiB or 10 levels deep, a patch that is not an object or holds lone surrogates, changing nothing', async () => {
+  it('refuses, 400, a result over 8 KiB or 10 levels deep, a patch that is not an object or holds lone surrogates or numbers past a double, changing nothing', async () => {
     const organizationId = await organization();
     expect((await patch(organizationId, { public_metadata: { kept: true } })).status).toBe(200);
     const before = await read(organizationId);
@@ -85,6 +85,9 @@ describeOnEachDatabase('metadata', (target) => {
       `{"public_metadata":{"k":${'['.repeat(levels)}${']'.repeat(levels)}}}`,
       '{"public_metadata":{"k\\ud800":"v"}}',
       '{"public_metadata":{"list":["v\\udc00"]}}',
+      // Past a double's range: parsed as Infinity, which JSON cannot hold and would have stored as null.
+      '{"public_metadata":{"limit":1e400}}',
+      '{"public_metadata":{"nested":{"list":[-1e999]}}}',
     ]) {
       const refused = await server().call('PATCH', `/organizations/${organizationId}/metadata`, {
         token: owner.token,
