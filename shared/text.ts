@@ -122,7 +122,7 @@ const PROBLEMS = {
 } as const;
 
 /** The first rule `text` breaks, so that each field is refused with one problem. */
-function textProblem(text: string, { multiline = false } = {}): string | undefined {
+export function textProblem(text: string, { multiline = false } = {}): string | undefined {
   if (!text.isWellFormed()) return PROBLEMS.notWellFormed;
   if (!(multiline ? MULTILINE_WITHOUT_CONTROL_CHARACTERS : WITHOUT_CONTROL_CHARACTERS).test(text))
     return PROBLEMS.control;
@@ -154,7 +154,7 @@ function descriptionProblem(description: string, max: number): string | undefine
 }
 
 /** A refinement that states the first problem `problemOf` finds as the field's one issue. */
-const noProblem = (problemOf: (text: string) => string | undefined) =>
+export const noProblem = (problemOf: (text: string) => string | undefined) =>
   [
     (text: string) => problemOf(text) === undefined,
     { error: (issue: { input: unknown }) => problemOf(issue.input as string) },

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { EVENT_TYPES } from './events.ts';
-import { descriptionText } from './text.ts';
+import { descriptionText, noProblem, textProblem } from './text.ts';
 
 /** The most endpoints one organization may have. */
 export const MAX_WEBHOOKS = 20;
@@ -31,7 +31,10 @@ export const webhookUrlSchema = z
     // Only for the URL's form: an error for the whole schema would also stand for its length's.
     error: (issue) => (issue.code === 'invalid_format' ? 'Must be an http(s) URL' : undefined),
   })
-  .max(MAX_WEBHOOK_URL, `Must be at most ${MAX_WEBHOOK_URL} characters`);
+  .max(MAX_WEBHOOK_URL, `Must be at most ${MAX_WEBHOOK_URL} characters`)
+  // The URL parser would percent-encode a control character and store a lone surrogate as U+FFFD:
+  // text rules first (behaviour §4.4), so that what is kept is what was sent.
+  .refine(...noProblem((url) => textProblem(url)));
 
 /** `["*"]` (every type, those added later too) or 1 or more distinct event types. */
 export const webhookEventTypesSchema = z

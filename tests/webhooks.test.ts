@@ -465,6 +465,12 @@ describeOnEachDatabase('webhooks (behaviour §13)', (target) => {
       ['an ftp url', { url: 'ftp://127.0.0.1/hook' }, 'url'],
       ['a url of 2,049 characters', { url: longUrl(2049) }, 'url'],
       ['a url with a user and password', { url: 'http://user:secret@127.0.0.1:9/' }, 'url'],
+      // Kept as sent or refused: the URL parser would have stored U+FFFD and percent-encoded the rest.
+      ['a url with a lone surrogate', { url: 'http://127.0.0.1:9/a\ud800b' }, 'url'],
+      ['a url with a lone surrogate in its query', { url: 'http://127.0.0.1:9/a?q=\udc00' }, 'url'],
+      ['a url with a NUL', { url: 'http://127.0.0.1:9/a\u0000b' }, 'url'],
+      ['a url with a control character in its fragment', { url: 'http://127.0.0.1:9/a#\u0007' }, 'url'],
+      ['a url with DEL', { url: 'http://127.0.0.1:9/a\u007f' }, 'url'],
       ['an unknown event type', { event_types: ['member.added', 'member.invented'] }, /^event_types/],
       ['no event types', { event_types: [] }, /^event_types/],
       ['a repeated event type', { event_types: ['member.added', 'member.added'] }, /^event_types/],
