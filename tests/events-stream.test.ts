@@ -15,6 +15,8 @@ import { failWithout } from './support/needs.ts';
 import { writeEvents } from './support/events.ts';
 import { addMember, createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import { spawnService, type ServiceProcess } from './support/process.ts';
+import { createRole, rolePath } from './support/roles.ts';
+import { addToTeam, createTeam, teamPath } from './support/teams.ts';
 import { useServer, type TestServer } from './support/server.ts';
 import { TEST_SECRET, tokenFor } from './support/tokens.ts';
 import { restCall } from './support/rest-call.ts';
@@ -187,6 +189,64 @@ describe('audit event subscriptions on mariadb', () => {
     expect(watching.events.map((event) => [event.type, event.subject_user_id])).toEqual([
       ['member.added', removed.id],
       ['member.removed', removed.id],
+    ]);
+  });
+
+  /**
+   * A member who reads the events through a team's or a role's grant, subscribed live: it resumes
+   * before the last event of its set-up, so that event arriving shows the feed joined.
+   */
+  async function liveSince(subscriber: TestUser): Promise<Watch> {
+    const listed = await server().call('GET', `/organizations/${organizationId}/events?limit=1000`, {
+      token: owner.token,
+    });
+    const watching = watch(await clientOf(subscriber), {
+      organization_id: organizationId,
+      lastEventId: (listed.body as AuditEvent[]).at(-2)!.event_id,
+    });
+    await watching.received(1);
+    return watching;
+  }
+
+  // Whether the two changes fall in one poll's batch or in two, the subscriber gets both, then ends.
+  it('ends the subscription of a member whose team is deleted, after the events up to the deletion', async () => {
+    const reader = await registerUser(server(), 'team-reader');
+    const joining = await registerUser(server(), 'team-joining');
+    await addMember(server(), owner, organizationId, reader, 'member');
+    const team = await createTeam(server(), owner, organizationId, uniqueId('readers'), { roles: ['admin'] });
+    await addToTeam(server(), owner, organizationId, team.team_id, reader);
+    const watching = await liveSince(reader);
+    await addMember(server(), owner, organizationId, joining, 'member');
+    const deleted = await server().call('DELETE', teamPath(organizationId, team.team_id), { token: owner.token });
+    expect(deleted.status).toBe(200);
+    expect(await watching.ended).toEqual({ completed: true });
+    expect(watching.events.map((event) => [event.type, event.subject_user_id])).toEqual([
+      ['team.member_added', reader.id],
+      ['member.added', joining.id],
+      ['team.deleted', null],
+    ]);
+  });
+
+  it("ends the subscription of a member whose role stops giving events:read, after the role's change", async () => {
+    const role = uniqueId('reader')
+      .toLowerCase()
+      .replaceAll(/[^a-z0-9]+/g, '_');
+    await createRole(server(), owner, organizationId, role, ['events:read']);
+    const reader = await registerUser(server(), 'role-reader');
+    const joining = await registerUser(server(), 'role-joining');
+    await addMember(server(), owner, organizationId, reader, role);
+    const watching = await liveSince(reader);
+    await addMember(server(), owner, organizationId, joining, 'member');
+    const changed = await server().call('PUT', rolePath(organizationId, role), {
+      token: owner.token,
+      body: { permissions: ['members:read'] },
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(await watching.ended).toEqual({ completed: true });
+    expect(watching.events.map((event) => [event.type, event.subject_user_id])).toEqual([
+      ['member.added', reader.id],
+      ['member.added', joining.id],
+      ['role.updated', null],
     ]);
   });
 

@@ -32,7 +32,7 @@ import type { Db } from '../../platform/database/transaction.ts';
 import { unavailable } from '../../platform/errors.ts';
 import type { RoleCatalogue } from '../../platform/role-catalogue.ts';
 import { eventsAfterCursors, newestEventId } from './events.queries.ts';
-import { readEvents, revokesAccess, toAuditEvent, type Watcher } from './events.service.ts';
+import { mayRevokeAccess, readEvents, revokesAccess, toAuditEvent, type Watcher } from './events.service.ts';
 
 export interface FeedSettings {
   /** How often the instance looks for new events while it has subscribers. */
@@ -260,20 +260,22 @@ export class EventFeed {
   /**
    * Hands new events to an organization's subscribers, re-checking their roles (one query for all
    * of them): a subscriber gets the events up to the one that takes its access away, then ends.
+   * Where no event says so plainly (a role's permissions or a team's roles changed), it gets them up
+   * to the first that may have; with none of those either (its membership expired), none.
    */
   async #deliver(channel: Channel, events: AuditEvent[]): Promise<void> {
     const subscribers = [...channel.subscribers];
     const held = await this.#permissions(channel.organizationId, subscribers);
     for (const subscriber of subscribers) {
-      const cut = events.findIndex(
-        (event) =>
-          (subscriber.start === null || event.event_id > subscriber.start) &&
-          revokesAccess(event, subscriber.watcher, this.#settings.roles),
-      );
-      if (cut >= 0) {
-        subscriber.push(events.slice(0, cut + 1));
+      const firstWhere = (ends: (event: AuditEvent) => boolean) =>
+        events.findIndex((event) => (subscriber.start === null || event.event_id > subscriber.start) && ends(event));
+      const { watcher } = subscriber;
+      const revoked = firstWhere((event) => revokesAccess(event, watcher, this.#settings.roles));
+      if (revoked >= 0) {
+        subscriber.push(events.slice(0, revoked + 1));
         subscriber.end('revoked');
       } else if (!held.get(subscriber)?.has('events:read')) {
+        subscriber.push(events.slice(0, firstWhere((event) => mayRevokeAccess(event, watcher)) + 1));
         subscriber.end('revoked');
       } else {
         subscriber.push(events);

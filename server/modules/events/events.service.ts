@@ -31,6 +31,28 @@ export function revokesAccess(event: AuditEvent, watcher: Watcher, roles: RoleCa
   return event.type === 'member.role_changed' && !roles.fixedRoles.get(event.data.to)?.permissions.has('events:read');
 }
 
+/**
+ * Whether `event` may have taken `watcher`'s access away where `revokesAccess` cannot tell from the
+ * event alone: what a role or a team gives changed, or the watcher's own role or teams did. A
+ * subscriber found without access after a batch of events gets them up to the first of these
+ * (event-feed.ts): the ones before it committed while it still had access.
+ */
+export function mayRevokeAccess(event: AuditEvent, watcher: Watcher): boolean {
+  switch (event.type) {
+    case 'role.updated':
+    case 'role.deleted':
+    case 'team.deleted':
+      return true;
+    case 'team.updated':
+      return event.data.changes.roles !== undefined;
+    case 'member.role_changed':
+    case 'team.member_removed':
+      return watcher.kind === 'person' && event.subject_user_id === watcher.userId;
+    default:
+      return false;
+  }
+}
+
 /** A row of the trail, as the list and the webhook dispatcher read it. */
 type StoredEvent = Pick<
   EventRow,
