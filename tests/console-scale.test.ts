@@ -4,7 +4,7 @@
  * owner's refusal told on their row), a member's page with a permission a team gives, the event
  * history walked back three pages, a failed delivery's answer, every page axe-core clean at
  * 1280 px and at 390 px (where the navigation folds and nothing is wider than the screen), and
- * the member picker with the keyboard alone.
+ * the member picker with the keyboard alone, and the member count after a removal on a later page.
  *
  * The phone screenshots of the embedded run go to docs/console/ with `UPDATE_SCREENSHOTS=true`.
  */
@@ -343,6 +343,27 @@ describeOnEachDatabase('the console at scale (behaviour §14, §15)', (target) =
     await page.keyboard.press('Escape');
     expect(await picker.inputValue()).toBe('');
     await expectAccessible(page, 'settings with the picker');
+    expect(problems).toEqual([]);
+  });
+
+  it('counts the members again after a removal on a later page', { timeout: 120_000 }, async () => {
+    const count = async () => (await api('GET', `/organizations/${organizationId}`)).body.member_count as number;
+    const before = await count();
+    const { page, problems } = await openAt(`/organizations/${organizationId}/members`);
+    const pager = page.getByRole('navigation', { name: 'Member pages' });
+    await page.getByText(`${before} members`).waitFor(SHOWN_WITHIN);
+    await pager.getByRole('button', { name: 'Next page' }).click();
+    await pager.getByText(`Page 2 of ${Math.ceil(before / 50)}`).waitFor(SHOWN_WITHIN);
+    const row = membersTable(page)
+      .getByRole('row')
+      .filter({ hasText: `${seeded(60)}@corp.example` });
+    await row.getByRole('button', { name: 'Remove' }).click();
+    await row.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByText('Person60 Seed060 was removed from the organization.').waitFor(SHOWN_WITHIN);
+    expect(await count()).toBe(before - 1);
+    // Said on the page it was removed from, not only once back on the first.
+    await page.getByText(`${before - 1} members`).waitFor(SHOWN_WITHIN);
+    await pager.getByText(`Page 2 of ${Math.ceil((before - 1) / 50)}`).waitFor(SHOWN_WITHIN);
     expect(problems).toEqual([]);
   });
 });

@@ -102,6 +102,12 @@ export async function insertUsersAsMembers(
       })),
     )
     .execute();
+  // The count the organization keeps, as the service's own additions keep it.
+  await sql
+    .updateTable('organizations')
+    .set((eb) => ({ member_count: eb('member_count', '+', users.length) }))
+    .where('id', '=', organizationId)
+    .execute();
   const words = users.flatMap((user) =>
     personWords(user.first_name, user.last_name, user.email).map((word) => ({ user_id: user.user_id, word })),
   );

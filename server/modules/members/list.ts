@@ -14,7 +14,7 @@ import {
 } from '../../platform/rpc/lists.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { listMembers, membersPage, selectedLegacyMembersPage, selectedMembersPage } from './members.service.ts';
+import { listMembers, membersPage, selectedLegacyMembersPage } from './members.service.ts';
 import { path, tags } from './rest.ts';
 
 const selection = () => ({
@@ -55,12 +55,10 @@ export const listMembersProcedure = organizationProcedure({ from: 'header', may:
 
 /**
  * tRPC only: the member list a page at a time, with each membership's expiry; searched, filtered,
- * sorted. The first page of the whole list (no search, filter or order) says how many members
- * there are (`total`).
+ * sorted. Each page of the whole list (no search or role filter) says how many members there are
+ * (`total`).
  */
 export const membersPageProcedure = organizationProcedure({ from: 'header', may: 'members:read' })
   .input(sortedPageInput(selection()))
   .output(countedPageOutput(memberPageItemOutput))
-  .query(({ ctx, input }) =>
-    selects(input) ? selectedMembersPage(ctx.org, input, input) : membersPage(ctx.org, input),
-  );
+  .query(({ ctx, input }) => membersPage(ctx.org, input, input));

@@ -4,6 +4,7 @@
  */
 import type { Role } from '../../../shared/fields.ts';
 import {
+  currentMemberCount,
   lapsed,
   lapsedMemberCount,
   nowFor,
@@ -304,13 +305,12 @@ export const legacyMemberRows = (reader: ClockedReader, organizationId: string, 
 export const memberPageRows = (reader: ClockedReader, organizationId: string, page: PageRequest) =>
   pageRows(reader, reader.dialect, page, organizationId, nowFor(reader));
 
-/** How many current members the organization has: the rows the member list reads, counted. */
+/** How many current members the organization has: the count it keeps, less its lapsed memberships. */
 const currentMembers = prepare((sql, organizationId: string, now: DbTimestamp) =>
   sql
-    .selectFrom('organization_users as m')
-    .select((eb) => eb.fn.countAll<number | string>().as('total'))
-    .where('m.organization_id', '=', organizationId)
-    .where(unexpired('m', now)),
+    .selectFrom('organizations as o')
+    .select(currentMemberCount('o', now).as('total'))
+    .where('o.id', '=', organizationId),
 );
 
 export const memberCount = async (reader: ClockedReader, organizationId: string): Promise<number> =>

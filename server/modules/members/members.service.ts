@@ -324,19 +324,28 @@ export async function listMembers(org: InOrganization, page: PageRequest = {}): 
   return toPage(rows, page.limit, pageKey, legacyItemInPlace);
 }
 
+/** The tRPC page of members in the order they joined: the list's items with each membership's expiry. */
+async function joinedMembersPage(org: InOrganization, page: PageRequest): Promise<Page<MemberPageItem>> {
+  return toPage(await memberPageRows(org.reads, org.organizationId, page), page.limit, pageKey, pageItemInPlace);
+}
+
 /**
- * The tRPC page of members: the list's items with each membership's expiry; the first page also
- * says how many members there are (`total`), counted beside its read.
+ * The tRPC page of members, searched, filtered or sorted as `query` asks. Each page of the whole
+ * list (no search or role filter, in any order) also says how many members there are (`total`,
+ * read beside it from the count the organization keeps), so that a page shown after a change has
+ * the count after it too.
  */
 export async function membersPage(
   org: InOrganization,
-  page: PageRequest,
+  query: MemberQuery,
+  page: { limit: number; cursor?: string | null },
 ): Promise<Page<MemberPageItem> & { total?: number }> {
-  const [rows, total] = await Promise.all([
-    memberPageRows(org.reads, org.organizationId, page),
-    page.cursor ? undefined : memberCount(org.reads, org.organizationId),
+  const selected = query.search !== undefined || query.role !== undefined || query.sort !== undefined;
+  const whole = query.search === undefined && query.role === undefined;
+  const [items, total] = await Promise.all([
+    selected ? selectedMembersPage(org, query, page) : joinedMembersPage(org, page),
+    whole ? memberCount(org.reads, org.organizationId) : undefined,
   ]);
-  const items = toPage(rows, page.limit, pageKey, pageItemInPlace);
   return total === undefined ? items : { ...items, total };
 }
 
@@ -387,7 +396,7 @@ function selectedMembersRequest(
  * A page of the members a search, a role filter and an order select (behaviour §15), with each
  * membership's expiry; its cursor holds to them.
  */
-export async function selectedMembersPage(
+async function selectedMembersPage(
   org: InOrganization,
   query: MemberQuery,
   page: { limit: number; cursor?: string | null },

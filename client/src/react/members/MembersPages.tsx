@@ -47,10 +47,9 @@ export function MembersPages({
     enabled: !left,
   });
   const loadingPage = page.isPlaceholderData;
-  // The first page of the whole list says how many members there are; the later pages keep it.
-  const [total, setTotal] = useState<number>();
-  const pageTotal = page.data?.total;
-  if (pageTotal !== undefined && pageTotal !== total) setTotal(pageTotal);
+  // Each page of the whole list says how many members there are, as of its own read: a page read
+  // again after a change says how many there are after it.
+  const total = page.data?.total;
   const searched = Boolean(query.search?.trim() || query.role);
   const searchProblem = errorView(page.error).fields.search;
   useEffect(() => onSearchProblem(searchProblem), [searchProblem, onSearchProblem]);
