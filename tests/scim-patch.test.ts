@@ -324,6 +324,24 @@ describeOnEachDatabase('SCIM PATCH and attribute names (behaviour §18)', (targe
     });
   });
 
+  describe('a list where a single value goes is 400 invalidValue, as in a POST', () => {
+    it.each([
+      ['a path', { op: 'replace', path: 'name', value: [{ givenName: 'New' }] }],
+      ['an add', { op: 'add', path: 'name', value: [{ givenName: 'New' }] }],
+      ['no path', { op: 'replace', value: { name: [{ givenName: 'New' }] } }],
+      ['a URN path', { op: 'replace', path: `${USER_SCHEMA}:name`, value: [{ givenName: 'New' }] }],
+    ])('a list for name through %s', async (_, op) => {
+      const id = await newUser();
+      expectScimError(await scim.send('PATCH', `/Users/${id}`, patch(op)), 400, 'invalidValue');
+      expect((await scim.send('GET', `/Users/${id}`)).body.name).toMatchObject({ givenName: 'Grace' });
+    });
+
+    it('a list for name in a POST', async () => {
+      const body = { ...entraUser(`${uniqueId('listed')}@example.com`), name: [{ givenName: 'New' }] };
+      expectScimError(await scim.send('POST', '/Users', body), 400, 'invalidValue');
+    });
+  });
+
   describe('a path that does not parse is 400 invalidPath (RFC 7644 §3.12)', () => {
     it.each(['emails[type eq', 'emails[type eq "work"', 'emails[type eq ]', 'name.givenName.first', 'active.value'])(
       'a User path %s',

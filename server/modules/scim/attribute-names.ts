@@ -81,12 +81,18 @@ function complexValue(attribute: KnownAttribute, value: unknown): Record<string,
   return Object.fromEntries(kept);
 }
 
-/** A value of `attribute`, its sub-attributes named as declared: what may be merged into the resource. */
+/**
+ * A value of `attribute`, its sub-attributes named as declared: what may be merged into the
+ * resource. A list for a single-valued attribute is refused: merged, its items' indexes would be
+ * taken for sub-attributes' names and the change lost.
+ */
 export function attributeValue(attribute: KnownAttribute, value: unknown): unknown {
   if (!attribute.complex) return singleValue(attribute.name, value);
   // A body's null is the attribute unassigned (RFC 7643 §2.5); PATCH makes it a removal first.
   if (value === null) return null;
-  return Array.isArray(value) ? value.map((one) => complexValue(attribute, one)) : complexValue(attribute, value);
+  if (!Array.isArray(value)) return complexValue(attribute, value);
+  if (!attribute.multiValued) throw invalidValue(`${attribute.name}: Must be a single value, not a list`);
+  return value.map((one) => complexValue(attribute, one));
 }
 
 /** A resource's body (POST, PUT) with its attributes named as declared; those of no declared name left out. */
