@@ -20,8 +20,9 @@ import {
   teamNamed,
   updateTeamRow,
 } from '../teams/teams.service.ts';
+import { attributeNamed } from './attribute-names.ts';
 import { groupCondition } from './filter.ts';
-import { pageOf, type ListQuery } from './paging.ts';
+import { pageOf, parameter, type ListQuery } from './paging.ts';
 import { applyPatch, patchOperations, type Operation } from './patch.ts';
 import { GROUP_NAMES, groupFields, groupResource, type GroupFields, type GroupMember } from './resources.ts';
 import { listResponse } from './schemas.ts';
@@ -136,9 +137,16 @@ export async function getGroup({ org, base }: ScimScope, id: string, withMembers
   return groupResource(row, withMembers ? await groupMembers(org.reads, [row.id]) : undefined, base);
 }
 
+/** Whether `excludedAttributes` names `members` (in any case, with the Group schema's URN or without). */
+export const excludesMembers = (query: ListQuery) =>
+  (parameter(query, 'excludedAttributes') ?? '')
+    .split(',')
+    .some((name) => attributeNamed(GROUP_NAMES, name.trim())?.name === 'members');
+
 export async function listGroups({ org, base }: ScimScope, query: ListQuery) {
-  const condition = query.filter === undefined ? undefined : groupCondition(query.filter);
-  const withMembers = !/(^|,)\s*members\s*(,|$)/i.test(query.excludedAttributes ?? '');
+  const filter = parameter(query, 'filter');
+  const condition = filter === undefined ? undefined : groupCondition(filter);
+  const withMembers = !excludesMembers(query);
   const { startIndex, offset, count } = pageOf(query);
   const page = await directoryGroupPage(org.reads, org.organizationId, condition, storedTeamNameKey, offset, count);
   const members = withMembers

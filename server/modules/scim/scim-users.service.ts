@@ -20,7 +20,7 @@ import {
 import { deprovisionMember, provisionMember } from '../members/members.service.ts';
 import { insertTeamMember } from '../teams/teams.service.ts';
 import { userCondition } from './filter.ts';
-import { pageOf, type ListQuery } from './paging.ts';
+import { pageOf, parameter, type ListQuery } from './paging.ts';
 import { applyPatch, patchOperations } from './patch.ts';
 import { USER_NAMES, userFields, userResource, type UserResource } from './resources.ts';
 import { listResponse } from './schemas.ts';
@@ -160,7 +160,8 @@ export async function getUser({ org, base }: ScimScope, id: string): Promise<Use
 }
 
 export async function listUsers({ org, base }: ScimScope, query: ListQuery) {
-  const condition = query.filter === undefined ? undefined : userCondition(query.filter);
+  const filter = parameter(query, 'filter');
+  const condition = filter === undefined ? undefined : userCondition(filter);
   const { startIndex, offset, count } = pageOf(query);
   const { rows, total } = await directoryUserPage(org.reads, org.organizationId, condition, offset, count);
   return listResponse(
