@@ -54,7 +54,7 @@ async function membersOf(tx: Tx, teamId: string): Promise<Map<string, Member>> {
 /**
  * Makes the group's members `wanted` (directory user ids): the directory's rows, and the team's for
  * those who are members of the organization, with their events. An id that is no directory user
- * of the organization is 400 invalidValue.
+ * of the organization is 400 invalidValue. Returns whether the group's members changed.
  */
 async function setMembers(
   tx: Tx,
@@ -62,7 +62,7 @@ async function setMembers(
   team: Team,
   current: Map<string, Member>,
   wanted: readonly string[],
-): Promise<void> {
+): Promise<boolean> {
   const added = wanted.filter((id) => !current.has(id));
   const kept = new Set(wanted);
   const removed = [...current.values()].filter((member) => !kept.has(member.id));
@@ -95,6 +95,7 @@ async function setMembers(
       data: { team_id: team.id, name: team.name, via: 'scim' },
     });
   }
+  return added.length > 0 || removed.length > 0;
 }
 
 async function answer(tx: Tx, row: DirectoryGroupRow, base: string) {
@@ -178,21 +179,37 @@ async function changeGroup(
       const current = await membersOf(tx, row.id);
       const fields = fieldsOf(row, [...current.values()]);
       name = fields.displayName;
-      if (fields.displayName !== row.name) {
-        const nameKey = storedTeamNameKey(fields.displayName);
+      const renamed = fields.displayName !== row.name;
+      const nameKey = storedTeamNameKey(fields.displayName);
+      if (renamed) {
         if (nameKey !== storedTeamNameKey(row.name) && (await teamNamed(tx, org.organizationId, nameKey))) {
           throw nameTaken(fields.displayName);
         }
-        updateTeamRow(tx, row.id, { name: fields.displayName, nameKey });
         await appendEvent(tx, change, {
           type: 'team.updated',
           subjectUserId: null,
           data: { team_id: row.id, changes: { name: { from: row.name, to: fields.displayName } }, via: 'scim' },
         });
       }
-      if (fields.externalId !== row.external_id) updateGroupExternalId(tx, row.id, fields.externalId);
-      await setMembers(tx, change, { id: row.id, name: fields.displayName }, current, fields.members);
-      return { ...row, name: fields.displayName, external_id: fields.externalId, updated_at: tx.timestamp() };
+      const externalIdChanged = fields.externalId !== row.external_id;
+      if (externalIdChanged) updateGroupExternalId(tx, row.id, fields.externalId);
+      const membersChanged = await setMembers(
+        tx,
+        change,
+        { id: row.id, name: fields.displayName },
+        current,
+        fields.members,
+      );
+      const changed = renamed || externalIdChanged || membersChanged;
+      // The group's meta.lastModified is its team's updated_at: any change of the group moves it
+      // (RFC 7643 §3.1), in this change; one that changes nothing leaves it.
+      if (changed) updateTeamRow(tx, row.id, renamed ? { name: fields.displayName, nameKey } : {});
+      return {
+        ...row,
+        name: fields.displayName,
+        external_id: fields.externalId,
+        updated_at: changed ? tx.timestamp() : row.updated_at,
+      };
     });
   } catch (error) {
     if (org.isUniqueViolation(error)) throw nameTaken(name);
