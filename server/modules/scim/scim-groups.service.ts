@@ -43,7 +43,7 @@ import {
 const nameTaken = (name: string) => uniqueness(`The organization has a team named ${name} already (ignoring case)`);
 
 type Team = { id: string; name: string };
-/** A directory member of a group: the user record they are while a member of the organization, and whether it is in the team. */
+/** A directory member of a group: the user record they are linked to (if any), and whether it has a place in the team. */
 type Member = { id: string; user_name: string; user_id: string | null; in_team: boolean };
 
 async function membersOf(tx: Tx, teamId: string): Promise<Map<string, Member>> {
@@ -78,11 +78,11 @@ async function setMembers(
     removed.map((member) => member.id),
   );
   for (const row of known.values()) {
-    if (row.user_id === null || row.in_team !== null) continue;
-    insertTeamMember(tx, team.id, change.organizationId, row.user_id);
+    if (row.member_id === null || row.in_team !== null) continue;
+    insertTeamMember(tx, team.id, change.organizationId, row.member_id);
     await appendEvent(tx, change, {
       type: 'team.member_added',
-      subjectUserId: row.user_id,
+      subjectUserId: row.member_id,
       data: { team_id: team.id, name: team.name, via: 'scim' },
     });
   }
