@@ -26,9 +26,11 @@ export type DirectoryView = z.infer<typeof directoryOutput>;
 
 /**
  * `member`: active and a member; `pending`: active, waiting for the person to create their record
- * with that e-mail; `inactive`: deactivated by the identity provider, not a member.
+ * with that e-mail; `removed`: active, but their membership ended another way (an owner removed
+ * them, they left, it expired), until the identity provider's next change of them makes them a
+ * member again; `inactive`: deactivated by the identity provider, not a member.
  */
-export const DIRECTORY_USER_STATES = ['member', 'pending', 'inactive'] as const;
+export const DIRECTORY_USER_STATES = ['member', 'pending', 'removed', 'inactive'] as const;
 
 export const directoryUserOutput = z.object({
   directory_user_id: z.string(),

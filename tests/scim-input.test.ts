@@ -157,6 +157,54 @@ describeOnEachDatabase('SCIM input and refusals (behaviour §18)', (target) => {
     });
   });
 
+  describe('query parameters are each given once (RFC 7644 §3.4.2)', () => {
+    const filter = `filter=${encodeURIComponent('userName eq "a@example.com"')}`;
+
+    it.each(['/Users', '/Groups'])('a repeated filter on %s is 400 invalidFilter', async (path) => {
+      for (const query of [`${filter}&${filter}`, 'filter=a&filter=b', `${filter}&filter=`]) {
+        const answer = await scim.send('GET', `${path}?${query}`);
+        expectScimError(answer, 400, 'invalidFilter');
+        expect(answer.body.detail).toBe('Invalid filter: filter must be given once');
+      }
+    });
+
+    it.each([
+      ['/Users', 'startIndex=1&startIndex=2'],
+      ['/Users', 'count=1&count=2'],
+      ['/Groups', 'count=5&count=5'],
+      ['/Groups', 'excludedAttributes=members&excludedAttributes=members'],
+    ])('%s?%s is 400 invalidValue', async (path, query) => {
+      const answer = await scim.send('GET', `${path}?${query}`);
+      expectScimError(answer, 400, 'invalidValue');
+      expect(answer.body.detail).toMatch(/^(startIndex|count|excludedAttributes) must be given once$/);
+    });
+
+    it('reads excludedAttributes alike on a group and the list, with the schema’s URN too', async () => {
+      const created = await scim.send('POST', '/Groups', { schemas: [GROUP_SCHEMA], displayName: uniqueId('Query') });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const path = `/Groups/${created.body.id}`;
+      expectScimError(
+        await scim.send('GET', `${path}?excludedAttributes=members&excludedAttributes=members`),
+        400,
+        'invalidValue',
+      );
+      for (const excluded of ['members', 'displayName,MEMBERS', `${GROUP_SCHEMA}:members`]) {
+        const query = `excludedAttributes=${encodeURIComponent(excluded)}`;
+        expect((await scim.send('GET', `${path}?${query}`)).body.members, excluded).toBeUndefined();
+        const listed = await scim.send(
+          'GET',
+          `/Groups?${query}&filter=${encodeURIComponent(`id eq "${created.body.id}"`)}`,
+        );
+        expect(listed.body.Resources[0].members, excluded).toBeUndefined();
+      }
+      expect((await scim.send('GET', `${path}?excludedAttributes=displayName`)).body.members).toEqual([]);
+    });
+
+    it('ignores attributes, which it does not serve, however often it is given', async () => {
+      expect((await scim.send('GET', '/Users?attributes=userName&attributes=id')).status).toBe(200);
+    });
+  });
+
   describe('uniqueness before the seat limit', () => {
     it('answers a duplicate 409 uniqueness, not MEMBER_LIMIT, when the organization is full', async () => {
       const client = await clientOfLimitedOrganization(server(), 2);

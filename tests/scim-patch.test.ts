@@ -178,6 +178,170 @@ describeOnEachDatabase('SCIM PATCH and attribute names (behaviour §18)', (targe
     });
   });
 
+  describe('null is unassigned (RFC 7643 §2.5): an add or replace of null clears, as a remove does', () => {
+    const cleared = { name: { givenName: '', familyName: '' }, emails: [] };
+    it.each<[string, object, object]>([
+      ['replace name', { op: 'replace', path: 'name', value: null }, { name: cleared.name }],
+      ['add name', { op: 'add', path: 'name', value: null }, { name: cleared.name }],
+      ['replace emails', { op: 'replace', path: 'emails', value: null }, { emails: [] }],
+      ['add emails', { op: 'Add', path: 'emails', value: null }, { emails: [] }],
+      ['replace a filtered path', { op: 'replace', path: 'emails[type eq "work"]', value: null }, { emails: [] }],
+      ['a path-less emails', { op: 'Replace', value: { emails: null } }, { emails: [] }],
+      ['a path-less name and emails', { op: 'add', value: { name: null, emails: null } }, cleared],
+      [
+        'replace a sub-attribute',
+        { op: 'replace', path: 'name.givenName', value: null },
+        { name: { givenName: '', familyName: 'Hopper' } },
+      ],
+    ])('%s: 200, the attribute cleared', async (_, op, expected) => {
+      const id = await newUser();
+      const answer = await scim.send('PATCH', `/Users/${id}`, patch(op));
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(answer.body).toMatchObject(expected);
+      expect((await scim.send('GET', `/Users/${id}`)).body).toMatchObject(expected);
+    });
+
+    it('clears externalId and displayName, and refuses to clear userName (required) with 400 invalidValue', async () => {
+      const id = await newUser();
+      const answer = await scim.send(
+        'PATCH',
+        `/Users/${id}`,
+        patch({ op: 'replace', path: 'externalId', value: null }, { op: 'replace', value: { displayName: null } }),
+      );
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(answer.body.externalId).toBeUndefined();
+      expect(answer.body.displayName).toBeUndefined();
+      const before = (await scim.send('GET', `/Users/${id}`)).body;
+      for (const op of [
+        { op: 'replace', path: 'userName', value: null },
+        { op: 'Replace', value: { userName: null } },
+      ]) {
+        expectScimError(await scim.send('PATCH', `/Users/${id}`, patch(op)), 400, 'invalidValue');
+      }
+      expect((await scim.send('GET', `/Users/${id}`)).body).toEqual(before);
+    });
+
+    it('clears a group’s members and externalId, and refuses to clear its displayName', async () => {
+      const member = await newUser();
+      const created = await scim.send('POST', '/Groups', {
+        schemas: [GROUP_SCHEMA],
+        displayName: uniqueId('Nulls'),
+        externalId: 'nulls-1',
+        members: [{ value: member }],
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const path = `/Groups/${created.body.id}`;
+      expectScimError(
+        await scim.send('PATCH', path, patch({ op: 'replace', path: 'displayName', value: null })),
+        400,
+        'invalidValue',
+      );
+      const answer = await scim.send(
+        'PATCH',
+        path,
+        patch({ op: 'replace', path: 'members', value: null }, { op: 'replace', value: { externalId: null } }),
+      );
+      expect(answer.status, JSON.stringify(answer.body)).toBe(204);
+      const group = (await scim.send('GET', path)).body;
+      expect(group.displayName).toBe(created.body.displayName);
+      expect(group.members).toEqual([]);
+      expect(group.externalId).toBeUndefined();
+    });
+  });
+
+  describe('a value that does not fit is 400, never 500, and says nothing of the service’s insides', () => {
+    const values = [
+      null,
+      [null],
+      [[]],
+      [[{ value: 'a@example.com' }]],
+      {},
+      [{}],
+      true,
+      0,
+      'x',
+      ['x'],
+      { value: null },
+      [{ value: null }],
+      { givenName: ['x'] },
+    ];
+    const expectFit = (answer: { status: number; body: any }, success: number, what: string) => {
+      if (answer.status === success) return;
+      expect(answer.status, `${what}: ${JSON.stringify(answer.body)}`).toBe(400);
+      expect(['invalidValue', 'invalidPath', 'noTarget'], what).toContain(answer.body.scimType);
+      expect(answer.body.detail, what).not.toMatch(
+        /Error\b|Cannot (read|convert|set)|is not (a function|iterable)|\bat \S+ \(/,
+      );
+    };
+
+    it.each([
+      'name',
+      'name.givenName',
+      'emails',
+      'emails[type eq "work"]',
+      'emails[type eq "work"].value',
+      'displayName',
+      'externalId',
+      'active',
+      'userName',
+      '',
+    ])('a User, path %j', async (path) => {
+      const id = await newUser();
+      for (const op of ['add', 'replace', 'remove']) {
+        for (const value of values) {
+          const operation = path === '' ? { op, value: { name: value, emails: value } } : { op, path, value };
+          const what = JSON.stringify(operation);
+          expectFit(await scim.send('PATCH', `/Users/${id}`, patch(operation)), 200, what);
+        }
+      }
+    });
+
+    it('a value that is no object for a complex attribute, which a later operation would go into', async () => {
+      const id = await newUser();
+      const answer = await scim.send(
+        'PATCH',
+        `/Users/${id}`,
+        patch({ op: 'replace', path: 'name', value: 'x' }, { op: 'replace', path: 'name.givenName', value: 'y' }),
+      );
+      expectScimError(answer, 400, 'invalidValue');
+      expect(answer.body.detail).toMatch(/^name: Must be an object/);
+    });
+
+    it.each(['members', 'members[value eq "x"]', 'displayName', 'externalId', ''])('a Group, path %j', async (path) => {
+      const member = await newUser();
+      const created = await scim.send('POST', '/Groups', {
+        schemas: [GROUP_SCHEMA],
+        displayName: uniqueId('Fits'),
+        members: [{ value: member }],
+      });
+      for (const op of ['add', 'replace', 'remove']) {
+        for (const value of values) {
+          const operation = path === '' ? { op, value: { members: value, externalId: value } } : { op, path, value };
+          const what = JSON.stringify(operation);
+          expectFit(await scim.send('PATCH', `/Groups/${created.body.id}`, patch(operation)), 204, what);
+        }
+      }
+    });
+  });
+
+  describe('a list where a single value goes is 400 invalidValue, as in a POST', () => {
+    it.each([
+      ['a path', { op: 'replace', path: 'name', value: [{ givenName: 'New' }] }],
+      ['an add', { op: 'add', path: 'name', value: [{ givenName: 'New' }] }],
+      ['no path', { op: 'replace', value: { name: [{ givenName: 'New' }] } }],
+      ['a URN path', { op: 'replace', path: `${USER_SCHEMA}:name`, value: [{ givenName: 'New' }] }],
+    ])('a list for name through %s', async (_, op) => {
+      const id = await newUser();
+      expectScimError(await scim.send('PATCH', `/Users/${id}`, patch(op)), 400, 'invalidValue');
+      expect((await scim.send('GET', `/Users/${id}`)).body.name).toMatchObject({ givenName: 'Grace' });
+    });
+
+    it('a list for name in a POST', async () => {
+      const body = { ...entraUser(`${uniqueId('listed')}@example.com`), name: [{ givenName: 'New' }] };
+      expectScimError(await scim.send('POST', '/Users', body), 400, 'invalidValue');
+    });
+  });
+
   describe('a path that does not parse is 400 invalidPath (RFC 7644 §3.12)', () => {
     it.each(['emails[type eq', 'emails[type eq "work"', 'emails[type eq ]', 'name.givenName.first', 'active.value'])(
       'a User path %s',

@@ -468,6 +468,52 @@ describeOnEachDatabase('SCIM 2.0 (behaviour §18)', (target) => {
       );
     });
 
+    it('moves meta.lastModified with every change of the group: members, externalId, name (RFC 7643 §3.1)', async () => {
+      const [first, second] = await Promise.all(
+        ['first', 'second'].map(async (name) => {
+          const entry = await scim.send('POST', '/Users', oktaUser(`${uniqueId(name)}@example.com`));
+          expect(entry.status, JSON.stringify(entry.body)).toBe(201);
+          return entry.body.id as string;
+        }),
+      );
+      const name = uniqueId('Modified');
+      const created = await scim.send('POST', '/Groups', { schemas: [GROUP_SCHEMA], displayName: name });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const path = `/Groups/${created.body.id}`;
+      let lastModified = Date.parse(created.body.meta.lastModified);
+      const expectModified = async (change: string, changed: boolean) => {
+        const now = Date.parse((await scim.send('GET', path)).body.meta.lastModified);
+        if (changed) expect(now, change).toBeGreaterThan(lastModified);
+        else expect(now, change).toBe(lastModified);
+        lastModified = now;
+      };
+      const changes: Array<[string, string, object, boolean]> = [
+        ['a member added', 'PATCH', patch({ op: 'add', path: 'members', value: [{ value: first }] }), true],
+        ['the same member again', 'PATCH', patch({ op: 'add', path: 'members', value: [{ value: first }] }), false],
+        ['the externalId', 'PATCH', patch({ op: 'replace', path: 'externalId', value: 'grp-42' }), true],
+        ['the same externalId', 'PATCH', patch({ op: 'replace', path: 'externalId', value: 'grp-42' }), false],
+        [
+          'the members replaced',
+          'PUT',
+          { schemas: [GROUP_SCHEMA], displayName: name, externalId: 'grp-42', members: [{ value: second }] },
+          true,
+        ],
+        ['a member removed', 'PATCH', patch({ op: 'remove', path: `members[value eq "${second}"]` }), true],
+        ['the name', 'PATCH', patch({ op: 'replace', path: 'displayName', value: `${name} 2` }), true],
+      ];
+      for (const [change, method, body, changed] of changes) {
+        // Timestamps are kept to the millisecond: a change must come in a later one to be seen.
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        const answer = await scim.send(method, path, body);
+        expect(answer.status, `${change}: ${JSON.stringify(answer.body)}`).toBeLessThan(300);
+        await expectModified(change, changed);
+      }
+      const team = await server().call('GET', `/organizations/${organizationId}/teams/${created.body.id}`, {
+        token: owner.token,
+      });
+      expect(Date.parse(team.body.updated_at)).toBe(lastModified);
+    });
+
     it('takes a deactivated member out of the team and puts them back on reactivation', async () => {
       const created = await scim.send('POST', '/Groups', {
         schemas: [GROUP_SCHEMA],

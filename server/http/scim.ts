@@ -136,9 +136,7 @@ export function scimPlugin(createContext: ReturnType<typeof contextFactory>) {
     );
     app.get<List>('/Groups', (request) => inDirectory(request, (scope) => scim.listGroups(scope, request.query)));
     app.get<Id & List>('/Groups/:id', (request) =>
-      inDirectory(request, (scope) =>
-        scim.getGroup(scope, request.params.id, !/members/i.test(request.query.excludedAttributes ?? '')),
-      ),
+      inDirectory(request, (scope) => scim.getGroup(scope, request.params.id, !scim.excludesMembers(request.query))),
     );
     app.put<Id>('/Groups/:id', (request) =>
       inDirectory(request, (scope) => scim.replaceGroup(scope, request.params.id, request.body)),

@@ -12081,7 +12081,7 @@ export interface operations {
                         active: boolean;
                         user_id: string | null;
                         /** @enum {string} */
-                        state: "member" | "pending" | "inactive";
+                        state: "member" | "pending" | "removed" | "inactive";
                         created_at: string;
                     }[];
                 };

@@ -2,10 +2,10 @@
  * The statements of the directory's settings and overview (behaviour §18): SQL only, no rules,
  * nothing thrown. What SCIM writes is in scim/scim.queries.ts.
  */
-import type { ClockedReader } from '../../platform/authorization/memberships.ts';
+import { nowFor, unexpired, type ClockedReader } from '../../platform/authorization/memberships.ts';
 import { pagedList, type PageRequest } from '../../platform/database/pages.ts';
 import { prepare } from '../../platform/database/prepared.ts';
-import type { Sql } from '../../platform/database/schema.ts';
+import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
 import type { Reader, Tx } from '../../platform/database/transaction.ts';
 
 const defaultRoleOf = prepare((sql, organizationId: string) =>
@@ -49,17 +49,34 @@ export const directoryGroupCount = async (reader: Reader, organizationId: string
   Number((await reader.first(groupCount(reader.sql, organizationId)))?.count ?? 0);
 
 const userList = pagedList(
-  (sql: Sql, organizationId: string) =>
+  (sql: Sql, organizationId: string, now: DbTimestamp) =>
     sql
       .selectFrom('directory_users as u')
-      .select(['u.id', 'u.user_name', 'u.display_name', 'u.active', 'u.user_id', 'u.created_at'])
+      .leftJoin('organization_users as m', (join) =>
+        join
+          .onRef('m.organization_id', '=', 'u.organization_id')
+          .onRef('m.user_id', '=', 'u.user_id')
+          .on(unexpired('m', now)),
+      )
+      .select([
+        'u.id',
+        'u.user_name',
+        'u.display_name',
+        'u.active',
+        'u.user_id',
+        'm.user_id as member_id',
+        'u.created_at',
+      ])
       .where('u.organization_id', '=', organizationId),
   { createdAt: 'u.created_at', id: 'u.id' },
 );
 
-/** The organization's directory users, oldest first. */
+/**
+ * The organization's directory users, oldest first, each with `member_id`: their user record while
+ * it is a member, read from the membership, which may have ended another way than the directory's.
+ */
 export const directoryUserRows = (reader: ClockedReader, organizationId: string, page: PageRequest) =>
-  userList(reader, reader.dialect, page, organizationId);
+  userList(reader, reader.dialect, page, organizationId, nowFor(reader));
 
 const groupList = pagedList(
   (sql: Sql, organizationId: string) =>

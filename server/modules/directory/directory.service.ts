@@ -83,7 +83,7 @@ const directoryUserView = (row: DirectoryUserRow): DirectoryUserView => {
     display_name: row.display_name,
     active,
     user_id: row.user_id,
-    state: !active ? 'inactive' : row.user_id === null ? 'pending' : 'member',
+    state: !active ? 'inactive' : row.member_id !== null ? 'member' : row.user_id !== null ? 'removed' : 'pending',
     created_at: isoTimestamp(row.created_at),
   };
 };

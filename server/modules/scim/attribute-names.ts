@@ -66,9 +66,13 @@ export function singleValue(name: string, value: unknown): unknown {
   return value;
 }
 
-/** One value of a complex attribute, with its sub-attributes' declared names; others left out. */
-function complexValue(attribute: KnownAttribute, value: unknown): unknown {
-  if (!isObject(value)) return value;
+/**
+ * One value of a complex attribute: an object, with its sub-attributes' declared names; others left
+ * out. Anything else is refused before it is merged: a later operation's path into it
+ * (`name.givenName` after `name` became a string) would have nowhere to go.
+ */
+function complexValue(attribute: KnownAttribute, value: unknown): Record<string, unknown> {
+  if (!isObject(value)) throw invalidValue(`${attribute.name}: Must be an object of its sub-attributes`);
   const kept: Array<[string, unknown]> = [];
   for (const [key, inner] of Object.entries(value)) {
     const name = attribute.subAttributes.get(key.toLowerCase());
@@ -77,10 +81,18 @@ function complexValue(attribute: KnownAttribute, value: unknown): unknown {
   return Object.fromEntries(kept);
 }
 
-/** A value of `attribute`, its sub-attributes named as declared: what may be merged into the resource. */
+/**
+ * A value of `attribute`, its sub-attributes named as declared: what may be merged into the
+ * resource. A list for a single-valued attribute is refused: merged, its items' indexes would be
+ * taken for sub-attributes' names and the change lost.
+ */
 export function attributeValue(attribute: KnownAttribute, value: unknown): unknown {
   if (!attribute.complex) return singleValue(attribute.name, value);
-  return Array.isArray(value) ? value.map((one) => complexValue(attribute, one)) : complexValue(attribute, value);
+  // A body's null is the attribute unassigned (RFC 7643 §2.5); PATCH makes it a removal first.
+  if (value === null) return null;
+  if (!Array.isArray(value)) return complexValue(attribute, value);
+  if (!attribute.multiValued) throw invalidValue(`${attribute.name}: Must be a single value, not a list`);
+  return value.map((one) => complexValue(attribute, one));
 }
 
 /** A resource's body (POST, PUT) with its attributes named as declared; those of no declared name left out. */

@@ -8,7 +8,15 @@ export {
   replaceUser,
   type ScimScope,
 } from './scim-users.service.ts';
-export { createGroup, deleteGroup, getGroup, listGroups, patchGroup, replaceGroup } from './scim-groups.service.ts';
+export {
+  createGroup,
+  deleteGroup,
+  excludesMembers,
+  getGroup,
+  listGroups,
+  patchGroup,
+  replaceGroup,
+} from './scim-groups.service.ts';
 export { ScimProblem, scimErrorBody } from './scim-errors.ts';
 export {
   listResponse,

@@ -1,17 +1,29 @@
-/** SCIM's paging (RFC 7644 §3.4.2.4): `startIndex` from 1, `count` up to MAX_RESULTS (behaviour §18). */
-import { invalidValue } from './scim-errors.ts';
+/**
+ * A list's query parameters (RFC 7644 §3.4.2): `filter`, `excludedAttributes`, and the page,
+ * `startIndex` from 1 and `count` up to MAX_RESULTS (behaviour §18). Each is read once: one given
+ * twice (`?filter=a&filter=b`, which the query string parser makes a list) is refused, since which
+ * of them was meant cannot be told.
+ */
+import { invalidFilter, invalidValue } from './scim-errors.ts';
 import { MAX_RESULTS } from './schemas.ts';
 
-export interface ListQuery {
-  filter?: string;
-  startIndex?: string;
-  count?: string;
-  excludedAttributes?: string;
+/** The query string as parsed: a parameter given more than once is a list. */
+export type ListQuery = Partial<Record<string, string | string[]>>;
+
+type Parameter = 'filter' | 'startIndex' | 'count' | 'excludedAttributes';
+
+/** The parameter's value, if given; given more than once, 400 (`invalidFilter` for the filter). */
+export function parameter(query: ListQuery, name: Parameter): string | undefined {
+  const value = query[name];
+  if (!Array.isArray(value)) return value;
+  const why = `${name} must be given once`;
+  throw name === 'filter' ? invalidFilter(why) : invalidValue(why);
 }
 
 const DEFAULT_COUNT = 100;
 
-function integerOf(name: string, value: string | undefined, fallback: number): number {
+function integerOf(name: 'startIndex' | 'count', query: ListQuery, fallback: number): number {
+  const value = parameter(query, name);
   if (value === undefined || value === '') return fallback;
   if (!/^-?\d{1,9}$/.test(value)) throw invalidValue(`${name} must be an integer`);
   return Number(value);
@@ -19,7 +31,7 @@ function integerOf(name: string, value: string | undefined, fallback: number): n
 
 /** The page asked for: a `startIndex` below 1 is 1, a negative `count` is 0 (RFC 7644 §3.4.2.4). */
 export function pageOf(query: ListQuery): { startIndex: number; offset: number; count: number } {
-  const startIndex = Math.max(1, integerOf('startIndex', query.startIndex, 1));
-  const count = Math.min(MAX_RESULTS, Math.max(0, integerOf('count', query.count, DEFAULT_COUNT)));
+  const startIndex = Math.max(1, integerOf('startIndex', query, 1));
+  const count = Math.min(MAX_RESULTS, Math.max(0, integerOf('count', query, DEFAULT_COUNT)));
   return { startIndex, offset: startIndex - 1, count };
 }

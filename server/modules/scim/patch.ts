@@ -121,6 +121,10 @@ function declaredOperations(names: ResourceNames, { op, path, value }: Operation
   }
   const target = declaredPath(names, path);
   if (target === undefined) return [];
+  // RFC 7643 §2.5: null is "unassigned", so an add or replace of null clears what the path names, as
+  // a remove does (scim-patch would merge null into a complex value); a required attribute cleared
+  // is then refused as missing.
+  if (value === null) return [{ op: 'remove', path: target.path }];
   if (value === undefined) return [{ op, path: target.path }];
   const given = target.sub === undefined ? attributeValue(target.attribute, value) : singleValue(target.path, value);
   return [{ op, path: target.path, value: given }];
@@ -152,7 +156,9 @@ export function applyPatch<Resource extends object>(resource: Resource, operatio
         treatMissingAsAdd: true,
       });
     } catch (error) {
-      if (!(error instanceof ScimError)) throw error;
+      // scim-patch trusts a value to fit where it goes; one that does not may fail inside it (a
+      // TypeError): what is wrong is the value, and the library's words would say nothing of it.
+      if (!(error instanceof ScimError)) throw invalidValue(`${scimOperation.path}: the value does not fit there`);
       if (scimOperation.op === 'remove' && error.scimCode === 'noTarget') continue;
       const scimType = SCIM_TYPES.find((type) => type === error.scimCode) ?? 'invalidValue';
       throw new ScimProblem('BAD_REQUEST', scimType, error.message);

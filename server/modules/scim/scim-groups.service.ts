@@ -20,8 +20,9 @@ import {
   teamNamed,
   updateTeamRow,
 } from '../teams/teams.service.ts';
+import { attributeNamed } from './attribute-names.ts';
 import { groupCondition } from './filter.ts';
-import { pageOf, type ListQuery } from './paging.ts';
+import { pageOf, parameter, type ListQuery } from './paging.ts';
 import { applyPatch, patchOperations, type Operation } from './patch.ts';
 import { GROUP_NAMES, groupFields, groupResource, type GroupFields, type GroupMember } from './resources.ts';
 import { listResponse } from './schemas.ts';
@@ -42,7 +43,7 @@ import {
 const nameTaken = (name: string) => uniqueness(`The organization has a team named ${name} already (ignoring case)`);
 
 type Team = { id: string; name: string };
-/** A directory member of a group: the user record they are while a member of the organization, and whether it is in the team. */
+/** A directory member of a group: the user record they are linked to (if any), and whether it has a place in the team. */
 type Member = { id: string; user_name: string; user_id: string | null; in_team: boolean };
 
 async function membersOf(tx: Tx, teamId: string): Promise<Map<string, Member>> {
@@ -53,7 +54,7 @@ async function membersOf(tx: Tx, teamId: string): Promise<Map<string, Member>> {
 /**
  * Makes the group's members `wanted` (directory user ids): the directory's rows, and the team's for
  * those who are members of the organization, with their events. An id that is no directory user
- * of the organization is 400 invalidValue.
+ * of the organization is 400 invalidValue. Returns whether the group's members changed.
  */
 async function setMembers(
   tx: Tx,
@@ -61,7 +62,7 @@ async function setMembers(
   team: Team,
   current: Map<string, Member>,
   wanted: readonly string[],
-): Promise<void> {
+): Promise<boolean> {
   const added = wanted.filter((id) => !current.has(id));
   const kept = new Set(wanted);
   const removed = [...current.values()].filter((member) => !kept.has(member.id));
@@ -77,11 +78,11 @@ async function setMembers(
     removed.map((member) => member.id),
   );
   for (const row of known.values()) {
-    if (row.user_id === null || row.in_team !== null) continue;
-    insertTeamMember(tx, team.id, change.organizationId, row.user_id);
+    if (row.member_id === null || row.in_team !== null) continue;
+    insertTeamMember(tx, team.id, change.organizationId, row.member_id);
     await appendEvent(tx, change, {
       type: 'team.member_added',
-      subjectUserId: row.user_id,
+      subjectUserId: row.member_id,
       data: { team_id: team.id, name: team.name, via: 'scim' },
     });
   }
@@ -94,6 +95,7 @@ async function setMembers(
       data: { team_id: team.id, name: team.name, via: 'scim' },
     });
   }
+  return added.length > 0 || removed.length > 0;
 }
 
 async function answer(tx: Tx, row: DirectoryGroupRow, base: string) {
@@ -136,9 +138,16 @@ export async function getGroup({ org, base }: ScimScope, id: string, withMembers
   return groupResource(row, withMembers ? await groupMembers(org.reads, [row.id]) : undefined, base);
 }
 
+/** Whether `excludedAttributes` names `members` (in any case, with the Group schema's URN or without). */
+export const excludesMembers = (query: ListQuery) =>
+  (parameter(query, 'excludedAttributes') ?? '')
+    .split(',')
+    .some((name) => attributeNamed(GROUP_NAMES, name.trim())?.name === 'members');
+
 export async function listGroups({ org, base }: ScimScope, query: ListQuery) {
-  const condition = query.filter === undefined ? undefined : groupCondition(query.filter);
-  const withMembers = !/(^|,)\s*members\s*(,|$)/i.test(query.excludedAttributes ?? '');
+  const filter = parameter(query, 'filter');
+  const condition = filter === undefined ? undefined : groupCondition(filter);
+  const withMembers = !excludesMembers(query);
   const { startIndex, offset, count } = pageOf(query);
   const page = await directoryGroupPage(org.reads, org.organizationId, condition, storedTeamNameKey, offset, count);
   const members = withMembers
@@ -170,21 +179,37 @@ async function changeGroup(
       const current = await membersOf(tx, row.id);
       const fields = fieldsOf(row, [...current.values()]);
       name = fields.displayName;
-      if (fields.displayName !== row.name) {
-        const nameKey = storedTeamNameKey(fields.displayName);
+      const renamed = fields.displayName !== row.name;
+      const nameKey = storedTeamNameKey(fields.displayName);
+      if (renamed) {
         if (nameKey !== storedTeamNameKey(row.name) && (await teamNamed(tx, org.organizationId, nameKey))) {
           throw nameTaken(fields.displayName);
         }
-        updateTeamRow(tx, row.id, { name: fields.displayName, nameKey });
         await appendEvent(tx, change, {
           type: 'team.updated',
           subjectUserId: null,
           data: { team_id: row.id, changes: { name: { from: row.name, to: fields.displayName } }, via: 'scim' },
         });
       }
-      if (fields.externalId !== row.external_id) updateGroupExternalId(tx, row.id, fields.externalId);
-      await setMembers(tx, change, { id: row.id, name: fields.displayName }, current, fields.members);
-      return { ...row, name: fields.displayName, external_id: fields.externalId, updated_at: tx.timestamp() };
+      const externalIdChanged = fields.externalId !== row.external_id;
+      if (externalIdChanged) updateGroupExternalId(tx, row.id, fields.externalId);
+      const membersChanged = await setMembers(
+        tx,
+        change,
+        { id: row.id, name: fields.displayName },
+        current,
+        fields.members,
+      );
+      const changed = renamed || externalIdChanged || membersChanged;
+      // The group's meta.lastModified is its team's updated_at: any change of the group moves it
+      // (RFC 7643 §3.1), in this change; one that changes nothing leaves it.
+      if (changed) updateTeamRow(tx, row.id, renamed ? { name: fields.displayName, nameKey } : {});
+      return {
+        ...row,
+        name: fields.displayName,
+        external_id: fields.externalId,
+        updated_at: changed ? tx.timestamp() : row.updated_at,
+      };
     });
   } catch (error) {
     if (org.isUniqueViolation(error)) throw nameTaken(name);

@@ -20,7 +20,7 @@ import {
 import { deprovisionMember, provisionMember } from '../members/members.service.ts';
 import { insertTeamMember } from '../teams/teams.service.ts';
 import { userCondition } from './filter.ts';
-import { pageOf, type ListQuery } from './paging.ts';
+import { pageOf, parameter, type ListQuery } from './paging.ts';
 import { applyPatch, patchOperations } from './patch.ts';
 import { USER_NAMES, userFields, userResource, type UserResource } from './resources.ts';
 import { listResponse } from './schemas.ts';
@@ -34,6 +34,7 @@ import {
   groupsOfUser,
   insertDirectoryUser,
   updateDirectoryUser,
+  type DirectoryUser,
   type DirectoryUserFields,
   type DirectoryUserRow,
 } from './scim.queries.ts';
@@ -71,17 +72,18 @@ async function joinGroupsTeams(tx: Tx, change: OrganizationChange, directoryUser
 
 /**
  * The membership a directory user's new state asks for: removed when they are deactivated or their
- * userName changes, made (or adopted) when they are active and a record has that e-mail. Returns
- * the user record they are now a member as, or null.
+ * userName changes, made (or adopted) when they are active and a record has that e-mail, whether
+ * they never were a member or their membership ended another way (an owner removed them, they
+ * left, it expired). Returns the user record they are now a member as, or null.
  */
 async function follow(
   tx: Tx,
   change: OrganizationChange,
-  before: DirectoryUserRow | undefined,
+  before: DirectoryUser | undefined,
   after: Omit<DirectoryUserFields, 'user_id'>,
   defaultRole: () => string,
 ): Promise<string | null> {
-  let userId = before?.user_id ?? null;
+  let userId = before?.member_id ?? null;
   if (userId !== null && (!after.active || before!.user_name_key !== after.user_name_key)) {
     await deprovision(tx, change, userId);
     userId = null;
@@ -102,7 +104,7 @@ async function follow(
 async function followUnique(
   tx: Tx,
   change: OrganizationChange,
-  before: DirectoryUserRow | undefined,
+  before: DirectoryUser | undefined,
   after: Omit<DirectoryUserFields, 'user_id'>,
   defaults: ReturnType<typeof directoryDefaults>,
 ): Promise<string | null> {
@@ -160,7 +162,8 @@ export async function getUser({ org, base }: ScimScope, id: string): Promise<Use
 }
 
 export async function listUsers({ org, base }: ScimScope, query: ListQuery) {
-  const condition = query.filter === undefined ? undefined : userCondition(query.filter);
+  const filter = parameter(query, 'filter');
+  const condition = filter === undefined ? undefined : userCondition(filter);
   const { startIndex, offset, count } = pageOf(query);
   const { rows, total } = await directoryUserPage(org.reads, org.organizationId, condition, offset, count);
   return listResponse(
@@ -207,7 +210,7 @@ export async function deleteUser({ org }: ScimScope, id: string): Promise<void> 
   await org.change(async (tx, change) => {
     const row = await directoryUser(tx, org.organizationId, id.toLowerCase());
     if (!row) throw noSuchResource('User', id);
-    if (row.user_id !== null) await deprovision(tx, change, row.user_id);
+    if (row.member_id !== null) await deprovision(tx, change, row.member_id);
     deleteDirectoryUser(tx, row.id);
   });
 }

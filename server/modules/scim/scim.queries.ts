@@ -4,6 +4,7 @@
  * returns rows; none decides anything or throws. The rules are the services'.
  */
 import type { Compilable, ExpressionBuilder, ExpressionWrapper, SqlBool } from 'kysely';
+import { nowFor, unexpired, type ClockedReader } from '../../platform/authorization/memberships.ts';
 import type { Database, DbTimestamp, Sql } from '../../platform/database/schema.ts';
 import type { Reader, Tx } from '../../platform/database/transaction.ts';
 import { prepare } from '../../platform/database/prepared.ts';
@@ -138,12 +139,30 @@ export function directoryUserPage(
   return offsetPage(reader, usersPage(reader.sql, organizationId, condition, limit, offset), counted, offset, limit);
 }
 
-const userById = prepare((sql, organizationId: string, id: string) =>
-  sql.selectFrom('directory_users').selectAll().where('organization_id', '=', organizationId).where('id', '=', id),
+const userById = prepare((sql, organizationId: string, id: string, now: DbTimestamp) =>
+  sql
+    .selectFrom('directory_users as u')
+    .leftJoin('organization_users as m', (join) =>
+      join
+        .onRef('m.organization_id', '=', 'u.organization_id')
+        .onRef('m.user_id', '=', 'u.user_id')
+        .on(unexpired('m', now)),
+    )
+    .selectAll('u')
+    .select('m.user_id as member_id')
+    .where('u.organization_id', '=', organizationId)
+    .where('u.id', '=', id),
 );
 
-export const directoryUser = (reader: Reader, organizationId: string, id: string) =>
-  reader.first(userById(reader.sql, organizationId, id)) as Promise<DirectoryUserRow | undefined>;
+/**
+ * A directory user with `member_id`: their user record while it is a member of the organization.
+ * The link (`user_id`) names the record; whether it is a member is read from the membership, which
+ * may have ended another way (removed, left, expired: behaviour §18).
+ */
+export type DirectoryUser = DirectoryUserRow & { member_id: string | null };
+
+export const directoryUser = (reader: ClockedReader, organizationId: string, id: string) =>
+  reader.first(userById(reader.sql, organizationId, id, nowFor(reader))) as Promise<DirectoryUser | undefined>;
 
 export function insertDirectoryUser(tx: Tx, organizationId: string, fields: DirectoryUserFields): void {
   const now = tx.timestamp();
@@ -158,12 +177,29 @@ export function insertDirectoryUser(tx: Tx, organizationId: string, fields: Dire
   );
 }
 
+/**
+ * Queues the update of a directory user's fields, each named: a row read with more (`member_id`,
+ * its organization) may be passed as it is.
+ */
 export function updateDirectoryUser(tx: Tx, fields: DirectoryUserFields): void {
-  const { id, ...changed } = fields;
+  const { id, user_name, user_name_key, email_key, external_id, given_name, family_name, display_name, emails } =
+    fields;
   tx.later(
     tx.sql
       .updateTable('directory_users')
-      .set({ ...changed, active: stored(changed.active), updated_at: tx.timestamp() })
+      .set({
+        user_name,
+        user_name_key,
+        email_key,
+        external_id,
+        given_name,
+        family_name,
+        display_name,
+        emails,
+        active: stored(fields.active),
+        user_id: fields.user_id,
+        updated_at: tx.timestamp(),
+      })
       .where('id', '=', id),
   );
 }
@@ -258,7 +294,7 @@ export const directoryGroup = (reader: Reader, organizationId: string, teamId: s
       .where('directory_groups.team_id', '=', teamId),
   );
 
-/** Groups' directory members, each with their userName, the user record they are (if a member) and whether it is in the team. */
+/** Groups' directory members, each with their userName, the user record they are linked to (if any) and whether it is in the team. */
 export const groupMembers = (reader: Reader, teamIds: readonly string[]) =>
   teamIds.length === 0
     ? Promise.resolve([])
@@ -276,19 +312,25 @@ export const groupMembers = (reader: Reader, teamIds: readonly string[]) =>
       );
 
 /**
- * The organization's directory users among these ids, with the user record each is (if a member)
- * and whether it is in the team already.
+ * The organization's directory users among these ids, with `member_id` (their user record while it
+ * is a member of the organization, as `directoryUser` tells it) and whether it is in the team already.
  */
-export const directoryUsersAmong = (reader: Reader, organizationId: string, teamId: string, ids: readonly string[]) =>
+export const directoryUsersAmong = (tx: Tx, organizationId: string, teamId: string, ids: readonly string[]) =>
   ids.length === 0
     ? Promise.resolve([])
-    : reader.all(
-        reader.sql
+    : tx.all(
+        tx.sql
           .selectFrom('directory_users as u')
-          .leftJoin('team_members as tm', (join) =>
-            join.on('tm.team_id', '=', teamId).onRef('tm.user_id', '=', 'u.user_id'),
+          .leftJoin('organization_users as m', (join) =>
+            join
+              .onRef('m.organization_id', '=', 'u.organization_id')
+              .onRef('m.user_id', '=', 'u.user_id')
+              .on(unexpired('m', tx.timestamp())),
           )
-          .select(['u.id', 'u.user_id', 'tm.user_id as in_team'])
+          .leftJoin('team_members as tm', (join) =>
+            join.on('tm.team_id', '=', teamId).onRef('tm.user_id', '=', 'm.user_id'),
+          )
+          .select(['u.id', 'm.user_id as member_id', 'tm.user_id as in_team'])
           .where('u.organization_id', '=', organizationId)
           .where('u.id', 'in', ids),
       );

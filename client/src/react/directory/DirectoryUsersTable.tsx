@@ -6,10 +6,11 @@ import { DIRECTORY_PAGE_SIZE, type Directory, type DirectoryUser } from './direc
 const STATES: Record<DirectoryUser['state'], { label: string; tone: 'success' | 'warning' | 'neutral' }> = {
   member: { label: 'Member', tone: 'success' },
   pending: { label: 'Pending: no profile yet', tone: 'warning' },
+  removed: { label: 'Removed here: a member again at the next sync', tone: 'warning' },
   inactive: { label: 'Inactive', tone: 'neutral' },
 };
 
-/** The directory's users, oldest first, a page at a time: a member, pending their profile, or deactivated. */
+/** The directory's users, oldest first, a page at a time: a member, pending their profile, removed here, or deactivated. */
 export function DirectoryUsersTable({
   organizationId,
   counts,
