@@ -3,7 +3,8 @@
  * (a 100-character name, a 191-character e-mail address) wraps and no page scrolls sideways at
  * 1280 px or at 375 px; a confirmation in a table's row stays on the screen with the item it
  * names; at 375 px every table's cell says its column; a change of memberships refreshes the
- * member count at once; the member picker offers only what the text typed finds; and a search the
+ * member count at once; a role choice offers only the roles the caller may give; the member picker
+ * offers only what the text typed finds; and a search the
  * service refuses says why next to the search box.
  */
 import type { Browser, Page } from 'playwright-core';
@@ -260,6 +261,40 @@ describe('the console at its edges (behaviour §14)', () => {
     await page.getByText('Carol Cooper was removed from the organization.').waitFor(SHOWN_WITHIN);
     await navigation(page).getByRole('link', { name: 'Settings' }).click();
     await expect.poll(async () => Number(await count().textContent()), SHOWN_WITHIN).toBe(before);
+    expect(problems).toEqual([]);
+  });
+
+  it('offers in a role choice only the roles the caller may give (behaviour §11)', async () => {
+    const recruiter = await api(ownerToken, 'POST', `/organizations/${organizationId}/roles`, {
+      role: 'recruiter',
+      description: '',
+      // What `member` holds, to give it, and reading the roles, to choose one: not what `admin` holds.
+      permissions: ['organization:read', 'members:read', 'members:add', 'members:update', 'roles:read', 'teams:read'],
+    });
+    expect(recruiter.status, JSON.stringify(recruiter.body)).toBe(201);
+    const daveToken = await person(`${run}-dave`, 'Dave', 'Diaz');
+    const added = await api(
+      ownerToken,
+      'POST',
+      '/organization-user',
+      { email: `${run}-dave@example.com`, role: 'recruiter' },
+      organizationId,
+    );
+    expect(added.status).toBe(201);
+    const { page, problems } = await openConsoleAt(browser, service.baseUrl, {
+      path: `/organizations/${organizationId}/members`,
+      token: daveToken,
+      viewport: DESKTOP,
+    });
+    await page.locator('summary', { hasText: 'Add a member' }).click();
+    const offered = () =>
+      page
+        .getByRole('form', { name: 'Add a member' })
+        .getByLabel('Role')
+        .locator('option')
+        .evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value).sort());
+    // Not admin, which holds more than recruiter does, nor owner, which only an owner gives.
+    await expect.poll(offered, SHOWN_WITHIN).toEqual(['member', 'recruiter']);
     expect(problems).toEqual([]);
   });
 

@@ -1,6 +1,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { errorView } from '../errors.ts';
+import { usePermissions } from '../permissions.ts';
 import { roleOptions } from '../roles/roleOptions.ts';
 import { useTRPC } from '../service.tsx';
 import { ErrorNotice, Form, FormActions, Section, SelectField, TextField } from '../ui/index.ts';
@@ -16,6 +17,7 @@ export function CreateApiKeyForm({
 }) {
   const trpc = useTRPC();
   const roles = useQuery(trpc.roles.list.queryOptions({ organization_id: organizationId }));
+  const permissions = usePermissions(organizationId);
   const [name, setName] = useState('');
   // Every organization has the built-in `member` (behaviour §3.2).
   const [role, setRole] = useState('member');
@@ -28,8 +30,8 @@ export function CreateApiKeyForm({
     }),
   );
   const fields = errorView(create.error).fields;
-  // A key never has the owner role (behaviour §16).
-  const options = roleOptions(roles.data, role).filter((option) => option.value !== 'owner');
+  // A key never has the owner role, nor one with more than its maker holds (behaviour §16).
+  const options = roleOptions(roles.data, role, permissions).filter((option) => option.value !== 'owner');
 
   return (
     <Section

@@ -26,6 +26,7 @@ function AddMember({ organizationId, onAdded }: AddMemberFormProps) {
   const trpc = useTRPC();
   const membershipsChanged = useMembershipsChanged(organizationId);
   const roles = useQuery(trpc.roles.list.queryOptions({ organization_id: organizationId }));
+  const permissions = usePermissions(organizationId);
   const [email, setEmail] = useState('');
   // Every organization has the built-in `member` (behaviour §3.2).
   const [role, setRole] = useState('member');
@@ -67,7 +68,7 @@ function AddMember({ organizationId, onAdded }: AddMemberFormProps) {
           label="Role"
           value={role}
           onChange={(event) => setRole(event.target.value)}
-          options={roleOptions(roles.data, role)}
+          options={roleOptions(roles.data, role, permissions)}
           error={fields.role}
         />
         <div className="osc-row">

@@ -6,6 +6,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { errorView } from '../errors.ts';
+import { usePermissions } from '../permissions.ts';
 import { roleOptions } from '../roles/roleOptions.ts';
 import { inOrganization, useTRPC } from '../service.tsx';
 import { Button, ConfirmButton, SelectField } from '../ui/index.ts';
@@ -31,6 +32,7 @@ export function BulkActions({
   const queryClient = useQueryClient();
   const membershipsChanged = useMembershipsChanged(organizationId);
   const roles = useQuery(trpc.roles.list.queryOptions({ organization_id: organizationId }));
+  const permissions = usePermissions(organizationId);
   const [role, setRole] = useState('member');
   const options = inOrganization(organizationId);
   const changeRole = useMutation(trpc.members.changeRole.mutationOptions(options));
@@ -61,7 +63,7 @@ export function BulkActions({
           <SelectField
             label="New role"
             value={role}
-            options={roleOptions(roles.data, 'member')}
+            options={roleOptions(roles.data, 'member', permissions)}
             onChange={(event) => setRole(event.target.value)}
           />
           <Button

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { errorView } from '../errors.ts';
+import { usePermissions } from '../permissions.ts';
 import { fromLocalInput, toLocalInput } from '../local-time.ts';
 import { roleOptions } from '../roles/roleOptions.ts';
 import { inOrganization, useTRPC } from '../service.tsx';
@@ -23,6 +24,7 @@ export function MemberEditForm({
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const roles = useQuery(trpc.roles.list.queryOptions({ organization_id: organizationId }));
+  const permissions = usePermissions(organizationId);
   const initialExpiry = toLocalInput(member.expires_at);
   const [role, setRole] = useState(member.role);
   const [expiry, setExpiry] = useState(initialExpiry);
@@ -60,7 +62,7 @@ export function MemberEditForm({
         label="Role"
         value={role}
         onChange={(event) => setRole(event.target.value)}
-        options={roleOptions(roles.data, member.role)}
+        options={roleOptions(roles.data, member.role, permissions)}
         error={fields.role}
         autoFocus
       />
