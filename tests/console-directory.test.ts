@@ -16,6 +16,7 @@ import {
   openConsoleAt,
   PHONE,
   SCREENSHOTS,
+  SMALL_PHONE,
   startConsoleService,
 } from './support/console.ts';
 import { describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
@@ -161,6 +162,20 @@ describeOnEachDatabase('the console: Directory (behaviour §14, §18)', (target)
       expect(await phone.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
       await screenshot(phone.page, 'phone-directory');
       expect(phone.problems).toEqual([]);
+
+      // At 375 px the longest button's label wraps within its card rather than stick out of it.
+      const small = await openAt(SMALL_PHONE);
+      await small.page.getByRole('button', { name: 'Create a key for your identity provider' }).waitFor(SHOWN_WITHIN);
+      const outside = await small.page.evaluate(() =>
+        Array.from(document.querySelectorAll('.osc-section .osc-button'))
+          .filter(
+            (button) =>
+              button.getBoundingClientRect().right > button.closest('.osc-section')!.getBoundingClientRect().right,
+          )
+          .map((button) => button.textContent),
+      );
+      expect(outside).toEqual([]);
+      expect(small.problems).toEqual([]);
     },
   );
 
