@@ -1,6 +1,6 @@
 /** An organization's API keys (behaviour §16): credentials of its own systems, not of a person. */
 import { z } from 'zod';
-import { expiresAtSchema, roleSchema } from './fields.ts';
+import { expiresAtSchema, roleOtherThanOwnerSchema, roleSchema } from './fields.ts';
 import { nameText } from './text.ts';
 
 /** The most keys an organization may have that are neither revoked nor expired. */
@@ -9,7 +9,7 @@ export const MAX_LIVE_API_KEYS = 100;
 /** `role`: one of the organization's roles but owner, given under the no-escalation rule. */
 export const createApiKeyInput = z.object({
   name: nameText(100),
-  role: roleSchema,
+  role: roleOtherThanOwnerSchema,
   expires_at: expiresAtSchema.optional(),
 });
 

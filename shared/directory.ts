@@ -4,13 +4,13 @@
  */
 import { z } from 'zod';
 import { auditEventOutput } from './events.ts';
-import { roleSchema } from './fields.ts';
+import { roleOtherThanOwnerSchema, roleSchema } from './fields.ts';
 
 /** The newest changes the identity provider made that the directory's settings show. */
 export const DIRECTORY_LAST_CHANGES = 20;
 
 /** `default_role`: a role of the organization other than owner, given under the no-escalation rule. */
-export const updateDirectoryInput = z.object({ default_role: roleSchema });
+export const updateDirectoryInput = z.object({ default_role: roleOtherThanOwnerSchema });
 
 export const directoryOutput = z.object({
   /** The role of a membership the directory makes (behaviour §18). */

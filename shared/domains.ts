@@ -1,6 +1,6 @@
 /** An organization's e-mail domains (behaviour §17): added, verified by DNS or by e-mail, enrolled. */
 import { z } from 'zod';
-import { roleSchema } from './fields.ts';
+import { roleOtherThanOwnerSchema, roleSchema } from './fields.ts';
 
 /** How the people of a verified domain get in: not at all by it, a suggestion, an invitation, or at once. */
 export const DOMAIN_ENROLLMENTS = ['manual', 'suggestion', 'automatic_invitation', 'automatic'] as const;
@@ -12,6 +12,9 @@ export const MAX_DOMAIN_LENGTH = 253;
 
 /** A label of a DNS name: letters, digits and hyphens, 1 to 63, no hyphen at either end (IDNs as `xn--`). */
 const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+const CASELESS_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+/** Tabs, line breaks and spaces: the white space a sent name has around it, in every engine's terms. */
+const SPACE = '[\\x09-\\x0d\\x20]';
 /** Two labels or more (no lookahead: the OpenAPI document's patterns compile in RE2 too). */
 const DOMAIN_NAME = new RegExp(`^(?:${LABEL}\\.)+${LABEL}$`);
 /** A last label all digits: an IPv4 address, or like one (an IPv6 address has colons, which no label has). */
@@ -25,7 +28,14 @@ export const domainNameSchema = z
   .toLowerCase()
   .max(MAX_DOMAIN_LENGTH)
   .regex(DOMAIN_NAME, { error: DOMAIN_PROBLEM })
-  .refine((name) => !NUMERIC_LAST_LABEL.test(name), { error: DOMAIN_PROBLEM });
+  .refine((name) => !NUMERIC_LAST_LABEL.test(name), { error: DOMAIN_PROBLEM })
+  // What is sent, before the trim and lower-casing: letters of either case, white space around.
+  .meta({
+    override: {
+      pattern: `^${SPACE}*(?:${CASELESS_LABEL}\\.)+${CASELESS_LABEL}${SPACE}*$`,
+      not: { pattern: `\\.[0-9]+${SPACE}*$` },
+    },
+  });
 
 export const addDomainInput = z.object({ domain: domainNameSchema });
 
@@ -34,7 +44,7 @@ export const domainPathInput = z.object({ domain_id: z.uuid().toLowerCase() });
 /** `default_role`: a role of the organization other than owner, given under the no-escalation rule. */
 export const updateDomainInput = domainPathInput.extend({
   enrollment: domainEnrollmentSchema.optional(),
-  default_role: roleSchema.optional(),
+  default_role: roleOtherThanOwnerSchema.optional(),
 });
 
 export const domainOutput = z.object({

@@ -24,6 +24,11 @@ export const roleSchema = z.string().regex(ROLE_NAME, {
 });
 export type Role = string;
 
+/** A role other than owner: an API key's, and the memberships a directory or a domain makes (behaviour §16-18). */
+export const roleOtherThanOwnerSchema = roleSchema
+  .refine((role) => role !== 'owner', { error: 'Must be a role of the organization other than owner' })
+  .meta({ override: { not: { const: 'owner' } } });
+
 /** The longest a membership may be given before it expires. */
 export const MAX_MEMBERSHIP_YEARS = 10;
 const MAX_MEMBERSHIP_MS = MAX_MEMBERSHIP_YEARS * 365.25 * 24 * 3600 * 1000;

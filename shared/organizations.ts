@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { isoTimestampSchema, organizationIdSchema, roleSchema, userIdSchema } from './fields.ts';
 import { metadataSchema } from './metadata.ts';
-import { SLUG_PATTERN, UUID_SHAPE } from './slug.ts';
+import { SLUG_PATTERN, UUID_SHAPE, UUID_SHAPE_PATTERN } from './slug.ts';
 import { descriptionText, nameText } from './text.ts';
 
 export const organizationNameSchema = nameText(100);
@@ -14,7 +14,8 @@ export const organizationSlugSchema = z
   .min(2)
   .max(64)
   .regex(SLUG_PATTERN, 'Must be lower-case letters and digits, with single hyphens inside')
-  .refine((slug) => !UUID_SHAPE.test(slug), 'Must not be shaped like a UUID');
+  .refine((slug) => !UUID_SHAPE.test(slug), 'Must not be shaped like a UUID')
+  .meta({ override: { not: { pattern: UUID_SHAPE_PATTERN } } });
 
 /**
  * `organization_slug`: derived from the name when absent. `owner_user_id`: with an application

@@ -34,7 +34,9 @@ export const webhookUrlSchema = z
   .max(MAX_WEBHOOK_URL, `Must be at most ${MAX_WEBHOOK_URL} characters`)
   // The URL parser would percent-encode a control character and store a lone surrogate as U+FFFD:
   // text rules first (behaviour §4.4), so that what is kept is what was sent.
-  .refine(...noProblem((url) => textProblem(url)));
+  .refine(...noProblem((url) => textProblem(url)))
+  // The protocol check is zod's own, which the document's `format: uri` does not say.
+  .meta({ override: { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' } });
 
 /** `["*"]` (every type, those added later too) or 1 or more distinct event types. */
 export const webhookEventTypesSchema = z

@@ -134,6 +134,28 @@ describe('OpenAPI document', () => {
     expect(undeclared).toEqual([]);
   });
 
+  it('declares on every change the Idempotency-Key header and what it and a body sent can answer: 409, 413, 415, 422', () => {
+    const changes = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([method]) => method !== 'get')
+        .map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, operation })),
+    );
+    expect(changes.length).toBeGreaterThan(40);
+    const lacking = changes
+      .map(({ name, operation }) => {
+        const headers = ((operation.parameters ?? []) as Array<{ in: string; name: string }>)
+          .filter((parameter) => parameter.in === 'header')
+          .map((parameter) => parameter.name);
+        const missing = [
+          ...['409', '413', '415', '422'].filter((status) => !(status in operation.responses)),
+          ...(headers.includes('Idempotency-Key') ? [] : ['Idempotency-Key']),
+        ];
+        return missing.length > 0 ? `${name}: ${missing.join(', ')}` : undefined;
+      })
+      .filter((line) => line !== undefined);
+    expect(lacking).toEqual([]);
+  });
+
   it('lists each operation once, at its own path, with /api as the second server of those served there too', () => {
     const info = (document as unknown as { info: { description: string } }).info;
     expect(info.description).toMatch(/\/api/);

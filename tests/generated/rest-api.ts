@@ -1053,7 +1053,10 @@ export interface operations {
     "users-update": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1124,6 +1127,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request body over 64 KiB */
             413: {
                 headers: {
@@ -1144,6 +1156,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1192,7 +1213,10 @@ export interface operations {
     "users-create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1292,6 +1316,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many requests from this caller: retry after Retry-After seconds */
             429: {
                 headers: {
@@ -1333,7 +1366,10 @@ export interface operations {
     "account-delete": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1406,8 +1442,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Request body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description URL over 16 KiB, or a path parameter over 5000 characters */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body is not JSON (Content-Type: application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2308,7 +2371,10 @@ export interface operations {
     "organizations-create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2410,6 +2476,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2577,7 +2652,10 @@ export interface operations {
     "organizations-update": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
             };
@@ -2654,6 +2732,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request body over 64 KiB */
             413: {
                 headers: {
@@ -2674,6 +2761,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2722,7 +2818,10 @@ export interface operations {
     "organizations-remove": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
             };
@@ -2777,6 +2876,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request body over 64 KiB */
             413: {
                 headers: {
@@ -2797,6 +2905,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2964,7 +3081,10 @@ export interface operations {
     "organizations-updateMetadata": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
             };
@@ -3035,6 +3155,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request body over 64 KiB */
             413: {
                 headers: {
@@ -3055,6 +3184,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3103,7 +3241,10 @@ export interface operations {
     "organizations-setLimits": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
             };
@@ -3178,6 +3319,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request body over 64 KiB */
             413: {
                 headers: {
@@ -3198,6 +3348,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3246,7 +3405,10 @@ export interface operations {
     "organizations-transferOwnership": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
             };
@@ -3316,6 +3478,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request body over 64 KiB */
             413: {
                 headers: {
@@ -3336,6 +3507,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3506,6 +3686,8 @@ export interface operations {
             header: {
                 /** @description The organization the request acts on */
                 organization_id: string;
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -3612,6 +3794,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many requests from this caller: retry after Retry-After seconds */
             429: {
                 headers: {
@@ -3656,6 +3847,8 @@ export interface operations {
             header: {
                 /** @description The organization the request acts on */
                 organization_id: string;
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -3766,6 +3959,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many requests from this caller: retry after Retry-After seconds */
             429: {
                 headers: {
@@ -3810,6 +4012,8 @@ export interface operations {
             header: {
                 /** @description The organization the request acts on */
                 organization_id: string;
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -3907,6 +4111,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4210,7 +4423,10 @@ export interface operations {
     "members-updateMetadata": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
                 user_id: string;
@@ -4288,6 +4504,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request body over 64 KiB */
             413: {
                 headers: {
@@ -4308,6 +4533,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4472,7 +4706,10 @@ export interface operations {
     "invitations-create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
             };
@@ -4584,6 +4821,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many requests from this caller: retry after Retry-After seconds */
             429: {
                 headers: {
@@ -4625,7 +4871,10 @@ export interface operations {
     "invitations-revoke": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
                 invitation_id: string;
@@ -4690,6 +4939,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The invitation is no longer pending or has expired */
             410: {
                 headers: {
@@ -4719,6 +4977,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4890,7 +5157,10 @@ export interface operations {
     "invitations-accept": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 invitation_id: string;
             };
@@ -5001,6 +5271,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many requests from this caller: retry after Retry-After seconds */
             429: {
                 headers: {
@@ -5042,7 +5321,10 @@ export interface operations {
     "invitations-decline": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 invitation_id: string;
             };
@@ -5106,6 +5388,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The invitation is no longer pending or has expired */
             410: {
                 headers: {
@@ -5135,6 +5426,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6095,7 +6395,10 @@ export interface operations {
     "permissions-check": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
             };
@@ -6163,6 +6466,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request body over 64 KiB */
             413: {
                 headers: {
@@ -6183,6 +6495,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6342,7 +6663,10 @@ export interface operations {
     "roles-create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
             };
@@ -6448,6 +6772,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many requests from this caller: retry after Retry-After seconds */
             429: {
                 headers: {
@@ -6489,7 +6822,10 @@ export interface operations {
     "roles-update": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
                 role: string;
@@ -6603,6 +6939,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many requests from this caller: retry after Retry-After seconds */
             429: {
                 headers: {
@@ -6644,7 +6989,10 @@ export interface operations {
     "roles-remove": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
                 role: string;
@@ -6738,6 +7086,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6903,7 +7260,10 @@ export interface operations {
     "teams-create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
             };
@@ -7004,6 +7364,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7174,7 +7543,10 @@ export interface operations {
     "teams-update": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
                 team_id: string;
@@ -7290,6 +7662,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many requests from this caller: retry after Retry-After seconds */
             429: {
                 headers: {
@@ -7331,7 +7712,10 @@ export interface operations {
     "teams-remove": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
                 team_id: string;
@@ -7396,6 +7780,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request body over 64 KiB */
             413: {
                 headers: {
@@ -7416,6 +7809,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7588,7 +7990,10 @@ export interface operations {
     "teams-addMember": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
                 team_id: string;
@@ -7697,6 +8102,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many requests from this caller: retry after Retry-After seconds */
             429: {
                 headers: {
@@ -7738,7 +8152,10 @@ export interface operations {
     "teams-removeMember": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
                 team_id: string;
@@ -7804,6 +8221,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request body over 64 KiB */
             413: {
                 headers: {
@@ -7824,6 +8250,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8100,7 +8535,10 @@ export interface operations {
     "webhooks-create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
             };
@@ -8205,6 +8643,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8376,7 +8823,10 @@ export interface operations {
     "webhooks-update": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
                 webhook_id: string;
@@ -8461,6 +8911,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request body over 64 KiB */
             413: {
                 headers: {
@@ -8481,6 +8940,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8529,7 +8997,10 @@ export interface operations {
     "webhooks-remove": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
                 webhook_id: string;
@@ -8594,6 +9065,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request body over 64 KiB */
             413: {
                 headers: {
@@ -8614,6 +9094,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8662,7 +9151,10 @@ export interface operations {
     "webhooks-rotateSecret": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
                 webhook_id: string;
@@ -8727,6 +9219,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request body over 64 KiB */
             413: {
                 headers: {
@@ -8747,6 +9248,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8933,7 +9443,10 @@ export interface operations {
     "webhooks-retryDelivery": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
                 webhook_id: string;
@@ -9053,6 +9566,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many requests from this caller: retry after Retry-After seconds */
             429: {
                 headers: {
@@ -9094,7 +9616,10 @@ export interface operations {
     "webhooks-sendTest": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
                 webhook_id: string;
@@ -9206,6 +9731,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9371,7 +9905,10 @@ export interface operations {
     "apiKeys-create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
             };
@@ -9472,6 +10009,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9642,7 +10188,10 @@ export interface operations {
     "apiKeys-revoke": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
                 key_id: string;
@@ -9707,6 +10256,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request body over 64 KiB */
             413: {
                 headers: {
@@ -9727,6 +10285,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9899,7 +10466,10 @@ export interface operations {
     "domains-add": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
             };
@@ -10003,6 +10573,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10180,7 +10759,10 @@ export interface operations {
     "domains-update": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
                 domain_id: string;
@@ -10303,6 +10885,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many requests from this caller: retry after Retry-After seconds */
             429: {
                 headers: {
@@ -10344,7 +10935,10 @@ export interface operations {
     "domains-remove": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
                 domain_id: string;
@@ -10409,6 +11003,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request body over 64 KiB */
             413: {
                 headers: {
@@ -10429,6 +11032,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10477,7 +11089,10 @@ export interface operations {
     "domains-verify": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
                 domain_id: string;
@@ -10585,6 +11200,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11332,7 +11956,10 @@ export interface operations {
     "directory-update": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
             };
@@ -11987,6 +12614,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request body over 64 KiB */
             413: {
                 headers: {
@@ -12007,6 +12643,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12401,7 +13046,10 @@ export interface operations {
     "joining-join": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
             };
@@ -12515,6 +13163,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12680,7 +13337,10 @@ export interface operations {
     "joining-approve": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
                 request_id: string;
@@ -12789,6 +13449,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many requests from this caller: retry after Retry-After seconds */
             429: {
                 headers: {
@@ -12830,7 +13499,10 @@ export interface operations {
     "joining-reject": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 organization_id: string;
                 request_id: string;
@@ -12924,6 +13596,15 @@ export interface operations {
             };
             /** @description Request body is not JSON (Content-Type: application/json) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13080,7 +13761,10 @@ export interface operations {
     "joining-withdraw": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 request_id: string;
             };
@@ -13180,6 +13864,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The Idempotency-Key was used before for another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many requests from this caller: retry after Retry-After seconds */
             429: {
                 headers: {
@@ -13234,6 +13927,8 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
+                    /** @description When more items follow: `<path?search=…&limit=N&cursor=…>; rel="next"` */
+                    link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13347,6 +14042,8 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
+                    /** @description When more items follow: `<path?search=…&limit=N&cursor=…>; rel="next"` */
+                    link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13460,6 +14157,8 @@ export interface operations {
             /** @description Successful response */
             200: {
                 headers: {
+                    /** @description When more items follow: `<path?search=…&limit=N&cursor=…>; rel="next"` */
+                    link?: string;
                     [name: string]: unknown;
                 };
                 content: {

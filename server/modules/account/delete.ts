@@ -1,7 +1,8 @@
 /** DELETE /users (also under /api): the caller's record and what is theirs everywhere (behaviour §15). */
+import { z } from 'zod';
 import { successOutput } from '../../../shared/fields.ts';
 import { callerProcedure } from '../../platform/rpc/procedures.ts';
-import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
+import { BODY_ERRORS, restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { deleteAccount } from './account.service.ts';
 
 export const deleteAccountProcedure = callerProcedure
@@ -11,9 +12,12 @@ export const deleteAccountProcedure = callerProcedure
       path: '/users',
       tags: ['users'],
       summary: "Delete the caller's user record with their memberships, invitations and join requests",
-      errors: [403, 404, 409],
+      errors: [...BODY_ERRORS, 403, 404, 409],
     }),
   )
+  // No input of its own; an empty object rather than none, so that trpc-to-openapi states the
+  // Idempotency-Key header it takes (it leaves out the headers of a procedure without input).
+  .input(z.object({}).optional())
   .output(successOutput)
   .mutation(async ({ ctx }) => {
     await deleteAccount(ctx.db, ctx.caller);

@@ -14,7 +14,7 @@ import {
 import { applicationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { listAllUsers } from './admin.service.ts';
-import { tags } from './rest.ts';
+import { ADMIN_NEXT_PAGE, tags } from './rest.ts';
 
 const selection = () => ({ search: searchSchema.optional() });
 
@@ -27,6 +27,7 @@ export const listAllUsersProcedure = applicationProcedure
       summary:
         'List every user, oldest first, a page at a time; `search` by the words of names and e-mail (application key)',
       errors: [400, 403],
+      nextPageLink: ADMIN_NEXT_PAGE,
     }),
   )
   .input(restSortedListQuery(selection()))

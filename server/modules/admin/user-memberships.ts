@@ -13,7 +13,7 @@ import {
 import { applicationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { listMembershipsOfUser } from './admin.service.ts';
-import { tags } from './rest.ts';
+import { ADMIN_NEXT_PAGE, tags } from './rest.ts';
 
 export const userMembershipsProcedure = applicationProcedure
   .meta(
@@ -23,6 +23,7 @@ export const userMembershipsProcedure = applicationProcedure
       tags,
       summary: "List a user's current memberships, oldest first, a page at a time (application key)",
       errors: [400, 403, 404],
+      nextPageLink: ADMIN_NEXT_PAGE,
     }),
   )
   .input(userPathInput.extend(restSortedListQuery({}).unwrap().shape))

@@ -16,7 +16,7 @@ import { newId } from '../../platform/database/ids.ts';
 import { toPage, type Page, type PageRequest } from '../../platform/database/pages.ts';
 import { isoTimestamp, isoTimestampOrNull } from '../../platform/database/timestamps.ts';
 import type { Tx } from '../../platform/database/transaction.ts';
-import { badRequest, conflict, notFound } from '../../platform/errors.ts';
+import { conflict, notFound } from '../../platform/errors.ts';
 import { appendEvent } from '../../platform/organization-changes.ts';
 import {
   insertKey,
@@ -56,11 +56,6 @@ export async function createApiKey(
   org: InOrganization,
   input: z.infer<typeof createApiKeyInput>,
 ): Promise<ApiKeyView & { secret: string }> {
-  if (input.role === 'owner') {
-    throw badRequest('An API key cannot have the owner role', [
-      { field: 'role', problem: 'Must be a role of the organization other than owner' },
-    ]);
-  }
   const secret = newKeySecret('organization_key');
   return org.change(async (tx, change) => {
     const live = await liveKeyCount(tx, org.organizationId);

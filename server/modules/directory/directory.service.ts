@@ -15,7 +15,6 @@ import { assertMayGive } from '../../platform/authorization/rules.ts';
 import { toPage, type Page, type PageRequest } from '../../platform/database/pages.ts';
 import type { Tx } from '../../platform/database/transaction.ts';
 import { isoTimestamp } from '../../platform/database/timestamps.ts';
-import { badRequest } from '../../platform/errors.ts';
 import { appendEvent } from '../../platform/organization-changes.ts';
 import { readEvents } from '../events/events.service.ts';
 import {
@@ -49,11 +48,6 @@ export async function updateDirectory(
   org: InOrganization,
   input: z.infer<typeof updateDirectoryInput>,
 ): Promise<DirectoryView> {
-  if (input.default_role === 'owner') {
-    throw badRequest("The directory's default role cannot be owner", [
-      { field: 'default_role', problem: 'Must be a role of the organization other than owner' },
-    ]);
-  }
   await org.change(async (tx, change) => {
     const current = (await directoryDefaultRole(tx, org.organizationId)) ?? INITIAL_DEFAULT_ROLE;
     const held = await change.held();

@@ -158,11 +158,6 @@ export async function verifyDomain(org: InOrganization, domainId: string, lookup
 
 /** Changes a domain's enrollment and default role; the same values change nothing and record no event. */
 export async function updateDomain(org: InOrganization, input: z.infer<typeof updateDomainInput>): Promise<DomainView> {
-  if (input.default_role === 'owner') {
-    throw badRequest("A domain's default role cannot be owner", [
-      { field: 'default_role', problem: 'Must be a role of the organization other than owner' },
-    ]);
-  }
   return org.change(async (tx, change) => {
     const row = await domainRow(tx, org.organizationId, input.domain_id);
     const held = await change.held();

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { auditEventOutput, eventIdSchema, eventTypeSchema } from '../../../shared/events.ts';
 import { organizationIdSchema, userIdSchema } from '../../../shared/fields.ts';
-import { DEFAULT_PAGE_SIZE, linkToNextPage, nextLinkHeader, pageSize } from '../../platform/rpc/lists.ts';
+import { DEFAULT_PAGE_SIZE, linkToNextPage, pageSize } from '../../platform/rpc/lists.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { readEvents } from './events.service.ts';
@@ -31,16 +31,14 @@ const pageInput = z.object({
   actor_user_id: userIdSchema.optional(),
 });
 
-const linkHeader = nextLinkHeader('When the page is full: `<path?after=<last event_id>&limit=N>; rel="next"`');
-
 const listEndpoint = restEndpoint({
   method: 'GET',
   path: '/organizations/{organization_id}/events',
   tags: ['events'],
   summary: "The organization's audit events, oldest first (owner or admin)",
   errors: [400, 403],
+  nextPageLink: 'When the page is full: `<path?after=<last event_id>&limit=N>; rel="next"`',
 });
-listEndpoint.openapi = { ...listEndpoint.openapi!, responseHeaders: linkHeader };
 
 export const listEventsProcedure = organizationProcedure({ from: 'input', may: 'events:read' })
   .meta(listEndpoint)

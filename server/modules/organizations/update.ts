@@ -11,7 +11,7 @@ export const updateOrganizationProcedure = organizationProcedure({ from: 'path',
       path: '/organizations/{organization_id}',
       tags: ['organizations'],
       summary: "Change an organization's name and/or description (owner or admin)",
-      errors: [...BODY_ERRORS, 403],
+      errors: [...BODY_ERRORS, 403, 409],
     }),
   )
   .input(updateOrganizationInput)

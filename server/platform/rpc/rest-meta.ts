@@ -4,7 +4,7 @@
  * states what the REST layer really does.
  */
 import { z } from 'zod';
-import { organizationIdSchema } from '../../../shared/fields.ts';
+import { idempotencyKeySchema, organizationIdSchema } from '../../../shared/fields.ts';
 import type { Meta } from './init.ts';
 import { nextLinkHeader } from './lists.ts';
 
@@ -20,6 +20,7 @@ export const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'Request body over 64 KiB',
   414: 'URL over 16 KiB, or a path parameter over 5000 characters',
   415: 'Request body is not JSON (Content-Type: application/json)',
+  422: 'The Idempotency-Key was used before for another request',
   429: 'Too many requests from this caller: retry after Retry-After seconds',
   431: 'Request line and headers over 16 KiB, or over 1000 header lines',
   500: 'The operation failed: a bug, whose details the answer never shows',
@@ -36,6 +37,18 @@ const ALWAYS = [400, 401, 408, 414, 429, 431, 500, 503];
  * is still read first, so it can be too large (413) or not JSON (415). 400 is in ALWAYS.
  */
 export const BODY_ERRORS = [413, 415];
+/**
+ * Every change may carry an Idempotency-Key (behaviour §10): a repeat while the first is under way
+ * is 409, the key reused for another request 422.
+ */
+const IDEMPOTENCY_ERRORS = [409, 422];
+
+const idempotencyHeader = z.object({
+  'Idempotency-Key': idempotencyKeySchema.optional().meta({
+    description:
+      'Makes the change at most once: a repeat with the same key gets the stored answer (`Idempotency-Replayed: true`); 1 to 255 printable ASCII characters',
+  }),
+});
 
 const organizationHeader = z.object({
   organization_id: organizationIdSchema.meta({ description: 'The organization the request acts on' }),
@@ -56,6 +69,8 @@ interface RestEndpoint {
   organizationScoped?: boolean;
   /** A list that pages with ?limit and announces the next page in `Link`. */
   pagedList?: boolean;
+  /** A list always read a page at a time, announcing the next in `Link` as this says. */
+  nextPageLink?: string;
   /**
    * The body may be left out (no body, no Content-Type), as `{}`: its fields are all optional and
    * none is needed (`role` of a join request's approval). Not so for a change that needs one of
@@ -65,7 +80,15 @@ interface RestEndpoint {
 }
 
 export function restEndpoint(endpoint: RestEndpoint): Meta {
-  const statuses = [...new Set([...endpoint.errors, ...ALWAYS])].sort((a, b) => a - b);
+  const change = endpoint.method !== 'GET';
+  const statuses = [...new Set([...endpoint.errors, ...ALWAYS, ...(change ? IDEMPOTENCY_ERRORS : [])])].sort(
+    (a, b) => a - b,
+  );
+  const requestHeaders = change
+    ? endpoint.organizationScoped
+      ? organizationHeader.extend(idempotencyHeader.shape)
+      : idempotencyHeader
+    : endpoint.organizationScoped && organizationHeader;
   return {
     openapi: {
       method: endpoint.method,
@@ -73,8 +96,9 @@ export function restEndpoint(endpoint: RestEndpoint): Meta {
       summary: endpoint.summary,
       tags: endpoint.tags,
       errorResponses: Object.fromEntries(statuses.map((status) => [status, ERROR_DESCRIPTIONS[status] ?? 'Error'])),
-      ...(endpoint.organizationScoped && { requestHeaders: organizationHeader }),
+      ...(requestHeaders && { requestHeaders }),
       ...(endpoint.pagedList && { responseHeaders: linkHeader }),
+      ...(endpoint.nextPageLink !== undefined && { responseHeaders: nextLinkHeader(endpoint.nextPageLink) }),
     },
     ...(endpoint.successStatus && { successStatus: endpoint.successStatus }),
     ...(endpoint.alsoAccepted && { alsoAccepted: true }),
