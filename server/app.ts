@@ -163,7 +163,7 @@ export async function startService(settings: Settings): Promise<Service> {
     metrics?.instrumentRequests(app);
     registerErrorHandlers(app);
     registerRetryAfter(app);
-    await registerProtection(app, settings);
+    await registerProtection(app, settings, verifyToken);
     const createContext = contextFactory({
       db,
       verifyToken,

@@ -52,6 +52,15 @@ describe('security headers and CORS', () => {
     expect(allowed.status).toBe(204);
     expect(allowed.headers.get('access-control-allow-origin')).toBe('https://admin.example.com');
     expect(allowed.headers.get('access-control-allow-headers')).toMatch(/organization_id/);
+    // Every method of the REST paths: a browser sends a change by PUT, PATCH or DELETE too.
+    expect(allowed.headers.get('access-control-allow-methods')?.split(/, */).sort()).toEqual([
+      'DELETE',
+      'GET',
+      'HEAD',
+      'PATCH',
+      'POST',
+      'PUT',
+    ]);
     const refused = await preflight('https://evil.example.com');
     expect(refused.headers.get('access-control-allow-origin')).toBeNull();
   });
@@ -88,6 +97,18 @@ describe('rate limit per caller', () => {
 
     expect((await server().call('GET', '/organizations', { token: await tokenFor('calm-caller') })).status).toBe(200);
     for (let index = 0; index < 5; index++) expect((await server().call('GET', '/healthz')).status).toBe(200);
+  });
+
+  it("counts a token that does not verify against the sender's address, not against the subject it names", async () => {
+    const victim = await tokenFor('victim-caller');
+    const [header, payload] = victim.split('.');
+    const forged = `${header}.${payload}.${'A'.repeat(43)}`;
+    for (let index = 0; index < 3; index++) {
+      expect((await server().call('GET', '/organizations', { token: forged })).status).toBe(401);
+    }
+    // The forger's address is spent; the person named is not.
+    expect((await server().call('GET', '/organizations', { token: forged })).status).toBe(429);
+    expect((await server().call('GET', '/organizations', { token: victim })).status).toBe(200);
   });
 });
 

@@ -31,11 +31,27 @@ function refuse(request: FastifyRequest, reply: FastifyReply, error: unknown): v
   void reply.status(status).send(errorPayload(request.url, status, known?.message ?? 'Internal server error'));
 }
 
+const verifications = new WeakMap<FastifyRequest, Promise<Caller>>();
+
+/**
+ * The request's credential verified, once however often it is asked for: by the rate limit, which
+ * counts a person by the subject of a token only once it verifies (http/protection.ts), and by the
+ * route's hook below.
+ */
+export function callerOf(request: FastifyRequest, authenticate: VerifyToken): Promise<Caller> {
+  let verification = verifications.get(request);
+  if (!verification) {
+    verification = authenticate(authorizationHeader(request.raw));
+    verifications.set(request, verification);
+  }
+  return verification;
+}
+
 /** A route's `preParsing` hook that lets only a caller whose token verifies on to the body. */
 export function authenticateFirst(app: FastifyInstance, authenticate: VerifyToken): preParsingHookHandler {
   if (!app.hasRequestDecorator('caller')) app.decorateRequest('caller', null);
   return (request, reply, payload, done) => {
-    authenticate(authorizationHeader(request.raw)).then(
+    callerOf(request, authenticate).then(
       (caller) => {
         (request as AuthenticatedRequest).caller = caller;
         done(null, payload);

@@ -11,25 +11,28 @@ import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor }
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 import type { Redis } from 'ioredis';
-import { decodeJwt } from 'jose';
+import type { VerifyToken } from '../platform/auth/tokens.ts';
 import type { Settings } from '../platform/config.ts';
+import { callerOf } from './authentication.ts';
+
+/** A JWT's shape: three base64url parts. API keys and anything else are counted by address. */
+const JWT_SHAPE = /^Bearer +[\w-]+\.[\w-]+\.[\w-]+$/i;
 
 /**
- * The caller a request counts against: the token's subject, else the client address. The token
- * is only decoded here, not verified: a forged subject buys nothing but 401s, and verifying
- * before the limit would spend the work the limit is there to save.
+ * The caller a request counts against: the subject of a token that verifies, else the client
+ * address. Verified first, so that a token forged with another person's subject counts against
+ * the sender's address, not against that person. A token's verification costs microseconds and
+ * is kept (platform/auth/tokens.ts); an API key, whose verification reads the database, is counted
+ * by address without it, so that past the limit a flood of made-up keys reads nothing.
  */
-function callerKey(request: FastifyRequest): string {
-  const token = /^Bearer +(\S+)/i.exec(request.headers.authorization ?? '')?.[1];
-  if (token) {
-    try {
-      const { sub } = decodeJwt(token);
-      if (typeof sub === 'string' && sub.length <= 128) return `sub:${sub}`;
-    } catch {
-      // Not a JWT: counted by address.
+function callerKey(authenticate: VerifyToken) {
+  return async (request: FastifyRequest): Promise<string> => {
+    if (JWT_SHAPE.test(request.headers.authorization ?? '')) {
+      const caller = await callerOf(request, authenticate).catch(() => undefined);
+      if (caller?.kind === 'person') return `sub:${caller.userId}`;
     }
-  }
-  return `ip:${request.ip}`;
+    return `ip:${request.ip}`;
+  };
 }
 
 /**
@@ -182,7 +185,11 @@ async function connectRedis(url: string): Promise<RedisConnection> {
   return { redis, connected };
 }
 
-export async function registerProtection(app: FastifyInstance, settings: Settings): Promise<void> {
+export async function registerProtection(
+  app: FastifyInstance,
+  settings: Settings,
+  authenticate: VerifyToken,
+): Promise<void> {
   // Swagger UI needs its own CSP hashes; @fastify/swagger-ui sets them on its routes (staticCSP),
   // over this one.
   app.addHook('onRequest', (_request, reply, done) => {
@@ -193,6 +200,9 @@ export async function registerProtection(app: FastifyInstance, settings: Setting
   if (settings.CORS_ORIGINS.length > 0) {
     await app.register(cors, {
       origin: settings.CORS_ORIGINS,
+      // Every method the REST paths take: the plugin's default (GET, HEAD, POST) left a browser no
+      // change but creations.
+      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
       // What the typed client sends and reads (tests/browser-client.test.ts checks them in Chromium).
       allowedHeaders: [
         'authorization',
@@ -221,7 +231,7 @@ export async function registerProtection(app: FastifyInstance, settings: Setting
       store,
       max: settings.RATE_LIMIT_MAX,
       timeWindow: settings.RATE_LIMIT_WINDOW_MS,
-      keyGenerator: callerKey,
+      keyGenerator: callerKey(authenticate),
       allowList: (request) => UNLIMITED_PATHS.has(request.url),
       errorResponseBuilder: (_request, context) => ({
         statusCode: 429,
