@@ -15,6 +15,7 @@ import { startTracing } from './platform/tracing/tracing.ts';
 import { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_HEADER_LINES } from '../shared/limits.ts';
 import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH, registerErrorHandlers } from './http/error-body.ts';
 import { healthPlugin } from './http/health.ts';
+import { parseQueryString, refuseMalformedQueryStrings } from './http/query-string.ts';
 import { listenFor, METRICS_LISTENER, REQUESTS_LISTENER } from './http/listen.ts';
 import { createLogger, registerRequestLogging, requestId } from './http/logging.ts';
 import { registerRequestTracing } from './http/tracing.ts';
@@ -126,7 +127,7 @@ export async function startService(settings: Settings): Promise<Service> {
       bodyLimit: MAX_BODY_BYTES,
       // tRPC's advice for Fastify: a batch's procedure list is one path parameter. It also holds a
       // 128-character id percent-encoded (at most 1152 characters); longer is answered 414.
-      routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+      routerOptions: { maxParamLength: MAX_PARAM_LENGTH, querystringParser: parseQueryString },
       // Well-formed JSON with `__proto__` or `constructor.prototype` keys: the keys are dropped
       // (unknown fields are ignored), never merged, and the request is not refused.
       onProtoPoisoning: 'remove',
@@ -162,6 +163,7 @@ export async function startService(settings: Settings): Promise<Service> {
     registerProcessingLimit(app, processingLimitMs(settings));
     metrics?.instrumentRequests(app);
     registerErrorHandlers(app);
+    refuseMalformedQueryStrings(app);
     registerRetryAfter(app);
     await registerProtection(app, settings, verifyToken);
     const createContext = contextFactory({

@@ -189,6 +189,29 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
     expect(hook.body.issues).toEqual([{ field: 'url', problem: expect.stringMatching(/2048 characters/) }]);
   });
 
+  it('refuses a query string whose percent-escapes do not decode, as a path, on REST and tRPC', async () => {
+    const owner = await registerUser(server());
+    const named = await server().call('POST', '/organizations', {
+      token: owner.token,
+      body: { organization_name: '%C3zz Org', organization_description: '' },
+    });
+    expect(named.status).toBe(201);
+    for (const query of ['search=%C3', 'search=%ZZ', 'search=%C3%28', 'search=%ED%A0%80', 'limit=1&%E0=1']) {
+      const answer = await server().call('GET', `/organizations?${query}`, { token: owner.token });
+      expect([answer.status, answer.body], query).toEqual([
+        400,
+        { code: 'BAD_REQUEST', message: 'The URL holds a malformed percent-escape' },
+      ]);
+    }
+    const trpc = await server().call('GET', '/trpc/organizations.list?input=%C3', { token: owner.token });
+    expect(trpc.status).toBe(400);
+    expect(trpc.body.error.data.code).toBe('BAD_REQUEST');
+    // Well-formed escapes are read as ever: the name's own `%`, escaped, finds it.
+    const found = await server().call('GET', '/organizations?search=%25C3zz', { token: owner.token });
+    expect(found.status).toBe(200);
+    expect(found.body.map((organization: { name: string }) => organization.name)).toEqual(['%C3zz Org']);
+  });
+
   it('answers a method a known path does not serve with 405 and Allow, before reading any body', async () => {
     const cases: Array<[string, string, string]> = [
       ['TRACE', '/users', 'DELETE, GET, HEAD, POST, PUT'],
