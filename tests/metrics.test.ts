@@ -73,6 +73,12 @@ describeOnEachDatabase('metrics', (target) => {
   it('serves a scrape in the Prometheus text format on its own loopback listener, not on the service port', async () => {
     expect(server().service.metrics!.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
     expect((await server().call('GET', '/metrics')).status).toBe(404);
+    // Anything else on the metrics listener: the service's error body.
+    const elsewhere = await fetch(server().service.metrics!.url.replace(/\/metrics$/, '/other'));
+    expect([elsewhere.status, await elsewhere.json()]).toEqual([
+      404,
+      { code: 'NOT_FOUND', message: 'No route for GET /other: only GET /metrics' },
+    ]);
     const user = await registerUser(server());
     await fetch(`${server().baseUrl}/trpc/users.me?batch=1&input=${encodeURIComponent('{}')}`, {
       headers: { authorization: `Bearer ${user.token}` },

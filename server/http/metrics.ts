@@ -30,6 +30,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Engine } from '../platform/database/engine.ts';
 import type { Orm } from '../platform/database/orm.ts';
 import type { AppRouter } from '../modules/router.ts';
+import { errorPayload } from './error-body.ts';
 
 /** The label of requests that matched no route: any path a caller makes up shares it. */
 const UNMATCHED_ROUTE = 'unmatched';
@@ -287,6 +288,12 @@ export function createMetrics() {
       const server = Fastify();
       server.get('/metrics', async (_request, reply) =>
         reply.type(registry.contentType).send(await registry.metrics()),
+      );
+      // Anything else in the service's error body, as on the service's own listener.
+      server.setNotFoundHandler((request, reply) =>
+        reply
+          .status(404)
+          .send(errorPayload(request.url, 404, `No route for ${request.method} ${request.url}: only GET /metrics`)),
       );
       await server.listen({ host, port });
       const { port: boundPort } = server.server.address() as AddressInfo;
