@@ -48,8 +48,11 @@ export const expiresAtSchema = z.iso
 /** A user id is the token's `sub` claim (behaviour §2). */
 export const userIdSchema = plainText({ min: 1, max: 128 });
 export const organizationIdSchema = z.uuid();
-/** An Idempotency-Key header (behaviour §10): 1 to 255 printable ASCII characters. */
-export const idempotencyKeySchema = z.string().regex(/^[\x20-\x7e]{1,255}$/);
+/**
+ * An Idempotency-Key header (behaviour §10): 1 to 255 printable ASCII characters, neither first nor
+ * last a space (HTTP trims a header's value: a key sent with one arrives as another).
+ */
+export const idempotencyKeySchema = z.string().regex(/^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/);
 
 export const emailSchema = emailText();
 /** ISO 8601 UTC with milliseconds, e.g. `2026-11-22T12:34:56.789Z`. */

@@ -13,8 +13,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandl
 import { ERROR_STATUS } from '../../shared/errors.ts';
 import type { Caller, VerifyToken } from '../platform/auth/tokens.ts';
 import { DomainError } from '../platform/errors.ts';
-import { authorizationHeader } from './authorization-header.ts';
 import { errorPayload } from './error-body.ts';
+import { callerOf } from './request-caller.ts';
 
 type AuthenticatedRequest = FastifyRequest & { caller: Caller | null };
 
@@ -29,22 +29,6 @@ function refuse(request: FastifyRequest, reply: FastifyReply, error: unknown): v
   // The body was not read, so what follows it on the connection cannot be taken for a request.
   if (!request.raw.complete) void reply.header('connection', 'close');
   void reply.status(status).send(errorPayload(request.url, status, known?.message ?? 'Internal server error'));
-}
-
-const verifications = new WeakMap<FastifyRequest, Promise<Caller>>();
-
-/**
- * The request's credential verified, once however often it is asked for: by the rate limit, which
- * counts a person by the subject of a token only once it verifies (http/protection.ts), and by the
- * route's hook below.
- */
-export function callerOf(request: FastifyRequest, authenticate: VerifyToken): Promise<Caller> {
-  let verification = verifications.get(request);
-  if (!verification) {
-    verification = authenticate(authorizationHeader(request.raw));
-    verifications.set(request, verification);
-  }
-  return verification;
 }
 
 /** A route's `preParsing` hook that lets only a caller whose token verifies on to the body. */

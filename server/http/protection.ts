@@ -13,7 +13,7 @@ import helmet from 'helmet';
 import type { Redis } from 'ioredis';
 import type { VerifyToken } from '../platform/auth/tokens.ts';
 import type { Settings } from '../platform/config.ts';
-import { callerOf } from './authentication.ts';
+import { callerOf } from './request-caller.ts';
 
 /** A JWT's shape: three base64url parts. API keys and anything else are counted by address. */
 const JWT_SHAPE = /^Bearer +[\w-]+\.[\w-]+\.[\w-]+$/i;
