@@ -91,6 +91,20 @@ describe('start-up settings', () => {
     expectOneLineFailure(result, /DATABASE_URL: .*mysql:\/\/, mariadb:\/\/, file: or .*:memory:/);
   });
 
+  // Behaviour §1: one line that says what to fix, and never the password the URL holds.
+  it.each([
+    ['mariadb://orgs:S3cretPass@127.0.0.1:99999/orgs', /DATABASE_URL is not a URL: its port 99999 is out of range/],
+    ['mariadb://orgs:S3cretPass#@127.0.0.1:3306/orgs', /DATABASE_URL is not a URL: a # .* percent-encoded as %23/],
+    ['mariadb://orgs:S3cretPass@[::1/orgs', /DATABASE_URL is not a URL: check the host .*percent-encode/],
+    ['mariadb://orgs:S3cretPass@127.0.0.1:3306/', /DATABASE_URL names no database: add \/<database>/],
+    ['mariadb://', /DATABASE_URL names no host/],
+    ['file:', /DATABASE_URL names no file: give file:PATH or :memory:/],
+  ])('refuses DATABASE_URL=%s in one line, without its password', (url, what) => {
+    const result = startWith({ DATABASE_URL: url });
+    expectOneLineFailure(result, what);
+    expect(result.stderr).not.toContain('S3cretPass');
+  });
+
   it('refuses a drain that does not end before the stop times out', () => {
     // As long as the stop's whole deadline (SHUTDOWN_TIMEOUT_MS's default): no request could finish.
     const drainMs = 15_000;
