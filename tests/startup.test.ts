@@ -5,7 +5,7 @@
  * fails on its setup ends with one line on stderr that says what to fix, and no stack.
  */
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -103,6 +103,24 @@ describe('start-up settings', () => {
     const result = startWith({ DATABASE_URL: url });
     expectOneLineFailure(result, what);
     expect(result.stderr).not.toContain('S3cretPass');
+  });
+
+  // Keys jose would refuse for their algorithm: every token would get 503, so the start refuses them.
+  it.each([
+    [
+      'an EC key on P-384',
+      generateKeyPairSync('ec', { namedCurve: 'P-384' }),
+      /EC key on secp384r1: ES256 needs P-256/,
+    ],
+    [
+      'an RSA key of 1024 bits',
+      generateKeyPairSync('rsa', { modulusLength: 1024 }),
+      /RSA key of 1024 bits: RS256 needs 2048/,
+    ],
+  ])('refuses a JWT_PUBLIC_KEY that can never verify: %s', (_, { publicKey }, what) => {
+    const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const result = runToExit(SERVICE_ENTRY, { DATABASE_URL: ':memory:', JWT_PUBLIC_KEY: pem });
+    expectOneLineFailure(result, new RegExp(`^JWT_PUBLIC_KEY is an? ${what.source}`));
   });
 
   it('refuses a drain that does not end before the stop times out', () => {

@@ -106,11 +106,22 @@ function invalidClaims(error: z.ZodError) {
   return unauthorized(`Token claim ${claim} must be ${CLAIM_RULES[claim] ?? CLAIM_RULES.sub}`);
 }
 
+/**
+ * The one algorithm JWT_PUBLIC_KEY verifies. A key jose would refuse for it (ES256 is P-256 only,
+ * RS256 needs 2048 bits) is refused at start: every token would get 503 otherwise.
+ */
 function algorithmOfPublicKey(key: KeyObject): string {
+  const { namedCurve, modulusLength = 0 } = key.asymmetricKeyDetails ?? {};
   switch (key.asymmetricKeyType) {
     case 'rsa':
+      if (modulusLength < 2048) {
+        throw new SettingsError(`JWT_PUBLIC_KEY is an RSA key of ${modulusLength} bits: RS256 needs 2048 or more`);
+      }
       return 'RS256';
     case 'ec':
+      if (namedCurve !== 'prime256v1') {
+        throw new SettingsError(`JWT_PUBLIC_KEY is an EC key on ${namedCurve}: ES256 needs P-256 (prime256v1)`);
+      }
       return 'ES256';
     case 'ed25519':
       return 'EdDSA';
