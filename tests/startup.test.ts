@@ -6,7 +6,17 @@
  */
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -193,6 +203,29 @@ describe('a ROLES_FILE the start cannot use', () => {
     expectOneLineFailure(
       startWith({ ROLES_FILE: path }),
       new RegExp(`^Invalid settings: ROLES_FILE \\(${escaped(path)}\\): cannot be read: ENOENT`),
+    );
+  });
+});
+
+// Behaviour §1: a development secret the start cannot use is named, not blamed on JWT_SECRET (unset).
+describe("a DATA_DIR's jwt-secret the start cannot use", () => {
+  const dirs: string[] = [];
+  afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+  it.each<[string, (file: string) => void, string]>([
+    ['a directory', (file) => mkdirSync(file), 'is a directory'],
+    ['a link to nothing', (file) => symlinkSync('/nonexistent/target', file), 'is a link to nothing'],
+    ['a short file', (file) => writeFileSync(file, 'short'), 'holds fewer than 32 bytes'],
+    ['an empty file', (file) => writeFileSync(file, ''), 'holds fewer than 32 bytes'],
+  ])('%s: one line naming the file and what to do', (_, make, what) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'orgs-secret-'));
+    dirs.push(dataDir);
+    const file = join(dataDir, 'jwt-secret');
+    make(file);
+    const result = runToExit(SERVICE_ENTRY, { DATA_DIR: dataDir, DATABASE_URL: ':memory:' });
+    expectOneLineFailure(
+      result,
+      new RegExp(`^DATA_DIR's development secret ${file} ${what}: remove it .*, or set JWT_SECRET$`, 'm'),
     );
   });
 });
