@@ -133,6 +133,13 @@ describe('start-up settings', () => {
     expectOneLineFailure(result, new RegExp(`^JWT_PUBLIC_KEY is an? ${what.source}`));
   });
 
+  it('refuses a JWT_JWKS_URL that is not http(s), as it could never be fetched', () => {
+    expectOneLineFailure(
+      startWith({ JWT_JWKS_URL: 'ftp://keys.example.test/jwks.json' }),
+      /^Invalid settings: JWT_JWKS_URL: must be an http:\/\/ or https:\/\/ URL$/m,
+    );
+  });
+
   it('refuses a drain that does not end before the stop times out', () => {
     // As long as the stop's whole deadline (SHUTDOWN_TIMEOUT_MS's default): no request could finish.
     const drainMs = 15_000;

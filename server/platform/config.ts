@@ -53,7 +53,8 @@ const settingsSchema = z.object({
       }
     }),
   JWT_SECRET: z.string().optional(),
-  JWT_JWKS_URL: z.url().optional(),
+  /** Fetched with HTTP: any other scheme would give every token 503. */
+  JWT_JWKS_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
   JWT_PUBLIC_KEY: z.string().optional(),
   /** Least time between two fetches of the JWKS (an unknown `kid` triggers a refetch). */
   JWT_JWKS_COOLDOWN_MS: z.coerce.number().int().min(0).default(30_000),
