@@ -140,6 +140,15 @@ describe('start-up settings', () => {
     );
   });
 
+  // A browser's Origin header is scheme://host[:port]: an entry of another shape would never match.
+  it.each(['notanorigin', 'https://b.example.test/', 'https://b.example.test/app'])(
+    'refuses CORS_ORIGINS with %s, which is not an origin',
+    (entry) => {
+      const result = startWith({ CORS_ORIGINS: `https://a.example.test, ${entry}` });
+      expectOneLineFailure(result, new RegExp(`^Invalid settings: CORS_ORIGINS: "${entry}" is not an origin`, 'm'));
+    },
+  );
+
   it('refuses a drain that does not end before the stop times out', () => {
     // As long as the stop's whole deadline (SHUTDOWN_TIMEOUT_MS's default): no request could finish.
     const drainMs = 15_000;

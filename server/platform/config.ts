@@ -62,17 +62,23 @@ const settingsSchema = z.object({
   JWT_AUDIENCE: z.string().optional(),
   REQUIRE_CREATOR_ROLE: booleanSetting(true),
   MIGRATE_ON_START: booleanSetting(true),
+  /** Compared with a request's Origin header as it is: an entry a browser never sends would never match. */
   CORS_ORIGINS: z
     .string()
     .optional()
-    .transform((value) =>
-      value
-        ? value
-            .split(',')
-            .map((origin) => origin.trim())
-            .filter(Boolean)
-        : [],
-    ),
+    .transform((value, context) => {
+      const origins = (value ?? '')
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean);
+      const wrong = origins.find((origin) => URL.parse(origin)?.origin !== origin);
+      if (wrong === undefined) return origins;
+      context.addIssue({
+        code: 'custom',
+        message: `"${wrong}" is not an origin as a browser sends it: scheme://host[:port], lower case, no default port, no path (not even /)`,
+      });
+      return z.NEVER;
+    }),
   /** Requests per caller per window; 0 turns rate limiting off. */
   RATE_LIMIT_MAX: z.coerce.number().int().min(0).default(600),
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
