@@ -89,7 +89,7 @@ async function migrateOnStart(settings: Settings, serving: Orm): Promise<string[
 
 export async function startService(settings: Settings): Promise<Service> {
   const logger = createLogger(settings.LOG_LEVEL);
-  const verifyToken = createTokenVerifier(settings);
+  const verifyToken = createTokenVerifier(settings, logger);
   // The metrics library is loaded only with METRICS_PORT: it costs start-up time otherwise.
   const metrics = settings.METRICS_PORT === undefined ? undefined : (await import('./http/metrics.ts')).createMetrics();
   // Before the database opens: its connections trace their statements when tracing is on.

@@ -1,10 +1,11 @@
 /** Token rules of behaviour §2 against the real verifier, with tokens signed as an identity provider would. */
 import { createHmac } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { describeOnEachDatabase } from './support/databases.ts';
+import { spawnService, type ServiceProcess } from './support/process.ts';
 import { rawRequest } from './support/raw-http.ts';
 import { startTestServer, useServer, type TestServer } from './support/server.ts';
 import { TEST_SECRET, tokenFor } from './support/tokens.ts';
@@ -327,5 +328,66 @@ describeOnEachDatabase('token checks', (target) => {
         await database.drop();
       }
     });
+  });
+});
+
+// Behaviour §2: token keys that cannot be obtained are the service's outage (503), not the caller's
+// fault (401); the service warns once per stretch of failures, not once per request.
+describe('a JWKS endpoint that answers without a key set', () => {
+  let answerBadly: ((response: ServerResponse) => void) | undefined;
+  let published: JWK[] = [];
+  let jwksServer: Server;
+  let service: ServiceProcess;
+  const warnings = () => service.entries().filter((entry) => /cannot obtain the JWKS/.test(entry.msg)).length;
+  const statusOf = async (token: string) =>
+    (await fetch(`${service.baseUrl}/organizations`, { headers: { authorization: `Bearer ${token}` } })).status;
+
+  beforeAll(async () => {
+    jwksServer = createServer((_request, response) => {
+      if (answerBadly) return answerBadly(response);
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON.stringify({ keys: published }));
+    });
+    await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
+    const { port } = jwksServer.address() as AddressInfo;
+    service = await spawnService({
+      DATABASE_URL: ':memory:',
+      JWT_JWKS_URL: `http://127.0.0.1:${port}/jwks.json`,
+      // Every unknown kid fetches the key set again, so that each case below is a fetch.
+      JWT_JWKS_COOLDOWN_MS: '0',
+      RATE_LIMIT_MAX: '0',
+    });
+  });
+  afterAll(async () => {
+    service?.kill();
+    await new Promise<void>((resolve) => jwksServer.close(() => resolve()));
+  });
+
+  it.each<[string, (response: ServerResponse) => void]>([
+    ['an HTTP error page', (response) => response.writeHead(500, { 'content-type': 'text/html' }).end('<p>oops</p>')],
+    ['a body that is not JSON', (response) => response.end('this is not json')],
+    ['JSON that is not a key set', (response) => response.end('{"keys":"x"}')],
+  ])('answers 503 while it sends %s, warns once, and verifies once it sends the keys', async (_, badAnswer) => {
+    // A key of a new kid: the service has to fetch the key set for it.
+    const kid = `key-${published.length}`;
+    const pair = await generateKeyPair('ES256', { extractable: true });
+    const token = await new SignJWT({ sub: 'someone' })
+      .setProtectedHeader({ alg: 'ES256', kid })
+      .setExpirationTime('5m')
+      .sign(pair.privateKey);
+    const warnedBefore = warnings();
+    answerBadly = badAnswer;
+    expect([await statusOf(token), await statusOf(token), await statusOf(token)]).toEqual([503, 503, 503]);
+    expect(warnings()).toBe(warnedBefore + 1);
+    answerBadly = undefined;
+    published = [...published, { ...(await exportJWK(pair.publicKey)), kid, alg: 'ES256' }];
+    expect(await statusOf(token)).toBe(200);
+    // Keys obtained, and a token that does not verify against them: the caller's fault.
+    const stranger = await generateKeyPair('ES256');
+    const forged = await new SignJWT({ sub: 'someone' })
+      .setProtectedHeader({ alg: 'ES256', kid })
+      .setExpirationTime('5m')
+      .sign(stranger.privateKey);
+    expect(await statusOf(forged)).toBe(401);
   });
 });

@@ -488,6 +488,34 @@ describe('the bundle logging warnings only, on an address of its own', () => {
   });
 });
 
+// docs/configuration.md: a setting set to nothing is unset, whatever its type (`PORT=` is not port 0).
+describe('the bundle with settings set to nothing', () => {
+  let service: ServiceProcess;
+  beforeAll(async () => {
+    service = await startBundle({
+      DATABASE_URL: ':memory:',
+      JWT_SECRET: TEST_SECRET,
+      RATE_LIMIT_MAX: '',
+      RATE_LIMIT_WINDOW_MS: ' ',
+      LOG_LEVEL: '',
+      CONSOLE: '',
+    });
+  });
+  afterAll(() => service?.kill());
+
+  it('reads each as unset: the rate limit, the log level and the console are their defaults', async () => {
+    const answer = await fetch(`${service.baseUrl}/organizations`, {
+      headers: { authorization: `Bearer ${await tokenFor('someone')}` },
+    });
+    expect(answer.status).toBe(200);
+    // Read as 0, RATE_LIMIT_MAX turned the rate limit off: no such header.
+    expect(answer.headers.get('x-ratelimit-limit')).toBe('600');
+    expect(Number(answer.headers.get('x-ratelimit-reset'))).toBeGreaterThan(50);
+    expect((await fetch(`${service.baseUrl}/console`)).status).toBe(200);
+    expect(service.entries().some((entry) => entry.level === 30)).toBe(true);
+  });
+});
+
 describe('the bundle on MariaDB', () => {
   failWithout(mariadb.missing);
   let database: TestDatabase;

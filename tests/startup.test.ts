@@ -5,8 +5,18 @@
  * fails on its setup ends with one line on stderr that says what to fix, and no stack.
  */
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -91,6 +101,54 @@ describe('start-up settings', () => {
     expectOneLineFailure(result, /DATABASE_URL: .*mysql:\/\/, mariadb:\/\/, file: or .*:memory:/);
   });
 
+  // Behaviour §1: one line that says what to fix, and never the password the URL holds.
+  it.each([
+    ['mariadb://orgs:S3cretPass@127.0.0.1:99999/orgs', /DATABASE_URL is not a URL: its port 99999 is out of range/],
+    ['mariadb://orgs:S3cretPass#@127.0.0.1:3306/orgs', /DATABASE_URL is not a URL: a # .* percent-encoded as %23/],
+    ['mariadb://orgs:S3cretPass@[::1/orgs', /DATABASE_URL is not a URL: check the host .*percent-encode/],
+    ['mariadb://orgs:S3cretPass@127.0.0.1:3306/', /DATABASE_URL names no database: add \/<database>/],
+    ['mariadb://', /DATABASE_URL names no host/],
+    ['file:', /DATABASE_URL names no file: give file:PATH or :memory:/],
+  ])('refuses DATABASE_URL=%s in one line, without its password', (url, what) => {
+    const result = startWith({ DATABASE_URL: url });
+    expectOneLineFailure(result, what);
+    expect(result.stderr).not.toContain('S3cretPass');
+  });
+
+  // Keys jose would refuse for their algorithm: every token would get 503, so the start refuses them.
+  it.each([
+    [
+      'an EC key on P-384',
+      generateKeyPairSync('ec', { namedCurve: 'P-384' }),
+      /EC key on secp384r1: ES256 needs P-256/,
+    ],
+    [
+      'an RSA key of 1024 bits',
+      generateKeyPairSync('rsa', { modulusLength: 1024 }),
+      /RSA key of 1024 bits: RS256 needs 2048/,
+    ],
+  ])('refuses a JWT_PUBLIC_KEY that can never verify: %s', (_, { publicKey }, what) => {
+    const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const result = runToExit(SERVICE_ENTRY, { DATABASE_URL: ':memory:', JWT_PUBLIC_KEY: pem });
+    expectOneLineFailure(result, new RegExp(`^JWT_PUBLIC_KEY is an? ${what.source}`));
+  });
+
+  it('refuses a JWT_JWKS_URL that is not http(s), as it could never be fetched', () => {
+    expectOneLineFailure(
+      startWith({ JWT_JWKS_URL: 'ftp://keys.example.test/jwks.json' }),
+      /^Invalid settings: JWT_JWKS_URL: must be an http:\/\/ or https:\/\/ URL$/m,
+    );
+  });
+
+  // A browser's Origin header is scheme://host[:port]: an entry of another shape would never match.
+  it.each(['notanorigin', 'https://b.example.test/', 'https://b.example.test/app'])(
+    'refuses CORS_ORIGINS with %s, which is not an origin',
+    (entry) => {
+      const result = startWith({ CORS_ORIGINS: `https://a.example.test, ${entry}` });
+      expectOneLineFailure(result, new RegExp(`^Invalid settings: CORS_ORIGINS: "${entry}" is not an origin`, 'm'));
+    },
+  );
+
   it('refuses a drain that does not end before the stop times out', () => {
     // As long as the stop's whole deadline (SHUTDOWN_TIMEOUT_MS's default): no request could finish.
     const drainMs = 15_000;
@@ -161,6 +219,29 @@ describe('a ROLES_FILE the start cannot use', () => {
     expectOneLineFailure(
       startWith({ ROLES_FILE: path }),
       new RegExp(`^Invalid settings: ROLES_FILE \\(${escaped(path)}\\): cannot be read: ENOENT`),
+    );
+  });
+});
+
+// Behaviour §1: a development secret the start cannot use is named, not blamed on JWT_SECRET (unset).
+describe("a DATA_DIR's jwt-secret the start cannot use", () => {
+  const dirs: string[] = [];
+  afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+  it.each<[string, (file: string) => void, string]>([
+    ['a directory', (file) => mkdirSync(file), 'is a directory'],
+    ['a link to nothing', (file) => symlinkSync('/nonexistent/target', file), 'is a link to nothing'],
+    ['a short file', (file) => writeFileSync(file, 'short'), 'holds fewer than 32 bytes'],
+    ['an empty file', (file) => writeFileSync(file, ''), 'holds fewer than 32 bytes'],
+  ])('%s: one line naming the file and what to do', (_, make, what) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'orgs-secret-'));
+    dirs.push(dataDir);
+    const file = join(dataDir, 'jwt-secret');
+    make(file);
+    const result = runToExit(SERVICE_ENTRY, { DATA_DIR: dataDir, DATABASE_URL: ':memory:' });
+    expectOneLineFailure(
+      result,
+      new RegExp(`^DATA_DIR's development secret ${file} ${what}: remove it .*, or set JWT_SECRET$`, 'm'),
     );
   });
 });

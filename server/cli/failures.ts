@@ -5,6 +5,7 @@
  * is a bug and keeps its stack.
  */
 import { relative, resolve } from 'node:path';
+import { inspect } from 'node:util';
 import { SettingsError, type Settings } from '../platform/config.ts';
 import { ListenError } from '../http/listen.ts';
 
@@ -123,8 +124,16 @@ export function explainFailure(error: unknown, settings: Settings | undefined): 
   return undefined;
 }
 
+/**
+ * The text with the password of every `scheme://user:password@` taken out: a driver's error may
+ * quote the URL it was given (DATABASE_URL, REDIS_URL), and a stack must not print its password.
+ */
+export function withoutPasswords(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)\S*@/gi, '$1***@');
+}
+
 /** Prints the operator's line (or, for a bug, the error with its stack) and ends the process. */
 export function exitWithFailure(error: unknown, settings: Settings | undefined): never {
-  console.error(explainFailure(error, settings) ?? error);
+  console.error(withoutPasswords(explainFailure(error, settings) ?? inspect(error)));
   process.exit(1);
 }

@@ -36,11 +36,6 @@ function isResolverAddress(text: string): boolean {
   return isIP(host) !== 0 && port >= 1 && port <= 65535;
 }
 
-const optionalString = z
-  .string()
-  .optional()
-  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value));
-
 const settingsSchema = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -57,30 +52,38 @@ const settingsSchema = z.object({
         context.addIssue({ code: 'custom', message: (error as Error).message });
       }
     }),
-  JWT_SECRET: optionalString,
-  JWT_JWKS_URL: optionalString.pipe(z.url().optional()),
-  JWT_PUBLIC_KEY: optionalString,
+  JWT_SECRET: z.string().optional(),
+  /** Fetched with HTTP: any other scheme would give every token 503. */
+  JWT_JWKS_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+  JWT_PUBLIC_KEY: z.string().optional(),
   /** Least time between two fetches of the JWKS (an unknown `kid` triggers a refetch). */
   JWT_JWKS_COOLDOWN_MS: z.coerce.number().int().min(0).default(30_000),
-  JWT_ISSUER: optionalString,
-  JWT_AUDIENCE: optionalString,
+  JWT_ISSUER: z.string().optional(),
+  JWT_AUDIENCE: z.string().optional(),
   REQUIRE_CREATOR_ROLE: booleanSetting(true),
   MIGRATE_ON_START: booleanSetting(true),
-  CORS_ORIGINS: optionalString.transform((value) =>
-    value
-      ? value
-          .split(',')
-          .map((origin) => origin.trim())
-          .filter(Boolean)
-      : [],
-  ),
+  /** Compared with a request's Origin header as it is: an entry a browser never sends would never match. */
+  CORS_ORIGINS: z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      const origins = (value ?? '')
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean);
+      const wrong = origins.find((origin) => URL.parse(origin)?.origin !== origin);
+      if (wrong === undefined) return origins;
+      context.addIssue({
+        code: 'custom',
+        message: `"${wrong}" is not an origin as a browser sends it: scheme://host[:port], lower case, no default port, no path (not even /)`,
+      });
+      return z.NEVER;
+    }),
   /** Requests per caller per window; 0 turns rate limiting off. */
   RATE_LIMIT_MAX: z.coerce.number().int().min(0).default(600),
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
   /** Redis that keeps the rate-limit counters, shared by every instance pointed at it; unset: per instance. */
-  REDIS_URL: optionalString.pipe(
-    z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
-  ),
+  REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
   /** Prefix of this service's keys in Redis, so that services (or deployments) sharing one Redis keep apart. */
   REDIS_KEY_PREFIX: z.string().min(1).default('org-user-service:'),
   /** Time a client has to send a whole request; a slow sender is cut off (408). */
@@ -112,7 +115,7 @@ const settingsSchema = z.object({
   SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(0),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** The application's permissions, instance roles and grants (behaviour §11), a JSON file read at start. */
-  ROLES_FILE: optionalString,
+  ROLES_FILE: z.string().optional(),
   /** Webhooks (behaviour §13): how long a receiver has to answer an attempt with a 2xx. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
   /** The waits before each retry of a failed attempt, e.g. `5s,5m,30m`; after the last, the delivery has failed. */
@@ -135,15 +138,18 @@ const settingsSchema = z.object({
   /** Allow endpoints on loopback, private, link-local and other non-public addresses (local development). */
   WEBHOOK_ALLOW_PRIVATE: booleanSetting(false),
   /** The resolvers domain verification asks (behaviour §17): comma-separated `ip[:port]`; unset: the system's. */
-  DNS_SERVERS: optionalString.transform((value, context) => {
-    if (value === undefined) return undefined;
-    const servers = value.split(',').map((server) => server.trim());
-    if (!servers.every(isResolverAddress)) {
-      context.addIssue({ code: 'custom', message: 'must be comma-separated ip[:port] ([ipv6]:port)' });
-      return z.NEVER;
-    }
-    return servers;
-  }),
+  DNS_SERVERS: z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      if (value === undefined) return undefined;
+      const servers = value.split(',').map((server) => server.trim());
+      if (!servers.every(isResolverAddress)) {
+        context.addIssue({ code: 'custom', message: 'must be comma-separated ip[:port] ([ipv6]:port)' });
+        return z.NEVER;
+      }
+      return servers;
+    }),
   /** How long a domain's verification waits for each resolver's answer. */
   DNS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
   /** Serve the console at /console (behaviour §14). */
@@ -151,7 +157,7 @@ const settingsSchema = z.object({
   /** Where the development secret is kept when JWT_SECRET is unset outside production. */
   DATA_DIR: z.string().min(1).default('./data'),
   /** Port of the Prometheus metrics listener (GET /metrics); unset: no metrics; 0: any free port. */
-  METRICS_PORT: optionalString.pipe(z.coerce.number<string | undefined>().int().min(0).max(65535).optional()),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Address the metrics listener binds to: loopback unless the scraper is elsewhere. */
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   /**
@@ -159,15 +165,15 @@ const settingsSchema = z.object({
    * endpoint below unset too), no tracing and the SDK is not loaded. OpenTelemetry's standard
    * variables, the rest read only when tracing is on.
    */
-  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
   /** The traces' own collector URL, used as it is given (`…/v1/traces`); before OTEL_EXPORTER_OTLP_ENDPOINT. */
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
   /** `true`: no tracing, whatever the endpoints say. */
   OTEL_SDK_DISABLED: booleanSetting(false),
   OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(['http/protobuf', 'http/json']).default('http/protobuf'),
   OTEL_SERVICE_NAME: z.string().min(1).default('org-user-service'),
   /** More attributes of the traces' resource, `key=value,…` percent-encoded; read by the SDK itself (sdk.ts). */
-  OTEL_RESOURCE_ATTRIBUTES: optionalString,
+  OTEL_RESOURCE_ATTRIBUTES: z.string().optional(),
   OTEL_TRACES_SAMPLER: z
     .enum([
       'always_on',
@@ -220,8 +226,15 @@ export class SettingsError extends Error {
   override name = 'SettingsError';
 }
 
+/**
+ * The environment without its empty values: a setting set to nothing (`PORT=` in an env file, a
+ * blank value in a manifest) or to spaces only is unset, and takes its default, whatever its type.
+ */
+const withoutEmptyValues = (env: NodeJS.ProcessEnv) =>
+  Object.fromEntries(Object.entries(env).filter(([, value]) => value?.trim() !== ''));
+
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
-  const result = settingsSchema.safeParse(env);
+  const result = settingsSchema.safeParse(withoutEmptyValues(env));
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new SettingsError(`Invalid settings: ${problems.join('; ')}`);

@@ -23,6 +23,7 @@ import {
   type ProtectedHeaderParameters,
 } from 'jose';
 import { LRUCache } from 'lru-cache';
+import type { Logger } from 'pino';
 import { z } from 'zod';
 import { SettingsError, type Settings } from '../config.ts';
 import { badRequest, DomainError, unauthorized } from '../errors.ts';
@@ -105,11 +106,22 @@ function invalidClaims(error: z.ZodError) {
   return unauthorized(`Token claim ${claim} must be ${CLAIM_RULES[claim] ?? CLAIM_RULES.sub}`);
 }
 
+/**
+ * The one algorithm JWT_PUBLIC_KEY verifies. A key jose would refuse for it (ES256 is P-256 only,
+ * RS256 needs 2048 bits) is refused at start: every token would get 503 otherwise.
+ */
 function algorithmOfPublicKey(key: KeyObject): string {
+  const { namedCurve, modulusLength = 0 } = key.asymmetricKeyDetails ?? {};
   switch (key.asymmetricKeyType) {
     case 'rsa':
+      if (modulusLength < 2048) {
+        throw new SettingsError(`JWT_PUBLIC_KEY is an RSA key of ${modulusLength} bits: RS256 needs 2048 or more`);
+      }
       return 'RS256';
     case 'ec':
+      if (namedCurve !== 'prime256v1') {
+        throw new SettingsError(`JWT_PUBLIC_KEY is an EC key on ${namedCurve}: ES256 needs P-256 (prime256v1)`);
+      }
       return 'ES256';
     case 'ed25519':
       return 'EdDSA';
@@ -123,16 +135,53 @@ interface AsymmetricKeys {
   resolve: JWTVerifyGetKey;
 }
 
-function asymmetricKeys(settings: Settings): AsymmetricKeys | undefined {
+/** The token keys could not be obtained: the service's outage, answered 503 (behaviour §2). */
+class KeysUnavailable extends Error {
+  override name = 'KeysUnavailable';
+}
+
+/**
+ * Whether jose failed to obtain the key set rather than to find a key in it: no answer in time, an
+ * answer that is not 200 or not JSON (jose's generic JOSEError, thrown for nothing else), not a
+ * JWKS, or no connection at all (not a JOSEError).
+ */
+const failedToObtainKeys = (error: unknown) =>
+  !(error instanceof joseErrors.JOSEError) ||
+  error instanceof joseErrors.JWKSTimeout ||
+  error instanceof joseErrors.JWKSInvalid ||
+  error.code === joseErrors.JOSEError.code;
+
+type KeyLog = Pick<Logger, 'warn' | 'info'>;
+
+/** The JWKS's keys; a failure to obtain them is logged once per failing stretch, not per request. */
+function remoteKeys(url: string, cooldownMs: number, log: KeyLog): JWTVerifyGetKey {
+  // jose caches the key set, refetches on an unknown `kid` at most once per cooldown, and gives
+  // up on a slow endpoint after the timeout instead of holding requests.
+  const jwks = createRemoteJWKSet(new URL(url), {
+    timeoutDuration: 2000,
+    cooldownDuration: cooldownMs,
+    cacheMaxAge: 10 * 60_000,
+  });
+  let failing = false;
+  return async (header, token) => {
+    try {
+      const key = await jwks(header, token);
+      if (failing) log.info('token keys: the JWKS endpoint answers again');
+      failing = false;
+      return key;
+    } catch (error) {
+      if (!failedToObtainKeys(error)) throw error;
+      if (!failing) log.warn({ err: error, url }, 'token keys: cannot obtain the JWKS, answering 503');
+      failing = true;
+      throw new KeysUnavailable('Token keys are unavailable', { cause: error });
+    }
+  };
+}
+
+function asymmetricKeys(settings: Settings, log: KeyLog): AsymmetricKeys | undefined {
   if (settings.JWT_JWKS_URL) {
-    // jose caches the key set, refetches on an unknown `kid` at most once per cooldown, and gives
-    // up on a slow endpoint after the timeout instead of holding requests.
-    const jwks = createRemoteJWKSet(new URL(settings.JWT_JWKS_URL), {
-      timeoutDuration: 2000,
-      cooldownDuration: settings.JWT_JWKS_COOLDOWN_MS,
-      cacheMaxAge: 10 * 60_000,
-    });
-    return { algorithms: [...ASYMMETRIC_ALGORITHMS], resolve: jwks };
+    const resolve = remoteKeys(settings.JWT_JWKS_URL, settings.JWT_JWKS_COOLDOWN_MS, log);
+    return { algorithms: [...ASYMMETRIC_ALGORITHMS], resolve };
   }
   if (settings.JWT_PUBLIC_KEY) {
     let key: KeyObject;
@@ -172,7 +221,7 @@ function protectedHeaderOf(token: string): ProtectedHeaderParameters {
   }
 }
 
-export function createTokenVerifier(settings: Settings): VerifyToken {
+export function createTokenVerifier(settings: Settings, log: KeyLog): VerifyToken {
   const claimChecks: JWTClaimVerificationOptions = {
     issuer: settings.JWT_ISSUER,
     audience: settings.JWT_AUDIENCE,
@@ -181,7 +230,7 @@ export function createTokenVerifier(settings: Settings): VerifyToken {
   };
   const secret = resolveHmacSecret(settings);
   const verifyHs256 = secret ? hs256Verifier(secret, claimChecks) : undefined;
-  const asymmetric = asymmetricKeys(settings);
+  const asymmetric = asymmetricKeys(settings, log);
 
   /** Each algorithm verifies only with its own key: HS256 with the secret, the others with jose. */
   const verifiedPayload = async (token: string): Promise<JWTPayload> => {
@@ -213,8 +262,8 @@ export function createTokenVerifier(settings: Settings): VerifyToken {
       payload = await verifiedPayload(token);
     } catch (error) {
       if (error instanceof DomainError) throw error;
-      // A key set that cannot be fetched is our outage, not the caller's fault.
-      if (error instanceof joseErrors.JWKSTimeout || !(error instanceof joseErrors.JOSEError)) {
+      // A key set that cannot be obtained is our outage, not the caller's fault.
+      if (error instanceof KeysUnavailable || !(error instanceof joseErrors.JOSEError)) {
         throw new DomainError('SERVICE_UNAVAILABLE', 'Token keys are unavailable, try again later');
       }
       throw unauthorized(error instanceof joseErrors.JWTExpired ? 'Token has expired' : 'Invalid bearer token');

@@ -22,12 +22,38 @@ export interface DatabaseLocation {
   file?: string;
 }
 
+/** Why the URL of an unparsable mysql:// or mariadb:// URL does not parse, without quoting it: it holds a password. */
+function unparsableServerUrl(url: string): string {
+  if (url.includes('#')) return 'is not a URL: a # in the user name or password must be percent-encoded as %23';
+  // The port, after the user and password (up to the last @) and the host (an IPv6 one in brackets).
+  const port = /^[^/]*\/\/(?:.*@)?(?:\[[^\]]*\]|[^:/]*):(\d+)/.exec(url)?.[1];
+  if (port !== undefined && Number(port) > 65535) return `is not a URL: its port ${port} is out of range (1 to 65535)`;
+  return 'is not a URL: check the host (an IPv6 address goes in [brackets]) and percent-encode any @ : / ? # [ ] in the user name or password';
+}
+
+/** What keeps a mysql:// or mariadb:// URL from naming a database, or undefined. Never quotes the URL. */
+function serverUrlProblem(url: string): string | undefined {
+  const parsed = URL.parse(url);
+  if (!parsed) return unparsableServerUrl(url);
+  if (parsed.hostname === '') return 'names no host: give mysql://user:pass@host:3306/database';
+  if (parsed.pathname.length <= 1) return 'names no database: add /<database> after the host';
+  return undefined;
+}
+
+/** The database DATABASE_URL names; throws a line naming DATABASE_URL and what to fix (behaviour §1). */
 export function locateDatabase(url: string): DatabaseLocation {
-  if (url.startsWith('mariadb://')) return { url, engine: 'mariadb', dialect: 'mysql' };
-  if (url.startsWith('mysql://')) return { url, engine: 'mysql', dialect: 'mysql' };
+  const engine = url.startsWith('mariadb://') ? 'mariadb' : url.startsWith('mysql://') ? 'mysql' : undefined;
+  if (engine) {
+    const problem = serverUrlProblem(url);
+    if (problem) throw new Error(`DATABASE_URL ${problem}`);
+    return { url, engine, dialect: 'mysql' };
+  }
   if (url === ':memory:') return { url, engine: 'sqlite', dialect: 'sqlite', file: ':memory:' };
-  if (url.startsWith('file:'))
-    return { url, engine: 'sqlite', dialect: 'sqlite', file: url.replace(/^file:(\/\/)?/, '') };
+  if (url.startsWith('file:')) {
+    const file = url.replace(/^file:(\/\/)?/, '');
+    if (file === '') throw new Error('DATABASE_URL names no file: give file:PATH or :memory:');
+    return { url, engine: 'sqlite', dialect: 'sqlite', file };
+  }
   throw new Error(
     `DATABASE_URL must start with mysql://, mariadb://, file: or be :memory: (got "${url.split(':')[0]}:...")`,
   );
