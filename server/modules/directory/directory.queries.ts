@@ -2,7 +2,11 @@
  * The statements of the directory's settings and overview (behaviour §18): SQL only, no rules,
  * nothing thrown. What SCIM writes is in scim/scim.queries.ts.
  */
-import { nowFor, unexpired, type ClockedReader } from '../../platform/authorization/memberships.ts';
+import {
+  currentMembershipOfDirectoryUser,
+  nowFor,
+  type ClockedReader,
+} from '../../platform/authorization/memberships.ts';
 import { pagedList, type PageRequest } from '../../platform/database/pages.ts';
 import { prepare } from '../../platform/database/prepared.ts';
 import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
@@ -52,12 +56,7 @@ const userList = pagedList(
   (sql: Sql, organizationId: string, now: DbTimestamp) =>
     sql
       .selectFrom('directory_users as u')
-      .leftJoin('organization_users as m', (join) =>
-        join
-          .onRef('m.organization_id', '=', 'u.organization_id')
-          .onRef('m.user_id', '=', 'u.user_id')
-          .on(unexpired('m', now)),
-      )
+      .leftJoin('organization_users as m', (join) => join.on(currentMembershipOfDirectoryUser('m', 'u', now)))
       .select([
         'u.id',
         'u.user_name',

@@ -4,7 +4,11 @@
  * returns rows; none decides anything or throws. The rules are the services'.
  */
 import type { Compilable, ExpressionBuilder, ExpressionWrapper, SqlBool } from 'kysely';
-import { nowFor, unexpired, type ClockedReader } from '../../platform/authorization/memberships.ts';
+import {
+  currentMembershipOfDirectoryUser,
+  nowFor,
+  type ClockedReader,
+} from '../../platform/authorization/memberships.ts';
 import type { Database, DbTimestamp, Sql } from '../../platform/database/schema.ts';
 import type { Reader, Tx } from '../../platform/database/transaction.ts';
 import { prepare } from '../../platform/database/prepared.ts';
@@ -142,12 +146,7 @@ export function directoryUserPage(
 const userById = prepare((sql, organizationId: string, id: string, now: DbTimestamp) =>
   sql
     .selectFrom('directory_users as u')
-    .leftJoin('organization_users as m', (join) =>
-      join
-        .onRef('m.organization_id', '=', 'u.organization_id')
-        .onRef('m.user_id', '=', 'u.user_id')
-        .on(unexpired('m', now)),
-    )
+    .leftJoin('organization_users as m', (join) => join.on(currentMembershipOfDirectoryUser('m', 'u', now)))
     .selectAll('u')
     .select('m.user_id as member_id')
     .where('u.organization_id', '=', organizationId)
@@ -322,10 +321,7 @@ export const directoryUsersAmong = (tx: Tx, organizationId: string, teamId: stri
         tx.sql
           .selectFrom('directory_users as u')
           .leftJoin('organization_users as m', (join) =>
-            join
-              .onRef('m.organization_id', '=', 'u.organization_id')
-              .onRef('m.user_id', '=', 'u.user_id')
-              .on(unexpired('m', tx.timestamp())),
+            join.on(currentMembershipOfDirectoryUser('m', 'u', tx.timestamp())),
           )
           .leftJoin('team_members as tm', (join) =>
             join.on('tm.team_id', '=', teamId).onRef('tm.user_id', '=', 'm.user_id'),

@@ -31,6 +31,14 @@ export const unexpired = (alias: string, now: DbTimestamp) => {
 };
 
 /**
+ * The join condition of a directory user (`directoryUser`) to `membership`, the row of its linked
+ * user's membership while it is current: none once it ended, however it ended (behaviour §18).
+ */
+export const currentMembershipOfDirectoryUser = (membership: string, directoryUser: string, now: DbTimestamp) =>
+  kyselySql<SqlBool>`${kyselySql.ref(`${membership}.organization_id`)} = ${kyselySql.ref(`${directoryUser}.organization_id`)}
+    and ${kyselySql.ref(`${membership}.user_id`)} = ${kyselySql.ref(`${directoryUser}.user_id`)} and ${unexpired(membership, now)}`;
+
+/**
  * The opposite of `unexpired`: the membership row `alias` has expired at `now` and awaits removal
  * (written without its `is null`, so that the sweep's search can use organization_users_expires_idx).
  */
