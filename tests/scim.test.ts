@@ -512,6 +512,16 @@ describeOnEachDatabase('SCIM 2.0 (behaviour §18)', (target) => {
         token: owner.token,
       });
       expect(Date.parse(team.body.updated_at)).toBe(lastModified);
+      // A member's directory user deleted: the group lost a member.
+      for (const [change, method, target, body] of [
+        ['a member added again', 'PATCH', path, patch({ op: 'add', path: 'members', value: [{ value: first }] })],
+        ["a member's user deleted", 'DELETE', `/Users/${first}`, undefined],
+      ] as const) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        expect((await scim.send(method, target, body)).status, change).toBeLessThan(300);
+        await expectModified(change, true);
+      }
+      expect((await scim.send('GET', path)).body.members ?? []).toEqual([]);
     });
 
     it('takes a deactivated member out of the team and puts them back on reactivation', async () => {

@@ -203,7 +203,19 @@ export function updateDirectoryUser(tx: Tx, fields: DirectoryUserFields): void {
   );
 }
 
+/**
+ * Deletes a directory user, and so their places in groups: each of those groups changed, and its
+ * `meta.lastModified` (its team's `updated_at`) moves with it.
+ */
 export function deleteDirectoryUser(tx: Tx, id: string): void {
+  tx.later(
+    tx.sql
+      .updateTable('teams')
+      .set({ updated_at: tx.timestamp() })
+      .where('id', 'in', (eb) =>
+        eb.selectFrom('directory_group_members').select('team_id').where('directory_user_id', '=', id),
+      ),
+  );
   tx.later(tx.sql.deleteFrom('directory_users').where('id', '=', id));
 }
 
