@@ -14,7 +14,7 @@ import {
 } from '../../platform/rpc/lists.ts';
 import { organizationProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
-import { listMembers, membersPage, selectedLegacyMembersPage } from './members.service.ts';
+import { listMembers, membersPage, selectedLegacyMembersPage, selectsMembers } from './members.service.ts';
 import { path, tags } from './rest.ts';
 
 const selection = () => ({
@@ -26,9 +26,6 @@ const selection = () => ({
     description: '`created_at` (the default), `name` or `email`; a leading `-` reverses the order',
   }),
 });
-
-const selects = (input: { search?: string; role?: string; sort?: string } | undefined) =>
-  input?.search !== undefined || input?.role !== undefined || input?.sort !== undefined;
 
 export const listMembersProcedure = organizationProcedure({ from: 'header', may: 'members:read' })
   .meta(
@@ -46,7 +43,7 @@ export const listMembersProcedure = organizationProcedure({ from: 'header', may:
   .input(restSortedListQuery(selection()))
   .output(listOutput(memberListItemOutput))
   .query(async ({ ctx, input }) => {
-    if (!selects(input)) return restList(ctx, input, (page) => listMembers(ctx.org, page));
+    if (!selectsMembers(input)) return restList(ctx, input, (page) => listMembers(ctx.org, page));
     const { search, role, sort } = input!;
     return restSortedList(ctx, input!, { search, role, sort }, (request) =>
       selectedLegacyMembersPage(ctx.org, { search, role, sort }, request),

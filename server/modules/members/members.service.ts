@@ -340,10 +340,9 @@ export async function membersPage(
   query: MemberQuery,
   page: { limit: number; cursor?: string | null },
 ): Promise<Page<MemberPageItem> & { total?: number }> {
-  const selected = query.search !== undefined || query.role !== undefined || query.sort !== undefined;
   const whole = query.search === undefined && query.role === undefined;
   const [items, total] = await Promise.all([
-    selected ? selectedMembersPage(org, query, page) : joinedMembersPage(org, page),
+    selectsMembers(query) ? selectedMembersPage(org, query, page) : joinedMembersPage(org, page),
     whole ? memberCount(org.reads, org.organizationId) : undefined,
   ]);
   return total === undefined ? items : { ...items, total };
@@ -355,6 +354,10 @@ export interface MemberQuery {
   role?: string;
   sort?: MemberSort;
 }
+
+/** Whether the query asks for more than the whole list in the order members joined. */
+export const selectsMembers = (query: MemberQuery | undefined) =>
+  query?.search !== undefined || query?.role !== undefined || query?.sort !== undefined;
 
 /** The sort keys of the member list: each ends with the user id, which no two members share. */
 function memberSortKey(dialect: Dialect, sort: MemberSort): KeyColumn<LegacyMemberRow>[] {

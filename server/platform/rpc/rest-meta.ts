@@ -54,6 +54,9 @@ const organizationHeader = z.object({
   organization_id: organizationIdSchema.meta({ description: 'The organization the request acts on' }),
 });
 
+/** A change acting in an organization reads both; made once, not for each of those endpoints. */
+const organizationAndIdempotencyHeaders = organizationHeader.extend(idempotencyHeader.shape);
+
 const linkHeader = nextLinkHeader('With ?limit=N, when more items follow: `<path?limit=N&cursor=…>; rel="next"`');
 
 interface RestEndpoint {
@@ -84,11 +87,14 @@ export function restEndpoint(endpoint: RestEndpoint): Meta {
   const statuses = [...new Set([...endpoint.errors, ...ALWAYS, ...(change ? IDEMPOTENCY_ERRORS : [])])].sort(
     (a, b) => a - b,
   );
+  const organizationScoped = endpoint.organizationScoped === true;
   const requestHeaders = change
-    ? endpoint.organizationScoped
-      ? organizationHeader.extend(idempotencyHeader.shape)
+    ? organizationScoped
+      ? organizationAndIdempotencyHeaders
       : idempotencyHeader
-    : endpoint.organizationScoped && organizationHeader;
+    : organizationScoped
+      ? organizationHeader
+      : undefined;
   return {
     openapi: {
       method: endpoint.method,
