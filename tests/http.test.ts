@@ -71,6 +71,13 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
         trpc: [head('TRACE /trpc/users.me HTTP/1.1')],
       },
       {
+        name: "CONNECT, a proxy's tunnel",
+        status: 405,
+        code: 'METHOD_NOT_SUPPORTED',
+        rest: [head('CONNECT example.com:443 HTTP/1.1')],
+        trpc: [head('CONNECT /trpc/users.me HTTP/1.1')],
+      },
+      {
         name: 'path parameter over 5000 characters',
         status: 414,
         code: 'BAD_REQUEST',

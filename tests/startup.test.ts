@@ -98,7 +98,10 @@ describe('start-up settings', () => {
 
   it('refuses an unknown DATABASE_URL scheme, naming the ones it knows', () => {
     const result = startWith({ DATABASE_URL: 'postgres://db/x' });
-    expectOneLineFailure(result, /DATABASE_URL: .*mysql:\/\/, mariadb:\/\/, file: or .*:memory:/);
+    expectOneLineFailure(
+      result,
+      /^Invalid settings: DATABASE_URL must start with mysql:\/\/, mariadb:\/\/, file: or .*:memory:/,
+    );
   });
 
   // Behaviour §1: one line that says what to fix, and never the password the URL holds.
@@ -109,11 +112,22 @@ describe('start-up settings', () => {
     ['mariadb://orgs:S3cretPass@127.0.0.1:3306/', /DATABASE_URL names no database: add \/<database>/],
     ['mariadb://', /DATABASE_URL names no host/],
     ['file:', /DATABASE_URL names no file: give file:PATH or :memory:/],
+    ['file:./data/orgs.db?mode=ro', /DATABASE_URL file: takes no \?options/],
   ])('refuses DATABASE_URL=%s in one line, without its password', (url, what) => {
     const result = startWith({ DATABASE_URL: url });
     expectOneLineFailure(result, what);
     expect(result.stderr).not.toContain('S3cretPass');
+    expect(result.stderr).not.toContain('DATABASE_URL: DATABASE_URL');
   });
+
+  // Node's timers hold at most 2^31 - 1 ms: past it one fires at once, with a warning that is no JSON line.
+  it.each(['DB_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS', 'SHUTDOWN_TIMEOUT_MS', 'RATE_LIMIT_WINDOW_MS', 'WEBHOOK_LEASE_MS'])(
+    'refuses a %s over a day, in one line',
+    (setting) => {
+      const result = startWith({ [setting]: '2147483648' });
+      expectOneLineFailure(result, new RegExp(`${setting}: .*86400000`));
+    },
+  );
 
   // Keys jose would refuse for their algorithm: every token would get 503, so the start refuses them.
   it.each([

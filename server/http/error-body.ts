@@ -6,8 +6,9 @@
  * raises before there is a request at all (headers too large, URL too long, a slow client), unknown
  * paths (404), methods a known path does not serve (405 with `Allow`), and unexpected failures.
  */
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_STATUS, type ErrorBody, type ErrorCode } from '../../shared/errors.ts';
@@ -120,15 +121,28 @@ export function answerClientError(this: FastifyInstance, error: ConnectionError,
     message = 'A header holds a character HTTP does not allow';
   }
   this.log.info({ status, parserError: error.code }, 'client error');
+  answerAndClose(socket, url, status, message);
+}
+
+/** An error answered on the bare socket, which is then closed: what follows cannot be trusted to frame a request. */
+function answerAndClose(socket: Duplex, url: string | undefined, status: number, message: string, headers = ''): void {
   if (socket.writable) {
     const body = JSON.stringify(errorPayload(url, status, message));
     socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${SECURITY_HEADER_LINES}Content-Type: application/json; charset=utf-8\r\n` +
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${SECURITY_HEADER_LINES}${headers}Content-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
-  // As Node does itself: the rest of what the socket carries cannot be trusted to frame a request.
   socket.destroy();
+}
+
+/**
+ * The server's `connect` listener: a CONNECT request (a proxy's tunnel) is 405. Without a
+ * listener Node closes its socket without an answer.
+ */
+export function refuseConnect(request: IncomingMessage, socket: Duplex): void {
+  // An empty Allow: the authority a CONNECT names is no resource here, and serves no method.
+  answerAndClose(socket, request.url, 405, 'CONNECT is not served here: this is not a proxy', 'Allow: \r\n');
 }
 
 const hasBody = (request: FastifyRequest) =>
@@ -174,6 +188,7 @@ export function registerErrorHandlers(app: FastifyInstance): void {
   };
   app.setErrorHandler((error: FastifyError, request, reply) => sendError(request, reply, error));
   app.setNotFoundHandler(answerUnrouted);
+  app.server.on('connect', refuseConnect);
   const requestTimeoutMs = app.server.requestTimeout;
   // preParsing: after the onRequest hooks (security headers, rate limit), before a body is read, so
   // an unrouted request is answered 404 or 405 whatever its body holds.

@@ -13,6 +13,17 @@ const booleanSetting = (fallback: boolean) =>
     .optional()
     .transform((value) => (value === undefined ? fallback : value === 'true' || value === '1'));
 
+/**
+ * The longest any *_MS setting may be: a day. Each becomes a timer, and Node's timers hold at most
+ * 2^31 - 1 ms (24.8 days; past it one fires at once, with a warning that is not a JSON log line);
+ * the socket timeout doubles REQUEST_TIMEOUT_MS. No wait this service makes needs longer.
+ */
+const MAX_WAIT_MS = 86_400_000;
+
+/** A setting in milliseconds, `least` to a day. */
+const waitMs = (least: number, fallback: number) =>
+  z.coerce.number().int().min(least).max(MAX_WAIT_MS).default(fallback);
+
 const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** `500ms`, `5s`, `5m`, `2h`, `1d` in milliseconds; undefined for anything else. */
@@ -57,7 +68,7 @@ const settingsSchema = z.object({
   JWT_JWKS_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
   JWT_PUBLIC_KEY: z.string().optional(),
   /** Least time between two fetches of the JWKS (an unknown `kid` triggers a refetch). */
-  JWT_JWKS_COOLDOWN_MS: z.coerce.number().int().min(0).default(30_000),
+  JWT_JWKS_COOLDOWN_MS: waitMs(0, 30_000),
   JWT_ISSUER: z.string().optional(),
   JWT_AUDIENCE: z.string().optional(),
   REQUIRE_CREATOR_ROLE: booleanSetting(true),
@@ -81,13 +92,13 @@ const settingsSchema = z.object({
     }),
   /** Requests per caller per window; 0 turns rate limiting off. */
   RATE_LIMIT_MAX: z.coerce.number().int().min(0).default(600),
-  RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
+  RATE_LIMIT_WINDOW_MS: waitMs(1000, 60_000),
   /** Redis that keeps the rate-limit counters, shared by every instance pointed at it; unset: per instance. */
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
   /** Prefix of this service's keys in Redis, so that services (or deployments) sharing one Redis keep apart. */
   REDIS_KEY_PREFIX: z.string().min(1).default('org-user-service:'),
   /** Time a client has to send a whole request; a slow sender is cut off (408). */
-  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(15_000),
+  REQUEST_TIMEOUT_MS: waitMs(1000, 15_000),
   /** Open connections at most; more are refused until some close. */
   MAX_CONNECTIONS: z.coerce.number().int().min(1).default(10_000),
   /** Connections in the database pool (behaviour §10). */
@@ -96,7 +107,7 @@ const settingsSchema = z.object({
    * The longest a request waits for a database connection or statement, and the time one
    * transaction may take with its retries (behaviour §10); past it, 503 with Retry-After.
    */
-  DB_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
+  DB_TIMEOUT_MS: waitMs(100, 5000),
   /**
    * Audit event subscriptions (behaviour §9): how often an instance with subscribers looks for new
    * events (about the longest delay of a delivery), and how many events may wait for one
@@ -107,12 +118,12 @@ const settingsSchema = z.object({
   /** How long an invitation stays open (behaviour §8), in hours; fractions allowed, ten years at most. */
   INVITATION_TTL_HOURS: z.coerce.number().positive().max(87_600).default(168),
   /** On SIGTERM, time from the signal to the exit: the drain, then in-flight requests finishing. */
-  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(15_000),
+  SHUTDOWN_TIMEOUT_MS: waitMs(0, 15_000),
   /**
    * On SIGTERM, time requests are still served (while /readyz fails) before the listener closes:
    * long enough for a load balancer to notice and send the traffic elsewhere.
    */
-  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(0),
+  SHUTDOWN_DRAIN_MS: waitMs(0, 0),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** The application's permissions, instance roles and grants (behaviour §11), a JSON file read at start. */
   ROLES_FILE: z.string().optional(),
@@ -128,7 +139,7 @@ const settingsSchema = z.object({
   /** An endpoint whose every attempt has failed for this long is disabled; fractions allowed. */
   WEBHOOK_DISABLE_AFTER_HOURS: z.coerce.number().positive().max(87_600).default(120),
   /** How long an instance's claim on an attempt holds; a dead instance's claims are taken over after it. */
-  WEBHOOK_LEASE_MS: z.coerce.number().int().min(1000).default(30_000),
+  WEBHOOK_LEASE_MS: waitMs(1000, 30_000),
   /** How often each instance looks for committed events to hand out and attempts that are due. */
   WEBHOOK_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(200),
   /** Attempts one instance makes at once, over all endpoints (each endpoint gets a few of them at most). */
@@ -236,7 +247,11 @@ const withoutEmptyValues = (env: NodeJS.ProcessEnv) =>
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const result = settingsSchema.safeParse(withoutEmptyValues(env));
   if (!result.success) {
-    const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    const problems = result.error.issues.map(({ path, message }) => {
+      const name = path.join('.');
+      // A message that names its setting already (DATABASE_URL's, engine.ts) is not prefixed twice.
+      return message.startsWith(`${name} `) ? message : `${name}: ${message}`;
+    });
     throw new SettingsError(`Invalid settings: ${problems.join('; ')}`);
   }
   const settings = {

@@ -52,6 +52,8 @@ export function locateDatabase(url: string): DatabaseLocation {
   if (url.startsWith('file:')) {
     const file = url.replace(/^file:(\/\/)?/, '');
     if (file === '') throw new Error('DATABASE_URL names no file: give file:PATH or :memory:');
+    // The driver would take `?mode=ro` as part of the file's name and make that file.
+    if (/[?#]/.test(file)) throw new Error('DATABASE_URL file: takes no ?options or #fragment: give file:PATH');
     return { url, engine: 'sqlite', dialect: 'sqlite', file };
   }
   throw new Error(
