@@ -154,6 +154,12 @@ describe('start-up settings', () => {
     );
   });
 
+  it('refuses a JWT_JWKS_URL with a user or password, which fetch refuses, without showing it', () => {
+    const result = startWith({ JWT_JWKS_URL: 'https://keys:S3cretPass@keys.example.test/jwks.json' });
+    expectOneLineFailure(result, /^Invalid settings: JWT_JWKS_URL: .*user or password/m);
+    expect(result.stderr).not.toContain('S3cretPass');
+  });
+
   // A browser's Origin header is scheme://host[:port]: an entry of another shape would never match.
   it.each(['notanorigin', 'https://b.example.test/', 'https://b.example.test/app'])(
     'refuses CORS_ORIGINS with %s, which is not an origin',

@@ -64,8 +64,13 @@ const settingsSchema = z.object({
       }
     }),
   JWT_SECRET: z.string().optional(),
-  /** Fetched with HTTP: any other scheme would give every token 503. */
-  JWT_JWKS_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+  /** Fetched with HTTP: any other scheme, or credentials in it, would give every token 503. */
+  JWT_JWKS_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+    .refine((url) => !/^[a-z]+:\/\/[^/]*@/i.test(url), {
+      error: 'must not carry a user or password: fetch refuses such URLs',
+    })
+    .optional(),
   JWT_PUBLIC_KEY: z.string().optional(),
   /** Least time between two fetches of the JWKS (an unknown `kid` triggers a refetch). */
   JWT_JWKS_COOLDOWN_MS: waitMs(0, 30_000),

@@ -162,6 +162,9 @@ function remoteKeys(url: string, cooldownMs: number, log: KeyLog): JWTVerifyGetK
     cooldownDuration: cooldownMs,
     cacheMaxAge: 10 * 60_000,
   });
+  // Logged without any user, password or query string the URL may carry.
+  const { origin, pathname } = new URL(url);
+  const shownUrl = origin + pathname;
   let failing = false;
   return async (header, token) => {
     try {
@@ -171,7 +174,7 @@ function remoteKeys(url: string, cooldownMs: number, log: KeyLog): JWTVerifyGetK
       return key;
     } catch (error) {
       if (!failedToObtainKeys(error)) throw error;
-      if (!failing) log.warn({ err: error, url }, 'token keys: cannot obtain the JWKS, answering 503');
+      if (!failing) log.warn({ err: error, url: shownUrl }, 'token keys: cannot obtain the JWKS, answering 503');
       failing = true;
       throw new KeysUnavailable('Token keys are unavailable', { cause: error });
     }
