@@ -4,8 +4,8 @@
  * 1280 px or at 375 px; a confirmation in a table's row stays on the screen with the item it
  * names; at 375 px every table's cell says its column; a change of memberships refreshes the
  * member count at once; a role choice offers only the roles the caller may give; the member picker
- * offers only what the text typed finds; and a search the
- * service refuses says why next to the search box.
+ * offers only what the text typed finds; a search the service refuses says why next to the
+ * search box; and a page that found the service gone comes back by itself with it.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -232,6 +232,42 @@ describe('the console at its edges (behaviour §14)', () => {
       expect(unlabelled, section).toEqual([]);
     }
     expect(problems).toEqual([]);
+  });
+
+  it('comes back by itself when the service does, on a page that showed it unreachable', async () => {
+    // A service of its own, stopped and started again on the same port and database.
+    const outageDatabase = await embedded.create();
+    let outage = await startConsoleService(outageDatabase.url);
+    const { port } = new URL(outage.baseUrl);
+    try {
+      const token = await tokenFor(`${run}-outage`, { role: 'owner' });
+      const call = (method: string, path: string, body: object) => restCall(outage.baseUrl, method, path, token, body);
+      expect(
+        (await call('POST', '/users', { first_name: 'Oona', last_name: 'Outage', email: `${run}-outage@example.com` }))
+          .status,
+      ).toBe(201);
+      const created = await call('POST', '/organizations', {
+        organization_name: 'Down Corp',
+        organization_description: '',
+      });
+      expect(created.status).toBe(201);
+      const { page } = await openConsoleAt(browser, outage.baseUrl, {
+        path: `/organizations/${String(created.body.organization_id)}/members`,
+        token,
+      });
+      await page.getByText('Oona Outage').first().waitFor(SHOWN_WITHIN);
+      outage.kill();
+      await outage.exited;
+      await navigation(page).getByRole('link', { name: 'Teams' }).click();
+      await page.getByText('The service could not be reached').waitFor(SHOWN_WITHIN);
+      outage = await startConsoleService(outageDatabase.url, port);
+      // No click, no reload: the page asks again on its own (every 5 s while it shows the failure).
+      await page.getByText('This organization has no teams yet.').waitFor({ timeout: 5_000 + SHOWN_WITHIN.timeout });
+      expect(await page.getByText('The service could not be reached').count()).toBe(0);
+    } finally {
+      outage.kill();
+      await outageDatabase.drop();
+    }
   });
 
   it("refreshes the settings' member count at once after a member is added or removed", async () => {
