@@ -250,6 +250,20 @@ describeOnEachDatabase('verified domains and joining (behaviour §17)', (target)
     expect(organization.body.member_count).toBe(4);
   });
 
+  it('approves a join request sent with no body, or with an empty one labelled JSON: the body may be left out', async () => {
+    const { domain, owner, organizationId } = await organizationWithDomain('suggestion');
+    const people = await Promise.all([1, 2].map(() => registerUserAt(server(), domain)));
+    for (const [index, person] of people.entries()) {
+      const joined = await call('POST', `/organizations/${organizationId}/join`, person);
+      expect(joined.status, JSON.stringify(joined.body)).toBe(202);
+      const approval = `/organizations/${organizationId}/join-requests/${joined.body.request_id}/approve`;
+      const options = index === 0 ? {} : { rawBody: '', headers: { 'content-type': 'application/json' } };
+      const approved = await server().call('POST', approval, { token: owner.token, ...options });
+      expect(approved.status, JSON.stringify(approved.body)).toBe(201);
+      expect(approved.body).toMatchObject({ user_id: person.id, role: 'member' });
+    }
+  });
+
   it('makes a join request where the enrollment is suggestion: listed, approved, rejected or withdrawn', async () => {
     const { domain, owner, organizationId } = await organizationWithDomain('suggestion');
     const [first, second, third] = await Promise.all([1, 2, 3].map(() => registerUserAt(server(), domain)));

@@ -169,6 +169,23 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
     expect(justUnder.status).toBe(200);
   });
 
+  it('answers an empty body labelled JSON, where a body is needed, with a 400 that says so, changing nothing', async () => {
+    const user = await registerUser(server());
+    for (const path of ['/users', '/api/users']) {
+      const empty = await server().call('PUT', path, {
+        token: user.token,
+        rawBody: '',
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(empty.status, path).toBe(400);
+      expect(empty.body, path).toEqual({
+        code: 'BAD_REQUEST',
+        message: 'The request body is empty: this operation needs a JSON object',
+      });
+    }
+    expect((await server().call('GET', '/users', { token: user.token })).body.first_name).toBe(`First ${user.id}`);
+  });
+
   it('names what is wrong: a repeated, unreadable or out-of-range limit, an over-long webhook URL', async () => {
     const owner = await registerUser(server());
     const organizationId = await createOrganization(server(), owner);

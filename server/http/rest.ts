@@ -73,6 +73,12 @@ function assertJsonBody(request: FastifyRequest, required: boolean): void {
       message: `Expected a JSON body with Content-Type: application/json; got ${contentType ? 'Content-Type: ' + JSON.stringify(contentType) : 'no Content-Type'}`,
     });
   }
+  if (request.body === undefined) {
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: 'The request body is empty: this operation needs a JSON object',
+    });
+  }
 }
 
 function sendError(reply: FastifyReply, cause: unknown): FastifyReply {
@@ -106,7 +112,12 @@ function readsBody(procedure: Parameters<typeof getInputOutputParsers>[0], metho
 export function restPlugin(router: AppRouter, createContext: CreateContext, authenticate: VerifyToken) {
   // eslint-disable-next-line @typescript-eslint/require-await -- a Fastify plugin: its promise tells Fastify it is done
   return async (app: FastifyInstance) => {
-    parseJsonBodiesAs(app, fastifyJsonParser(app));
+    // An empty body is no body, whatever its Content-Type says: a body that may be left out may
+    // also come empty, as clients that always send the header send it.
+    const parseJson = fastifyJsonParser(app);
+    parseJsonBodiesAs(app, (request, text, done) =>
+      text === '' ? done(null, undefined) : parseJson(request, text, done),
+    );
     const authenticated = authenticateFirst(app, authenticate);
     forEachOpenApiProcedure(router._def.procedures, ({ path, type, procedure, meta }) => {
       const { method, path: restPath } = meta.openapi as { method: HttpMethod; path: string };
