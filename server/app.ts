@@ -24,7 +24,7 @@ import { openApiDocumentOnDemand, openApiPlugin } from './http/openapi.ts';
 import { registerProtection } from './http/protection.ts';
 import { referencePagePlugin } from './http/reference-page.ts';
 import { restPlugin } from './http/rest.ts';
-import { registerRetryAfter } from './http/retry-after.ts';
+import { registerStatusHeaders } from './http/status-headers.ts';
 import { registerProcessingLimit } from './http/processing-limit.ts';
 import { RequestsInFlight } from './platform/requests-in-flight.ts';
 import { registerStopping, StopAwareResponse } from './http/stopping.ts';
@@ -164,7 +164,7 @@ export async function startService(settings: Settings): Promise<Service> {
     metrics?.instrumentRequests(app);
     registerErrorHandlers(app);
     refuseMalformedQueryStrings(app);
-    registerRetryAfter(app);
+    registerStatusHeaders(app);
     await registerProtection(app, settings, verifyToken);
     const createContext = contextFactory({
       db,

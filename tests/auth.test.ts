@@ -68,6 +68,12 @@ describeOnEachDatabase('token checks', (target) => {
         });
         expect(response.status, String(authorization).slice(0, 40)).toBe(401);
         expect(response.body).toEqual({ code: 'UNAUTHORIZED', message: expect.any(String) });
+        // RFC 9110 §11.6.1: a 401 names the scheme that authenticates.
+        expect(response.headers.get('www-authenticate')).toBe('Bearer');
+      }
+      for (const path of ['/trpc/users.me', '/scim/v2/Users', '/api/organizations']) {
+        const response = await server().call('GET', path);
+        expect([response.status, response.headers.get('www-authenticate')], path).toEqual([401, 'Bearer']);
       }
       // The same hand signing with a plain header passes, so the refusals above are about their flaw.
       expect(await statusWith(server(), `Bearer ${signedByHand({ alg: 'HS256', typ: 'JWT' }, live)}`)).toBe(200);

@@ -50,7 +50,7 @@ export function registerStopping(app: FastifyInstance): Stopping {
   // A callback hook, not an async one: it runs on every request (see http/logging.ts).
   app.addHook('onRequest', (_request, reply, done) => {
     if (phase !== 'closing') return done();
-    // Retry-After, as on every 503, comes from http/retry-after.ts.
+    // Retry-After, as on every 503, comes from http/status-headers.ts.
     void reply.status(503).send(REFUSED);
   });
   // Whoever closes the app (the signal handler after the drain, or a test) gets the same refusal.
