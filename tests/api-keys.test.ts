@@ -191,6 +191,10 @@ describeOnEachDatabase('organization API keys', (target) => {
       expect(answer.status, `${method} ${path}: ${JSON.stringify(answer.body)}`).toBe(403);
     }
     expect((await server().call('GET', '/organizations', { token: owner.token })).body).toHaveLength(1);
+    // The permission catalogue is the deployment's, no person's: a key that manages roles reads it.
+    const catalogue = await asKey(key.secret, 'GET', '/permissions');
+    expect(catalogue.status, JSON.stringify(catalogue.body)).toBe(200);
+    expect(catalogue.body).toContainEqual(expect.objectContaining({ permission: 'members:read' }));
   });
 
   it('never makes a key holding more than the key that makes it', async () => {

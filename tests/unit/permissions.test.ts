@@ -28,12 +28,13 @@ const OPERATIONS: Record<
   | `${ServicePermission} or ${ServicePermission}`
   | `${ServicePermission}, and ${ServicePermission} for ${string}`
   | 'caller'
+  | 'anyone'
   | 'creator'
   | 'application'
 > = {
   'users.create': 'creator',
   'users.me': 'caller',
-  'permissions.catalogue': 'caller',
+  'permissions.catalogue': 'anyone',
   'users.update': 'caller',
   'account.export': 'caller',
   'account.delete': 'caller',

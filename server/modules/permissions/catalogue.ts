@@ -1,18 +1,18 @@
 /**
  * GET /permissions (also under /api): every permission a role may name or a check may ask about,
- * with its description, for any signed-in caller (behaviour §11). The console's role editor lists
- * them; they are the deployment's, not an organization's, so no membership is needed.
+ * with its description, for any signed-in caller, a person or a key (behaviour §11). The console's
+ * role editor lists them; they are the deployment's, not an organization's, so no membership is needed.
  */
 import { permissionCatalogueOutput } from '../../../shared/permissions.ts';
 import { APPLICATION_ONLY, OWNERS_ONLY } from '../../platform/role-catalogue.ts';
-import { callerProcedure } from '../../platform/rpc/procedures.ts';
+import { anyCallerProcedure } from '../../platform/rpc/procedures.ts';
 import { restEndpoint } from '../../platform/rpc/rest-meta.ts';
 import { tags } from './rest.ts';
 
 const ownersOnly = new Set<string>(OWNERS_ONLY);
 const applicationOnly = new Set<string>(APPLICATION_ONLY);
 
-export const permissionCatalogueProcedure = callerProcedure
+export const permissionCatalogueProcedure = anyCallerProcedure
   .meta(
     restEndpoint({
       method: 'GET',

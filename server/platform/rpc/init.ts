@@ -30,7 +30,7 @@ export type Meta = OpenApiMeta<{
   wholeListStreamed?: boolean;
   /** Its JSON body may be left out, every field of it being optional (rest-meta.ts). */
   bodyOptional?: true;
-  access?: 'caller' | 'creator' | 'application';
+  access?: 'caller' | 'anyone' | 'creator' | 'application';
   permission?: Requirement;
   orSelf?: string;
   whenGiven?: { field: string; may: ServicePermission };

@@ -1,6 +1,6 @@
 /**
  * Who may call a procedure, said by the builder it starts from (behaviour §3, §16): a person acting
- * on what is their own (`callerProcedure`), a creator (the token's role, or the application's key),
+ * on what is their own (`callerProcedure`), anyone signed in, a person or a key (`anyCallerProcedure`), a creator (the token's role, or the application's key),
  * the application's key alone (`applicationProcedure`), or an actor in an organization, a person or
  * a key, holding what the procedure names (`organizationProcedure`). Each adds what it proved to the
  * context, so a handler holds no permission ifs, and each records its access in the procedure's
@@ -95,6 +95,20 @@ export const callerProcedure = publicProcedure
   .use((call) =>
     authenticated(call, (caller, db) =>
       caller.kind === 'person' ? call.next({ ctx: { caller, db } }) : refusedKey(call.ctx, db, caller),
+    ),
+  );
+
+/**
+ * Any signed-in caller, a person or a live key: what is the deployment's, neither a person's own nor
+ * an organization's (the permission catalogue, which a key that manages roles reads as a person does).
+ */
+export const anyCallerProcedure = publicProcedure
+  .meta({ access: 'anyone' })
+  .use((call) =>
+    authenticated(call, (caller, db) =>
+      caller.kind === 'person'
+        ? call.next({ ctx: { caller, db } })
+        : withLiveKey(db, caller, useRecordFailed(call.ctx), () => call.next({ ctx: { caller, db } })),
     ),
   );
 
