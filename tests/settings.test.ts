@@ -581,7 +581,8 @@ describe('the bundle on MariaDB', () => {
     const id = uniqueId('locked');
     const token = await ownerToken(id);
     await createUserAndOrganization(service.baseUrl, id, token);
-    const rename = () => restCall(service.baseUrl, 'PUT', '/users', token, { first_name: 'Renamed' });
+    // A value the statement carries: the log line of the refusal must not (behaviour §16).
+    const rename = () => restCall(service.baseUrl, 'PUT', '/users', token, { first_name: 'RenamedQx7Value' });
     const locker = await mysql.createConnection({ uri: database.url.replace(/^mariadb:/, 'mysql:') });
     try {
       await locker.beginTransaction();
@@ -597,6 +598,9 @@ describe('the bundle on MariaDB', () => {
       await locker.end();
     }
     expect((await rename()).status).toBe(200);
+    const refusals = service.entries().filter((entry) => entry.msg === 'database unavailable');
+    expect(refusals.length).toBeGreaterThan(0);
+    expect(JSON.stringify(refusals)).not.toMatch(/RenamedQx7Value|update `users`/i);
   });
 
   it('keeps the stream of a subscriber that reads nothing while fewer than EVENTS_SUBSCRIBER_BACKLOG events wait for it', async () => {

@@ -23,9 +23,38 @@ export function requestId(request: IncomingMessage): string {
  */
 export function createLogger(level: string): Logger {
   return pino(
-    { level, redact: ['req.headers.authorization', 'headers.authorization'] },
+    { level, redact: ['req.headers.authorization', 'headers.authorization'], serializers: { err: errorWithoutValues } },
     pino.destination({ sync: false }),
   );
+}
+
+/** What a driver's error carries of the statement it failed: the SQL with its values, and those values. */
+const STATEMENT_FIELDS = ['sql', 'sqlMessage', 'values', 'parameters'] as const;
+
+/** A quoted literal in a driver's message, unless it names a key, column, table or constraint. */
+const QUOTED_VALUE = /(?<!\b(?:key|column|table|constraint|database|index) )'(?:[^'\\]|\\.)*'/gi;
+
+/**
+ * An error as a log line shows it: pino's own serializer, without the statement a database error
+ * carries, whose values are the callers' data (webhook secrets, key hashes, private metadata,
+ * e-mail addresses; behaviour §16), and with the values quoted in its message (`Duplicate entry
+ * '...' for key 'users_email_unique'`) left out. Also for the causes it nests.
+ */
+function errorWithoutValues(error: Error): Record<string, unknown> {
+  return withoutValues(pino.stdSerializers.err(error) as Record<string, unknown>);
+}
+
+function withoutValues(serialized: Record<string, unknown>): Record<string, unknown> {
+  if (STATEMENT_FIELDS.some((field) => field in serialized)) {
+    for (const field of STATEMENT_FIELDS) delete serialized[field];
+    for (const text of ['message', 'stack'] as const) {
+      const value = serialized[text];
+      if (typeof value === 'string') serialized[text] = value.replace(QUOTED_VALUE, "'...'");
+    }
+  }
+  const { cause } = serialized;
+  if (cause !== null && typeof cause === 'object') withoutValues(cause as Record<string, unknown>);
+  return serialized;
 }
 
 export function registerRequestLogging(app: FastifyInstance): void {
