@@ -29,6 +29,11 @@ const CONNECTION_ERROR_CODES = new Set([
   'PROTOCOL_CONNECTION_LOST',
   'ER_SERVER_SHUTDOWN',
   'ER_CON_COUNT_ERROR',
+  // The database refuses the service's login (a password changed, a grant or the database dropped):
+  // an outage for the operator to mend, as /readyz says, not a failure of the request.
+  'ER_ACCESS_DENIED_ERROR',
+  'ER_DBACCESS_DENIED_ERROR',
+  'ER_BAD_DB_ERROR',
   'POOL_ACQUIRE_TIMEOUT',
 ]);
 
