@@ -6,6 +6,9 @@
 /** The largest request body (behaviour §5): larger is answered 413. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/** Arrays and objects a JSON body may open inside each other (behaviour §5). */
+export const MAX_JSON_DEPTH = 64;
+
 /**
  * The request line and headers together (Node's default, made explicit): larger is answered 431,
  * or 414 when the URL alone is over it.

@@ -165,6 +165,40 @@ describeOnEachDatabase('text fields', (target) => {
     expect((await server().call('GET', '/users', { token: user.token })).body).toEqual(before);
   });
 
+  it('refuses a body nested deeper than 64 levels with 400, with an Idempotency-Key too, on REST and tRPC', async () => {
+    const user = await registerUser(server());
+    let before = (await server().call('GET', '/users', { token: user.token })).body;
+    // In a field the operation ignores, with brackets inside a string that must not count.
+    const nested = (levels: number) =>
+      `{"first_name":"Deep [{","padding":${'['.repeat(levels)}"]}"${']'.repeat(levels)}}`;
+    for (const [method, path] of [
+      ['PUT', '/users'],
+      ['POST', '/trpc/users.update'],
+    ] as const) {
+      for (const idempotencyKey of [undefined, `deep-${path}`]) {
+        const response = await fetch(`${server().baseUrl}${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${user.token}`,
+            'content-type': 'application/json',
+            ...(idempotencyKey && { 'idempotency-key': idempotencyKey }),
+          },
+          body: nested(5000),
+        });
+        const answer = await response.json();
+        expect(response.status, `${method} ${path}`).toBe(400);
+        const message = path.startsWith('/trpc') ? answer.error.message : answer.message;
+        expect(message).toBe('The JSON body is nested deeper than 64 levels');
+      }
+      expect((await server().call('GET', '/users', { token: user.token })).body).toEqual(before);
+      // 63 levels inside the body's own object: taken.
+      const fits = await server().call(method, path, { token: user.token, rawBody: nested(63) });
+      expect(fits.status, `${method} ${path}`).toBe(200);
+      before = (await server().call('GET', '/users', { token: user.token })).body;
+      expect(before.first_name).toBe('Deep [{');
+    }
+  });
+
   it('refuses the same input over tRPC with the same code and issue', async () => {
     const user = await registerUser(server());
     const response = await server().call('POST', '/trpc/users.update', {
