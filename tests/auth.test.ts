@@ -51,6 +51,10 @@ describeOnEachDatabase('token checks', (target) => {
         `Token ${valid}`,
         'Bearer not.a.jwt',
         `Bearer ${valid}x`,
+        `Bearer ${valid}!!`,
+        `Bearer ${valid.slice(0, -5)}!${valid.slice(-5)}`,
+        // The same 32 bytes, the last character's spare bits set: not how base64url writes them.
+        `Bearer ${valid.slice(0, -1)}${String.fromCharCode(valid.charCodeAt(valid.length - 1) + 1)}`,
         `Bearer ${forged}`,
         `Bearer ${unsigned}`,
         `Bearer ${tampered}`,

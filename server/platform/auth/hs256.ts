@@ -12,7 +12,16 @@ import { errors, UnsecuredJWT, type JWTClaimVerificationOptions, type JWTPayload
 /** `{"alg":"none"}`: the header under which jose's claim check accepts the verified payload. */
 const UNSIGNED_HEADER = Buffer.from(JSON.stringify({ alg: 'none' })).toString('base64url');
 
+/**
+ * An HS256 signature as base64url writes it: 32 bytes are 43 characters, the last of which carries
+ * 4 bits and two spare zero bits (A, E, I, …). Buffer's decoder skips characters it does not know
+ * and ignores spare bits, so without this `<token>!!`, or one with its last character changed from
+ * A to B, would verify.
+ */
+const SIGNATURE = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
+
 function signatureMatches(key: KeyObject, signingInput: string, signature: string): boolean {
+  if (!SIGNATURE.test(signature)) return false;
   const expected = createHmac('sha256', key).update(signingInput).digest();
   const given = Buffer.from(signature, 'base64url');
   return given.length === expected.length && timingSafeEqual(given, expected);
