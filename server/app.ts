@@ -163,9 +163,10 @@ export async function startService(settings: Settings): Promise<Service> {
     registerProcessingLimit(app, processingLimitMs(settings));
     metrics?.instrumentRequests(app);
     registerErrorHandlers(app);
-    refuseMalformedQueryStrings(app);
     registerStatusHeaders(app);
     await registerProtection(app, settings, verifyToken);
+    // After protection's hooks: the refusal carries the security and CORS headers, and counts against the rate limit.
+    refuseMalformedQueryStrings(app);
     const createContext = contextFactory({
       db,
       verifyToken,

@@ -226,6 +226,7 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
         400,
         { code: 'BAD_REQUEST', message: 'The URL holds a malformed percent-escape' },
       ]);
+      expect(answer.headers.get('x-content-type-options'), query).toBe('nosniff');
     }
     const trpc = await server().call('GET', '/trpc/organizations.list?input=%C3', { token: owner.token });
     expect(trpc.status).toBe(400);
