@@ -9,6 +9,7 @@ import { expect, it } from 'vitest';
 import { toDbTimestamp, type Database } from '../server/platform/database/schema.ts';
 import { describeOnEachDatabase, openBesideService } from './support/databases.ts';
 import { addMember, createOrganization, registerUser, uniqueId } from './support/fixtures.ts';
+import { rawRequest } from './support/raw-http.ts';
 import { startTestServer, useServer } from './support/server.ts';
 import { tokenFor } from './support/tokens.ts';
 
@@ -164,6 +165,29 @@ describeOnEachDatabase('idempotency keys', (target) => {
       });
       expect(response.status, key).toBe(400);
       expect(response.body.issues).toEqual([{ field: 'Idempotency-Key', problem: expect.any(String) }]);
+    }
+    // Two keys in two headers, which Node would join into one key nobody sent ("a, b").
+    const body = JSON.stringify(newOrganization);
+    for (const [path, sent] of [
+      ['/organizations', body],
+      ['/trpc/organizations.create', body],
+    ] as const) {
+      const twice = await rawRequest(
+        server().baseUrl,
+        [
+          `POST ${path} HTTP/1.1`,
+          'Host: 127.0.0.1',
+          `Authorization: Bearer ${owner.token}`,
+          'Content-Type: application/json',
+          `Content-Length: ${Buffer.byteLength(sent)}`,
+          'Idempotency-Key: first',
+          'Idempotency-Key: second',
+        ].join('\r\n'),
+        { body: sent },
+      );
+      expect(twice.status, path).toBe(400);
+      const issues = path.startsWith('/trpc') ? twice.body.error.data.issues : twice.body.issues;
+      expect(issues, path).toEqual([{ field: 'Idempotency-Key', problem: expect.stringMatching(/one key/) }]);
     }
     expect((await server().call('GET', '/organizations', { token: owner.token })).body).toEqual([]);
   });

@@ -6,7 +6,7 @@
 import type { FastifyRequest } from 'fastify';
 import { createContext, type Context, type Services } from '../platform/rpc/context.ts';
 import { verifiedCaller } from './authentication.ts';
-import { authorizationHeader } from './authorization-header.ts';
+import { authorizationHeader, idempotencyKeyHeader } from './repeated-headers.ts';
 import { answeringOf, givenUpSignal } from './processing-limit.ts';
 
 export function contextFactory(services: Services) {
@@ -16,7 +16,7 @@ export function contextFactory(services: Services) {
       authorization: authorizationHeader(req.raw),
       verifiedCaller: verifiedCaller(req),
       organizationIdHeader: req.headers['organization_id'],
-      idempotencyKeyHeader: req.headers['idempotency-key'],
+      idempotencyKeyHeader: idempotencyKeyHeader(req.raw),
       requestPath: req.originalUrl.split('?')[0] ?? '/',
       signal: givenUpSignal(req),
       answering: answeringOf(req),

@@ -41,7 +41,7 @@ const QUOTED_VALUE = /(?<!\b(?:key|column|table|constraint|database|index) )'(?:
  * '...' for key 'users_email_unique'`) left out. Also for the causes it nests.
  */
 function errorWithoutValues(error: Error): Record<string, unknown> {
-  return withoutValues(pino.stdSerializers.err(error) as Record<string, unknown>);
+  return withoutValues(pino.stdSerializers.err(error));
 }
 
 function withoutValues(serialized: Record<string, unknown>): Record<string, unknown> {

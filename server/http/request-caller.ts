@@ -5,7 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Caller, VerifyToken } from '../platform/auth/tokens.ts';
-import { authorizationHeader } from './authorization-header.ts';
+import { authorizationHeader } from './repeated-headers.ts';
 
 const verifications = new WeakMap<FastifyRequest, Promise<Caller>>();
 
