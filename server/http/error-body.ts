@@ -6,7 +6,7 @@
  * raises before there is a request at all (headers too large, URL too long, a slow client), unknown
  * paths (404), methods a known path does not serve (405 with `Allow`), and unexpected failures.
  */
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
@@ -137,6 +137,17 @@ function answerAndClose(socket: Duplex, url: string | undefined, status: number,
 }
 
 /**
+ * The server's `checkExpectation` listener: an `Expect` other than `100-continue` is 417, in the
+ * shape its path's callers read, with the security headers (Node's own 417 has neither).
+ */
+export function refuseExpectation(request: IncomingMessage, response: ServerResponse): void {
+  const message = `Expect ${JSON.stringify(String(request.headers.expect).slice(0, 40))} is not supported; only 100-continue is`;
+  response
+    .writeHead(417, { ...SECURITY_HEADERS, 'content-type': 'application/json; charset=utf-8', connection: 'close' })
+    .end(JSON.stringify(errorPayload(request.url, 417, message)));
+}
+
+/**
  * The server's `connect` listener: a CONNECT request (a proxy's tunnel) is 405. Without a
  * listener Node closes its socket without an answer.
  */
@@ -189,6 +200,7 @@ export function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => sendError(request, reply, error));
   app.setNotFoundHandler(answerUnrouted);
   app.server.on('connect', refuseConnect);
+  app.server.on('checkExpectation', refuseExpectation);
   const requestTimeoutMs = app.server.requestTimeout;
   // preParsing: after the onRequest hooks (security headers, rate limit), before a body is read, so
   // an unrouted request is answered 404 or 405 whatever its body holds.

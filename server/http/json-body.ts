@@ -4,7 +4,7 @@
  * tRPC's (which decode with replacement) would store them. The REST scope parses the text with
  * Fastify's own JSON parser, under the instance's rules for `__proto__` and `constructor` keys;
  * the tRPC scope hands it to tRPC, which parses it itself. A body nested deeper than any operation
- * takes is a 400 before it is parsed.
+ * takes is a 400 before it is parsed, and one with a Content-Encoding (gzip, …) a 415.
  */
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { MAX_JSON_DEPTH } from '../../shared/limits.ts';
@@ -49,6 +49,14 @@ function nestedDeeperThanAllowed(text: string): boolean {
   return false;
 }
 
+const unsupportedCoding = (coding: string): FastifyError =>
+  Object.assign(
+    new Error(
+      `The body's Content-Encoding ${JSON.stringify(coding.slice(0, 40))} is not supported: send it uncompressed`,
+    ),
+    { name: 'BodyEncoded', code: 'ERR_BODY_ENCODED', statusCode: 415 },
+  );
+
 type Parsed = (error: Error | null, body?: unknown) => void;
 type JsonParser = (request: FastifyRequest, text: string, done: Parsed) => void;
 
@@ -56,6 +64,12 @@ type JsonParser = (request: FastifyRequest, text: string, done: Parsed) => void;
 export const strictlyDecoded =
   (parse: JsonParser) =>
   (request: FastifyRequest, body: Buffer, done: Parsed): void => {
+    // Read as it came, a compressed body would be refused as not UTF-8, or taken as plain text.
+    const coding = request.headers['content-encoding'];
+    if (coding !== undefined && coding.trim().toLowerCase() !== 'identity') {
+      done(unsupportedCoding(coding));
+      return;
+    }
     let text: string;
     try {
       text = utf8.decode(body);
