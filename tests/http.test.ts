@@ -363,6 +363,27 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
       }
     }
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+
+    // Inside metadata, whose keys are data: dropped there too, on tRPC as on REST.
+    const organizationId = await createOrganization(server(), user);
+    const patch = (key: string) =>
+      `{"public_metadata":{"${key}":{"__proto__":{"isAdmin":true},"constructor":{"prototype":{"x":1}},"kept":1}}}`;
+    const rest = await server().call('PATCH', `/organizations/${organizationId}/metadata`, {
+      token: user.token,
+      rawBody: patch('rest'),
+    });
+    expect(rest.status, JSON.stringify(rest.body)).toBe(200);
+    const trpc = await server().call('POST', '/trpc/organizations.updateMetadata', {
+      token: user.token,
+      rawBody: `{"organization_id":"${organizationId}",${patch('trpc').slice(1)}`,
+    });
+    expect(trpc.status, JSON.stringify(trpc.body)).toBe(200);
+    const read = await server().request('GET', `/organizations/${organizationId}`, { token: user.token });
+    // The raw text: a parsed object would hide a `__proto__` key.
+    const { public_metadata: metadata } = JSON.parse(await read.text(), (key, value: unknown) =>
+      key === '__proto__' ? { found: true } : value,
+    ) as { public_metadata: Record<string, unknown> };
+    expect(metadata).toEqual({ rest: { kept: 1 }, trpc: { kept: 1 } });
   });
 
   it('takes ids of 128 characters in every path and header that holds one', async () => {

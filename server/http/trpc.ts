@@ -16,7 +16,7 @@ import type { VerifyToken } from '../platform/auth/tokens.ts';
 import { authenticateFirst } from './authentication.ts';
 import type { contextFactory } from './context.ts';
 import { logFailure } from '../platform/errors.ts';
-import { parseJsonBodiesAs } from './json-body.ts';
+import { fastifyJsonParser, parseJsonBodiesAs } from './json-body.ts';
 import { SSE_PING_INTERVAL_MS } from '../platform/rpc/init.ts';
 
 type CreateContext = ReturnType<typeof contextFactory>;
@@ -112,8 +112,9 @@ export function trpcPlugin(
     const authenticated = authenticateFirst(app, authenticate);
     const authenticatedPost: preParsingHookHandler = (request, reply, payload, done) =>
       request.method === 'POST' ? authenticated.call(app, request, reply, payload, done) : done(null, payload);
-    // tRPC parses the JSON body itself, so it gets the text (as its Fastify plugin arranges).
-    parseJsonBodiesAs(app, (_request, text, done) => done(null, text));
+    // Parsed as on REST, `__proto__` and `constructor` keys dropped (behaviour §5) and a malformed
+    // body named so without the parser's own message; tRPC takes the parsed body as it is.
+    parseJsonBodiesAs(app, fastifyJsonParser(app));
     // tRPC sends some errors (415, a refused batch) without a content type, which fetch's Response
     // then calls text/plain: every tRPC answer but a stream is JSON.
     app.addHook('onSend', (_request, _reply, payload, done) => {
