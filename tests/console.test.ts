@@ -96,6 +96,12 @@ describe('the console as the bundle serves it', () => {
       const brotli = await get(asset, { 'accept-encoding': 'gzip, deflate, br' });
       expect(brotli.headers.get('content-encoding')).toBe('br');
       expect(Buffer.from(await brotli.arrayBuffer()).equals(bytes)).toBe(true);
+      // Weights: q=0 refuses a coding, and the heavier of two accepted ones is sent.
+      const codingFor = async (accepted: string) =>
+        (await get(asset, { 'accept-encoding': accepted })).headers.get('content-encoding');
+      expect(await codingFor('br;q=0, gzip')).toBe('gzip');
+      expect(await codingFor('gzip;q=0.5, br;q=0.1')).toBe('gzip');
+      expect(await codingFor('br;q=0, gzip;q=0')).toBeNull();
     }
     const missing = await get('/console/assets/missing-0000.js');
     expect(missing.status).toBe(404);

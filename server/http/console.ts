@@ -16,6 +16,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
+import { negotiate } from '@fastify/accept-negotiator';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SettingsError } from '../platform/config.ts';
 
@@ -91,14 +92,20 @@ function loadFiles(dir: string): Map<string, StaticFile> {
   return files;
 }
 
-/** The copy the client accepts, smallest first: brotli, gzip, then the file itself. */
+/** The codings a copy may have, smallest first: the order the negotiation prefers among equal weights. */
+const CODINGS = ['br', 'gzip', 'identity'] as const;
+
+/**
+ * The copy the client accepts, by Accept-Encoding's weights (`br;q=0` refuses brotli), smallest
+ * first among equals; the file itself when the header refuses every coding there is.
+ */
 function send(request: FastifyRequest, reply: FastifyReply, file: StaticFile, cacheControl: string) {
-  const accepted = String(request.headers['accept-encoding'] ?? '');
   reply.header('content-type', file.type).header('cache-control', cacheControl).header('etag', file.etag);
   reply.header('vary', 'accept-encoding');
   if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
-  if (file.br && /\bbr\b/.test(accepted)) return reply.header('content-encoding', 'br').send(file.br);
-  if (file.gzip && /\bgzip\b/.test(accepted)) return reply.header('content-encoding', 'gzip').send(file.gzip);
+  const available = CODINGS.filter((coding) => coding === 'identity' || file[coding] !== undefined);
+  const coding = negotiate(request.headers['accept-encoding'] ?? 'identity', available);
+  if (coding === 'br' || coding === 'gzip') return reply.header('content-encoding', coding).send(file[coding]);
   return reply.send(file.identity);
 }
 
