@@ -1,4 +1,5 @@
 /** The HTTP surface around the endpoints: bodies, sizes, routes, ids, health, documents, tRPC. */
+import { connect } from 'node:net';
 import { TRPCClientError } from '@trpc/client';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../client/src/index.ts';
@@ -212,6 +213,28 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
       });
     }
     expect((await server().call('GET', '/users', { token: user.token })).body.first_name).toBe(`First ${user.id}`);
+  });
+
+  it('answers a request before closing on the malformed bytes pipelined after it on the same connection', async () => {
+    const user = await registerUser(server());
+    const body = JSON.stringify({ first_name: 'Pipelined' });
+    const { hostname, port } = new URL(server().baseUrl);
+    const received = await new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const socket = connect(Number(port), hostname, () => {
+        socket.write(
+          `PUT /users HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${user.token}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}` +
+            'NOT\x01HTTP at all\r\n\r\n',
+        );
+      });
+      socket.on('data', (chunk) => chunks.push(chunk));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    });
+    // The request's own answer first; the bytes after it end the connection.
+    expect(received.match(/^HTTP\/1\.1 \d{3}/gm)?.[0]).toBe('HTTP/1.1 200');
+    expect((await server().call('GET', '/users', { token: user.token })).body.first_name).toBe('Pipelined');
   });
 
   it('names what is wrong: a repeated, unreadable or out-of-range limit, an over-long webhook URL', async () => {

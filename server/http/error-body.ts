@@ -121,6 +121,11 @@ export function answerClientError(this: FastifyInstance, error: ConnectionError,
     message = 'A header holds a character HTTP does not allow';
   }
   this.log.info({ status, parserError: error.code }, 'client error');
+  // Bytes after a request still being answered (pipelined): that request is answered, then Node
+  // closes the connection. Cut off, its client would take it as not done although it may be
+  // (behaviour §10). (`_httpMessage` is the response Node itself looks at here.)
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (inFlight && !inFlight.writableFinished) return;
   answerAndClose(socket, url, status, message);
 }
 
