@@ -248,12 +248,29 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
       'limit=0',
       'limit=1001',
       'limit=2.5',
+      'limit=0x2',
+      'limit=%201e0%20',
+      'limit=',
     ]) {
       const answer = await server().call('GET', `/organization-user?${query}`, { token: owner.token, organizationId });
       expect(answer.status, query).toBe(400);
       expect(answer.body.issues, query).toEqual([
         { field: 'limit', problem: 'Must be one whole number from 1 to 1000' },
       ]);
+    }
+    // tRPC takes JSON: a number, not text or anything else a query string's conversion might read as one.
+    for (const [limit, status] of [
+      [3, 200],
+      ['3', 400],
+      [true, 400],
+      [[3], 400],
+    ] as const) {
+      const input = encodeURIComponent(JSON.stringify({ limit }));
+      const answer = await server().call('GET', `/trpc/members.page?input=${input}`, {
+        token: owner.token,
+        organizationId,
+      });
+      expect(answer.status, JSON.stringify(limit)).toBe(status);
     }
     // A loopback URL: if the length were not refused first, the URL guard would refuse http (no lookup).
     const hook = await server().call('POST', `/organizations/${organizationId}/webhooks`, {

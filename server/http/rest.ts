@@ -1,6 +1,6 @@
 /**
  * The REST compatibility layer: each procedure with trpc-to-openapi meta served at its legacy path,
- * with trpc-to-openapi's rules for which procedures are exposed and how a query is coerced.
+ * with trpc-to-openapi's rules for which procedures are exposed.
  *
  * Why not trpc-to-openapi's own Fastify plugin: per request it builds a Fetch `Request` (only to
  * get an AbortSignal, whose abort on close then builds a DOMException), binds ten functions onto
@@ -12,13 +12,13 @@
 import { TRPCError } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
-  coerceSchema,
   forEachOpenApiProcedure,
   getInputOutputParsers,
   instanceofZodTypeLikeVoid,
   instanceofZodTypeObject,
   unwrapZodType,
 } from 'trpc-to-openapi';
+import { z } from 'zod';
 import type { AppRouter } from '../modules/router.ts';
 import type { VerifyToken } from '../platform/auth/tokens.ts';
 import { authenticateFirst } from './authentication.ts';
@@ -46,17 +46,41 @@ const fastifyPath = (openApiPath: string) => openApiPath.replace(/\{(\w+)\}/g, '
  * is in the path; an empty object when an optional one is absent), else the query string, with the path parameters on top. DELETE also takes a
  * JSON body: the interface sends `{user_id}` in the body of DELETE /organization-user.
  */
-function inputOf(request: FastifyRequest, method: HttpMethod, withBody: boolean): unknown {
+function inputOf(request: FastifyRequest, method: HttpMethod, withBody: boolean, numberFields: string[]): unknown {
   const params = request.params as Record<string, string>;
   let source: unknown;
   if (withBody) source = request.body === undefined ? {} : request.body;
   else if (takesJsonBody(method)) source = {};
   else
     source = {
-      ...(request.query as object),
+      ...numbersRead(request.query as Record<string, unknown>, numberFields),
       ...(method === 'DELETE' && isPlainObject(request.body) ? request.body : {}),
     };
   return isPlainObject(source) ? { ...source, ...params } : source;
+}
+
+/**
+ * The number fields of a query string read as numbers when they are written in decimal digits;
+ * anything else (`0x2`, ` 1e0 `, a field given twice) stays as it came, and the schema refuses it.
+ * Written here, not by trpc-to-openapi's `coerceSchema`: that turns the procedure's own schema
+ * into a coercing one in place, so tRPC callers too could send `true` or `[3]` for a number.
+ */
+function numbersRead(query: Record<string, unknown>, numberFields: string[]): Record<string, unknown> {
+  let read: Record<string, unknown> | undefined;
+  for (const field of numberFields) {
+    const value = query[field];
+    if (typeof value === 'string' && /^\d{1,15}$/.test(value)) (read ??= { ...query })[field] = Number(value);
+  }
+  return read ?? query;
+}
+
+/** The fields of a query's schema that are numbers (`limit`), which a query string carries as text. */
+function numberFieldsOf(procedure: Parameters<typeof getInputOutputParsers>[0], method: HttpMethod): string[] {
+  const schema = unwrapZodType(getInputOutputParsers(procedure).inputParser, true);
+  if (takesJsonBody(method) || !instanceofZodTypeObject(schema)) return [];
+  return Object.entries(schema.shape)
+    .filter(([, field]) => unwrapZodType(field, false) instanceof z.ZodNumber)
+    .map(([name]) => name);
 }
 
 /**
@@ -88,12 +112,9 @@ function sendError(reply: FastifyReply, cause: unknown): FastifyReply {
 }
 
 /** Whether the procedure takes any input at all (trpc-to-openapi's rule: z.void() takes none). */
-function acceptsInput(procedure: Parameters<typeof getInputOutputParsers>[0], method: HttpMethod): boolean {
+function acceptsInput(procedure: Parameters<typeof getInputOutputParsers>[0]): boolean {
   const schema = unwrapZodType(getInputOutputParsers(procedure).inputParser, true);
-  if (instanceofZodTypeLikeVoid(schema)) return false;
-  // Query strings only carry strings: number and boolean fields parse them (done once, in place).
-  if (!takesJsonBody(method) && instanceofZodTypeObject(schema)) coerceSchema(schema);
-  return true;
+  return !instanceofZodTypeLikeVoid(schema);
 }
 
 /**
@@ -122,7 +143,8 @@ export function restPlugin(router: AppRouter, createContext: CreateContext, auth
     forEachOpenApiProcedure(router._def.procedures, ({ path, type, procedure, meta }) => {
       const { method, path: restPath } = meta.openapi as { method: HttpMethod; path: string };
       const successStatus = (meta as Meta).successStatus ?? 200;
-      const withInput = acceptsInput(procedure, method);
+      const withInput = acceptsInput(procedure);
+      const numberFields = numberFieldsOf(procedure, method);
       const withBody = readsBody(procedure, method, restPath);
       const bodyRequired = withBody && (meta as Meta).bodyOptional !== true;
       const streamsWholeList = method === 'GET' && (meta as Meta).wholeListStreamed === true;
@@ -135,7 +157,7 @@ export function restPlugin(router: AppRouter, createContext: CreateContext, auth
           try {
             if (method !== 'GET') assertJsonBody(request, bodyRequired);
             const ctx = createContext({ req: request });
-            const input = withInput ? inputOf(request, method, withBody) : undefined;
+            const input = withInput ? inputOf(request, method, withBody, numberFields) : undefined;
             // The procedure with its middlewares, input and output checks, called as tRPC's own adapters
             // call it, less their lookup of the procedure by its path (two more async calls a request).
             const call = (rawInput: unknown) => {

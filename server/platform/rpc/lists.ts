@@ -15,10 +15,9 @@ export const DEFAULT_PAGE_SIZE = 100;
 const PAGE_SIZE_PROBLEM = `Must be one whole number from 1 to ${MAX_PAGE_SIZE}`;
 
 /**
- * A page's size, 1 to 1000. A function, not a shared object: the REST layer turns the number fields
- * of a query schema into coercing ones in place (trpc-to-openapi's `coerceSchema`), and that must
- * not leak into other schemas. One problem for whatever is wrong with it: a query's `limit` given
- * twice or as letters coerces to NaN, and one too long to Infinity, which zod would name instead.
+ * A page's size, 1 to 1000. One problem for whatever is wrong with it: a query's `limit` given twice,
+ * written other than in decimal digits or too long stays text (http/rest.ts), which zod would name
+ * otherwise.
  */
 export const pageSize = () => z.number({ error: PAGE_SIZE_PROBLEM }).int({ abort: true }).min(1).max(MAX_PAGE_SIZE);
 
