@@ -33,7 +33,8 @@ export interface EventData {
   /** The membership ended at `expires_at`; the sweep removed it. */
   'member.expired': { role: Role; expires_at: string };
   /** `subject_user_id` is the new owner; the previous owner (the actor) becomes admin. */
-  'ownership.transferred': { previous_owner_user_id: string; new_owner_previous_role: Role };
+  /** `previous_owner_user_id` null: the application's key made the member an owner, and nobody stepped down. */
+  'ownership.transferred': { previous_owner_user_id: string | null; new_owner_previous_role: Role };
   /**
    * `membership_expires_at` only for an invitation to a membership that expires. `email` (here, on
    * revoked and declined) is null once the invitee's account is deleted (behaviour §15).

@@ -48,7 +48,7 @@ export const eventDataSchemas = {
   'member.left': z.object({ role, reason: z.literal('account_deleted').optional() }),
   'member.updated': z.object({ public_metadata_keys: z.array(z.string()) }),
   'member.expired': z.object({ role, expires_at: z.string() }),
-  'ownership.transferred': z.object({ previous_owner_user_id: z.string(), new_owner_previous_role: role }),
+  'ownership.transferred': z.object({ previous_owner_user_id: z.string().nullable(), new_owner_previous_role: role }),
   'invitation.created': invitation.extend({ membership_expires_at: z.string().optional() }),
   'invitation.revoked': invitation,
   'invitation.accepted': z.object({ invitation_id: z.string(), role, expires_at: z.string().optional() }),

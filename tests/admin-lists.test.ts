@@ -13,7 +13,7 @@ import { newId } from '../server/platform/database/ids.ts';
 import { toDbTimestamp, type Database } from '../server/platform/database/schema.ts';
 import { rejection } from './support/api-errors.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
-import { addMember, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
+import { addMember, createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import { useServer, type TestServer } from './support/server.ts';
 import { tokenFor } from './support/tokens.ts';
 
@@ -222,6 +222,37 @@ describeOnEachDatabase(
         expect((await use(key)).status, operation).toBeLessThan(300);
         expect(await lastUseOf(key), operation).not.toBeNull();
       }
+    });
+
+    it('makes a member an owner with transfer-ownership, nobody stepping down: the key holds what it is told it holds', async () => {
+      const key = await applicationKey();
+      const owner = await registerUser(server(), 'first-owner');
+      const organizationId = await createOrganization(server(), owner);
+      const member = await registerUser(server(), 'next-owner');
+      await addMember(server(), owner, organizationId, member, 'member');
+      const check = await server().call('POST', `/organizations/${organizationId}/permissions/check`, {
+        token: key,
+        body: { permissions: ['ownership:transfer'] },
+      });
+      expect(check.body.results).toEqual({ 'ownership:transfer': true });
+      const transferred = await server().call('POST', `/organizations/${organizationId}/transfer-ownership`, {
+        token: key,
+        body: { user_id: member.id },
+      });
+      expect(transferred.status, JSON.stringify(transferred.body)).toBe(200);
+      const roles = await server().call('GET', `/organization-user?limit=10`, { token: owner.token, organizationId });
+      const roleOf = (id: string) =>
+        (roles.body as Array<{ user_id: string; role: string }>).find((row) => row.user_id === id)?.role;
+      expect([roleOf(owner.id), roleOf(member.id)]).toEqual(['owner', 'owner']);
+      const events = await server().call('GET', `/organizations/${organizationId}/events?limit=100`, {
+        token: owner.token,
+      });
+      expect(events.body.at(-1)).toMatchObject({
+        type: 'ownership.transferred',
+        actor_user_id: null,
+        subject_user_id: member.id,
+        data: { previous_owner_user_id: null, new_owner_previous_role: 'member' },
+      });
     });
 
     it('refuses a person and bad input', async () => {

@@ -319,7 +319,9 @@ export async function deleteOrganization(org: InOrganization): Promise<{ message
  * Hands ownership over: the member named becomes owner and the caller admin, in one transaction,
  * so the organization has an owner before and after. Naming a member who is already an owner is
  * allowed: the caller then steps down to admin, which is the same end state. A new owner's
- * membership no longer expires, since an owner's never does (behaviour §11).
+ * membership no longer expires, since an owner's never does (behaviour §11). The application's
+ * key, which acts with every permission but holds no membership, makes the member an owner and
+ * nobody steps down (behaviour §16); an organization's key never holds `ownership:transfer`.
  */
 export async function transferOwnership(
   org: InOrganization,
@@ -328,7 +330,6 @@ export async function transferOwnership(
   const actorUserId = org.access.userId;
   return org.change(async (tx, change) => {
     const roles = await rolesOf(tx, org.organizationId, [input.user_id]);
-    if (actorUserId === null) throw forbidden('Ownership is handed over by an owner, not by a key');
     if (input.user_id === actorUserId) {
       throw badRequest('Ownership cannot be handed to yourself: name another member', [
         { field: 'user_id', problem: 'Must be another member of the organization' },
@@ -337,7 +338,7 @@ export async function transferOwnership(
     const previousRole = roles.get(input.user_id);
     if (!previousRole) throw notFound('The user is not a member of this organization');
     if (previousRole !== 'owner') updateRoleAndExpiry(tx, org.organizationId, input.user_id, 'owner', null);
-    updateRole(tx, org.organizationId, actorUserId, 'admin');
+    if (actorUserId !== null) updateRole(tx, org.organizationId, actorUserId, 'admin');
     await appendEvent(tx, change, {
       type: 'ownership.transferred',
       subjectUserId: input.user_id,
