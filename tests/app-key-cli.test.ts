@@ -4,7 +4,7 @@
  * the folder it runs in, DATABASE_URL naming MariaDB); the key then works on the service run from
  * its bundle, as `npm start` runs it, and is refused (401) by the running service once revoked.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -43,6 +43,24 @@ describe('npm run app-key', () => {
         expect(run.stderr).toMatch(cases[index]![1]);
         expect(run.stderr).toMatch(/^npm run app-key: .*\n$/);
         expect(run.status).toBe(2);
+      }
+      // A database the service does not run on: refused, and no file made.
+      const folder = mkdtempSync(join(tmpdir(), 'orgs-app-key-'));
+      try {
+        const missing = join(folder, 'orgs.db');
+        const [onMissingFile, inMemory] = await Promise.all([
+          runAppKey(['create', '--name', 'Lost'], { DATABASE_URL: `file:${missing}` }),
+          runAppKey(['list'], { DATABASE_URL: ':memory:' }),
+        ]);
+        expect(onMissingFile.stderr).toMatch(
+          new RegExp(`^npm run app-key: DATABASE_URL names ${missing}, which does not exist`),
+        );
+        expect(onMissingFile.status).toBe(1);
+        expect(existsSync(missing)).toBe(false);
+        expect(inMemory.stderr).toMatch(/^npm run app-key: DATABASE_URL=:memory: is a database of this command alone/);
+        expect(inMemory.status).toBe(1);
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
       }
     },
   );

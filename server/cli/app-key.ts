@@ -4,6 +4,8 @@
  * the service. `create` prints the secret once; the database keeps only its SHA-256. Wrong options
  * end with one line and exit code 2; `--help` prints the usage.
  */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { nameText } from '../../shared/text.ts';
@@ -127,9 +129,27 @@ if (options.command === 'revoke' && options.id === undefined) usageError('revoke
 const keyName = options.command === 'create' ? validName(options.name!) : undefined;
 const keyId = options.command === 'revoke' ? validId(options.id!) : undefined;
 
+/**
+ * The embedded database's file must be the service's, already there: opening a file that is not
+ * would make a new, empty database, and a key in it that the running service refuses.
+ */
+function refuseMissingEmbeddedFile({ database }: Settings): void {
+  if (database.file === undefined) return;
+  const problem =
+    database.file === ':memory:'
+      ? 'DATABASE_URL=:memory: is a database of this command alone: a key made there is gone when it ends'
+      : existsSync(database.file)
+        ? undefined
+        : `DATABASE_URL names ${resolve(database.file)}, which does not exist: start the service once (npm start) to make it, or point DATABASE_URL at the service's database`;
+  if (problem === undefined) return;
+  console.error(`npm run app-key: ${problem}`);
+  process.exit(1);
+}
+
 let settings: Settings | undefined;
 try {
   settings = readSettings();
+  refuseMissingEmbeddedFile(settings);
   const orm = await openDatabase(settings.database);
   try {
     await pingDatabase(orm);
