@@ -178,6 +178,47 @@ describeOnEachDatabase('SCIM PATCH and attribute names (behaviour §18)', (targe
     });
   });
 
+  describe('what a PATCH targets (RFC 7644 §3.5.2)', () => {
+    it('refuses a remove without a path with 400 noTarget, for a User and a Group, and changes nothing', async () => {
+      const id = await newUser();
+      const before = (await scim.send('GET', `/Users/${id}`)).body;
+      const group = await scim.send('POST', '/Groups', {
+        schemas: [GROUP_SCHEMA],
+        displayName: uniqueId('Targets'),
+        externalId: 'targets-1',
+        members: [{ value: id }],
+      });
+      expect(group.status, JSON.stringify(group.body)).toBe(201);
+      for (const op of [
+        { op: 'remove' },
+        { op: 'Remove', value: { externalId: 'x' } },
+        { op: 'remove', value: [{ value: id }] },
+      ]) {
+        for (const path of [`/Users/${id}`, `/Groups/${group.body.id}`]) {
+          const answer = await scim.send('PATCH', path, patch({ op: 'replace', path: 'externalId', value: 'y' }, op));
+          expectScimError(answer, 400, 'noTarget');
+          expect(answer.body.detail).toBe('A remove needs a path that names what to remove');
+        }
+      }
+      expect((await scim.send('GET', `/Users/${id}`)).body).toEqual(before);
+      expect((await scim.send('GET', `/Groups/${group.body.id}`)).body).toEqual(group.body);
+    });
+
+    it('adds the value of a replace whose value filter matches nothing, as Entra ID expects', async () => {
+      const id = await newUser();
+      const answer = await scim.send(
+        'PATCH',
+        `/Users/${id}`,
+        patch({ op: 'replace', path: 'emails[type eq "home"].value', value: 'home@example.com' }),
+      );
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(answer.body.emails).toEqual([
+        expect.objectContaining({ type: 'work', primary: true }),
+        { value: 'home@example.com', type: 'home' },
+      ]);
+    });
+  });
+
   describe('null is unassigned (RFC 7643 §2.5): an add or replace of null clears, as a remove does', () => {
     const cleared = { name: { givenName: '', familyName: '' }, emails: [] };
     it.each<[string, object, object]>([
