@@ -210,6 +210,53 @@ describeOnEachDatabase('SCIM 2.0 (behaviour §18)', (target) => {
     });
   });
 
+  describe('a user’s meta.lastModified (RFC 7643 §3.1)', () => {
+    it('moves with every change of what the user holds, and with nothing else', async () => {
+      const email = `${uniqueId('modified')}@example.com`;
+      const created = await scim.send('POST', '/Users', oktaUser(email));
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const path = `/Users/${created.body.id}`;
+      const eventCount = async () => (await eventsOf(server(), owner, organizationId)).length;
+      let lastModified = created.body.meta.lastModified as string;
+      let events = await eventCount();
+      const changes: Array<[string, string, object, boolean]> = [
+        ['an identical PUT', 'PUT', oktaUser(email), false],
+        ['a givenName to its value', 'PATCH', patch({ op: 'replace', path: 'name.givenName', value: 'Ann' }), false],
+        ['an attribute not kept', 'PATCH', patch({ op: 'add', path: 'title', value: 'Admiral' }), false],
+        [
+          "the enterprise extension's manager",
+          'PATCH',
+          patch({
+            op: 'replace',
+            path: 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:manager',
+            value: { value: 'someone' },
+          }),
+          false,
+        ],
+        ['id and meta.created', 'PATCH', patch({ op: 'replace', value: { id: 'x', 'meta.created': 'y' } }), false],
+        ['active to its value', 'PATCH', patch({ op: 'replace', path: 'active', value: 'True' }), false],
+        ['the displayName', 'PATCH', patch({ op: 'replace', path: 'displayName', value: 'Annie Lee' }), true],
+        ['the same displayName', 'PATCH', patch({ op: 'replace', value: { displayName: 'Annie Lee' } }), false],
+        ['the userName in another case', 'PUT', { ...oktaUser(email.toUpperCase()), displayName: 'Annie Lee' }, true],
+        ['deactivated', 'PATCH', patch({ op: 'replace', path: 'active', value: false }), true],
+        ['deactivated again', 'PATCH', patch({ op: 'replace', path: 'active', value: false }), false],
+      ];
+      for (const [change, method, body, changed] of changes) {
+        // Timestamps are kept to the millisecond: a change must come in a later one to be seen.
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        const answer = await scim.send(method, path, body);
+        expect(answer.status, `${change}: ${JSON.stringify(answer.body)}`).toBe(200);
+        const now = answer.body.meta.lastModified as string;
+        if (changed) expect(Date.parse(now), change).toBeGreaterThan(Date.parse(lastModified));
+        else expect(now, change).toBe(lastModified);
+        expect((await scim.send('GET', path)).body.meta.lastModified, change).toBe(now);
+        lastModified = now;
+        if (!changed) expect(await eventCount(), change).toBe(events);
+        events = await eventCount();
+      }
+    });
+  });
+
   describe('users as Entra ID provisions them', () => {
     it('takes its PATCH shapes: "False" as a string, no path with dotted names, filtered paths', async () => {
       const person = await registerUser(server(), 'entra');
