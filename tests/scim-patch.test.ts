@@ -178,6 +178,35 @@ describeOnEachDatabase('SCIM PATCH and attribute names (behaviour §18)', (targe
     });
   });
 
+  describe('name.formatted is read-only (RFC 7643 §7): made of the given and family names', () => {
+    it('ignores one sent in a POST, a PUT or a PATCH', async () => {
+      const email = `${uniqueId('formatted')}@example.com`;
+      const created = await scim.send('POST', '/Users', {
+        schemas: [USER_SCHEMA],
+        userName: email,
+        name: { formatted: 'Dr. Ann Lee', givenName: 'Ann', familyName: 'Lee' },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      expect(created.body.name).toEqual({ givenName: 'Ann', familyName: 'Lee', formatted: 'Ann Lee' });
+      const path = `/Users/${created.body.id}`;
+      const replaced = await scim.send('PUT', path, {
+        schemas: [USER_SCHEMA],
+        userName: email,
+        name: { formatted: 'Prof. Ann Lee', givenName: 'Ann', familyName: 'Lee' },
+      });
+      expect(replaced.status, JSON.stringify(replaced.body)).toBe(200);
+      for (const op of [
+        { op: 'replace', path: 'name.formatted', value: 'Ms. Ann Lee' },
+        { op: 'Replace', value: { 'name.formatted': 'Ms. Ann Lee' } },
+        { op: 'replace', path: 'name', value: { formatted: 'Ms. Ann Lee' } },
+      ]) {
+        const answer = await scim.send('PATCH', path, patch(op));
+        expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+        expect(answer.body).toEqual(created.body);
+      }
+    });
+  });
+
   describe('what a PATCH targets (RFC 7644 §3.5.2)', () => {
     it('refuses a remove without a path with 400 noTarget, for a User and a Group, and changes nothing', async () => {
       const id = await newUser();

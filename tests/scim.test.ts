@@ -89,6 +89,13 @@ describeOnEachDatabase('SCIM 2.0 (behaviour §18)', (target) => {
         required: true,
         uniqueness: 'server',
       });
+      // name.formatted is made of the other two, whatever a client sends (RFC 7643 §7).
+      const name = user.attributes.find((attribute: { name: string }) => attribute.name === 'name');
+      expect(
+        Object.fromEntries(
+          name.subAttributes.map((sub: { name: string; mutability: string }) => [sub.name, sub.mutability]),
+        ),
+      ).toEqual({ givenName: 'readWrite', familyName: 'readWrite', formatted: 'readOnly' });
       // What a User resource holds, no more: a user's groups are not among them (a group names its members).
       expect(user.attributes.map((attribute: { name: string }) => attribute.name)).toEqual([
         'userName',
