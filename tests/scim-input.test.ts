@@ -177,7 +177,7 @@ describeOnEachDatabase('SCIM input and refusals (behaviour §18)', (target) => {
       expectScimError(answer, 400, 'invalidValue');
     });
 
-    it('keeps names trimmed, and an empty one as none', async () => {
+    it('keeps names trimmed, and an empty one as none, left out of the answer (RFC 7643 §2.5)', async () => {
       const email = `${uniqueId('trim')}@example.com`;
       const created = await scim.send('POST', '/Users', {
         schemas: [USER_SCHEMA],
@@ -186,8 +186,33 @@ describeOnEachDatabase('SCIM input and refusals (behaviour §18)', (target) => {
         displayName: '',
       });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
-      expect(created.body).toMatchObject({ userName: email, name: { givenName: 'Ann', familyName: '' } });
+      expect(created.body).toMatchObject({ userName: email, name: { givenName: 'Ann', formatted: 'Ann' } });
+      expect(created.body.name).not.toHaveProperty('familyName');
       expect(created.body.displayName).toBeUndefined();
+      expect((await scim.send('GET', `/Users/${created.body.id}`)).body).toEqual(created.body);
+      // No part of the name given: no name at all, on a POST as on a PATCH that clears both parts.
+      const nameless = await scim.send('POST', '/Users', {
+        schemas: [USER_SCHEMA],
+        userName: `${uniqueId('nameless')}@example.com`,
+        name: { givenName: '', formatted: 'Dr. Nobody' },
+      });
+      expect(nameless.status, JSON.stringify(nameless.body)).toBe(201);
+      expect(nameless.body).not.toHaveProperty('name');
+      const cleared = await scim.send(
+        'PATCH',
+        `/Users/${created.body.id}`,
+        patch({ op: 'replace', path: 'name.givenName', value: '' }),
+      );
+      expect(cleared.status, JSON.stringify(cleared.body)).toBe(200);
+      expect(cleared.body).not.toHaveProperty('name');
+      // A part added to a user without a name makes one.
+      const named = await scim.send(
+        'PATCH',
+        `/Users/${created.body.id}`,
+        patch({ op: 'add', path: 'name.familyName', value: 'Lee' }),
+      );
+      expect(named.status, JSON.stringify(named.body)).toBe(200);
+      expect(named.body.name).toEqual({ familyName: 'Lee', formatted: 'Lee' });
     });
 
     it.each(['application/scim+json', 'application/json'])(
