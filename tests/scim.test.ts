@@ -107,6 +107,26 @@ describeOnEachDatabase('SCIM 2.0 (behaviour §18)', (target) => {
       ]);
     });
 
+    it('refuses a filter on the discovery endpoints with 403 (RFC 7644 §4), with a key or without', async () => {
+      const anonymous = scimClient(server(), undefined);
+      for (const path of [
+        '/ServiceProviderConfig',
+        '/ResourceTypes',
+        '/ResourceTypes/User',
+        '/Schemas',
+        `/Schemas/${encodeURIComponent('urn:ietf:params:scim:schemas:core:2.0:User')}`,
+      ]) {
+        for (const client of [scim, anonymous]) {
+          for (const filter of [encodeURIComponent('id eq "User"'), '']) {
+            const answer = await client.send('GET', `${path}?filter=${filter}`);
+            expectScimError(answer, 403);
+            expect(answer.body.detail).toBe('The discovery endpoints take no filter: they answer all they hold');
+          }
+          expect((await client.send('GET', path)).status, path).toBe(200);
+        }
+      }
+    });
+
     it('needs an organization key holding directory:sync: none or an unknown one 401, a member key, a person or an application key 403', async () => {
       expectScimError(await scimClient(server(), undefined).send('GET', '/Users'), 401);
       expectScimError(await scimClient(server(), 'oak_unknown').send('GET', '/Users'), 401);

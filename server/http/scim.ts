@@ -144,20 +144,28 @@ export function scimPlugin(createContext: ReturnType<typeof contextFactory>, aut
       reply.status(201).header('location', resource.meta.location).send(resource);
     const noContent = (reply: FastifyReply) => reply.status(204).send();
 
-    app.get('/ServiceProviderConfig', (request) => scim.serviceProviderConfig(base(request)));
-    app.get('/ResourceTypes', (request) => {
+    // The discovery documents need no key, and take no filter (RFC 7644 §4).
+    app.get<List>('/ServiceProviderConfig', (request) => {
+      scim.refuseFilter(request.query);
+      return scim.serviceProviderConfig(base(request));
+    });
+    app.get<List>('/ResourceTypes', (request) => {
+      scim.refuseFilter(request.query);
       const types = scim.resourceTypes(base(request));
       return scim.listResponse(types, types.length, 1);
     });
-    app.get<Id>('/ResourceTypes/:id', (request, reply) => {
+    app.get<Id & List>('/ResourceTypes/:id', (request, reply) => {
+      scim.refuseFilter(request.query);
       const found = scim.resourceTypes(base(request)).find((type) => type.id === request.params.id);
       return found ?? reply.callNotFound();
     });
-    app.get('/Schemas', (request) => {
+    app.get<List>('/Schemas', (request) => {
+      scim.refuseFilter(request.query);
       const schemas = scim.schemaDocuments(base(request));
       return scim.listResponse(schemas, schemas.length, 1);
     });
-    app.get<Id>('/Schemas/:id', (request, reply) => {
+    app.get<Id & List>('/Schemas/:id', (request, reply) => {
+      scim.refuseFilter(request.query);
       const found = scim.schemaDocuments(base(request)).find((schema) => schema.id === request.params.id);
       return found ?? reply.callNotFound();
     });

@@ -4,7 +4,7 @@
  * twice (`?filter=a&filter=b`, which the query string parser makes a list) is refused, since which
  * of them was meant cannot be told.
  */
-import { invalidFilter, invalidValue } from './scim-errors.ts';
+import { invalidFilter, invalidValue, ScimProblem } from './scim-errors.ts';
 import { MAX_RESULTS } from './schemas.ts';
 
 /** The query string as parsed: a parameter given more than once is a list. */
@@ -18,6 +18,16 @@ export function parameter(query: ListQuery, name: Parameter): string | undefined
   if (!Array.isArray(value)) return value;
   const why = `${name} must be given once`;
   throw name === 'filter' ? invalidFilter(why) : invalidValue(why);
+}
+
+/**
+ * The discovery endpoints (`ServiceProviderConfig`, `ResourceTypes`, `Schemas`) take no filter:
+ * one given is 403 (RFC 7644 §4), so that a client never takes what it answers for a match.
+ */
+export function refuseFilter(query: ListQuery): void {
+  if (query.filter !== undefined) {
+    throw new ScimProblem('FORBIDDEN', undefined, 'The discovery endpoints take no filter: they answer all they hold');
+  }
 }
 
 const DEFAULT_COUNT = 100;
