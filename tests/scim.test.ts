@@ -414,7 +414,24 @@ describeOnEachDatabase('SCIM 2.0 (behaviour §18)', (target) => {
       expect(last.body).toMatchObject({ totalResults: 5, startIndex: 4, itemsPerPage: 2 });
       const past = await scim.send('GET', `/Users?filter=${filter}&startIndex=9&count=10`);
       expect(past.body).toMatchObject({ totalResults: 5, itemsPerPage: 0, Resources: [] });
-      expectScimError(await scim.send('GET', '/Users?count=ten'), 400, 'invalidValue');
+      // Any integer (RFC 7644 §3.4.2.4), however many digits: a huge startIndex is past the end, a
+      // huge count the most a page holds, a negative one none, a startIndex below 1 the first.
+      const huge = '9'.repeat(40);
+      const far = await scim.send('GET', `/Users?filter=${filter}&startIndex=1000000000`);
+      expect(far.body).toMatchObject({ totalResults: 5, startIndex: 1000000000, itemsPerPage: 0, Resources: [] });
+      const farther = await scim.send('GET', `/Users?filter=${filter}&startIndex=${huge}&count=${huge}`);
+      expect(farther.body).toMatchObject({ totalResults: 5, itemsPerPage: 0, Resources: [] });
+      const noGroups = await scim.send('GET', `/Groups?startIndex=${huge}&count=${huge}`);
+      expect(noGroups.body).toMatchObject({ itemsPerPage: 0, Resources: [] });
+      const all = await scim.send('GET', `/Users?filter=${filter}&count=${huge}`);
+      expect(all.body).toMatchObject({ totalResults: 5, startIndex: 1, itemsPerPage: 5 });
+      const first = await scim.send('GET', `/Users?filter=${filter}&startIndex=-${huge}&count=-${huge}`);
+      expect(first.body).toMatchObject({ totalResults: 5, startIndex: 1, itemsPerPage: 0, Resources: [] });
+      for (const query of ['count=ten', 'count=1.5', 'startIndex=1e3', 'startIndex=0x10', 'count=%2B5']) {
+        const refused = await scim.send('GET', `/Users?${query}`);
+        expectScimError(refused, 400, 'invalidValue');
+        expect(refused.body.detail).toMatch(/^(count|startIndex) must be an integer$/);
+      }
     });
   });
 

@@ -32,11 +32,15 @@ export function refuseFilter(query: ListQuery): void {
 
 const DEFAULT_COUNT = 100;
 
+/**
+ * Any integer, however many digits it has (RFC 7644 §3.4.2.4): one beyond what a number holds
+ * exactly is taken as the largest that does, which is past every page (an empty one) or clamped.
+ */
 function integerOf(name: 'startIndex' | 'count', query: ListQuery, fallback: number): number {
   const value = parameter(query, name);
   if (value === undefined || value === '') return fallback;
-  if (!/^-?\d{1,9}$/.test(value)) throw invalidValue(`${name} must be an integer`);
-  return Number(value);
+  if (!/^-?\d+$/.test(value)) throw invalidValue(`${name} must be an integer`);
+  return Math.min(Number.MAX_SAFE_INTEGER, Math.max(-Number.MAX_SAFE_INTEGER, Number(value)));
 }
 
 /** The page asked for: a `startIndex` below 1 is 1, a negative `count` is 0 (RFC 7644 §3.4.2.4). */
