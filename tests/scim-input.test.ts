@@ -55,10 +55,10 @@ describeOnEachDatabase('SCIM input and refusals (behaviour §18)', (target) => {
 
   describe('the key comes before the body (behaviour §5): without one that verifies, 401 whatever the body holds', () => {
     const bigBody = JSON.stringify({ schemas: [USER_SCHEMA], padding: 'x'.repeat(70 * 1024) });
-    const bodies: Array<[string, string, string, number, string?]> = [
-      ['malformed JSON', 'application/scim+json', '{', 400, 'invalidSyntax'],
-      ['a body over 64 KiB', 'application/scim+json', bigBody, 413],
-      ['not JSON', 'text/xml', '<user/>', 415],
+    const bodies: Array<[string, string, string, number, string, string?]> = [
+      ['malformed JSON', 'application/scim+json', '{', 400, 'The body is not valid JSON', 'invalidSyntax'],
+      ['a body over 64 KiB', 'application/scim+json', bigBody, 413, 'The body is larger than 64 KiB'],
+      ['not JSON', 'text/xml', '<user/>', 415, 'The body must be application/scim+json (or application/json)'],
     ];
     /** The request, as sent on a socket of its own: `sent` of the body's bytes, all when not given. */
     const send = (requestLine: string, authorization: string | undefined, type: string, body: string, sent?: number) =>
@@ -126,11 +126,11 @@ describeOnEachDatabase('SCIM input and refusals (behaviour §18)', (target) => {
       }
     });
 
-    it('judges the body of a key that verifies: 400 invalidSyntax, 413, 415', async () => {
-      for (const [what, type, body, status, scimType] of bodies) {
+    it('judges the body of a key that verifies: 400 invalidSyntax, 413, 415, each told in the service’s words', async () => {
+      for (const [what, type, body, status, detail, scimType] of bodies) {
         const answer = await send('POST /scim/v2/Users HTTP/1.1', key, type, body);
         expect(answer.status, `${what}: ${JSON.stringify(answer.body)}`).toBe(status);
-        expect(answer.body, what).toMatchObject({ status: String(status) });
+        expect(answer.body, what).toMatchObject({ status: String(status), detail });
         expect(answer.body.scimType, what).toBe(scimType);
       }
     });
@@ -359,7 +359,9 @@ describeOnEachDatabase('SCIM input and refusals (behaviour §18)', (target) => {
         expect(answer.status, JSON.stringify(answer.body)).toBe(204);
         expectScimError(await scim.send('GET', path), 404);
       }
-      expectScimError(await sendBytes('POST', '/Users', type, Buffer.alloc(0)), 400, 'invalidSyntax');
+      const empty = await sendBytes('POST', '/Users', type, Buffer.alloc(0));
+      expectScimError(empty, 400, 'invalidSyntax');
+      expect(empty.body.detail).toBe('The body is empty, and this request takes a JSON object');
     });
   });
 });

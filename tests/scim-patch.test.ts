@@ -417,6 +417,24 @@ describeOnEachDatabase('SCIM PATCH and attribute names (behaviour §18)', (targe
   });
 
   describe('a path that does not parse is 400 invalidPath (RFC 7644 §3.12)', () => {
+    it('tells what is wrong with a filter in a path in the service’s words', async () => {
+      const id = await newUser();
+      for (const [path, detail] of [
+        [
+          'emails[type eq ]',
+          'emails[type eq ]: the filter in [ ]: expected a value (a quoted string, a number, true, false or null) after position 7, found the end',
+        ],
+        [
+          'emails[type eq work]',
+          'emails[type eq work]: the filter in [ ]: expected a value (a quoted string, a number, true, false or null) at position 9, found "work"',
+        ],
+      ]) {
+        const answer = await scim.send('PATCH', `/Users/${id}`, patch({ op: 'replace', path, value: 'x' }));
+        expectScimError(answer, 400, 'invalidPath');
+        expect(answer.body.detail).toBe(detail);
+      }
+    });
+
     it.each(['emails[type eq', 'emails[type eq "work"', 'emails[type eq ]', 'name.givenName.first', 'active.value'])(
       'a User path %s',
       async (path) => {

@@ -382,7 +382,22 @@ describeOnEachDatabase('SCIM 2.0 (behaviour §18)', (target) => {
         '"\u0000"',
         'emails[type eq "work"]',
       ]) {
-        expectScimError(await scim.send('GET', `/Users?filter=${encodeURIComponent(filter)}`), 400, 'invalidFilter');
+        const answer = await scim.send('GET', `/Users?filter=${encodeURIComponent(filter)}`);
+        expectScimError(answer, 400, 'invalidFilter');
+        // The service's words, never the parser's tokens.
+        expect(answer.body.detail, filter).toMatch(/^Invalid filter: /);
+        expect(answer.body.detail, filter).not.toMatch(/EOT|is not json|\((Word|Quoted|Bracket|Number)\)|token/i);
+      }
+      const value = 'expected a value (a quoted string, a number, true, false or null)';
+      for (const [filter, detail] of [
+        ['userName eq', `${value} after position 11, found the end`],
+        ['userName eq ann', `${value} at position 13, found "ann"`],
+        ['userName eq "a" and', 'it ends too soon, after position 19'],
+        ['userName eq "a")', '")" at position 16 is not expected there'],
+        ["userName eq 'a'", `"'a'" at position 13 is no part of a filter`],
+      ] as const) {
+        const answer = await scim.send('GET', `/Users?filter=${encodeURIComponent(filter)}`);
+        expect(answer.body.detail, filter).toBe(`Invalid filter: ${detail}`);
       }
       expectScimError(
         await scim.send('GET', `/Groups?filter=${encodeURIComponent('members eq "x"')}`),

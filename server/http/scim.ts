@@ -16,6 +16,7 @@ import type {
   RouteShorthandOptions,
 } from 'fastify';
 import { ERROR_STATUS } from '../../shared/errors.ts';
+import { MAX_BODY_BYTES } from '../../shared/limits.ts';
 import * as scim from '../modules/scim/index.ts';
 import type { VerifyToken } from '../platform/auth/tokens.ts';
 import {
@@ -32,6 +33,18 @@ import { fastifyJsonParser, parseJsonBodiesAs, strictlyDecoded } from './json-bo
 import { callerOf } from './request-caller.ts';
 
 export { SCIM_PREFIX } from '../modules/scim/index.ts';
+
+/**
+ * Fastify's refusals of a body, in the service's words: its own name `application/json` whatever
+ * media type was sent.
+ */
+const BODY_REFUSALS: Partial<Record<string, string>> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'The body is not valid JSON',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'The body is empty, and this request takes a JSON object',
+  FST_ERR_CTP_BODY_TOO_LARGE: `The body is larger than ${MAX_BODY_BYTES / 1024} KiB`,
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'The body must be application/scim+json (or application/json)',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The body is not as long as its Content-Length says',
+};
 
 /** The methods whose requests say everything in their URL: an empty body is none. */
 const BODILESS = new Set(['DELETE', 'GET']);
@@ -66,7 +79,7 @@ function scimError(error: unknown, request: FastifyRequest): { status: number; b
   } else if (typeof (error as FastifyError).statusCode === 'number' && (error as FastifyError).statusCode! < 500) {
     // Fastify's own refusals before the handler: a body that is not JSON, a media type not served.
     status = (error as FastifyError).statusCode!;
-    detail = (error as Error).message;
+    detail = BODY_REFUSALS[(error as FastifyError).code] ?? (error as Error).message;
     if (status === 400) scimType = 'invalidSyntax';
   } else {
     request.log.error({ err: error }, 'SCIM request failed');

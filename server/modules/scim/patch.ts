@@ -9,7 +9,7 @@
  * matches nothing adds the value, as Entra ID expects; operations on attributes the resource does
  * not keep (`title`, enterprise extensions) are left out.
  */
-import { parse, stringify, type Filter } from 'scim2-parse-filter';
+import { stringify, type Filter } from 'scim2-parse-filter';
 import { scimPatch, ScimError, type ScimPatchOperation, type ScimResource } from 'scim-patch';
 import { z } from 'zod';
 import {
@@ -21,6 +21,7 @@ import {
   type KnownAttribute,
   type ResourceNames,
 } from './attribute-names.ts';
+import { parsedFilter } from './filter.ts';
 import { invalidValue, noTarget, ScimProblem, type ScimType } from './scim-errors.ts';
 import { PATCH_SCHEMA } from './schemas.ts';
 
@@ -94,12 +95,7 @@ function declaredPath(
   }
   let declared = attribute.name;
   if (filter !== undefined) {
-    let parsed: Filter;
-    try {
-      parsed = parse(filter);
-    } catch (error) {
-      throw invalidPath(written, error instanceof RangeError ? 'nested too deeply' : (error as Error).message);
-    }
+    const parsed = parsedFilter(filter, (why) => invalidPath(written, `the filter in [ ]: ${why}`));
     declared += `[${stringify(declaredFilter(written, attribute, parsed))}]`;
   }
   if (writtenSub === undefined) return { path: declared, attribute, sub: undefined };
