@@ -1,9 +1,12 @@
 /**
- * What SCIM reads and how it refuses (behaviour §18): its strings by the service's rules for
- * e-mail addresses and names, bodies decoded strictly, every error under /scim/v2 in SCIM's error
- * schema, uniqueness answered before the seat limit, and a DELETE without a body.
+ * What SCIM reads and how it refuses (behaviour §18): the key before the body (behaviour §5), its
+ * strings by the service's rules for e-mail addresses and names, bodies decoded strictly, every
+ * error under /scim/v2 in SCIM's error schema, uniqueness answered before the seat limit, and a
+ * DELETE without a body.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { newKeySecret } from '../server/modules/api-keys/api-keys.service.ts';
+import { createApplicationKey } from './support/application-keys.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import {
@@ -18,17 +21,19 @@ import {
   type ScimAnswer,
   type ScimClient,
 } from './support/scim.ts';
+import { rawRequest } from './support/raw-http.ts';
 import { useServer } from './support/server.ts';
 
 describeOnEachDatabase('SCIM input and refusals (behaviour §18)', (target) => {
   const server = useServer(target);
   let owner: TestUser;
+  let organizationId: string;
   let key: string;
   let scim: ScimClient;
 
   beforeAll(async () => {
     owner = await registerUser(server(), 'scim-input-owner');
-    const organizationId = await createOrganization(server(), owner);
+    organizationId = await createOrganization(server(), owner);
     key = await organizationKey(server(), owner, organizationId);
     scim = scimClient(server(), key);
   });
@@ -47,6 +52,89 @@ describeOnEachDatabase('SCIM input and refusals (behaviour §18)', (target) => {
       contentType: response.headers.get('content-type'),
     };
   }
+
+  describe('the key comes before the body (behaviour §5): without one that verifies, 401 whatever the body holds', () => {
+    const bigBody = JSON.stringify({ schemas: [USER_SCHEMA], padding: 'x'.repeat(70 * 1024) });
+    const bodies: Array<[string, string, string, number, string, string?]> = [
+      ['malformed JSON', 'application/scim+json', '{', 400, 'The body is not valid JSON', 'invalidSyntax'],
+      ['a body over 64 KiB', 'application/scim+json', bigBody, 413, 'The body is larger than 64 KiB'],
+      ['not JSON', 'text/xml', '<user/>', 415, 'The body must be application/scim+json (or application/json)'],
+    ];
+    /** The request, as sent on a socket of its own: `sent` of the body's bytes, all when not given. */
+    const send = (requestLine: string, authorization: string | undefined, type: string, body: string, sent?: number) =>
+      rawRequest(
+        server().baseUrl,
+        [
+          requestLine,
+          'Host: 127.0.0.1',
+          ...(authorization === undefined ? [] : [`Authorization: Bearer ${authorization}`]),
+          `Content-Type: ${type}`,
+          `Content-Length: ${Buffer.byteLength(body)}`,
+        ].join('\r\n'),
+        { body: body.slice(0, sent) },
+      );
+
+    it('refuses no key, a malformed, unknown or revoked one with 401, and a person or an application key with 403', async () => {
+      const created = await scim.send('POST', '/Users', oktaUser(`${uniqueId('body')}@example.com`));
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const revokedKey = await server().call('POST', `/organizations/${organizationId}/api-keys`, {
+        token: owner.token,
+        body: { name: 'Revoked', role: 'admin' },
+      });
+      expect(revokedKey.status, JSON.stringify(revokedKey.body)).toBe(201);
+      // Used once before it is revoked: the service knows its organization.
+      expect((await scimClient(server(), revokedKey.body.secret).send('GET', '/Users')).status).toBe(200);
+      const revoked = await server().call(
+        'DELETE',
+        `/organizations/${organizationId}/api-keys/${revokedKey.body.key_id}`,
+        { token: owner.token },
+      );
+      expect(revoked.status, JSON.stringify(revoked.body)).toBe(200);
+      const credentials: Array<[string, string | undefined, number]> = [
+        ['no key', undefined, 401],
+        ['a malformed key', 'oak_unknown', 401],
+        ['an unknown key', newKeySecret('organization_key'), 401],
+        ['a revoked key', revokedKey.body.secret as string, 401],
+        ["a person's token", owner.token, 403],
+        ['an application key', await createApplicationKey(server()), 403],
+      ];
+      for (const requestLine of [
+        'POST /scim/v2/Users HTTP/1.1',
+        `PUT /scim/v2/Users/${created.body.id} HTTP/1.1`,
+        `PATCH /scim/v2/Users/${created.body.id} HTTP/1.1`,
+        'POST /scim/v2/Groups HTTP/1.1',
+      ]) {
+        for (const [who, authorization, status] of credentials) {
+          for (const [what, type, body] of bodies) {
+            const answer = await send(requestLine, authorization, type, body);
+            const label = `${requestLine}, ${who}, ${what}`;
+            expect(answer.status, `${label}: ${JSON.stringify(answer.body)}`).toBe(status);
+            expect(answer.headers['content-type'], label).toMatch(/^application\/scim\+json/);
+            expect(answer.body, label).toMatchObject({ status: String(status) });
+            expect(answer.body.scimType, label).toBeUndefined();
+          }
+        }
+      }
+      expect((await scim.send('GET', `/Users/${created.body.id}`)).body).toEqual(created.body);
+    });
+
+    it('answers before the body has come: a request whose body never ends is refused at once', async () => {
+      const body = JSON.stringify(oktaUser(`${uniqueId('stalled')}@example.com`));
+      for (const authorization of [undefined, newKeySecret('organization_key')]) {
+        const answer = await send('POST /scim/v2/Users HTTP/1.1', authorization, 'application/scim+json', body, 10);
+        expect(answer.status, JSON.stringify(answer.body)).toBe(401);
+      }
+    });
+
+    it('judges the body of a key that verifies: 400 invalidSyntax, 413, 415, each told in the service’s words', async () => {
+      for (const [what, type, body, status, detail, scimType] of bodies) {
+        const answer = await send('POST /scim/v2/Users HTTP/1.1', key, type, body);
+        expect(answer.status, `${what}: ${JSON.stringify(answer.body)}`).toBe(status);
+        expect(answer.body, what).toMatchObject({ status: String(status), detail });
+        expect(answer.body.scimType, what).toBe(scimType);
+      }
+    });
+  });
 
   describe('strings follow the service’s rules', () => {
     it.each([
@@ -89,7 +177,7 @@ describeOnEachDatabase('SCIM input and refusals (behaviour §18)', (target) => {
       expectScimError(answer, 400, 'invalidValue');
     });
 
-    it('keeps names trimmed, and an empty one as none', async () => {
+    it('keeps names trimmed, and an empty one as none, left out of the answer (RFC 7643 §2.5)', async () => {
       const email = `${uniqueId('trim')}@example.com`;
       const created = await scim.send('POST', '/Users', {
         schemas: [USER_SCHEMA],
@@ -98,8 +186,33 @@ describeOnEachDatabase('SCIM input and refusals (behaviour §18)', (target) => {
         displayName: '',
       });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
-      expect(created.body).toMatchObject({ userName: email, name: { givenName: 'Ann', familyName: '' } });
+      expect(created.body).toMatchObject({ userName: email, name: { givenName: 'Ann', formatted: 'Ann' } });
+      expect(created.body.name).not.toHaveProperty('familyName');
       expect(created.body.displayName).toBeUndefined();
+      expect((await scim.send('GET', `/Users/${created.body.id}`)).body).toEqual(created.body);
+      // No part of the name given: no name at all, on a POST as on a PATCH that clears both parts.
+      const nameless = await scim.send('POST', '/Users', {
+        schemas: [USER_SCHEMA],
+        userName: `${uniqueId('nameless')}@example.com`,
+        name: { givenName: '', formatted: 'Dr. Nobody' },
+      });
+      expect(nameless.status, JSON.stringify(nameless.body)).toBe(201);
+      expect(nameless.body).not.toHaveProperty('name');
+      const cleared = await scim.send(
+        'PATCH',
+        `/Users/${created.body.id}`,
+        patch({ op: 'replace', path: 'name.givenName', value: '' }),
+      );
+      expect(cleared.status, JSON.stringify(cleared.body)).toBe(200);
+      expect(cleared.body).not.toHaveProperty('name');
+      // A part added to a user without a name makes one.
+      const named = await scim.send(
+        'PATCH',
+        `/Users/${created.body.id}`,
+        patch({ op: 'add', path: 'name.familyName', value: 'Lee' }),
+      );
+      expect(named.status, JSON.stringify(named.body)).toBe(200);
+      expect(named.body.name).toEqual({ familyName: 'Lee', formatted: 'Lee' });
     });
 
     it.each(['application/scim+json', 'application/json'])(
@@ -246,7 +359,9 @@ describeOnEachDatabase('SCIM input and refusals (behaviour §18)', (target) => {
         expect(answer.status, JSON.stringify(answer.body)).toBe(204);
         expectScimError(await scim.send('GET', path), 404);
       }
-      expectScimError(await sendBytes('POST', '/Users', type, Buffer.alloc(0)), 400, 'invalidSyntax');
+      const empty = await sendBytes('POST', '/Users', type, Buffer.alloc(0));
+      expectScimError(empty, 400, 'invalidSyntax');
+      expect(empty.body.detail).toBe('The body is empty, and this request takes a JSON object');
     });
   });
 });

@@ -178,11 +178,82 @@ describeOnEachDatabase('SCIM PATCH and attribute names (behaviour §18)', (targe
     });
   });
 
+  describe('name.formatted is read-only (RFC 7643 §7): made of the given and family names', () => {
+    it('ignores one sent in a POST, a PUT or a PATCH', async () => {
+      const email = `${uniqueId('formatted')}@example.com`;
+      const created = await scim.send('POST', '/Users', {
+        schemas: [USER_SCHEMA],
+        userName: email,
+        name: { formatted: 'Dr. Ann Lee', givenName: 'Ann', familyName: 'Lee' },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      expect(created.body.name).toEqual({ givenName: 'Ann', familyName: 'Lee', formatted: 'Ann Lee' });
+      const path = `/Users/${created.body.id}`;
+      const replaced = await scim.send('PUT', path, {
+        schemas: [USER_SCHEMA],
+        userName: email,
+        name: { formatted: 'Prof. Ann Lee', givenName: 'Ann', familyName: 'Lee' },
+      });
+      expect(replaced.status, JSON.stringify(replaced.body)).toBe(200);
+      for (const op of [
+        { op: 'replace', path: 'name.formatted', value: 'Ms. Ann Lee' },
+        { op: 'Replace', value: { 'name.formatted': 'Ms. Ann Lee' } },
+        { op: 'replace', path: 'name', value: { formatted: 'Ms. Ann Lee' } },
+      ]) {
+        const answer = await scim.send('PATCH', path, patch(op));
+        expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+        expect(answer.body).toEqual(created.body);
+      }
+    });
+  });
+
+  describe('what a PATCH targets (RFC 7644 §3.5.2)', () => {
+    it('refuses a remove without a path with 400 noTarget, for a User and a Group, and changes nothing', async () => {
+      const id = await newUser();
+      const before = (await scim.send('GET', `/Users/${id}`)).body;
+      const group = await scim.send('POST', '/Groups', {
+        schemas: [GROUP_SCHEMA],
+        displayName: uniqueId('Targets'),
+        externalId: 'targets-1',
+        members: [{ value: id }],
+      });
+      expect(group.status, JSON.stringify(group.body)).toBe(201);
+      for (const op of [
+        { op: 'remove' },
+        { op: 'Remove', value: { externalId: 'x' } },
+        { op: 'remove', value: [{ value: id }] },
+      ]) {
+        for (const path of [`/Users/${id}`, `/Groups/${group.body.id}`]) {
+          const answer = await scim.send('PATCH', path, patch({ op: 'replace', path: 'externalId', value: 'y' }, op));
+          expectScimError(answer, 400, 'noTarget');
+          expect(answer.body.detail).toBe('A remove needs a path that names what to remove');
+        }
+      }
+      expect((await scim.send('GET', `/Users/${id}`)).body).toEqual(before);
+      expect((await scim.send('GET', `/Groups/${group.body.id}`)).body).toEqual(group.body);
+    });
+
+    it('adds the value of a replace whose value filter matches nothing, as Entra ID expects', async () => {
+      const id = await newUser();
+      const answer = await scim.send(
+        'PATCH',
+        `/Users/${id}`,
+        patch({ op: 'replace', path: 'emails[type eq "home"].value', value: 'home@example.com' }),
+      );
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(answer.body.emails).toEqual([
+        expect.objectContaining({ type: 'work', primary: true }),
+        { value: 'home@example.com', type: 'home' },
+      ]);
+    });
+  });
+
   describe('null is unassigned (RFC 7643 §2.5): an add or replace of null clears, as a remove does', () => {
-    const cleared = { name: { givenName: '', familyName: '' }, emails: [] };
-    it.each<[string, object, object]>([
-      ['replace name', { op: 'replace', path: 'name', value: null }, { name: cleared.name }],
-      ['add name', { op: 'add', path: 'name', value: null }, { name: cleared.name }],
+    // A name with no part left is left out (RFC 7643 §2.5), as is each part it has not.
+    const cleared = { name: undefined, emails: [] };
+    it.each<[string, object, Record<string, unknown>]>([
+      ['replace name', { op: 'replace', path: 'name', value: null }, { name: undefined }],
+      ['add name', { op: 'add', path: 'name', value: null }, { name: undefined }],
       ['replace emails', { op: 'replace', path: 'emails', value: null }, { emails: [] }],
       ['add emails', { op: 'Add', path: 'emails', value: null }, { emails: [] }],
       ['replace a filtered path', { op: 'replace', path: 'emails[type eq "work"]', value: null }, { emails: [] }],
@@ -191,14 +262,17 @@ describeOnEachDatabase('SCIM PATCH and attribute names (behaviour §18)', (targe
       [
         'replace a sub-attribute',
         { op: 'replace', path: 'name.givenName', value: null },
-        { name: { givenName: '', familyName: 'Hopper' } },
+        { name: { familyName: 'Hopper', formatted: 'Hopper' } },
       ],
     ])('%s: 200, the attribute cleared', async (_, op, expected) => {
       const id = await newUser();
       const answer = await scim.send('PATCH', `/Users/${id}`, patch(op));
       expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-      expect(answer.body).toMatchObject(expected);
-      expect((await scim.send('GET', `/Users/${id}`)).body).toMatchObject(expected);
+      const read = (await scim.send('GET', `/Users/${id}`)).body;
+      for (const [attribute, value] of Object.entries(expected)) {
+        expect(answer.body[attribute], attribute).toEqual(value);
+        expect(read[attribute], attribute).toEqual(value);
+      }
     });
 
     it('clears externalId and displayName, and refuses to clear userName (required) with 400 invalidValue', async () => {
@@ -343,6 +417,24 @@ describeOnEachDatabase('SCIM PATCH and attribute names (behaviour §18)', (targe
   });
 
   describe('a path that does not parse is 400 invalidPath (RFC 7644 §3.12)', () => {
+    it('tells what is wrong with a filter in a path in the service’s words', async () => {
+      const id = await newUser();
+      for (const [path, detail] of [
+        [
+          'emails[type eq ]',
+          'emails[type eq ]: the filter in [ ]: expected a value (a quoted string, a number, true, false or null) after position 7, found the end',
+        ],
+        [
+          'emails[type eq work]',
+          'emails[type eq work]: the filter in [ ]: expected a value (a quoted string, a number, true, false or null) at position 9, found "work"',
+        ],
+      ]) {
+        const answer = await scim.send('PATCH', `/Users/${id}`, patch({ op: 'replace', path, value: 'x' }));
+        expectScimError(answer, 400, 'invalidPath');
+        expect(answer.body.detail).toBe(detail);
+      }
+    });
+
     it.each(['emails[type eq', 'emails[type eq "work"', 'emails[type eq ]', 'name.givenName.first', 'active.value'])(
       'a User path %s',
       async (path) => {

@@ -89,6 +89,13 @@ describeOnEachDatabase('SCIM 2.0 (behaviour §18)', (target) => {
         required: true,
         uniqueness: 'server',
       });
+      // name.formatted is made of the other two, whatever a client sends (RFC 7643 §7).
+      const name = user.attributes.find((attribute: { name: string }) => attribute.name === 'name');
+      expect(
+        Object.fromEntries(
+          name.subAttributes.map((sub: { name: string; mutability: string }) => [sub.name, sub.mutability]),
+        ),
+      ).toEqual({ givenName: 'readWrite', familyName: 'readWrite', formatted: 'readOnly' });
       // What a User resource holds, no more: a user's groups are not among them (a group names its members).
       expect(user.attributes.map((attribute: { name: string }) => attribute.name)).toEqual([
         'userName',
@@ -98,6 +105,26 @@ describeOnEachDatabase('SCIM 2.0 (behaviour §18)', (target) => {
         'emails',
         'active',
       ]);
+    });
+
+    it('refuses a filter on the discovery endpoints with 403 (RFC 7644 §4), with a key or without', async () => {
+      const anonymous = scimClient(server(), undefined);
+      for (const path of [
+        '/ServiceProviderConfig',
+        '/ResourceTypes',
+        '/ResourceTypes/User',
+        '/Schemas',
+        `/Schemas/${encodeURIComponent('urn:ietf:params:scim:schemas:core:2.0:User')}`,
+      ]) {
+        for (const client of [scim, anonymous]) {
+          for (const filter of [encodeURIComponent('id eq "User"'), '']) {
+            const answer = await client.send('GET', `${path}?filter=${filter}`);
+            expectScimError(answer, 403);
+            expect(answer.body.detail).toBe('The discovery endpoints take no filter: they answer all they hold');
+          }
+          expect((await client.send('GET', path)).status, path).toBe(200);
+        }
+      }
     });
 
     it('needs an organization key holding directory:sync: none or an unknown one 401, a member key, a person or an application key 403', async () => {
@@ -210,6 +237,53 @@ describeOnEachDatabase('SCIM 2.0 (behaviour §18)', (target) => {
     });
   });
 
+  describe('a user’s meta.lastModified (RFC 7643 §3.1)', () => {
+    it('moves with every change of what the user holds, and with nothing else', async () => {
+      const email = `${uniqueId('modified')}@example.com`;
+      const created = await scim.send('POST', '/Users', oktaUser(email));
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const path = `/Users/${created.body.id}`;
+      const eventCount = async () => (await eventsOf(server(), owner, organizationId)).length;
+      let lastModified = created.body.meta.lastModified as string;
+      let events = await eventCount();
+      const changes: Array<[string, string, object, boolean]> = [
+        ['an identical PUT', 'PUT', oktaUser(email), false],
+        ['a givenName to its value', 'PATCH', patch({ op: 'replace', path: 'name.givenName', value: 'Ann' }), false],
+        ['an attribute not kept', 'PATCH', patch({ op: 'add', path: 'title', value: 'Admiral' }), false],
+        [
+          "the enterprise extension's manager",
+          'PATCH',
+          patch({
+            op: 'replace',
+            path: 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:manager',
+            value: { value: 'someone' },
+          }),
+          false,
+        ],
+        ['id and meta.created', 'PATCH', patch({ op: 'replace', value: { id: 'x', 'meta.created': 'y' } }), false],
+        ['active to its value', 'PATCH', patch({ op: 'replace', path: 'active', value: 'True' }), false],
+        ['the displayName', 'PATCH', patch({ op: 'replace', path: 'displayName', value: 'Annie Lee' }), true],
+        ['the same displayName', 'PATCH', patch({ op: 'replace', value: { displayName: 'Annie Lee' } }), false],
+        ['the userName in another case', 'PUT', { ...oktaUser(email.toUpperCase()), displayName: 'Annie Lee' }, true],
+        ['deactivated', 'PATCH', patch({ op: 'replace', path: 'active', value: false }), true],
+        ['deactivated again', 'PATCH', patch({ op: 'replace', path: 'active', value: false }), false],
+      ];
+      for (const [change, method, body, changed] of changes) {
+        // Timestamps are kept to the millisecond: a change must come in a later one to be seen.
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        const answer = await scim.send(method, path, body);
+        expect(answer.status, `${change}: ${JSON.stringify(answer.body)}`).toBe(200);
+        const now = answer.body.meta.lastModified as string;
+        if (changed) expect(Date.parse(now), change).toBeGreaterThan(Date.parse(lastModified));
+        else expect(now, change).toBe(lastModified);
+        expect((await scim.send('GET', path)).body.meta.lastModified, change).toBe(now);
+        lastModified = now;
+        if (!changed) expect(await eventCount(), change).toBe(events);
+        events = await eventCount();
+      }
+    });
+  });
+
   describe('users as Entra ID provisions them', () => {
     it('takes its PATCH shapes: "False" as a string, no path with dotted names, filtered paths', async () => {
       const person = await registerUser(server(), 'entra');
@@ -308,7 +382,22 @@ describeOnEachDatabase('SCIM 2.0 (behaviour §18)', (target) => {
         '"\u0000"',
         'emails[type eq "work"]',
       ]) {
-        expectScimError(await scim.send('GET', `/Users?filter=${encodeURIComponent(filter)}`), 400, 'invalidFilter');
+        const answer = await scim.send('GET', `/Users?filter=${encodeURIComponent(filter)}`);
+        expectScimError(answer, 400, 'invalidFilter');
+        // The service's words, never the parser's tokens.
+        expect(answer.body.detail, filter).toMatch(/^Invalid filter: /);
+        expect(answer.body.detail, filter).not.toMatch(/EOT|is not json|\((Word|Quoted|Bracket|Number)\)|token/i);
+      }
+      const value = 'expected a value (a quoted string, a number, true, false or null)';
+      for (const [filter, detail] of [
+        ['userName eq', `${value} after position 11, found the end`],
+        ['userName eq ann', `${value} at position 13, found "ann"`],
+        ['userName eq "a" and', 'it ends too soon, after position 19'],
+        ['userName eq "a")', '")" at position 16 is not expected there'],
+        ["userName eq 'a'", `"'a'" at position 13 is no part of a filter`],
+      ] as const) {
+        const answer = await scim.send('GET', `/Users?filter=${encodeURIComponent(filter)}`);
+        expect(answer.body.detail, filter).toBe(`Invalid filter: ${detail}`);
       }
       expectScimError(
         await scim.send('GET', `/Groups?filter=${encodeURIComponent('members eq "x"')}`),
@@ -340,7 +429,24 @@ describeOnEachDatabase('SCIM 2.0 (behaviour §18)', (target) => {
       expect(last.body).toMatchObject({ totalResults: 5, startIndex: 4, itemsPerPage: 2 });
       const past = await scim.send('GET', `/Users?filter=${filter}&startIndex=9&count=10`);
       expect(past.body).toMatchObject({ totalResults: 5, itemsPerPage: 0, Resources: [] });
-      expectScimError(await scim.send('GET', '/Users?count=ten'), 400, 'invalidValue');
+      // Any integer (RFC 7644 §3.4.2.4), however many digits: a huge startIndex is past the end, a
+      // huge count the most a page holds, a negative one none, a startIndex below 1 the first.
+      const huge = '9'.repeat(40);
+      const far = await scim.send('GET', `/Users?filter=${filter}&startIndex=1000000000`);
+      expect(far.body).toMatchObject({ totalResults: 5, startIndex: 1000000000, itemsPerPage: 0, Resources: [] });
+      const farther = await scim.send('GET', `/Users?filter=${filter}&startIndex=${huge}&count=${huge}`);
+      expect(farther.body).toMatchObject({ totalResults: 5, itemsPerPage: 0, Resources: [] });
+      const noGroups = await scim.send('GET', `/Groups?startIndex=${huge}&count=${huge}`);
+      expect(noGroups.body).toMatchObject({ itemsPerPage: 0, Resources: [] });
+      const all = await scim.send('GET', `/Users?filter=${filter}&count=${huge}`);
+      expect(all.body).toMatchObject({ totalResults: 5, startIndex: 1, itemsPerPage: 5 });
+      const first = await scim.send('GET', `/Users?filter=${filter}&startIndex=-${huge}&count=-${huge}`);
+      expect(first.body).toMatchObject({ totalResults: 5, startIndex: 1, itemsPerPage: 0, Resources: [] });
+      for (const query of ['count=ten', 'count=1.5', 'startIndex=1e3', 'startIndex=0x10', 'count=%2B5']) {
+        const refused = await scim.send('GET', `/Users?${query}`);
+        expectScimError(refused, 400, 'invalidValue');
+        expect(refused.body.detail).toMatch(/^(count|startIndex) must be an integer$/);
+      }
     });
   });
 

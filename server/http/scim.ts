@@ -3,22 +3,62 @@
  * of their own that reads and answers `application/scim+json` and answers every refusal with the
  * SCIM error body (`status` a string, `scimType` where the RFC names one). Each request is
  * authorized as an operation of the key's organization (platform/authorization/key-organization.ts):
- * an organization API key holding `directory:sync`. The discovery documents need no key.
+ * an organization API key holding `directory:sync`. The key is let in by the routes' `preParsing`
+ * hook, before the body is read: a request without a key that verifies is 401 whatever its body
+ * holds, and the body is not read (behaviour §5). The discovery documents need no key.
  */
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  preParsingHookHandler,
+  RouteShorthandOptions,
+} from 'fastify';
 import { ERROR_STATUS } from '../../shared/errors.ts';
+import { MAX_BODY_BYTES } from '../../shared/limits.ts';
 import * as scim from '../modules/scim/index.ts';
-import { inKeysOrganization } from '../platform/authorization/key-organization.ts';
+import type { VerifyToken } from '../platform/auth/tokens.ts';
+import {
+  inKeysOrganization,
+  keysOrganization,
+  type KeyOfOrganization,
+} from '../platform/authorization/key-organization.ts';
 import { isDatabaseTimeout, isDatabaseUnavailable } from '../platform/database/failures.ts';
 import { DomainError } from '../platform/errors.ts';
+import type { Context } from '../platform/rpc/context.ts';
 import { enterKeyRequest } from '../platform/requests-in-flight.ts';
 import type { contextFactory } from './context.ts';
 import { fastifyJsonParser, parseJsonBodiesAs, strictlyDecoded } from './json-body.ts';
+import { callerOf } from './request-caller.ts';
 
 export { SCIM_PREFIX } from '../modules/scim/index.ts';
 
+/**
+ * Fastify's refusals of a body, in the service's words: its own name `application/json` whatever
+ * media type was sent.
+ */
+const BODY_REFUSALS: Partial<Record<string, string>> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'The body is not valid JSON',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'The body is empty, and this request takes a JSON object',
+  FST_ERR_CTP_BODY_TOO_LARGE: `The body is larger than ${MAX_BODY_BYTES / 1024} KiB`,
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'The body must be application/scim+json (or application/json)',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The body is not as long as its Content-Length says',
+};
+
 /** The methods whose requests say everything in their URL: an empty body is none. */
 const BODILESS = new Set(['DELETE', 'GET']);
+
+/**
+ * Whether Fastify will read the request's body, by its own rule: a method that may carry one, with a
+ * content type or any body bytes announced.
+ */
+const readsBody = ({ method, headers }: FastifyRequest): boolean =>
+  method !== 'GET' &&
+  method !== 'HEAD' &&
+  (headers['content-type'] !== undefined ||
+    headers['transfer-encoding'] !== undefined ||
+    (headers['content-length'] !== undefined && headers['content-length'] !== '0'));
 
 type Id = { Params: { id: string } };
 type List = { Querystring: scim.ListQuery };
@@ -39,7 +79,7 @@ function scimError(error: unknown, request: FastifyRequest): { status: number; b
   } else if (typeof (error as FastifyError).statusCode === 'number' && (error as FastifyError).statusCode! < 500) {
     // Fastify's own refusals before the handler: a body that is not JSON, a media type not served.
     status = (error as FastifyError).statusCode!;
-    detail = (error as Error).message;
+    detail = BODY_REFUSALS[(error as FastifyError).code] ?? (error as Error).message;
     if (status === 400) scimType = 'invalidSyntax';
   } else {
     request.log.error({ err: error }, 'SCIM request failed');
@@ -47,7 +87,7 @@ function scimError(error: unknown, request: FastifyRequest): { status: number; b
   return { status, body: scim.scimErrorBody(status, detail, scimType) };
 }
 
-export function scimPlugin(createContext: ReturnType<typeof contextFactory>) {
+export function scimPlugin(createContext: ReturnType<typeof contextFactory>, authenticate: VerifyToken) {
   // eslint-disable-next-line @typescript-eslint/require-await -- a Fastify plugin: its promise tells Fastify it is done
   return async (app: FastifyInstance) => {
     const parseJsonText = fastifyJsonParser(app);
@@ -67,6 +107,8 @@ export function scimPlugin(createContext: ReturnType<typeof contextFactory>) {
     });
     app.setErrorHandler((error, request, reply) => {
       const { status, body } = scimError(error, request);
+      // Refused before the body was read: what follows on the connection cannot be taken for a request.
+      if (!request.raw.complete) void reply.header('connection', 'close');
       return reply.status(status).type(scim.SCIM_CONTENT_TYPE).send(body);
     });
     // A path under /scim/v2 that is not served is this scope's 404, so that this scope's hooks (the
@@ -78,74 +120,106 @@ export function scimPlugin(createContext: ReturnType<typeof contextFactory>) {
 
     const base = (request: FastifyRequest) => `${request.protocol}://${request.host}${scim.SCIM_PREFIX}`;
 
+    const onKeyUseFailure = (request: FastifyRequest) => (error: unknown) =>
+      request.log.error({ err: error }, 'recording a key use failed');
+    /** What the hook let in, for the handler: the request's context and the key's organization. */
+    const admitted = new WeakMap<FastifyRequest, { ctx: Context; key: KeyOfOrganization }>();
+    /**
+     * The key routes' `preParsing` hook: the caller verified once (request-caller.ts) and let in as
+     * a key of its organization, or refused (401, 403), before Fastify reads the body.
+     */
+    const keyFirst: preParsingHookHandler = (request, _reply, payload, done) => {
+      const ctx = createContext({ req: request });
+      callerOf(request, authenticate)
+        .then((caller) => {
+          enterKeyRequest(ctx.requestsInFlight, caller, ctx.answering);
+          const beforeBody = readsBody(request);
+          return keysOrganization(ctx.db, caller, 'directory:sync', onKeyUseFailure(request), { beforeBody });
+        })
+        .then(
+          (key) => {
+            admitted.set(request, { ctx, key });
+            done(null, payload);
+          },
+          (error: unknown) => done(error as Error),
+        );
+    };
+    const withKey: RouteShorthandOptions = { preParsing: keyFirst };
+
     /** Runs `work` as an operation of the key's organization that needs `directory:sync`. */
     const inDirectory = <T>(request: FastifyRequest, work: (scope: scim.ScimScope) => Promise<T>): Promise<T> => {
-      const ctx = createContext({ req: request });
-      return ctx.verifyToken(ctx.authorization).then((caller) => {
-        enterKeyRequest(ctx.requestsInFlight, caller, ctx.answering);
-        return inKeysOrganization(
-          ctx.db,
-          caller,
-          'directory:sync',
-          ctx.settings.roles,
-          (error) => request.log.error({ err: error }, 'recording a key use failed'),
-          (org) => work({ org, base: base(request) }),
-        );
-      });
+      const { ctx, key } = admitted.get(request)!;
+      return inKeysOrganization(ctx.db, key, 'directory:sync', ctx.settings.roles, onKeyUseFailure(request), (org) =>
+        work({ org, base: base(request) }),
+      );
     };
     const created = (reply: FastifyReply, resource: { meta: { location: string } }) =>
       reply.status(201).header('location', resource.meta.location).send(resource);
     const noContent = (reply: FastifyReply) => reply.status(204).send();
 
-    app.get('/ServiceProviderConfig', (request) => scim.serviceProviderConfig(base(request)));
-    app.get('/ResourceTypes', (request) => {
+    // The discovery documents need no key, and take no filter (RFC 7644 §4).
+    app.get<List>('/ServiceProviderConfig', (request) => {
+      scim.refuseFilter(request.query);
+      return scim.serviceProviderConfig(base(request));
+    });
+    app.get<List>('/ResourceTypes', (request) => {
+      scim.refuseFilter(request.query);
       const types = scim.resourceTypes(base(request));
       return scim.listResponse(types, types.length, 1);
     });
-    app.get<Id>('/ResourceTypes/:id', (request, reply) => {
+    app.get<Id & List>('/ResourceTypes/:id', (request, reply) => {
+      scim.refuseFilter(request.query);
       const found = scim.resourceTypes(base(request)).find((type) => type.id === request.params.id);
       return found ?? reply.callNotFound();
     });
-    app.get('/Schemas', (request) => {
+    app.get<List>('/Schemas', (request) => {
+      scim.refuseFilter(request.query);
       const schemas = scim.schemaDocuments(base(request));
       return scim.listResponse(schemas, schemas.length, 1);
     });
-    app.get<Id>('/Schemas/:id', (request, reply) => {
+    app.get<Id & List>('/Schemas/:id', (request, reply) => {
+      scim.refuseFilter(request.query);
       const found = scim.schemaDocuments(base(request)).find((schema) => schema.id === request.params.id);
       return found ?? reply.callNotFound();
     });
 
-    app.post('/Users', async (request, reply) =>
+    app.post('/Users', withKey, async (request, reply) =>
       created(reply, await inDirectory(request, (scope) => scim.createUser(scope, request.body))),
     );
-    app.get<List>('/Users', (request) => inDirectory(request, (scope) => scim.listUsers(scope, request.query)));
-    app.get<Id>('/Users/:id', (request) => inDirectory(request, (scope) => scim.getUser(scope, request.params.id)));
-    app.put<Id>('/Users/:id', (request) =>
+    app.get<List>('/Users', withKey, (request) =>
+      inDirectory(request, (scope) => scim.listUsers(scope, request.query)),
+    );
+    app.get<Id>('/Users/:id', withKey, (request) =>
+      inDirectory(request, (scope) => scim.getUser(scope, request.params.id)),
+    );
+    app.put<Id>('/Users/:id', withKey, (request) =>
       inDirectory(request, (scope) => scim.replaceUser(scope, request.params.id, request.body)),
     );
-    app.patch<Id>('/Users/:id', (request) =>
+    app.patch<Id>('/Users/:id', withKey, (request) =>
       inDirectory(request, (scope) => scim.patchUser(scope, request.params.id, request.body)),
     );
-    app.delete<Id>('/Users/:id', async (request, reply) => {
+    app.delete<Id>('/Users/:id', withKey, async (request, reply) => {
       await inDirectory(request, (scope) => scim.deleteUser(scope, request.params.id));
       return noContent(reply);
     });
 
-    app.post('/Groups', async (request, reply) =>
+    app.post('/Groups', withKey, async (request, reply) =>
       created(reply, await inDirectory(request, (scope) => scim.createGroup(scope, request.body))),
     );
-    app.get<List>('/Groups', (request) => inDirectory(request, (scope) => scim.listGroups(scope, request.query)));
-    app.get<Id & List>('/Groups/:id', (request) =>
+    app.get<List>('/Groups', withKey, (request) =>
+      inDirectory(request, (scope) => scim.listGroups(scope, request.query)),
+    );
+    app.get<Id & List>('/Groups/:id', withKey, (request) =>
       inDirectory(request, (scope) => scim.getGroup(scope, request.params.id, !scim.excludesMembers(request.query))),
     );
-    app.put<Id>('/Groups/:id', (request) =>
+    app.put<Id>('/Groups/:id', withKey, (request) =>
       inDirectory(request, (scope) => scim.replaceGroup(scope, request.params.id, request.body)),
     );
-    app.patch<Id>('/Groups/:id', async (request, reply) => {
+    app.patch<Id>('/Groups/:id', withKey, async (request, reply) => {
       await inDirectory(request, (scope) => scim.patchGroup(scope, request.params.id, request.body));
       return noContent(reply);
     });
-    app.delete<Id>('/Groups/:id', async (request, reply) => {
+    app.delete<Id>('/Groups/:id', withKey, async (request, reply) => {
       await inDirectory(request, (scope) => scim.deleteGroup(scope, request.params.id));
       return noContent(reply);
     });

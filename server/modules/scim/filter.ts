@@ -2,11 +2,84 @@
  * SCIM filters (RFC 7644 §3.4.2.2), parsed by `scim2-parse-filter` (a maintained parser of the
  * RFC's grammar) and narrowed to what the directory is searched by (behaviour §18): `eq` on the
  * attributes each resource names, joined by `and` and `or`. Anything else the grammar allows, and
- * anything it does not, is 400 `invalidFilter`, never a failure of the service.
+ * anything it does not, is 400 `invalidFilter`, never a failure of the service; what the grammar
+ * refuses is told in the service's words, with where in the filter it stopped.
  */
-import { parse, type Filter } from 'scim2-parse-filter';
+import type { Filter } from 'scim2-parse-filter';
+import { parseFilter, Tokens, type Token } from 'scim2-parse-filter/lib/src/parser.js';
 import { invalidFilter } from './scim-errors.ts';
 import { GROUP_SCHEMA, USER_SCHEMA } from './schemas.ts';
+
+/** A token of a filter, with where it starts and ends in the text. */
+type PlacedToken = Token & { at: number; end: number };
+
+/**
+ * scim2-parse-filter's token rules (whitespace, a number, a quoted string, a bracket, a word),
+ * applied here because its own tokenizer keeps no positions: its parser reads the tokens these make
+ * as it reads its own.
+ */
+const TOKEN =
+  /(\s+)|(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![-\w._:/)\s]))|("(?:[^"\\]|\\.|\n)*")|([[()]|]\.?)|(\w[-\w._:/%]*)/y;
+
+/** The comparison operators, after which a value comes. */
+const COMPARISONS = new Set(['eq', 'ne', 'co', 'sw', 'ew', 'gt', 'lt', 'ge', 'le']);
+
+/** What the caller wrote from `at` on, as a detail shows it: a few characters, quoted. */
+const excerpt = (text: string, at: number, end = at + 20) =>
+  JSON.stringify(text.slice(at, Math.min(end, at + 20)) + (end > at + 20 ? '…' : ''));
+
+function tokensOf(text: string, refused: (why: string) => Error): PlacedToken[] {
+  const tokens: PlacedToken[] = [];
+  for (let at = 0; at < text.length;) {
+    TOKEN.lastIndex = at;
+    const match = TOKEN.exec(text);
+    if (!match) throw refused(`${excerpt(text, at, text.length)} at position ${at + 1} is no part of a filter`);
+    const [whole, , number, quoted, bracket, word] = match;
+    const end = at + whole.length;
+    if (number !== undefined) tokens.push({ type: 'Number', literal: number, at, end });
+    // As scim2-parse-filter reads a string: a backslash is itself, but before a quote.
+    else if (quoted !== undefined)
+      tokens.push({ type: 'Quoted', literal: quoted.replace(/\\(?!")/g, '\\\\'), at, end });
+    else if (bracket !== undefined) tokens.push({ type: 'Bracket', literal: bracket, at, end });
+    else if (word !== undefined) tokens.push({ type: 'Word', literal: word, at, end });
+    at = end;
+  }
+  tokens.push({ type: 'EOT', literal: '', at: text.length, end: text.length });
+  return tokens;
+}
+
+/** Why the grammar refused the token at `index`, where the parser stopped. */
+function refusal(text: string, tokens: PlacedToken[], index: number): string {
+  const token = tokens[Math.min(index, tokens.length - 1)]!;
+  const previous = tokens[index - 1];
+  const ended = token.type === 'EOT';
+  const where = ended ? `after position ${text.trimEnd().length}` : `at position ${token.at + 1}`;
+  const found = ended ? 'the end' : excerpt(text, token.at, token.end);
+  if (previous?.type === 'Word' && COMPARISONS.has(previous.literal.toLowerCase())) {
+    return `expected a value (a quoted string, a number, true, false or null) ${where}, found ${found}`;
+  }
+  return ended ? `it ends too soon, ${where}` : `${found} ${where} is not expected there`;
+}
+
+/**
+ * The filter `text`, as scim2-parse-filter reads it; one it refuses is `refused` with what is wrong
+ * and where, in the service's words (the parser's own name its internal tokens).
+ */
+export function parsedFilter(text: string, refused: (why: string) => Error): Filter {
+  const tokens = tokensOf(text, refused);
+  const list = new Tokens(tokens);
+  let filter: Filter;
+  try {
+    filter = parseFilter(list);
+  } catch (error) {
+    // A stack overflow on deep nesting is a refusal too.
+    if (error instanceof RangeError) throw refused('it is nested too deeply');
+    // The parser throws on the token it has just taken.
+    throw refused(refusal(text, tokens, list.i - 1));
+  }
+  if (list.peek().type !== 'EOT') throw refused(refusal(text, tokens, list.i));
+  return filter;
+}
 
 /** A filter as the queries apply it: an attribute equal to a value, or conditions all or any of which hold. */
 export type Condition<Attribute extends string> =
@@ -57,14 +130,7 @@ function conditionOf<Attribute extends string>(
   schema: string,
 ): Condition<Attribute> {
   if (text.length > MAX_FILTER_LENGTH) throw invalidFilter(`longer than ${MAX_FILTER_LENGTH} characters`);
-  let filter: Filter;
-  try {
-    filter = parse(text);
-  } catch (error) {
-    // The parser's own messages say where it stopped; a stack overflow on deep nesting is one too.
-    throw invalidFilter(error instanceof RangeError ? 'nested too deeply' : (error as Error).message);
-  }
-  return narrow(filter, known, schema, { comparisons: 0 });
+  return narrow(parsedFilter(text, invalidFilter), known, schema, { comparisons: 0 });
 }
 
 export const userCondition = (text: string) => conditionOf(text, USER_ATTRIBUTES, USER_SCHEMA);

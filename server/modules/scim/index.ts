@@ -26,4 +26,4 @@ export {
   schemaDocuments,
   serviceProviderConfig,
 } from './schemas.ts';
-export type { ListQuery } from './paging.ts';
+export { refuseFilter, type ListQuery } from './paging.ts';

@@ -4,7 +4,7 @@
  * twice (`?filter=a&filter=b`, which the query string parser makes a list) is refused, since which
  * of them was meant cannot be told.
  */
-import { invalidFilter, invalidValue } from './scim-errors.ts';
+import { invalidFilter, invalidValue, ScimProblem } from './scim-errors.ts';
 import { MAX_RESULTS } from './schemas.ts';
 
 /** The query string as parsed: a parameter given more than once is a list. */
@@ -20,13 +20,27 @@ export function parameter(query: ListQuery, name: Parameter): string | undefined
   throw name === 'filter' ? invalidFilter(why) : invalidValue(why);
 }
 
+/**
+ * The discovery endpoints (`ServiceProviderConfig`, `ResourceTypes`, `Schemas`) take no filter:
+ * one given is 403 (RFC 7644 §4), so that a client never takes what it answers for a match.
+ */
+export function refuseFilter(query: ListQuery): void {
+  if (query.filter !== undefined) {
+    throw new ScimProblem('FORBIDDEN', undefined, 'The discovery endpoints take no filter: they answer all they hold');
+  }
+}
+
 const DEFAULT_COUNT = 100;
 
+/**
+ * Any integer, however many digits it has (RFC 7644 §3.4.2.4): one beyond what a number holds
+ * exactly is taken as the largest that does, which is past every page (an empty one) or clamped.
+ */
 function integerOf(name: 'startIndex' | 'count', query: ListQuery, fallback: number): number {
   const value = parameter(query, name);
   if (value === undefined || value === '') return fallback;
-  if (!/^-?\d{1,9}$/.test(value)) throw invalidValue(`${name} must be an integer`);
-  return Number(value);
+  if (!/^-?\d+$/.test(value)) throw invalidValue(`${name} must be an integer`);
+  return Math.min(Number.MAX_SAFE_INTEGER, Math.max(-Number.MAX_SAFE_INTEGER, Number(value)));
 }
 
 /** The page asked for: a `startIndex` below 1 is 1, a negative `count` is 0 (RFC 7644 §3.4.2.4). */

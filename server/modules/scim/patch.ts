@@ -5,10 +5,11 @@
  * without `path` whose value names attributes by dotted paths (`"name.givenName"`). Every name is
  * resolved against the schema first (attribute-names.ts): scim-patch only ever sees declared
  * names, in paths and in values. A removal that finds nothing to remove changes nothing, so that a
- * repeated request converges; operations on attributes the resource does not keep (`title`,
- * enterprise extensions) are left out.
+ * repeated request converges, but one without a path is 400 noTarget; a replace whose value filter
+ * matches nothing adds the value, as Entra ID expects; operations on attributes the resource does
+ * not keep (`title`, enterprise extensions) are left out.
  */
-import { parse, stringify, type Filter } from 'scim2-parse-filter';
+import { stringify, type Filter } from 'scim2-parse-filter';
 import { scimPatch, ScimError, type ScimPatchOperation, type ScimResource } from 'scim-patch';
 import { z } from 'zod';
 import {
@@ -20,7 +21,8 @@ import {
   type KnownAttribute,
   type ResourceNames,
 } from './attribute-names.ts';
-import { invalidValue, ScimProblem, type ScimType } from './scim-errors.ts';
+import { parsedFilter } from './filter.ts';
+import { invalidValue, noTarget, ScimProblem, type ScimType } from './scim-errors.ts';
 import { PATCH_SCHEMA } from './schemas.ts';
 
 const operation = z.object({
@@ -93,12 +95,7 @@ function declaredPath(
   }
   let declared = attribute.name;
   if (filter !== undefined) {
-    let parsed: Filter;
-    try {
-      parsed = parse(filter);
-    } catch (error) {
-      throw invalidPath(written, error instanceof RangeError ? 'nested too deeply' : (error as Error).message);
-    }
+    const parsed = parsedFilter(filter, (why) => invalidPath(written, `the filter in [ ]: ${why}`));
     declared += `[${stringify(declaredFilter(written, attribute, parsed))}]`;
   }
   if (writtenSub === undefined) return { path: declared, attribute, sub: undefined };
@@ -114,8 +111,8 @@ function declaredPath(
  */
 function declaredOperations(names: ResourceNames, { op, path, value }: Operation): Operation[] {
   if (path === undefined) {
-    // RFC 7644 §3.5.2.2: a removal needs a path; as one that finds nothing, it changes nothing.
-    if (op === 'remove') return [];
+    // RFC 7644 §3.5.2.2: a removal without a path names nothing to remove, and fails so.
+    if (op === 'remove') throw noTarget('A remove needs a path that names what to remove');
     if (!isObject(value)) throw invalidValue(`An ${op} without a path takes an object of attributes`);
     return Object.entries(value).flatMap(([key, inner]) => declaredOperations(names, { op, path: key, value: inner }));
   }
@@ -153,6 +150,9 @@ export function applyPatch<Resource extends object>(resource: Resource, operatio
     try {
       patched = scimPatch(patched, [scimOperation as ScimPatchOperation], {
         mutateDocument: false,
+        // A replace whose value filter matches nothing adds the value (behaviour §18) where RFC 7644
+        // §3.5.2.3 would refuse it (noTarget): Entra ID replaces `emails[type eq "work"].value` of a
+        // user who has no work e-mail yet, and expects it added.
         treatMissingAsAdd: true,
       });
     } catch (error) {

@@ -116,6 +116,10 @@ const meta = (
   location,
 });
 
+/**
+ * A User as SCIM answers one. A name part the directory keeps empty is unassigned (RFC 7643 §2.5), and
+ * left out, as is the whole `name` when no part is kept.
+ */
 export function userResource(row: DirectoryUserRow, base: string) {
   const formatted = `${row.given_name} ${row.family_name}`.trim();
   return {
@@ -123,7 +127,13 @@ export function userResource(row: DirectoryUserRow, base: string) {
     id: row.id,
     ...(row.external_id !== null && { externalId: row.external_id }),
     userName: row.user_name,
-    name: { givenName: row.given_name, familyName: row.family_name, ...(formatted && { formatted }) },
+    ...(formatted && {
+      name: {
+        ...(row.given_name && { givenName: row.given_name }),
+        ...(row.family_name && { familyName: row.family_name }),
+        formatted,
+      },
+    }),
     ...(row.display_name && { displayName: row.display_name }),
     emails: JSON.parse(row.emails) as Email[],
     active: Boolean(row.active),

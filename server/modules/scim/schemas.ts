@@ -86,7 +86,8 @@ export const USER_ATTRIBUTES: Attribute[] = [
     subAttributes: [
       { name: 'givenName', type: 'string' },
       { name: 'familyName', type: 'string' },
-      { name: 'formatted', type: 'string' },
+      // Made of givenName and familyName, never kept as sent (RFC 7643 §7: readOnly is ignored on input).
+      { name: 'formatted', type: 'string', mutability: 'readOnly' },
     ],
   },
   { name: 'displayName', type: 'string' },

@@ -19,6 +19,7 @@ export class ScimProblem extends DomainError {
 
 export const invalidFilter = (why: string) => new ScimProblem('BAD_REQUEST', 'invalidFilter', `Invalid filter: ${why}`);
 export const invalidValue = (why: string) => new ScimProblem('BAD_REQUEST', 'invalidValue', why);
+export const noTarget = (why: string) => new ScimProblem('BAD_REQUEST', 'noTarget', why);
 export const uniqueness = (why: string) => new ScimProblem('CONFLICT', 'uniqueness', why);
 export const mutability = (why: string) => new ScimProblem('CONFLICT', 'mutability', why);
 export const noSuchResource = (kind: 'User' | 'Group', id: string) =>

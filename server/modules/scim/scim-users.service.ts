@@ -173,7 +173,17 @@ export async function listUsers({ org, base }: ScimScope, query: ListQuery) {
   );
 }
 
-/** Replaces a directory user with what `fieldsOf` makes of it (PUT: the body; PATCH: the patched resource). */
+/** Whether `after` is the row as it is: every field the directory keeps the same. */
+const unchanged = (before: DirectoryUserRow, after: DirectoryUserFields): boolean =>
+  (Object.keys(after) as Array<keyof DirectoryUserFields>).every((field) =>
+    field === 'active' ? Boolean(before.active) === after.active : before[field] === after[field],
+  );
+
+/**
+ * Replaces a directory user with what `fieldsOf` makes of it (PUT: the body; PATCH: the patched
+ * resource). The row, and with it `meta.lastModified` (RFC 7643 §3.1), is written only when what it
+ * holds changes; the membership follows the user's state either way.
+ */
 async function changeUser(
   { org, base }: ScimScope,
   id: string,
@@ -189,6 +199,7 @@ async function changeUser(
       const defaults = directoryDefaults(tx, org.organizationId, fields.user_name_key);
       const userId = await followUnique(tx, change, before, { ...fields, id: before.id }, defaults);
       const row = { ...fields, id: before.id, user_id: userId };
+      if (unchanged(before, row)) return userResource(before, base);
       updateDirectoryUser(tx, row);
       return userResource(written(tx, org.organizationId, row, before.created_at), base);
     });

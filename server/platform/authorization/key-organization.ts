@@ -1,15 +1,20 @@
 /**
  * An operation of the organization a key belongs to, named by nothing but the key (behaviour §18,
- * SCIM: an identity provider holds one organization's key and names no organization). The key's
- * organization is looked up by its hash; the rest is the one authorization path of every
- * operation in an organization (in-organization.ts): the guard reads the key again, checks it is
- * live and holds `requirement`, before anything the operation reads is handed back.
+ * SCIM: an identity provider holds one organization's key and names no organization). Two steps:
+ * `keysOrganization` lets the caller in, or refuses them, before the request's body is read
+ * (behaviour §5: a request without a credential that verifies is 401 whatever its body holds);
+ * `inKeysOrganization` then runs the operation on the one authorization path of every operation in
+ * an organization (in-organization.ts): the guard reads the key again, checks it is live and holds
+ * `requirement`, before anything the operation reads is handed back.
  *
  * Which organization a key's hash belongs to is kept once read (organizationByKey): it never
  * changes, a key being made in one organization and staying there, and it decides nothing, the
- * guard reading the key itself in each request. So an identity provider's requests after its first
- * save a round trip each. A key revoked since is refused by the guard; one deleted with its
- * organization, by the change's lock (the organization is gone: 401, as for an unknown key).
+ * guard reading the key itself in each request. So an identity provider's reads after its first
+ * save a round trip each. A request that will have its body read first reads the key's row afresh
+ * instead, so that a revoked or expired key is refused before the body is; a read's revoked key is
+ * refused by the guard. A key deleted with its organization is unknown (401), or, when its
+ * organization was kept, refused by the change's lock (the organization is gone: 401, as for an
+ * unknown key).
  */
 import { LRUCache } from 'lru-cache';
 import type { Caller } from '../auth/tokens.ts';
@@ -18,7 +23,15 @@ import { forbidden } from '../errors.ts';
 import type { RoleCatalogue, ServicePermission } from '../role-catalogue.ts';
 import { OrganizationAccess } from './access.ts';
 import { InOrganization } from './in-organization.ts';
-import { invalidKey, organizationOfKey, recordKeyUse, withLiveKey } from './keys.ts';
+import {
+  invalidKey,
+  isLive,
+  organizationKeyRow,
+  organizationOfKey,
+  recordKeyUse,
+  sameHash,
+  withLiveKey,
+} from './keys.ts';
 
 /** The most keys whose organization is kept: each entry is two short strings. */
 const KEYS_KEPT = 10_000;
@@ -30,7 +43,13 @@ class KeysOwnOrganizationAccess extends OrganizationAccess {
   override missingOrganization = (): Error => invalidKey();
 }
 
-async function keysOrganization(db: Db, secretHash: string): Promise<string> {
+/** An organization key let in, with the organization it belongs to. */
+export interface KeyOfOrganization {
+  secretHash: string;
+  organizationId: string;
+}
+
+async function knownKeysOrganization(db: Db, secretHash: string): Promise<string> {
   const kept = organizationByKey.get(secretHash);
   if (kept !== undefined) return kept;
   const organizationId = await organizationOfKey(db, secretHash);
@@ -39,14 +58,25 @@ async function keysOrganization(db: Db, secretHash: string): Promise<string> {
   return organizationId;
 }
 
-export async function inKeysOrganization<T>(
+async function liveKeysOrganization(db: Db, secretHash: string): Promise<string> {
+  const row = await db.first(organizationKeyRow(db.sql, secretHash));
+  if (!row || !sameHash(row.secret_hash, secretHash) || !isLive(row, new Date())) throw invalidKey();
+  organizationByKey.set(secretHash, row.organization_id);
+  return row.organization_id;
+}
+
+/**
+ * The organization `caller` acts in as its key, or the refusal: a person is 403, an application
+ * key 403 once known to be live and 401 otherwise (behaviour §16), an unknown organization key 401.
+ * `beforeBody`: the request's body is read next, so the key must be live now (401 otherwise).
+ */
+export async function keysOrganization(
   db: Db,
   caller: Caller,
   requirement: ServicePermission,
-  roles: RoleCatalogue,
   onKeyUseFailure: (error: unknown) => void,
-  work: (org: InOrganization) => Promise<T>,
-): Promise<T> {
+  { beforeBody }: { beforeBody: boolean },
+): Promise<KeyOfOrganization> {
   if (caller.kind !== 'organization_key') {
     const refused = () => forbidden(`This endpoint needs an organization API key holding ${requirement}`);
     if (caller.kind === 'person') throw refused();
@@ -56,9 +86,24 @@ export async function inKeysOrganization<T>(
       throw refused();
     });
   }
-  const organizationId = await keysOrganization(db, caller.secretHash);
+  const { secretHash } = caller;
+  const organizationId = beforeBody
+    ? await liveKeysOrganization(db, secretHash)
+    : await knownKeysOrganization(db, secretHash);
+  return { secretHash, organizationId };
+}
+
+/** `work` as an operation of the key's organization (`keysOrganization`'s) that needs `requirement`. */
+export async function inKeysOrganization<T>(
+  db: Db,
+  { secretHash, organizationId }: KeyOfOrganization,
+  requirement: ServicePermission,
+  roles: RoleCatalogue,
+  onKeyUseFailure: (error: unknown) => void,
+  work: (org: InOrganization) => Promise<T>,
+): Promise<T> {
   const access = new KeysOwnOrganizationAccess(
-    { kind: 'organization_key', secretHash: caller.secretHash },
+    { kind: 'organization_key', secretHash },
     organizationId,
     requirement,
     roles,
