@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { createContext, type Context, type Services } from '../platform/rpc/context.ts';
 import { verifiedCaller } from './authentication.ts';
 import { authorizationHeader, idempotencyKeyHeader } from './repeated-headers.ts';
-import { answeringOf, givenUpSignal } from './processing-limit.ts';
+import { answeringOf, commitSentMarker, givenUpSignal } from './processing-limit.ts';
 
 export function contextFactory(services: Services) {
   return ({ req }: { req: FastifyRequest }): Context => {
@@ -19,6 +19,7 @@ export function contextFactory(services: Services) {
       idempotencyKeyHeader: idempotencyKeyHeader(req.raw),
       requestPath: req.originalUrl.split('?')[0] ?? '/',
       signal: givenUpSignal(req),
+      onCommitSent: commitSentMarker(req),
       answering: answeringOf(req),
     });
   };

@@ -31,6 +31,8 @@ declare module 'fastify' {
 interface ProcessingLimit {
   controller: AbortController;
   timer: NodeJS.Timeout | undefined;
+  /** Whether a change's COMMIT has gone out (commitSentMarker): then the outcome of a given-up request is unknown. */
+  commitSent: boolean;
   /** The request as a change waits for its answer (answeringOf). */
   answering: ResponseAnswering;
 }
@@ -64,6 +66,16 @@ type LimitedRequest = FastifyRequest & { processingLimit: ProcessingLimit | null
 export const givenUpSignal = (request: FastifyRequest): AbortSignal | undefined =>
   (request as LimitedRequest).processingLimit?.controller.signal;
 
+/** What a change calls as its COMMIT goes out (database/transaction.ts's `onCommitSent`). */
+export const commitSentMarker = (request: FastifyRequest): (() => void) | undefined => {
+  const limit = (request as LimitedRequest).processingLimit;
+  return limit
+    ? () => {
+        limit.commitSent = true;
+      }
+    : undefined;
+};
+
 /** The request as a change waits for its answer: the same object each time, so a change knows its own. */
 export const answeringOf = (request: FastifyRequest): Answering =>
   (request as LimitedRequest).processingLimit?.answering ?? ANSWERED;
@@ -73,6 +85,14 @@ const ANSWERED: Answering = { answered: () => Promise.resolve(), onAnswered: (ca
 
 const GIVEN_UP_MESSAGE = 'The request took too long and was given up; nothing it asked for was changed';
 
+/**
+ * Given up with its COMMIT sent: a database that stalled then commits when it wakes, so the change
+ * may have been made. The retry with the same Idempotency-Key answers what happened.
+ */
+const IN_DOUBT_MESSAGE =
+  'The request took too long and was given up while its change was being committed: it may have been made. ' +
+  'Send it again with the same Idempotency-Key to learn its outcome';
+
 export function registerProcessingLimit(app: FastifyInstance, limitMs: number): void {
   app.decorateRequest('processingLimit', null);
   // Callback hooks, not async ones: they run on every request (see http/logging.ts).
@@ -80,6 +100,7 @@ export function registerProcessingLimit(app: FastifyInstance, limitMs: number): 
     const limit: ProcessingLimit = {
       controller: new AbortController(),
       timer: undefined,
+      commitSent: false,
       answering: new ResponseAnswering(),
     };
     (request as LimitedRequest).processingLimit = limit;
@@ -97,7 +118,8 @@ export function registerProcessingLimit(app: FastifyInstance, limitMs: number): 
       limit.timer = setTimeout(() => {
         limit.controller.abort();
         if (reply.sent || reply.raw.headersSent) return;
-        void reply.status(503).send(errorPayload(request.url, 503, GIVEN_UP_MESSAGE));
+        const message = limit.commitSent ? IN_DOUBT_MESSAGE : GIVEN_UP_MESSAGE;
+        void reply.status(503).send(errorPayload(request.url, 503, message));
         // The handler still runs and will answer too (REST or tRPC): that answer goes nowhere,
         // instead of into Fastify's "reply was already sent" warning.
         reply.send = () => reply;

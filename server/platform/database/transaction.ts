@@ -8,7 +8,8 @@
  *   deadlock, a lock wait past the limit, or a Galera certification failure), and ends in 503 after
  *   the last attempt or once the budget is spent, never in 500;
  * - never commits once its request has been given up (the request's signal, aborted by the HTTP
- *   layer's processing limit or by the client leaving), so an answered error means nothing changed;
+ *   layer's processing limit or by the client leaving), so an answered error means nothing changed,
+ *   unless it was given up with its COMMIT under way (`onCommitSent`), which its answer then says;
  * - claims the Idempotency-Key of a request and stores its answer in the same transaction as its
  *   change, and answers a repeated request from that store, through a hook it knows nothing more
  *   of (ChangeHook; ../idempotency.ts is the one there is).
@@ -48,6 +49,11 @@ export interface TransactionSettings {
 export interface RequestScope {
   /** Aborted when the request is given up: a transaction not yet committed then rolls back. */
   signal?: AbortSignal;
+  /**
+   * Called as a transaction's COMMIT is about to go out: a request given up from then on may have
+   * changed what it asked for (a database that stalls now commits when it wakes), and must say so.
+   */
+  onCommitSent?: () => void;
   /** What the request's change does in its own transaction besides its work (an Idempotency-Key). */
   hook?: ChangeHook;
   /** Called when the hook answered the request instead of its work (a replay). */
@@ -263,6 +269,7 @@ export class Db implements Reader {
           await tx.prepareCommit();
           // The last moment to give up: after this the commit is sent, and its outcome is the answer.
           if (signal?.aborted) throw new RequestGivenUp();
+          this.#scope.onCommitSent?.();
           await tx.commit();
           return answer;
         } catch (error) {

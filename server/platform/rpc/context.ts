@@ -41,11 +41,13 @@ export interface RequestFacts {
   requestPath: string;
   /** Aborted when the request is given up (its limit passed, its client left): its transaction then rolls back. */
   signal: AbortSignal | undefined;
+  /** Told when a change's COMMIT goes out: given up after it, the request's outcome is unknown. */
+  onCommitSent: (() => void) | undefined;
   /** The request as a change waits for its answer (requests-in-flight.ts). */
   answering: Answering;
 }
 
-export interface Context extends Omit<RequestFacts, 'signal'>, Services {
+export interface Context extends Omit<RequestFacts, 'signal' | 'onCommitSent'>, Services {
   /** Headers a procedure adds to its REST response (the list `Link`, `Idempotency-Replayed`). */
   responseHeaders: Record<string, string>;
   /**
@@ -62,11 +64,12 @@ export interface Context extends Omit<RequestFacts, 'signal'>, Services {
   restStatus: { value?: 200 | 201 | 202 };
 }
 
-export function createContext(services: Services, { signal, ...request }: RequestFacts): Context {
+export function createContext(services: Services, { signal, onCommitSent, ...request }: RequestFacts): Context {
   return {
     ...request,
     db: services.db.forRequest({
       signal,
+      onCommitSent,
       // A change is answered after the answers of who may do what under way in its organizations.
       afterOrganizationChanges: (organizationIds) =>
         services.requestsInFlight.othersAnswered([...organizationIds].map(accessAnswers), request.answering),
