@@ -35,7 +35,7 @@ const run = (connection: HookedConnection, sql: string) => connection.executeQue
  * node has applied every write the cluster committed before them (wsrep_sync_wait), so a change
  * made through another node is seen by the next read.
  */
-function sessionBounds({ engine }: DatabaseLocation, timeoutMs: number, embedded: EmbeddedHandle) {
+function sessionBounds({ engine, file }: DatabaseLocation, timeoutMs: number, embedded: EmbeddedHandle) {
   const lockWaitSeconds = Math.max(1, Math.ceil(timeoutMs / 1000));
   if (engine === 'mariadb') {
     return async (connection: HookedConnection) => {
@@ -54,7 +54,7 @@ function sessionBounds({ engine }: DatabaseLocation, timeoutMs: number, embedded
         `set session innodb_lock_wait_timeout = ${lockWaitSeconds}, max_execution_time = ${timeoutMs}`,
       ).then(() => undefined);
   }
-  return embeddedConnection(embedded);
+  return embeddedConnection(file, timeoutMs, embedded);
 }
 
 /** What the embedded database's connection hook uses of libSQL's own handle on the file. */
@@ -86,9 +86,20 @@ const TRANSACTION_CONTROL = /^(begin( deferred| immediate| exclusive)?|commit|ro
  * first, with BEGIN IMMEDIATE (unit-of-work.ts; a write on its own too, statements.ts), and
  * BEGIN, COMMIT and ROLLBACK go through libSQL's `exec`, which finishes its statement however it
  * ends; the statements between them never wait for another process's lock.
+ *
+ * And the file is kept in WAL mode, where readers (a `.dump`, a backup) and the writer do not hold
+ * each other up: only another process's write transaction holds a change back, and nothing holds
+ * a read back. The mode is the file's own, kept across opens; a file made before (in
+ * rollback-journal mode) is switched at its first open here. The switch needs the file to itself:
+ * it waits up to DB_TIMEOUT_MS for other processes' locks, at the start, before anything is
+ * served, and a start that cannot get it fails (cli/failures.ts says why in one line).
  */
-function embeddedConnection(handle: EmbeddedHandle) {
+function embeddedConnection(file: string | undefined, timeoutMs: number, handle: EmbeddedHandle) {
   return async (connection: HookedConnection) => {
+    if (file !== ':memory:') {
+      await run(connection, `pragma busy_timeout = ${timeoutMs}`);
+      await run(connection, 'pragma journal_mode = wal');
+    }
     await run(connection, 'pragma busy_timeout = 0');
     const prepared = connection.executeQuery.bind(connection);
     // The hooks after this one (metrics, statement spans) wrap it: they see every statement.
