@@ -104,6 +104,12 @@ function explainFiles(error: SystemError, code: string, settings: Settings | und
   if (cannotOpen) {
     return `Cannot open or create the embedded database ${cannotOpen[1]}: its directory must exist and be writable by this user; set DATABASE_URL to a file: path that is`;
   }
+  // Waited for at the start (DB_TIMEOUT_MS, to put a file made before in WAL mode) and by the
+  // migrations (120 s): database/orm.ts.
+  if (code.startsWith('SQLITE_BUSY')) {
+    const file = settings?.database.file;
+    return `The embedded database${file ? ` ${resolve(file)}` : ''} is locked by another process (a sqlite3 shell, a backup, npm run app-key, another instance): try again once it has finished`;
+  }
   return undefined;
 }
 

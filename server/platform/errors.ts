@@ -40,6 +40,9 @@ export const errorBodyOf = ({ code, message, issues }: DomainError): ErrorBody =
 export const unavailable = (message = 'The database is unavailable, try again later') =>
   new DomainError('SERVICE_UNAVAILABLE', message);
 
+/** The database is there but did not serve the request within its DB_TIMEOUT_MS: busy or slow (behaviour §10). */
+export const notInTime = () => unavailable('The database did not answer in time, try again later');
+
 const zodIssues = (error: ZodError): ErrorIssue[] =>
   error.issues.map((issue) => ({ field: issue.path.join('.') || '(body)', problem: issue.message }));
 
@@ -49,7 +52,7 @@ const isInputError = (error: TRPCError): boolean => error.code === 'BAD_REQUEST'
 /** A failure's DomainError: thrown by the service itself, or a database outage (503). */
 function domainErrorOf(error: TRPCError): DomainError | undefined {
   if (error.cause instanceof DomainError) return error.cause;
-  if (isDatabaseTimeout(error.cause)) return unavailable('The database did not answer in time, try again later');
+  if (isDatabaseTimeout(error.cause)) return notInTime();
   if (isDatabaseUnavailable(error.cause)) return unavailable();
   return undefined;
 }

@@ -98,9 +98,9 @@ export async function openMigrated(
 }
 
 /**
- * The database of a running service, for a test that writes beside it: on the embedded database a
- * write then waits for the service's own (its busy timeout, as the service's connections have)
- * instead of failing at once with "database is locked" while a background task of the service
- * (the webhook fan-out, the sweep) writes.
+ * The database of a running service, opened as the service opens it, for a test that writes beside
+ * it. On the embedded database no statement waits for the file's lock (behaviour §10): the service
+ * runs in the test's own process, where such a wait would only hold up the service's transaction
+ * that holds the lock; in WAL mode the test's reads never meet one.
  */
 export const openBesideService = (url: string): Promise<Orm> => openDatabase(url, { poolSize: 1, timeoutMs: 10_000 });

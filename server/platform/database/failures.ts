@@ -1,7 +1,8 @@
 /**
  * What a database error means for the request. Driver errors are classified by MikroORM's own
  * exception converters (MySQL error numbers, SQLite messages), plus the few conditions they do not
- * name: statement timeouts, a Galera node that is not ready, and our own pool acquire timeout.
+ * name: statement timeouts, a Galera node that is not ready, our own pool acquire timeout, and an
+ * embedded database's file held by another process.
  */
 import {
   ConnectionException,
@@ -49,6 +50,17 @@ const UNAVAILABLE_ERRNOS = new Set([
   1180, // Got error during COMMIT (a Galera node losing quorum mid-commit)
 ]);
 
+/**
+ * The embedded database's file is held by another process: SQLite's SQLITE_BUSY, or one of its
+ * extended codes (SQLITE_BUSY_SNAPSHOT: another process wrote since this transaction began
+ * reading), which libSQL gives as the error's `code`. The statement changed nothing; sent again
+ * once the lock is gone, it goes through (statements.ts, transaction.ts).
+ */
+const isBusyCode = (cause: Error): boolean => {
+  const { code } = cause as { code?: unknown };
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+};
+
 /** Whether the driver's error number (MySQL's and MariaDB's `errno`) is one of `errnos`. */
 const hasErrno = (cause: Error, errnos: ReadonlySet<number>): boolean => {
   const { errno } = cause as { errno?: unknown };
@@ -66,6 +78,13 @@ function causes(error: unknown): Error[] {
   for (let cause = error; cause instanceof Error && chain.length < 5; cause = cause.cause) chain.push(cause);
   return chain;
 }
+
+/**
+ * Another process holds the embedded database's file: a writer, or (when the file is not in WAL
+ * mode) a reader too. Tried again after a pause while the request's budget lasts; past it, a
+ * timeout (isDatabaseTimeout).
+ */
+export const isFileBusy = (error: unknown): boolean => causes(error).some(isBusyCode);
 
 /**
  * A transaction that lost to another: a deadlock, a lock wait past the limit, or (on Galera) a
@@ -94,11 +113,15 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     return (
       fatal === true ||
       (typeof code === 'string' && CONNECTION_ERROR_CODES.has(code)) ||
-      hasErrno(cause, UNAVAILABLE_ERRNOS)
+      hasErrno(cause, UNAVAILABLE_ERRNOS) ||
+      isBusyCode(cause)
     );
   });
 }
 
-/** Of those, a statement the database ended at its time bound: it answered, too late. */
+/**
+ * Of those, a statement the database ended at its time bound, or an embedded database's file still
+ * held by another process when the statement's time was up: it is there, but busy.
+ */
 export const isDatabaseTimeout = (error: unknown): boolean =>
-  causes(error).some((cause) => hasErrno(cause, TIMEOUT_ERRNOS));
+  causes(error).some((cause) => hasErrno(cause, TIMEOUT_ERRNOS) || isBusyCode(cause));

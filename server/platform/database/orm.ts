@@ -6,7 +6,8 @@ import { dirname } from 'node:path';
 import { MikroORM, type Options } from '@mikro-orm/core';
 import type { MySqlConnection } from '@mikro-orm/mysql';
 import { SqlitePlatform, type SqlEntityManager } from '@mikro-orm/sql';
-import { CompiledQuery } from 'kysely';
+import type { LibSqlConnection } from '@mikro-orm/libsql';
+import { CompiledQuery, type QueryResult } from 'kysely';
 import { locateDatabase, type DatabaseLocation } from './engine.ts';
 import { createOrmConfig } from './orm-config.ts';
 import { makeDirectory } from '../make-directory.ts';
@@ -34,7 +35,7 @@ const run = (connection: HookedConnection, sql: string) => connection.executeQue
  * node has applied every write the cluster committed before them (wsrep_sync_wait), so a change
  * made through another node is seen by the next read.
  */
-function sessionBounds({ engine }: DatabaseLocation, timeoutMs: number) {
+function sessionBounds({ engine, file }: DatabaseLocation, timeoutMs: number, embedded: EmbeddedHandle) {
   const lockWaitSeconds = Math.max(1, Math.ceil(timeoutMs / 1000));
   if (engine === 'mariadb') {
     return async (connection: HookedConnection) => {
@@ -53,8 +54,64 @@ function sessionBounds({ engine }: DatabaseLocation, timeoutMs: number) {
         `set session innodb_lock_wait_timeout = ${lockWaitSeconds}, max_execution_time = ${timeoutMs}`,
       ).then(() => undefined);
   }
-  // The embedded database: how long a write waits for another process's lock on the file.
-  return (connection: HookedConnection) => run(connection, `pragma busy_timeout = ${timeoutMs}`).then(() => undefined);
+  return embeddedConnection(file, timeoutMs, embedded);
+}
+
+/** What the embedded database's connection hook uses of libSQL's own handle on the file. */
+interface NativeEmbedded {
+  exec(sql: string): unknown;
+}
+
+/** libSQL's handle, once the ORM has connected (openDatabase). */
+interface EmbeddedHandle {
+  native?: NativeEmbedded;
+}
+
+/** BEGIN, COMMIT and ROLLBACK, which the embedded connection runs through libSQL's `exec`. */
+const TRANSACTION_CONTROL = /^(begin( deferred| immediate| exclusive)?|commit|rollback)$/i;
+
+/**
+ * The embedded database's one connection (behaviour §10). Its driver is synchronous: SQLite's busy
+ * handler, waiting for another process's lock on the file (a `sqlite3` shell, a backup,
+ * `npm run app-key`), would sleep on the event loop and stop the whole service, `/healthz`
+ * included, once per statement that met the lock. So no statement waits inside SQLite
+ * (`busy_timeout` 0): one that finds the file busy fails at once, and is sent again after a pause,
+ * without holding the loop, until its request's DB_TIMEOUT_MS is spent (statements.ts,
+ * transaction.ts).
+ *
+ * Where it meets the lock matters. A statement libSQL prepared and that failed busy is left
+ * unfinished until the garbage collector drops it (its `run` resets a statement before running it,
+ * never after a failure), and while a write is left so, SQLite refuses every COMMIT of the
+ * connection ("SQL statements in progress", itself SQLITE_BUSY). So every write takes the lock
+ * first, with BEGIN IMMEDIATE (unit-of-work.ts; a write on its own too, statements.ts), and
+ * BEGIN, COMMIT and ROLLBACK go through libSQL's `exec`, which finishes its statement however it
+ * ends; the statements between them never wait for another process's lock.
+ *
+ * And the file is kept in WAL mode, where readers (a `.dump`, a backup) and the writer do not hold
+ * each other up: only another process's write transaction holds a change back, and nothing holds
+ * a read back. The mode is the file's own, kept across opens; a file made before (in
+ * rollback-journal mode) is switched at its first open here. The switch needs the file to itself:
+ * it waits up to DB_TIMEOUT_MS for other processes' locks, at the start, before anything is
+ * served, and a start that cannot get it fails (cli/failures.ts says why in one line).
+ */
+function embeddedConnection(file: string | undefined, timeoutMs: number, handle: EmbeddedHandle) {
+  return async (connection: HookedConnection) => {
+    if (file !== ':memory:') {
+      await run(connection, `pragma busy_timeout = ${timeoutMs}`);
+      await run(connection, 'pragma journal_mode = wal');
+    }
+    await run(connection, 'pragma busy_timeout = 0');
+    const prepared = connection.executeQuery.bind(connection);
+    // The hooks after this one (metrics, statement spans) wrap it: they see every statement.
+    connection.executeQuery = <Row>(query: CompiledQuery) => {
+      const { native } = handle;
+      if (!native || query.parameters.length > 0 || !TRANSACTION_CONTROL.test(query.sql)) return prepared<Row>(query);
+      return new Promise<QueryResult<Row>>((resolve) => {
+        native.exec(query.sql);
+        resolve({ rows: [] });
+      });
+    };
+  };
 }
 
 /**
@@ -81,7 +138,8 @@ export async function openDatabase(
   if (file !== undefined && file !== ':memory:') makeDirectory(dirname(file));
   // Each new connection gets the session bounds, then whatever else the caller asks (metrics).
   const connectionHooks: ConnectionHook[] = [];
-  if (bounds) connectionHooks.push(sessionBounds(database, bounds.timeoutMs));
+  const embedded: EmbeddedHandle = {};
+  if (bounds) connectionHooks.push(sessionBounds(database, bounds.timeoutMs, embedded));
   if (options.onCreateConnection) connectionHooks.push(options.onCreateConnection);
   if (bounds && tracingOn()) connectionHooks.push(traceStatements(database.engine));
   const onCreateConnection = async (connection: unknown) => {
@@ -117,6 +175,10 @@ export async function openDatabase(
   ) as Orm;
   // MikroORM 7 connects lazily; the pool (and its Kysely client) must exist before the first query.
   await orm.connect();
+  // libSQL's own handle, for the connection's BEGIN, COMMIT and ROLLBACK (embeddedConnection).
+  if (bounds && dialect === 'sqlite') {
+    embedded.native = await (orm.em.getConnection() as unknown as LibSqlConnection).getNativeClient();
+  }
   if (bounds && dialect === 'mysql') {
     const pool = await (orm.em.getConnection() as unknown as MySqlConnection).getNativeClient();
     servePool(pool, bounds.timeoutMs);
@@ -142,12 +204,23 @@ const MIGRATION_LOCK_WAIT_SECONDS = 120;
  * together each migrate at start: on MySQL and MariaDB they take turns under a named lock
  * (GET_LOCK: owned by one session, freed by the server if that session's process dies), so the
  * later ones find nothing pending instead of failing on the tables the first one is creating.
- * The embedded database belongs to one process and needs none. Run it on an ORM opened without
- * bounds: a migration may rightly take longer than any request.
+ * The embedded database belongs to one process and needs none; its migrations wait as long for
+ * another process's lock on the file (a backup, `npm run app-key`), then back to none: the
+ * service migrates at start on its serving connection, whose statements must not wait (orm.ts's
+ * embeddedConnection). Run it on an ORM opened without bounds: a migration may rightly take
+ * longer than any request.
  */
 export async function migrate(orm: Orm): Promise<string[]> {
   const applyPending = async () => (await orm.migrator.up()).map((migration) => migration.name);
-  if (orm.em.getPlatform() instanceof SqlitePlatform) return applyPending();
+  if (orm.em.getPlatform() instanceof SqlitePlatform) {
+    const connection = orm.em.getConnection();
+    await connection.execute(`pragma busy_timeout = ${MIGRATION_LOCK_WAIT_SECONDS * 1000}`);
+    try {
+      return await applyPending();
+    } finally {
+      await connection.execute('pragma busy_timeout = 0');
+    }
+  }
   // A transaction is MikroORM's way to keep one session, the lock's owner, for the whole run.
   return orm.em.fork().transactional(async (session) => {
     const [lock] = await session.execute<Array<{ acquired: number | null }>>('select get_lock(?, ?) as acquired', [

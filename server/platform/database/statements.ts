@@ -11,8 +11,26 @@
  * gets the hooks Kysely's driver gives it (orm.ts: the session's bounds, metrics, statement spans),
  * which wrap its `executeQuery` as they wrap Kysely's, once, before its first statement here.
  */
-import type { CompiledQuery, DatabaseConnection, MysqlPool, MysqlPoolConnection, QueryResult } from 'kysely';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type MysqlPool,
+  type MysqlPoolConnection,
+  type QueryResult,
+} from 'kysely';
+import { pauseBefore } from './backoff.ts';
+import { isFileBusy } from './failures.ts';
 import type { Sql } from './schema.ts';
+
+/**
+ * The embedded database's BEGIN: a write takes the file's write lock at once, so that another
+ * process's lock is met by BEGIN and by no statement after it (orm.ts's embeddedConnection says
+ * why that matters). In-process, transactions take turns on the one connection anyway.
+ */
+export const BEGIN_IMMEDIATE = CompiledQuery.raw('begin immediate');
+export const COMMIT = CompiledQuery.raw('commit');
+export const ROLLBACK = CompiledQuery.raw('rollback');
 
 /** Sends a built statement, and hands back its result in Kysely's shape. */
 export interface StatementRunner {
@@ -147,11 +165,66 @@ const pools = new WeakMap<Sql, StatementPool>();
 
 export const servesStatements = (sql: Sql, pool: StatementPool): void => void pools.set(sql, pool);
 
-/** The statements of `sql`'s database: its pool above, else through Kysely's executor. */
-export const statementsOf = (sql: Sql): StatementPool => pools.get(sql) ?? kyselyStatements(sql);
+/**
+ * The statements of `sql`'s database: its pool above, else through Kysely's executor, where a lone
+ * statement that finds the file busy waits for it `busyWaitMs` at most (`kyselyStatements`).
+ */
+export const statementsOf = (sql: Sql, busyWaitMs: number): StatementPool =>
+  pools.get(sql) ?? kyselyStatements(sql, busyWaitMs);
 
-/** Through Kysely's executor: the embedded database's (module comment). */
-const kyselyStatements = (sql: Sql): StatementPool => ({
-  executeQuery: (query) => sql.executeQuery(query),
-  withConnection: (work) => sql.connection().execute(work),
-});
+/**
+ * Sends a statement that `error` refused again, after a growing jittered pause, while another
+ * process holds the embedded database's file, until `deadline`; then throws the last refusal (a
+ * timeout, failures.ts). Any other error is thrown at once.
+ */
+async function sentAgainWhenFree<Row>(
+  error: unknown,
+  send: () => Promise<QueryResult<Row>>,
+  deadline: number,
+): Promise<QueryResult<Row>> {
+  for (let attempt = 1; ; attempt++) {
+    const pause = pauseBefore(attempt);
+    if (!isFileBusy(error) || Date.now() + pause >= deadline) throw error;
+    await sleep(pause);
+    try {
+      return await send();
+    } catch (refused) {
+      error = refused;
+    }
+  }
+}
+
+/** A read: what goes out on its own, outside a transaction, but for the writes below. */
+const READ = /^\s*select\b/i;
+
+/**
+ * Through Kysely's executor: the embedded database's (module comment). No statement waits inside
+ * SQLite for another process's lock on the file, which would stop the event loop (orm.ts's
+ * embeddedConnection): a statement that finds the file busy has changed nothing, and is sent again
+ * after a pause, holding no connection meanwhile, for `busyWaitMs` (DB_TIMEOUT_MS) at most, as
+ * MySQL's and MariaDB's session bounds end a statement's lock waits. A write on its own (a
+ * webhook delivery's claim, a key's last use) takes the lock first, BEGIN IMMEDIATE, and commits,
+ * as a transaction does: orm.ts says why the lock must be met there. A transaction's statements
+ * are never sent again on their own: the whole transaction is (transaction.ts).
+ */
+const kyselyStatements = (sql: Sql, busyWaitMs: number): StatementPool => {
+  const alone = <Row>(query: CompiledQuery<Row>): Promise<QueryResult<Row>> => {
+    if (READ.test(query.sql)) return sql.executeQuery(query);
+    return sql.connection().execute(async (connection) => {
+      await connection.executeQuery(BEGIN_IMMEDIATE);
+      try {
+        const result = await connection.executeQuery(query);
+        await connection.executeQuery(COMMIT);
+        return result;
+      } catch (error) {
+        await connection.executeQuery(ROLLBACK).catch(() => undefined);
+        throw error;
+      }
+    });
+  };
+  return {
+    executeQuery: (query) =>
+      alone(query).catch((error: unknown) => sentAgainWhenFree(error, () => alone(query), Date.now() + busyWaitMs)),
+    withConnection: (work) => sql.connection().execute(work),
+  };
+};

@@ -18,10 +18,10 @@
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Compilable, QueryResult } from 'kysely';
-import { DomainError, unavailable } from '../errors.ts';
+import { DomainError, notInTime, unavailable } from '../errors.ts';
 import { toDbTimestamp, type Database, type DbTimestamp, type Dialect, type Sql } from './schema.ts';
 import { Admission, type Turn } from './admission.ts';
-import { isForeignKeyViolation, isLostConflict, isUniqueViolation } from './failures.ts';
+import { isFileBusy, isForeignKeyViolation, isLostConflict, isUniqueViolation } from './failures.ts';
 import { connectionWaitDeadline } from './mysql-pool.ts';
 import { statementsOf, type StatementPool } from './statements.ts';
 import { GuardedReads } from './guarded-reads.ts';
@@ -119,7 +119,7 @@ export class Db implements Reader {
   /** The database behind `em`, for requests to scope with `forRequest`. */
   static open(em: SqlEntityManager, dialect: Dialect, settings: TransactionSettings): Db {
     const admission = new Admission(settings);
-    const statements = statementsOf(em.getKysely<Database>());
+    const statements = statementsOf(em.getKysely<Database>(), settings.timeoutMs);
     return new Db({ em, statements, buildSql: buildOnlySql(dialect), dialect, settings, admission }, {});
   }
 
@@ -227,16 +227,32 @@ export class Db implements Reader {
     );
   }
 
-  /** Runs `attempt` again after each lost conflict, with a growing jittered pause, until the deadline. */
+  /**
+   * Runs `attempt` again after each lost conflict, with a growing jittered pause, until the deadline.
+   * An embedded database's file held by another process is no conflict between transactions: the
+   * attempt is made again, however many times, until the deadline, then answered as a database
+   * that did not answer in time (behaviour §10). No attempt waits inside SQLite for the lock, which
+   * would stop the event loop (statements.ts); the pauses hold no connection.
+   */
   async #retrying<T>(deadline: number, attempt: () => Promise<T>): Promise<T> {
-    for (let number = 1; ; number++) {
+    // Attempts that lost a conflict, and that found the file busy.
+    let lost = 0;
+    let busy = 0;
+    for (;;) {
       try {
         return await attempt();
       } catch (error) {
         if (error instanceof RequestGivenUp) throw unavailable('The request took too long and was given up');
-        if (error instanceof DomainError || !isLostConflict(this.#shared.em, error)) throw error;
-        const pause = pauseBefore(number);
-        if (number >= this.#shared.settings.maxAttempts || Date.now() + pause >= deadline) {
+        if (error instanceof DomainError) throw error;
+        if (isFileBusy(error)) {
+          const pause = pauseBefore(++busy);
+          if (Date.now() + pause >= deadline) throw notInTime();
+          await sleep(pause);
+          continue;
+        }
+        if (!isLostConflict(this.#shared.em, error)) throw error;
+        const pause = pauseBefore(++lost);
+        if (lost >= this.#shared.settings.maxAttempts || Date.now() + pause >= deadline) {
           this.#shared.settings.onConflict?.('exhausted');
           throw unavailable('The change kept conflicting with concurrent changes, try again');
         }

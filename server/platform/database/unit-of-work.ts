@@ -49,7 +49,7 @@ import {
 } from 'kysely';
 import { unavailable } from '../errors.ts';
 import { toDbTimestamp, type Database, type DbTimestamp, type Dialect, type Sql } from './schema.ts';
-import { toQueryResult, type StatementRunner } from './statements.ts';
+import { BEGIN_IMMEDIATE, COMMIT, ROLLBACK, toQueryResult, type StatementRunner } from './statements.ts';
 
 /** Reads that run the same in a transaction (`Tx`) and outside one (`Db`). */
 export interface Reader {
@@ -171,7 +171,6 @@ export interface UnitOfWorkOptions {
 }
 
 const BEGIN = CompiledQuery.raw('begin');
-const COMMIT = CompiledQuery.raw('commit');
 
 /** MariaDB's form of a statement that may run `seconds` at most, merged into a `SET STATEMENT` it may have. */
 function boundedStatement(sql: string, seconds: string): string {
@@ -189,7 +188,7 @@ export class UnitOfWork implements Tx {
   readonly #connection: StatementRunner;
   readonly #together: boolean;
   readonly #deadline: number;
-  #queued: Statement[] = [{ query: BEGIN }];
+  #queued: Statement[];
   #now: DbTimestamp | undefined;
   /** Whether BEGIN has gone out, so that a failure must roll back. */
   #begun = false;
@@ -207,6 +206,7 @@ export class UnitOfWork implements Tx {
     this.#together = together;
     this.waitsForLock = waitsForLock;
     this.#deadline = deadline;
+    this.#queued = [{ query: dialect === 'sqlite' ? BEGIN_IMMEDIATE : BEGIN }];
   }
 
   timestamp(date?: Date): DbTimestamp {
@@ -264,7 +264,7 @@ export class UnitOfWork implements Tx {
 
   /** Undoes what was sent; nothing to undo when BEGIN never went out. */
   async rollback(): Promise<void> {
-    if (this.#begun) await this.#connection.executeQuery(CompiledQuery.raw('rollback'));
+    if (this.#begun) await this.#connection.executeQuery(ROLLBACK);
   }
 
   /** A guard's refusal is thrown, not returned rejected: every caller awaits this in an async method. */
