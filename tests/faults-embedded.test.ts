@@ -13,7 +13,7 @@
  *   write on its own refused busy leave nothing behind that would refuse the next change's COMMIT
  *   once the lock is gone (libSQL leaves a statement that failed unfinished: orm.ts).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -185,6 +185,22 @@ describe('the embedded database file held by another process', () => {
       other.exec('commit');
     }
     expect((await timed(readOrganization)).body?.organization_name).toBe('Changed during a backup');
+  });
+
+  it('answers 503, never 500, while the file cannot be written, and changes again once it can', async () => {
+    // Immutable (chattr +i), which holds for root too: the log of changes and the folder.
+    const immutable = [`${file}-wal`, dir];
+    execFileSync('chattr', ['+i', ...immutable]);
+    try {
+      const refused = await timed(rename('Changed on a read-only disk'));
+      expect(refused.status, JSON.stringify(refused.body)).toBe(503);
+      expect(Number(refused.retryAfter)).toBeGreaterThan(0);
+      expect([200, 503]).toContain((await timed(readOrganization)).status);
+    } finally {
+      execFileSync('chattr', ['-i', ...immutable]);
+    }
+    const changed = await timed(rename('Changed after the disk came back'));
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
   });
 });
 

@@ -61,6 +61,17 @@ const isBusyCode = (cause: Error): boolean => {
   return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 };
 
+/**
+ * The embedded database's file cannot be read or written (SQLITE_IOERR, SQLITE_READONLY,
+ * SQLITE_CANTOPEN, SQLITE_FULL and their extended codes: a disk full or failing, a file or folder
+ * made read-only or taken away): the operator's to mend, an outage as a database gone is.
+ */
+const FILE_FAILURE_CODES = /^SQLITE_(?:IOERR|READONLY|CANTOPEN|FULL)(?:_|$)/;
+const isFileFailureCode = (cause: Error): boolean => {
+  const { code } = cause as { code?: unknown };
+  return typeof code === 'string' && FILE_FAILURE_CODES.test(code);
+};
+
 /** Whether the driver's error number (MySQL's and MariaDB's `errno`) is one of `errnos`. */
 const hasErrno = (cause: Error, errnos: ReadonlySet<number>): boolean => {
   const { errno } = cause as { errno?: unknown };
@@ -114,7 +125,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
       fatal === true ||
       (typeof code === 'string' && CONNECTION_ERROR_CODES.has(code)) ||
       hasErrno(cause, UNAVAILABLE_ERRNOS) ||
-      isBusyCode(cause)
+      isBusyCode(cause) ||
+      isFileFailureCode(cause)
     );
   });
 }
