@@ -14,6 +14,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -478,6 +479,10 @@ describe('npm start with no settings but a data directory', () => {
     expect(service.lines.join('\n')).not.toContain('Server listening at');
     expect((await fetch(starts[0]!.docs)).status).toBe(200);
     expect(existsSync(databaseFile)).toBe(true);
+    // It holds webhook secrets and private metadata: its owner's alone, as the development secret is.
+    for (const file of [databaseFile, `${databaseFile}-wal`, join(dataDir, 'jwt-secret')]) {
+      expect((statSync(file).mode & 0o777).toString(8), file).toBe('600');
+    }
 
     const minted = runToExit('server/cli/token.ts', env, ['--sub', 'dev-user', '--role', 'owner']);
     expect(minted.status).toBe(0);

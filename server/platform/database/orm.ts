@@ -2,6 +2,7 @@
  * Opens the database named by DATABASE_URL, bounded as behaviour §10 asks when serving requests,
  * and applies pending migrations when asked to.
  */
+import { closeSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MikroORM, type Options } from '@mikro-orm/core';
 import type { MySqlConnection } from '@mikro-orm/mysql';
@@ -135,7 +136,12 @@ export async function openDatabase(
   const { dialect, file } = database;
   // The embedded database's folder is made; a MySQL or MariaDB database must exist (ensureDatabase
   // below). make-directory.ts says why not node:fs's recursive mkdir.
-  if (file !== undefined && file !== ':memory:') makeDirectory(dirname(file));
+  if (file !== undefined && file !== ':memory:') {
+    makeDirectory(dirname(file));
+    // Made readable by its owner alone, as the development secret is (auth/secret.ts): it holds
+    // webhook secrets and private metadata. SQLite gives its -wal and -shm files the same mode.
+    closeSync(openSync(file, 'a', 0o600));
+  }
   // Each new connection gets the session bounds, then whatever else the caller asks (metrics).
   const connectionHooks: ConnectionHook[] = [];
   const embedded: EmbeddedHandle = {};
