@@ -306,6 +306,59 @@ describe('one instance per node of a 3-node Galera cluster', () => {
     RACE_TIMEOUT_MS,
   );
 
+  it(
+    'an account deleted through one node while it is added through the others: no add lost silently, no 5xx (behaviour §15)',
+    async () => {
+      // Each add is made before the deletion, which removes it with its member.left (or, made after
+      // it, answered 404), whichever node made it: the deletion's lock of the user's row is local to
+      // its node, and certification orders it with the adds of the others.
+      const rounds = await pooled(ROUNDS, SETUP_CONCURRENCY, async () => {
+        const owner = await registerUser(node(0), 'owner');
+        const person = await registerUser(node(0), 'deleting');
+        const organizationIds = [];
+        for (let index = 0; index < 4; index++) organizationIds.push(await createOrganization(node(0), owner));
+        return { owner, person, organizationIds };
+      });
+      const problems: string[] = [];
+      for (const [round, { owner, person, organizationIds }] of rounds.entries()) {
+        const [deleted, ...added] = await Promise.all([
+          node(0).call('DELETE', '/users', { token: person.token }),
+          ...organizationIds.map((organizationId, index) =>
+            node(1 + (index % 2)).call('POST', '/organization-user', {
+              token: owner.token,
+              organizationId,
+              body: { email: person.email, role: 'member' },
+            }),
+          ),
+        ]);
+        for (const answer of [deleted, ...added]) {
+          if (answer.status >= 500) problems.push(`${round}: answered ${answer.status} ${JSON.stringify(answer.body)}`);
+        }
+        for (const [index, organizationId] of organizationIds.entries()) {
+          // Read through the third node: the state the whole cluster agreed on.
+          const listed = await members(node(2), owner, organizationId);
+          const organization = await node(2).call('GET', `/organizations/${organizationId}`, { token: owner.token });
+          const events = await node(2).call('GET', `/organizations/${organizationId}/events`, { token: owner.token });
+          const ofPerson = (events.body as Array<{ type: string; subject_user_id: string }>)
+            .filter((event) => event.subject_user_id === person.id)
+            .map((event) => event.type);
+          const member = listed.some((entry) => entry.user_id === person.id);
+          if (organization.body.member_count !== listed.length) {
+            problems.push(`${round}: member_count ${organization.body.member_count}, ${listed.length} listed`);
+          }
+          const eventsSay = ofPerson.at(-1) === 'member.added';
+          if (member !== eventsSay) problems.push(`${round}: a member ${member}, events ${ofPerson.join(' ')}`);
+          if (deleted.status === 200 && member) problems.push(`${round}: a member after the deletion`);
+          if (added[index]!.status === 201 && deleted.status === 200 && !ofPerson.includes('member.left')) {
+            problems.push(`${round}: added, deleted, no member.left`);
+          }
+        }
+      }
+      expect(problems).toEqual([]);
+    },
+    RACE_TIMEOUT_MS,
+  );
+
   describe('seat limits with requests spread over the three nodes, exactly at the limit (behaviour §16)', () => {
     for (const way of ['add', 'invite', 'accept'] as const) {
       it(`${CONTENDERS} concurrent ${way}s`, () => raceForSeats(instances, way), RACE_TIMEOUT_MS);

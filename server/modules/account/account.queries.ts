@@ -102,6 +102,23 @@ export async function organizationsOfAccount(reader: Reader, userId: string, ema
   return rows.map((row) => row.organization_id).sort();
 }
 
+/**
+ * Queues, for the deletion of the record (behaviour §15), the lock of the user's row, then a
+ * locking read of the organizations of their memberships (expired ones too), which `read` is given
+ * once it has run. The lock waits for every membership of theirs being made meanwhile: its insert
+ * holds the row shared, by its foreign key, until it commits; the read, current rather than from
+ * the transaction's snapshot, sees those. Only on MySQL and MariaDB: the embedded database has
+ * no row locks, nor their syntax, and its one writer at a time keeps the deletion apart from them.
+ */
+export function lockUserAndMemberships(tx: Tx, userId: string, read: (organizationIds: string[]) => void): void {
+  if (tx.dialect === 'sqlite') return;
+  tx.later(tx.sql.selectFrom('users').select('id').where('id', '=', userId).forUpdate());
+  tx.later(
+    tx.sql.selectFrom('organization_users').select('organization_id').where('user_id', '=', userId).forUpdate(),
+    (result) => read(result.rows.map((row) => row.organization_id)),
+  );
+}
+
 /** Queues the delete of the organization's pending invitations to the e-mail. */
 export function deletePendingInvitations(tx: Tx, organizationId: string, email: string): void {
   tx.later(

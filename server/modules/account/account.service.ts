@@ -16,6 +16,7 @@ import {
   deleteUserRecord,
   eventRowsWhere,
   joinRequestRows,
+  lockUserAndMemberships,
   membershipRows,
   organizationsOfAccount,
   pendingInvitationRows,
@@ -89,6 +90,18 @@ const lastOwnerOf = (organizationIds: string[]) =>
  * never wait on each other in a circle) and read again under their locks: when the set moved
  * meanwhile, the deletion starts over. Refused as a whole, with every such organization named,
  * while they are the last owner of any.
+ *
+ * A membership may be being made meanwhile in an organization the deletion did not take (an add,
+ * a creation of an organization they are to own, a SCIM provisioning). After the organizations,
+ * the deletion takes the user's row, which waits for such a membership's insert to commit (the
+ * order every change that makes one takes them in: its organization, then the user's row through
+ * the membership's foreign key), and reads their memberships again, current: one in an
+ * organization not taken starts the deletion over, which then takes it and removes the membership
+ * with its event. An insert that comes after the lock fails its foreign key once the record is
+ * gone, and its change answers as if the record had never been there (members.queries.ts,
+ * insertMembership). Without the lock, the record's deletion would remove such a membership
+ * through the key's ON DELETE CASCADE: no event, its organization's member_count wrong for good,
+ * or an organization left without an owner.
  */
 export async function deleteAccount(db: Db, caller: PersonCaller): Promise<void> {
   const { userId } = caller;
@@ -100,8 +113,11 @@ export async function deleteAccount(db: Db, caller: PersonCaller): Promise<void>
         const changes = organizationIds.map((id) =>
           takeOrganization(tx, id, personActor(userId), () => new OrganizationsMoved()),
         );
+        let memberships: string[] = [];
+        lockUserAndMemberships(tx, userId, (ids) => (memberships = ids));
         const underLocks = await organizationsOfAccount(tx, userId, email);
         if (underLocks.join() !== organizationIds.join()) throw new OrganizationsMoved();
+        if (memberships.some((id) => !organizationIds.includes(id))) throw new OrganizationsMoved();
         const blocked: string[] = [];
         for (const id of organizationIds) if (await isLastOwner(tx, id, userId)) blocked.push(id);
         if (blocked.length > 0) throw lastOwnerOf(blocked);

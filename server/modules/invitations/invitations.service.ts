@@ -265,7 +265,7 @@ export async function acceptInvitation(
       assertSeatFor(seats(), 'accepted invitation');
       if (lapsedMembership) await removeLapsedMembership(tx, change, lapsedMembership);
       setStatus(tx, invitationId, 'accepted');
-      insertMembership(tx, row.organization_id, caller.userId, row.role, expiresAt);
+      insertMembership(tx, row.organization_id, caller.userId, row.role, expiresAt, noUserRecord);
       await appendEvent(tx, change, {
         type: 'invitation.accepted',
         subjectUserId: caller.userId,

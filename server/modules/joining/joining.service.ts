@@ -30,7 +30,7 @@ import {
   seatsOf,
   type Seats,
 } from '../members/members.service.ts';
-import { emailOfUser } from '../users/users.service.ts';
+import { emailOfUser, noUserRecord } from '../users/users.service.ts';
 import {
   domainInvitationOf,
   insertDomainInvitation,
@@ -64,19 +64,24 @@ async function currentMembership(tx: Tx, organizationId: string, userId: string)
   return { role: undefined, lapsed: { userId, role: row.role, expiresAt: row.expires_at as StoredTimestamp } };
 }
 
-/** Makes the membership of a way in that is not an invitation: a seat of its own, any expired row removed first. */
+/**
+ * Makes the membership of a way in that is not an invitation: a seat of its own, any expired row
+ * removed first. `userGone`: the answer when the user's record was deleted since it was read
+ * (behaviour §15), as if it had been before.
+ */
 async function admit(
   tx: Tx,
   change: OrganizationChange,
   seats: () => Seats,
   userId: string,
   role: Role,
+  userGone: () => Error,
 ): Promise<z.infer<typeof membershipOutput>> {
   const { role: memberRole, lapsed } = await currentMembership(tx, change.organizationId, userId);
   if (memberRole !== undefined) throw conflict('The user is a member of this organization already');
   assertSeatFor(seats(), 'membership');
   if (lapsed) await removeLapsedMembership(tx, change, lapsed);
-  insertMembership(tx, change.organizationId, userId, role, null);
+  insertMembership(tx, change.organizationId, userId, role, null, userGone);
   await appendEvent(tx, change, { type: 'member.added', subjectUserId: userId, data: { role, via: 'domain' } });
   return { organization_id: change.organizationId, user_id: userId, role };
 }
@@ -117,7 +122,7 @@ export async function join(db: Db, caller: PersonCaller, organizationId: string)
           throw mayNotJoin();
         }
         if (row.enrollment === 'automatic') {
-          const membership = await admit(tx, change, seats, caller.userId, row.default_role);
+          const membership = await admit(tx, change, seats, caller.userId, row.default_role, noUserRecord);
           return { ...membership, status: 'member' as const, request_id: null };
         }
         const { role } = await currentMembership(tx, organizationId, caller.userId);
@@ -228,7 +233,8 @@ export async function approveJoinRequest(
       const given = role ?? row.role;
       assertCanChange(held.role, undefined, given);
       await assertMayGive(tx, org.access, held, given);
-      const membership = await admit(tx, change, seats, row.user_id, given);
+      // The requester's deleted record takes their requests with it.
+      const membership = await admit(tx, change, seats, row.user_id, given, noSuchRequest);
       setRequestStatus(tx, row.id, 'approved');
       await appendEvent(tx, change, {
         type: 'join_request.approved',

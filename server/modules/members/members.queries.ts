@@ -11,6 +11,7 @@ import {
   unexpired,
   type ClockedReader,
 } from '../../platform/authorization/memberships.ts';
+import { isMissingReference } from '../../platform/database/failures.ts';
 import { pagedList, type PageRequest } from '../../platform/database/pages.ts';
 import { prepare } from '../../platform/database/prepared.ts';
 import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
@@ -81,7 +82,9 @@ const memberCountChange = prepare((sql, organizationId: string, by: number) =>
 
 /**
  * Queues the insert of a membership that expires at `expiresAt` (ISO; null: never), with its count
- * in the organization's row (entities.ts, Organization.memberCount).
+ * in the organization's row (entities.ts, Organization.memberCount). `userGone` is what the insert
+ * fails with when the user's record is not there: deleted by a transaction that committed after
+ * this one read it (the membership's foreign key refuses the row).
  */
 export function insertMembership(
   tx: Tx,
@@ -89,8 +92,13 @@ export function insertMembership(
   userId: string,
   role: Role,
   expiresAt: string | null,
+  userGone: () => Error,
 ): void {
-  tx.later(membershipInsert(tx.sql, organizationId, userId, role, tx.timestamp(), storedExpiry(tx, expiresAt)));
+  tx.later(
+    membershipInsert(tx.sql, organizationId, userId, role, tx.timestamp(), storedExpiry(tx, expiresAt)),
+    undefined,
+    (error) => (isMissingReference(error, 'organization_users_user_id_foreign') ? userGone() : undefined),
+  );
   tx.later(memberCountChange(tx.sql, organizationId, 1));
   indexMembership(tx, organizationId, userId);
 }

@@ -38,6 +38,7 @@ import {
   listTimestamp,
   type StoredTimestamp,
 } from '../../platform/database/timestamps.ts';
+import { ReadMoved } from '../../platform/database/failures.ts';
 import type { Tx } from '../../platform/database/transaction.ts';
 import { badRequest, conflict, DomainError, notFound } from '../../platform/errors.ts';
 import { changedKeys, parseMetadata, patchedMetadata } from '../../platform/metadata.ts';
@@ -66,6 +67,7 @@ import {
 } from './selected-members.queries.ts';
 
 const notAMember = () => notFound('The user is not a member of this organization');
+const noUserWithEmail = () => notFound('No user has this e-mail address');
 
 /** How a new membership or invitation counts against the seat limit (behaviour §16). */
 export type SeatUse = 'invitation' | 'membership' | 'accepted invitation';
@@ -145,14 +147,15 @@ export async function addMember(
       assertCanChange(held.role, undefined, input.role);
       await assertMayGive(tx, org.access, held, input.role);
       assertOwnerDoesNotExpire(input.role, expiresAt);
-      if (!user) throw notFound('No user has this e-mail address');
+      if (!user) throw noUserWithEmail();
       if (user.member_role) throw alreadyMember();
       assertSeatFor(user.seats, 'membership');
       if (user.lapsed_role !== null && user.lapsed_expires_at !== null) {
         const lapsed = { userId: user.user_id, role: user.lapsed_role, expiresAt: user.lapsed_expires_at };
         await removeLapsedMembership(tx, change, lapsed);
       }
-      insertMembership(tx, org.organizationId, user.user_id, input.role, expiresAt);
+      // Their record deleted since it was read (behaviour §15): as if it had been before.
+      insertMembership(tx, org.organizationId, user.user_id, input.role, expiresAt, noUserWithEmail);
       await appendEvent(tx, change, {
         type: 'member.added',
         subjectUserId: user.user_id,
@@ -420,6 +423,8 @@ export async function selectedLegacyMembersPage(
   return toSortedPage(rows, request, legacyItemInPlace);
 }
 
+const recordGone = () => new ReadMoved('The user record was deleted while the directory made its membership');
+
 /**
  * For the directory (behaviour §18), in its change: the membership of the user whose record has
  * this e-mail, made with `role` (known once the change's first read has run) when they have none (the seat limit applies; `member.added` with
@@ -440,7 +445,8 @@ export async function provisionMember(
     await removeLapsedMembership(tx, change, lapsed);
   }
   const given = role();
-  insertMembership(tx, change.organizationId, user.user_id, given, null);
+  // Their record deleted since it was read (behaviour §15): read again, the directory user awaits one.
+  insertMembership(tx, change.organizationId, user.user_id, given, null, recordGone);
   await appendEvent(tx, change, {
     type: 'member.added',
     subjectUserId: user.user_id,

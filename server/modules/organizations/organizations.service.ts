@@ -67,7 +67,6 @@ export async function createOrganization(
       return await db.transaction(async (tx) => {
         const organizationId = newId();
         const slug = input.organization_slug ?? (await freeSlugFor(tx, input.organization_name));
-        // No user record: the foreign key on created_by refuses the row (no read needed first).
         insertOrganization(tx, {
           id: organizationId,
           name: input.organization_name,
@@ -76,7 +75,11 @@ export async function createOrganization(
           slug,
         });
         indexNewOrganization(tx, organizationId, input.organization_name, slug);
-        insertMembership(tx, organizationId, ownerId, 'owner', null);
+        // No user record, or one deleted meanwhile (behaviour §15): the membership's foreign key
+        // refuses the row, no read needed first.
+        insertMembership(tx, organizationId, ownerId, 'owner', null, () =>
+          creator.kind === 'person' ? noUserRecord() : noSuchOwner(),
+        );
         await appendEvent(tx, newOrganization(organizationId, actor), {
           type: 'organization.created',
           subjectUserId: ownerId,
@@ -88,7 +91,6 @@ export async function createOrganization(
         return { organization_id: organizationId, user_id: ownerId, role: 'owner' as const };
       });
     } catch (error) {
-      if (db.isForeignKeyViolation(error)) throw creator.kind === 'person' ? noUserRecord() : noSuchOwner();
       if (!db.isUniqueViolation(error) || !/slug/i.test((error as Error).message)) throw error;
       if (input.organization_slug !== undefined) throw slugTaken(input.organization_slug);
       if (attempt >= SLUG_ATTEMPTS)

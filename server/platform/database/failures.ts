@@ -8,7 +8,6 @@ import {
   ConnectionException,
   DeadlockException,
   DriverException,
-  ForeignKeyConstraintViolationException,
   LockWaitTimeoutException,
   UniqueConstraintViolationException,
 } from '@mikro-orm/core';
@@ -98,10 +97,21 @@ function causes(error: unknown): Error[] {
 export const isFileBusy = (error: unknown): boolean => causes(error).some(isBusyCode);
 
 /**
+ * Thrown by a transaction's work when what it read moved under it in a way that only a new attempt
+ * can see: a row its write needs was deleted by a transaction that committed meanwhile (the user of
+ * a membership being made, behaviour §15). A lost conflict: tried again, where the work reads afresh.
+ */
+export class ReadMoved extends Error {
+  override name = 'ReadMoved';
+}
+
+/**
  * A transaction that lost to another: a deadlock, a lock wait past the limit, or (on Galera) a
- * certification failure, which MariaDB reports as a deadlock. Running it again may succeed.
+ * certification failure, which MariaDB reports as a deadlock, or what its work found moved
+ * (ReadMoved). Running it again may succeed.
  */
 export function isLostConflict(em: SqlEntityManager, error: unknown): boolean {
+  if (error instanceof ReadMoved) return true;
   const converted = toDriverException(em, error);
   return converted instanceof DeadlockException || converted instanceof LockWaitTimeoutException;
 }
@@ -109,8 +119,22 @@ export function isLostConflict(em: SqlEntityManager, error: unknown): boolean {
 export const isUniqueViolation = (em: SqlEntityManager, error: unknown): boolean =>
   toDriverException(em, error) instanceof UniqueConstraintViolationException;
 
-export const isForeignKeyViolation = (em: SqlEntityManager, error: unknown): boolean =>
-  toDriverException(em, error) instanceof ForeignKeyConstraintViolationException;
+/** MySQL's and MariaDB's ER_NO_REFERENCED_ROW_2: a row written refers to one that is not there. */
+const MISSING_REFERENCE_ERRNOS = new Set([1452]);
+
+/**
+ * The driver's own error (not converted: a statement's failure, unit-of-work.ts) for a row written
+ * whose foreign key `constraint` refers to a row that is not there. MySQL and MariaDB name the
+ * constraint; SQLite names none, so there any foreign key's failure is taken for it (the embedded
+ * database sends statements one by one: the statement that failed is known).
+ */
+export function isMissingReference(error: unknown, constraint: string): boolean {
+  return causes(error).some((cause) =>
+    hasErrno(cause, MISSING_REFERENCE_ERRNOS)
+      ? cause.message.includes(`\`${constraint}\``)
+      : cause.message.includes('FOREIGN KEY constraint failed'),
+  );
+}
 
 /**
  * The database cannot serve the request now (gone, unreachable, over its time bound, or out of

@@ -5,8 +5,9 @@
  *   wait are bounded by the time left of it (admission.ts, mysql-pool.ts, unit-of-work.ts), so a
  *   request that waits on the database is answered 503 at the end of its budget, rolled back;
  * - is run again, a bounded number of times with jittered pauses, when it loses a conflict (a
- *   deadlock, a lock wait past the limit, or a Galera certification failure), and ends in 503 after
- *   the last attempt or once the budget is spent, never in 500;
+ *   deadlock, a lock wait past the limit, a Galera certification failure, or a row its work read
+ *   deleted under it: ReadMoved, failures.ts), and ends in 503 after the last attempt or once the
+ *   budget is spent, never in 500;
  * - never commits once its request has been given up (the request's signal, aborted by the HTTP
  *   layer's processing limit or by the client leaving), so an answered error means nothing changed,
  *   unless it was given up with its COMMIT under way (`onCommitSent`), which its answer then says;
@@ -21,7 +22,7 @@ import type { Compilable, QueryResult } from 'kysely';
 import { DomainError, notInTime, unavailable } from '../errors.ts';
 import { toDbTimestamp, type Database, type DbTimestamp, type Dialect, type Sql } from './schema.ts';
 import { Admission, type Turn } from './admission.ts';
-import { isFileBusy, isForeignKeyViolation, isLostConflict, isUniqueViolation } from './failures.ts';
+import { isFileBusy, isLostConflict, isUniqueViolation } from './failures.ts';
 import { connectionWaitDeadline } from './mysql-pool.ts';
 import { statementsOf, type StatementPool } from './statements.ts';
 import { GuardedReads } from './guarded-reads.ts';
@@ -164,14 +165,9 @@ export class Db implements Reader {
     return isUniqueViolation(this.#shared.em, error);
   }
 
-  /** A foreign key refused a write (a row pointing at a user or organization that is not there). */
   /** A deadlock, a lock wait given up, or a write that lost certification on a cluster: trying again may succeed. */
   isConflict(error: unknown): boolean {
     return isLostConflict(this.#shared.em, error);
-  }
-
-  isForeignKeyViolation(error: unknown): boolean {
-    return isForeignKeyViolation(this.#shared.em, error);
   }
 
   /**

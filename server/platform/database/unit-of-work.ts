@@ -75,8 +75,11 @@ export interface Tx extends Reader {
    * committed, its request waits for what must be answered before its change (RequestScope).
    */
   readonly takenOrganizations: Set<string>;
-  /** Queues a statement; `check` sees its result when it has run and may throw to fail the transaction. */
-  later<Row>(query: Compilable<Row>, check?: (result: QueryResult<Row>) => void): void;
+  /**
+   * Queues a statement; `check` sees its result when it has run and may throw to fail the
+   * transaction. `failed` says what a failure of the statement means (StatementFailure).
+   */
+  later<Row>(query: Compilable<Row>, check?: (result: QueryResult<Row>) => void, failed?: StatementFailure): void;
   /**
    * Queues a statement whose `check` must have passed before anything of the transaction is
    * returned or committed: it goes out with the next statement whose result is awaited, its check
@@ -90,11 +93,31 @@ export interface Tx extends Reader {
   flush(): Promise<void>;
 }
 
+/**
+ * What a statement's failure means to the work that queued it: the error to throw instead (a
+ * DomainError the request is answered with, or one that has the transaction tried again), or
+ * undefined when the error is not the statement's own. Sent with others in one query, a statement
+ * cannot be told apart by where the query failed: every one of them is asked, in order, so each
+ * must recognise its own failure by what the error says (the constraint it names, on MySQL and
+ * MariaDB). One by one (the embedded database, a Galera node) only the statement that failed is.
+ */
+export type StatementFailure = (error: unknown) => Error | undefined;
+
 export interface Statement {
   query: CompiledQuery;
   check?: (result: QueryResult<unknown>) => void;
   /** A guard (Tx.guard): never sent together with COMMIT. */
   guard?: boolean;
+  failed?: StatementFailure;
+}
+
+/** What `error`, a failure of a query that sent `statements`, means: the first meaning one of them gives it, or itself. */
+function meaningOf(statements: Statement[], error: unknown): unknown {
+  for (const statement of statements) {
+    const meant = statement.failed?.(error);
+    if (meant) return meant;
+  }
+  return error;
 }
 
 /**
@@ -145,13 +168,18 @@ export async function sendStatements(
       queries.map((query) => query.sql).join(';\n'),
       queries.flatMap((query) => [...query.parameters]),
     );
-    const results = toQueryResults((await connection.executeQuery(joined)).rows);
+    const answer = await connection.executeQuery(joined).catch((error: unknown) => {
+      throw meaningOf(statements, error);
+    });
+    const results = toQueryResults(answer.rows);
     statements.forEach((statement, index) => statement.check?.(results[index]!));
     return results;
   }
   const results: Array<QueryResult<unknown>> = [];
   for (const statement of statements) {
-    const result = await connection.executeQuery(bounded()(statement.query));
+    const result = await connection.executeQuery(bounded()(statement.query)).catch((error: unknown) => {
+      throw meaningOf([statement], error);
+    });
     statement.check?.(result);
     results.push(result);
   }
@@ -215,8 +243,8 @@ export class UnitOfWork implements Tx {
     return (this.#now ??= toDbTimestamp(this.dialect, this.now));
   }
 
-  later<Row>(query: Compilable<Row>, check?: (result: QueryResult<Row>) => void): void {
-    this.#queued.push({ query: query.compile(), check: check as Statement['check'] });
+  later<Row>(query: Compilable<Row>, check?: (result: QueryResult<Row>) => void, failed?: StatementFailure): void {
+    this.#queued.push({ query: query.compile(), check: check as Statement['check'], failed });
   }
 
   guard<Row>(query: Compilable<Row>, check: (result: QueryResult<Row>) => void): void {
