@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, it } from 'vitest';
 import { createApplicationKey } from './support/application-keys.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
-import { addVerifiedDomain, registerUserAt, uniqueDomain } from './support/domains.ts';
+import { organizationWithDomain, registerUserAt } from './support/domains.ts';
 import { createOrganization, registerUser, type TestUser } from './support/fixtures.ts';
 import { oktaUser, organizationKey, scimClient, type ScimClient } from './support/scim.ts';
 import { useServer } from './support/server.ts';
@@ -218,15 +218,7 @@ describeOnEachDatabase('account deletion racing new memberships', (target) => {
     const found: string[] = [];
     for (let round = 0; round < rounds(ROUNDS.joins); round++) {
       const problems = new Problems(round);
-      const domain = uniqueDomain();
-      const owner = await registerUserAt(server(), domain);
-      const organizationId = await createOrganization(server(), owner);
-      const domainId = await addVerifiedDomain(server(), owner, organizationId);
-      const enrollment = await server().call('PUT', `/organizations/${organizationId}/domains/${domainId}`, {
-        token: owner.token,
-        body: { enrollment: 'automatic' },
-      });
-      expect(enrollment.status).toBe(200);
+      const { domain, organizationId } = await organizationWithDomain(server(), 'automatic');
       const person = await registerUserAt(server(), domain);
       // One join a round, sent 0 to 3 ms after the deletion.
       const { deleted, answers } = await race(person, round, [

@@ -2,7 +2,7 @@
 import { expect, it } from 'vitest';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { addMember, createOrganization, registerUser, type TestUser } from './support/fixtures.ts';
-import { addVerifiedDomain, registerUserAt, uniqueDomain } from './support/domains.ts';
+import { organizationWithDomain, registerUserAt } from './support/domains.ts';
 import { createKey } from './support/keys.ts';
 import { oktaUser, organizationKey, scimClient } from './support/scim.ts';
 import { useServer } from './support/server.ts';
@@ -104,15 +104,7 @@ describeOnEachDatabase('a person’s own data', (target) => {
   });
 
   it('exports and deletes join requests, and unlinks the directory user', async () => {
-    const domain = uniqueDomain();
-    const owner = await registerUserAt(server(), domain);
-    const organizationId = await createOrganization(server(), owner);
-    const domainId = await addVerifiedDomain(server(), owner, organizationId);
-    const enrollment = await server().call('PUT', `/organizations/${organizationId}/domains/${domainId}`, {
-      token: owner.token,
-      body: { enrollment: 'suggestion' },
-    });
-    expect(enrollment.status).toBe(200);
+    const { domain, owner, organizationId } = await organizationWithDomain(server(), 'suggestion');
     const person = await registerUserAt(server(), domain);
     const joined = await server().call('POST', `/organizations/${organizationId}/join`, { token: person.token });
     expect(joined.status, JSON.stringify(joined.body)).toBe(202);

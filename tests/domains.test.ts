@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../server/platform/database/schema.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 import { startDnsServer, type TestDnsServer } from './support/dns-server.ts';
-import { addVerifiedDomain, registerUserAt, uniqueDomain } from './support/domains.ts';
+import { organizationWithDomain, registerUserAt, uniqueDomain } from './support/domains.ts';
 import { addMember, createOrganization, registerUser, type TestUser } from './support/fixtures.ts';
 import { useServer } from './support/server.ts';
 import { spawnService, type ServiceProcess } from './support/process.ts';
@@ -46,16 +46,6 @@ describeOnEachDatabase('verified domains and joining (behaviour §17)', (target)
   async function setEnrollment(owner: TestUser, organizationId: string, domainId: string, enrollment: string) {
     const answer = await call('PUT', `${domainsPath(organizationId)}/${domainId}`, owner, { enrollment });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-  }
-
-  /** An organization whose owner's verified e-mail is at a fresh domain, verified, with `enrollment`. */
-  async function organizationWithDomain(enrollment: string) {
-    const domain = uniqueDomain();
-    const owner = await registerUserAt(server(), domain);
-    const organizationId = await organizationOf(owner);
-    const domainId = await addVerifiedDomain(server(), owner, organizationId);
-    await setEnrollment(owner, organizationId, domainId, enrollment);
-    return { domain, owner, organizationId, domainId };
   }
 
   it('adds a domain pending, with the TXT record that verifies it; verifies it once the record is there', async () => {
@@ -124,7 +114,7 @@ describeOnEachDatabase('verified domains and joining (behaviour §17)', (target)
   });
 
   it('lets one organization at a time hold a domain verified: DOMAIN_TAKEN for another', async () => {
-    const { domain, owner } = await organizationWithDomain('manual');
+    const { domain, owner } = await organizationWithDomain(server(), 'manual');
     const other = await registerUser(server(), 'other');
     const otherOrganization = await organizationOf(other);
     const taken = await call('POST', domainsPath(otherOrganization), other, { domain });
@@ -190,7 +180,7 @@ describeOnEachDatabase('verified domains and joining (behaviour §17)', (target)
   });
 
   it('counts only a verified e-mail at exactly the domain: never a claim alone, a false one, another address or a look-alike', async () => {
-    const { domain, owner, organizationId } = await organizationWithDomain('automatic');
+    const { domain, owner, organizationId } = await organizationWithDomain(server(), 'automatic');
     const joinPath = `/organizations/${organizationId}/join`;
     const impostors: TestUser[] = [];
     // A record at the domain, but a token that does not verify it.
@@ -216,7 +206,7 @@ describeOnEachDatabase('verified domains and joining (behaviour §17)', (target)
   });
 
   it('joins at once where the enrollment is automatic, with the default role, recorded as via the domain', async () => {
-    const { domain, owner, organizationId, domainId } = await organizationWithDomain('automatic');
+    const { domain, owner, organizationId, domainId } = await organizationWithDomain(server(), 'automatic');
     await call('PUT', `${domainsPath(organizationId)}/${domainId}`, owner, { default_role: 'admin' });
     const person = await registerUserAt(server(), domain);
     const suggested = await call('GET', '/organizations/suggestions', person);
@@ -235,7 +225,7 @@ describeOnEachDatabase('verified domains and joining (behaviour §17)', (target)
   });
 
   it('stops concurrent joins exactly at the seat limit', async () => {
-    const { domain, owner, organizationId } = await organizationWithDomain('automatic');
+    const { domain, owner, organizationId } = await organizationWithDomain(server(), 'automatic');
     const sql = server().service.orm.em.getKysely<Database>();
     // The owner holds one seat: three more.
     await sql.updateTable('organizations').set({ max_members: 4 }).where('id', '=', organizationId).execute();
@@ -251,7 +241,7 @@ describeOnEachDatabase('verified domains and joining (behaviour §17)', (target)
   });
 
   it('approves a join request sent with no body, or with an empty one labelled JSON: the body may be left out', async () => {
-    const { domain, owner, organizationId } = await organizationWithDomain('suggestion');
+    const { domain, owner, organizationId } = await organizationWithDomain(server(), 'suggestion');
     const people = await Promise.all([1, 2].map(() => registerUserAt(server(), domain)));
     for (const [index, person] of people.entries()) {
       const joined = await call('POST', `/organizations/${organizationId}/join`, person);
@@ -265,7 +255,7 @@ describeOnEachDatabase('verified domains and joining (behaviour §17)', (target)
   });
 
   it('makes a join request where the enrollment is suggestion: listed, approved, rejected or withdrawn', async () => {
-    const { domain, owner, organizationId } = await organizationWithDomain('suggestion');
+    const { domain, owner, organizationId } = await organizationWithDomain(server(), 'suggestion');
     const [first, second, third] = await Promise.all([1, 2, 3].map(() => registerUserAt(server(), domain)));
     const requests: string[] = [];
     for (const person of [first!, second!, third!]) {
@@ -320,7 +310,7 @@ describeOnEachDatabase('verified domains and joining (behaviour §17)', (target)
   });
 
   it('refuses joining where the enrollment is manual or automatic_invitation, and makes that invitation once', async () => {
-    const { domain, owner, organizationId, domainId } = await organizationWithDomain('manual');
+    const { domain, owner, organizationId, domainId } = await organizationWithDomain(server(), 'manual');
     const person = await registerUserAt(server(), domain);
     expect((await call('POST', `/organizations/${organizationId}/join`, person)).status).toBe(403);
     // An organization that does not exist is answered alike: no way to learn which ids exist.
@@ -344,7 +334,7 @@ describeOnEachDatabase('verified domains and joining (behaviour §17)', (target)
   });
 
   it('refuses API keys on what is a person’s: joining, suggestions, their join requests', async () => {
-    const { owner, organizationId } = await organizationWithDomain('automatic');
+    const { owner, organizationId } = await organizationWithDomain(server(), 'automatic');
     const key = await call('POST', `/organizations/${organizationId}/api-keys`, owner, { name: 'k', role: 'admin' });
     const asKey = { ...owner, token: key.body.secret as string };
     expect((await call('POST', `/organizations/${organizationId}/join`, asKey)).status).toBe(403);

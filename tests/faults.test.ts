@@ -323,46 +323,41 @@ describe('the database stalled past the processing limit', () => {
 
   // Behaviour §10: given up before its COMMIT went out, a change rolls back and its 503 says nothing
   // changed; given up after, a database that stalled commits it when it wakes, and the 503 says so.
-  it('says nothing changed only when nothing did, and that a change given up mid-COMMIT may have been made', async () => {
-    const owner = await registerUser(server);
-    const organizationId = await createOrganization(server, owner);
-    let givenUp = 0;
-    for (let round = 0; round < 24; round++) {
-      const newcomer = await registerUser(server);
-      const key = uniqueId('stalled-add');
-      const add = () =>
-        timedCall(server, 'POST', '/organization-user', {
+  // 24 rounds, up to a processing limit each, and a wait for the database after each 503.
+  it(
+    'says nothing changed only when nothing did, and that a change given up mid-COMMIT may have been made',
+    { timeout: 180_000 },
+    async () => {
+      let givenUp = 0;
+      for (let round = 0; round < 24; round++) {
+        const { owner, organizationId, newcomer, add } = await organizationAndAdd(server, uniqueId('stalled-add'));
+        const sent = add();
+        // A stall at some moment of the change: before it, between its round trips, or with its COMMIT out.
+        await new Promise((resolve) => setTimeout(resolve, round % 8));
+        database.freeze();
+        const answer = await sent;
+        database.thaw();
+        if (answer.status !== 503) continue;
+        givenUp++;
+        await expect
+          .poll(async () => (await timedCall(server, 'GET', '/users', { token: owner.token })).status, {
+            timeout: 10_000,
+          })
+          .toBe(200);
+        const member = await server.call('GET', `/organizations/${organizationId}/members/${newcomer.id}`, {
           token: owner.token,
-          organizationId,
-          body: { email: newcomer.email, role: 'member' },
-          headers: { 'idempotency-key': key },
         });
-      const sent = add();
-      // A stall at some moment of the change: before it, between its round trips, or with its COMMIT out.
-      await new Promise((resolve) => setTimeout(resolve, round % 8));
-      database.freeze();
-      const answer = await sent;
-      database.thaw();
-      if (answer.status !== 503) continue;
-      givenUp++;
-      await expect
-        .poll(async () => (await timedCall(server, 'GET', '/users', { token: owner.token })).status, {
-          timeout: 10_000,
-        })
-        .toBe(200);
-      const member = await server.call('GET', `/organizations/${organizationId}/members/${newcomer.id}`, {
-        token: owner.token,
-      });
-      if (answer.body?.message?.includes('nothing it asked for was changed')) {
-        expect(member.status, `round ${round}`).toBe(404);
-      } else {
-        expect(answer.body?.message, `round ${round}`).toMatch(/may have been made/);
-        // The retry tells which: the change replayed, or made now.
-        expect((await add()).status, `round ${round}`).toBe(201);
+        if (answer.body?.message?.includes('nothing it asked for was changed')) {
+          expect(member.status, `round ${round}`).toBe(404);
+        } else {
+          expect(answer.body?.message, `round ${round}`).toMatch(/may have been made/);
+          // The retry tells which: the change replayed, or made now.
+          expect((await add()).status, `round ${round}`).toBe(201);
+        }
       }
-    }
-    expect(givenUp).toBeGreaterThan(0);
-  });
+      expect(givenUp).toBeGreaterThan(0);
+    },
+  );
 
   it('carries out the retry of a change with an Idempotency-Key given up while the database was frozen', async () => {
     const { owner, organizationId, newcomer, add } = await organizationAndAdd(server, 'through-the-stall');

@@ -1,6 +1,6 @@
 /** People with a verified work e-mail (behaviour §17), for the tests of domains and joining. */
 import { expect } from 'vitest';
-import { uniqueId, type TestUser } from './fixtures.ts';
+import { createOrganization, uniqueId, type TestUser } from './fixtures.ts';
 import type { TestServer } from './server.ts';
 import { tokenFor } from './tokens.ts';
 
@@ -37,4 +37,18 @@ export async function addVerifiedDomain(server: TestServer, admin: TestUser, org
   expect(added.status, JSON.stringify(added.body)).toBe(201);
   expect(added.body.status).toBe('verified');
   return added.body.domain_id;
+}
+
+/** An organization whose owner's verified e-mail is at a fresh domain, verified, with `enrollment`. */
+export async function organizationWithDomain(server: TestServer, enrollment: 'manual' | 'suggestion' | 'automatic') {
+  const domain = uniqueDomain();
+  const owner = await registerUserAt(server, domain);
+  const organizationId = await createOrganization(server, owner);
+  const domainId = await addVerifiedDomain(server, owner, organizationId);
+  const answer = await server.call('PUT', `/organizations/${organizationId}/domains/${domainId}`, {
+    token: owner.token,
+    body: { enrollment },
+  });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  return { domain, owner, organizationId, domainId };
 }
