@@ -224,3 +224,37 @@ export async function startTricklingReceiver(
       }),
   };
 }
+
+export interface HangingReceiver {
+  url(path?: string): string;
+  /** Requests received so far. */
+  requests(): number;
+  /** The most requests it has held open at once (closed by their sender, since it never answers). */
+  mostOpen(): number;
+  close(): Promise<void>;
+}
+
+/** A receiver on 127.0.0.1 that accepts every connection and request, and never answers. */
+export async function startHangingReceiver(): Promise<HangingReceiver> {
+  let requests = 0;
+  let open = 0;
+  let most = 0;
+  const server = createServer((request, response) => {
+    requests++;
+    most = Math.max(most, ++open);
+    request.resume();
+    response.on('close', () => open--);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path = '/hook') => `http://127.0.0.1:${port}${path}`,
+    requests: () => requests,
+    mostOpen: () => most,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
