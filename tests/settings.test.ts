@@ -123,7 +123,7 @@ const PROOFS: Record<string, string[]> = {
     'tests/webhooks-instances.test.ts › takes over the attempts of an instance killed with SIGKILL once their WEBHOOK_LEASE_MS claims lapse',
   ],
   WEBHOOK_CONCURRENCY: [
-    'tests/webhooks-instances.test.ts › makes at most WEBHOOK_CONCURRENCY attempts at once over all endpoints: one with 1, several with 4',
+    'tests/webhooks-instances.test.ts › makes at most WEBHOOK_CONCURRENCY attempts at once over all endpoints, at most half of them for one organization: one with 1, several with 4',
   ],
   WEBHOOK_POLL_INTERVAL_MS: [
     'tests/webhooks-instances.test.ts › looks for committed events to deliver every WEBHOOK_POLL_INTERVAL_MS',

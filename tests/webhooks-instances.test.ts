@@ -289,12 +289,12 @@ describe('two instances delivering the webhooks of one MariaDB database', () => 
   it('takes over the attempts of an instance killed with SIGKILL once their WEBHOOK_LEASE_MS claims lapse', async () => {
     const [doomed, survivor] = instances as [ServiceProcess, ServiceProcess];
     const receiver = await startReceiver();
-    // Answers after 300 ms; once 5 requests are open at once, none until the doomed instance is dead.
+    // Answers after 300 ms; once 3 requests are open at once, none until the doomed instance is dead.
     let holding: Promise<void> | undefined;
     let release = () => {};
     const bothSending = new Promise<void>((reached) =>
       receiver.respond(async () => {
-        if (!holding && unanswered(receiver).length >= 5) {
+        if (!holding && unanswered(receiver).length >= 3) {
           holding = new Promise((resolve) => (release = resolve));
           reached();
         }
@@ -311,9 +311,10 @@ describe('two instances delivering the webhooks of one MariaDB database', () => 
         endpoints.push(await createEndpoint(survivor.baseUrl, token, organizationId, receiver.url(path)));
       }
       await renameMany([doomed.baseUrl, survivor.baseUrl], token, organizationId, 24);
-      // One instance holds at most 4 attempts: with 5 open, the doomed one has at least one under way.
-      const noFive = sleep(10_000, 'never 5 attempts at once');
-      await expect(Promise.race([bothSending, noFive])).resolves.toBeUndefined();
+      // One instance holds at most 2 attempts of one organization (half of its WEBHOOK_CONCURRENCY,
+      // behaviour §13): with 3 open, the doomed one has at least one under way.
+      const noThree = sleep(10_000, 'never 3 attempts at once');
+      await expect(Promise.race([bothSending, noThree])).resolves.toBeUndefined();
       doomed.kill();
       await doomed.exited;
       release();
@@ -589,32 +590,52 @@ describe('the WEBHOOK_* settings, on the bundle', () => {
     }
   });
 
-  it('makes at most WEBHOOK_CONCURRENCY attempts at once over all endpoints: one with 1, several with 4', async () => {
-    /** 4 events for each of three endpoints: 12 deliveries, each answered after 200 ms. */
-    const deliverTwelve = async (service: ServiceProcess, receiver: Receiver) => {
-      const { token, organizationId } = await ownerOfNewOrganization(service.baseUrl);
+  it('makes at most WEBHOOK_CONCURRENCY attempts at once over all endpoints, at most half of them for one organization: one with 1, several with 4', async () => {
+    /**
+     * 4 events for each of three endpoints, of one organization or of three: 12 deliveries, each
+     * answered after 200 ms. The endpoints and organizations exist before the events, so that the
+     * deliveries are due together.
+     */
+    const deliverTwelve = async (service: ServiceProcess, receiver: Receiver, organizations: 1 | 3) => {
+      const owners = [];
+      for (let made = 0; made < organizations; made++) owners.push(await ownerOfNewOrganization(service.baseUrl));
       const endpoints = [];
-      for (const path of ['/x', '/y', '/z']) {
-        endpoints.push(await createEndpoint(service.baseUrl, token, organizationId, receiver.url(path)));
+      for (const [index, path] of ['/x', '/y', '/z'].entries()) {
+        const { token, organizationId } = owners[index % organizations]!;
+        const endpoint = await createEndpoint(service.baseUrl, token, organizationId, receiver.url(path));
+        endpoints.push({ token, organizationId, endpoint });
       }
-      await renameMany([service.baseUrl], token, organizationId, 4);
-      for (const endpoint of endpoints) {
+      await Promise.all(
+        owners.map(({ token, organizationId }) => renameMany([service.baseUrl], token, organizationId, 4)),
+      );
+      for (const { token, organizationId, endpoint } of endpoints) {
         await allSucceeded(service.baseUrl, token, organizationId, endpoint.webhook_id, 4, 15_000);
       }
     };
     const single = await peakCountingReceiver(200);
-    const four = await peakCountingReceiver(200);
+    const oneOrganization = await peakCountingReceiver(200);
+    const threeOrganizations = await peakCountingReceiver(200);
     try {
-      await Promise.all([deliverTwelve(oneAtATime, single.receiver), deliverTwelve(fourAtATime, four.receiver)]);
+      await Promise.all([
+        deliverTwelve(oneAtATime, single.receiver, 1),
+        (async () => {
+          await deliverTwelve(fourAtATime, oneOrganization.receiver, 1);
+          await deliverTwelve(fourAtATime, threeOrganizations.receiver, 3);
+        })(),
+      ]);
       expect(single.receiver.requests).toHaveLength(12);
       expect(single.mostOpen()).toBe(1);
-      expect(four.receiver.requests).toHaveLength(12);
-      // Each endpoint may have 4 under way: more than one at once, and never over the 4 of the setting.
-      expect(four.mostOpen()).toBeGreaterThan(1);
-      expect(four.mostOpen()).toBeLessThanOrEqual(4);
+      // One organization's three endpoints, each of which may have 4 under way: its half of the 4.
+      expect(oneOrganization.receiver.requests).toHaveLength(12);
+      expect(oneOrganization.mostOpen()).toBe(2);
+      // Three organizations: more than one organization's half at once, never over the 4 of the setting.
+      expect(threeOrganizations.receiver.requests).toHaveLength(12);
+      expect(threeOrganizations.mostOpen()).toBeGreaterThan(2);
+      expect(threeOrganizations.mostOpen()).toBeLessThanOrEqual(4);
     } finally {
       await single.receiver.close();
-      await four.receiver.close();
+      await oneOrganization.receiver.close();
+      await threeOrganizations.receiver.close();
     }
   });
 });

@@ -24,6 +24,7 @@ import {
   retryPath,
   rotateSecretPath,
   startReceiver,
+  startTricklingReceiver,
   webhookPath,
   webhooksPath,
   type ReceivedRequest,
@@ -863,6 +864,47 @@ describeOnEachDatabase('webhooks (behaviour §13)', (target) => {
       // The late answer counted for nothing.
       await expect.poll(() => released, POLL).toBe(true);
       expect((await onlyDelivery(owner, organizationId, endpoint.webhook_id)).status).not.toBe('succeeded');
+    });
+
+    it('counts a status that came within WEBHOOK_TIMEOUT_MS though its body was still coming, keeping what had arrived: a 2xx succeeds, a 500 fails', async ({
+      expect,
+    }) => {
+      const first = 'accepted, ';
+      // A byte every 100 ms: the whole body would take 9 s, six times the attempt's time.
+      const rest = 'and here is the rest of the answer, one byte at a time, far slower than anyone waits';
+      const trickling = await Promise.all([200, 500].map((status) => startTricklingReceiver(status, first, rest, 100)));
+      try {
+        const [accepted, refused] = await Promise.all(
+          trickling.map(async (hook) => {
+            const owner = await registerUser(server(), 'owner');
+            const organizationId = await createOrganization(server(), owner);
+            const endpoint = await createWebhook(server(), owner, organizationId, {
+              url: hook.url(),
+              event_types: ['organization.updated'],
+            });
+            await changeOrganization(owner, organizationId);
+            return deliveryState(owner, organizationId, endpoint.webhook_id);
+          }),
+        );
+        await expect.poll(accepted!, POLL).toMatchObject({ status: 'succeeded' });
+        const delivered = await accepted!();
+        expect(delivered).toMatchObject({ attempts: 1, last_status_code: 200, last_error: null });
+        // What had arrived when the time was up: the first part at least, not the whole body.
+        expect(delivered.response_body).toMatch(/^accepted, /);
+        expect((first + rest).startsWith(delivered.response_body!)).toBe(true);
+        expect(delivered.response_body!.length).toBeLessThan((first + rest).length);
+        expect(trickling[0]!.requests()).toBe(1);
+
+        await expect.poll(async () => (await refused!()).last_status_code, POLL).toBe(500);
+        const failed = await refused!();
+        expect(failed.status).not.toBe('succeeded');
+        expect(failed.response_body).toMatch(/^accepted, /);
+        expect((first + rest).startsWith(failed.response_body!)).toBe(true);
+        expect(failed.response_body!.length).toBeLessThan((first + rest).length);
+        expect(failed.last_error).toBe(`HTTP 500: ${failed.response_body}`);
+      } finally {
+        await Promise.all(trickling.map((hook) => hook.close()));
+      }
     });
   });
 

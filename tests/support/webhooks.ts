@@ -171,3 +171,90 @@ export async function startReceiver(responder: Responder = []): Promise<Receiver
       }),
   };
 }
+
+export interface TricklingReceiver {
+  url(path?: string): string;
+  /** Requests received so far. */
+  requests(): number;
+  close(): Promise<void>;
+}
+
+/**
+ * A receiver on 127.0.0.1 that answers every request at once with `status`, its headers and the
+ * first part of its body (`first`), then sends the rest (`rest`) a byte every `everyMs`: an answer
+ * whose body is still coming when the sender's time is up.
+ */
+export async function startTricklingReceiver(
+  status: number,
+  first: string,
+  rest: string,
+  everyMs: number,
+): Promise<TricklingReceiver> {
+  let requests = 0;
+  const timers = new Set<NodeJS.Timeout>();
+  const server = createServer((request, response) => {
+    requests++;
+    request.resume();
+    request.on('end', () => {
+      response.writeHead(status, { 'content-length': Buffer.byteLength(first + rest) });
+      response.write(first);
+      let sent = 0;
+      const timer = setInterval(() => {
+        if (response.destroyed || sent >= rest.length) {
+          clearInterval(timer);
+          timers.delete(timer);
+          response.end();
+          return;
+        }
+        response.write(rest[sent++]);
+      }, everyMs);
+      timers.add(timer);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path = '/hook') => `http://127.0.0.1:${port}${path}`,
+    requests: () => requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const timer of timers) clearInterval(timer);
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+export interface HangingReceiver {
+  url(path?: string): string;
+  /** Requests received so far. */
+  requests(): number;
+  /** The most requests it has held open at once (closed by their sender, since it never answers). */
+  mostOpen(): number;
+  close(): Promise<void>;
+}
+
+/** A receiver on 127.0.0.1 that accepts every connection and request, and never answers. */
+export async function startHangingReceiver(): Promise<HangingReceiver> {
+  let requests = 0;
+  let open = 0;
+  let most = 0;
+  const server = createServer((request, response) => {
+    requests++;
+    most = Math.max(most, ++open);
+    request.resume();
+    response.on('close', () => open--);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path = '/hook') => `http://127.0.0.1:${port}${path}`,
+    requests: () => requests,
+    mostOpen: () => most,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

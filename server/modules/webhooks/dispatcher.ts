@@ -16,8 +16,12 @@
  *   failed after the last. An endpoint whose attempts have all failed for
  *   WEBHOOK_DISABLE_AFTER_HOURS is disabled, with a `webhook.disabled` event.
  * - Delivery never slows the API: its statements share a budget of DELIVERY_CONNECTIONS
- *   connections, at most WEBHOOK_CONCURRENCY attempts run at once, and one endpoint gets at most
- *   PER_ENDPOINT of them, so a slow or dead receiver holds up only its own deliveries.
+ *   connections, and at most WEBHOOK_CONCURRENCY attempts run at once.
+ * - One organization's slow or dead receivers hold up only its own deliveries: one endpoint gets at
+ *   most PER_ENDPOINT of those attempts, one organization at most its share (half of them), and
+ *   the attempts that are due are taken one organization at a time, in turn, so that a place freed
+ *   goes to the next organization with an attempt due, not to the oldest backlog. The turns are
+ *   this instance's own; the claims are as above, so instances still never make one attempt twice.
  */
 import { randomUUID } from 'node:crypto';
 import { tooManyWaiting } from '../../platform/database/admission.ts';
@@ -37,6 +41,12 @@ import type { UrlGuardOptions } from './url-guard.ts';
 const DELIVERY_CONNECTIONS = 2;
 /** Attempts to one endpoint under way at once, per instance. */
 const PER_ENDPOINT = 4;
+/**
+ * Attempts of one organization under way at once, per instance: half of WEBHOOK_CONCURRENCY,
+ * rounded up, so that whatever one organization's receivers do, the other half is there for the
+ * other organizations (behaviour §13).
+ */
+export const organizationShare = (concurrency: number): number => Math.ceil(concurrency / 2);
 /** How often the queue's depth is counted, for the metrics. */
 const DEPTH_EVERY_MS = 5_000;
 /** How long a stop waits for attempts under way before it abandons them to their claims' lapse. */
@@ -68,16 +78,54 @@ export interface DispatcherSettings {
   onFailure: (error: unknown) => void;
 }
 
-const dueQuery = (sql: Sql, now: DbTimestamp, limit: number) =>
+/**
+ * The due deliveries in the order they are to be attempted: one organization at a time, in turn,
+ * each organization's oldest first. Every organization's first, then every one's second, and so on,
+ * up to `perOrganization` each; within a turn the organizations after `after` (the last one given
+ * an attempt) come first, by id, then those from the first id on. The endpoints and organizations
+ * `excluded` (those with all the attempts they may have under way) are left out.
+ *
+ * It ranks every due delivery (a window over all of them), where reading the oldest few by the
+ * index would not see an organization behind another's backlog.
+ */
+const dueQuery = (
+  sql: Sql,
+  now: DbTimestamp,
+  after: string,
+  perOrganization: number,
+  limit: number,
+  excluded: { webhooks: readonly string[]; organizations: readonly string[] } = { webhooks: [], organizations: [] },
+) =>
   sql
-    .selectFrom('webhook_deliveries')
-    .select(['id', 'webhook_id', 'attempts'])
-    .where('status', '=', 'pending')
-    .where('next_attempt_at', '<=', now)
-    .orderBy('next_attempt_at')
+    .selectFrom((db) => {
+      let due = db
+        .selectFrom('webhook_deliveries')
+        .select((eb) => [
+          'id',
+          'webhook_id',
+          'organization_id',
+          'attempts',
+          eb.fn
+            .agg<number>('row_number')
+            .over((over) => over.partitionBy('organization_id').orderBy('next_attempt_at').orderBy('id'))
+            .as('turn'),
+        ])
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '<=', now);
+      if (excluded.webhooks.length > 0) due = due.where('webhook_id', 'not in', excluded.webhooks);
+      if (excluded.organizations.length > 0) due = due.where('organization_id', 'not in', excluded.organizations);
+      return due.as('due');
+    })
+    .select(['id', 'webhook_id', 'organization_id', 'attempts'])
+    .where('turn', '<=', perOrganization)
+    .orderBy('turn')
+    .orderBy((eb) => eb.case().when('organization_id', '>', after).then(eb.lit(0)).else(eb.lit(1)).end())
+    .orderBy('organization_id')
     .limit(limit);
 
-const dueDeliveries = prepare(dueQuery);
+const dueDeliveries = prepare((sql, now: DbTimestamp, after: string, perOrganization: number, limit: number) =>
+  dueQuery(sql, now, after, perOrganization, limit),
+);
 
 const claim = prepare((sql, id: string, seenAttempts: number, token: string, now: DbTimestamp, lapsesAt: DbTimestamp) =>
   sql
@@ -135,7 +183,19 @@ const pendingCount = prepare((sql) =>
 interface Claim {
   id: string;
   webhookId: string;
+  organizationId: string;
   token: string;
+}
+
+/** The keys whose count has reached `most`: those with all the attempts they may have under way. */
+const full = (counts: Map<string, number>, most: number): string[] =>
+  [...counts].filter(([, count]) => count >= most).map(([key]) => key);
+
+/** One more under way for `key`, or (`by` -1) one fewer, the key dropped at none. */
+function tally(counts: Map<string, number>, key: string, by: 1 | -1): void {
+  const now = (counts.get(key) ?? 0) + by;
+  if (now > 0) counts.set(key, now);
+  else counts.delete(key);
 }
 
 export class Dispatcher {
@@ -145,6 +205,11 @@ export class Dispatcher {
   readonly #budget = new Gate(DELIVERY_CONNECTIONS, tooManyWaiting);
   readonly #inFlight = new Map<string, { claim: Claim; done: Promise<void> }>();
   readonly #perEndpoint = new Map<string, number>();
+  readonly #perOrganization = new Map<string, number>();
+  /** The share of WEBHOOK_CONCURRENCY one organization may have under way. */
+  readonly #organizationShare: number;
+  /** The organization last given an attempt: the next turn begins after it. */
+  #lastOrganization = '';
   readonly #stopping = new AbortController();
   #timer: NodeJS.Timeout | undefined;
   #pass: Promise<void> = Promise.resolve();
@@ -157,6 +222,7 @@ export class Dispatcher {
     this.#db = db;
     this.#settings = settings;
     this.#sender = new Sender(settings.guard, settings.timeoutMs);
+    this.#organizationShare = organizationShare(settings.concurrency);
   }
 
   start(): void {
@@ -208,26 +274,37 @@ export class Dispatcher {
     return this.#budget.run(Date.now() + this.#settings.leaseMs, work);
   }
 
-  /** Claims the due deliveries there is room for and starts their attempts. */
+  /**
+   * Claims the due deliveries there is room for and starts their attempts, one organization at a
+   * time in turn (dueQuery), within each endpoint's and each organization's share.
+   */
   async #dispatch(): Promise<void> {
     const room = this.#settings.concurrency - this.#inFlight.size;
     if (room <= 0) return;
     const now = this.#db.timestamp(new Date());
-    // Endpoints with all the attempts they may have under way are left out, so that the backlog of a
-    // slow or dead receiver does not fill the rows read and hold up the other endpoints.
-    const full = [...this.#perEndpoint].filter(([, count]) => count >= PER_ENDPOINT).map(([webhookId]) => webhookId);
+    const share = this.#organizationShare;
+    // Endpoints and organizations with all the attempts they may have under way are left out, so
+    // that the backlog of a slow or dead receiver does not fill the rows read and hold up the others.
+    const excluded = {
+      webhooks: full(this.#perEndpoint, PER_ENDPOINT),
+      organizations: full(this.#perOrganization, share),
+    };
+    const sql = this.#db.sql;
+    const limit = room * PER_ENDPOINT;
     const query =
-      full.length === 0
-        ? dueDeliveries(this.#db.sql, now, room * PER_ENDPOINT)
-        : dueQuery(this.#db.sql, now, room * PER_ENDPOINT).where('webhook_id', 'not in', full);
+      excluded.webhooks.length === 0 && excluded.organizations.length === 0
+        ? dueDeliveries(sql, now, this.#lastOrganization, share, limit)
+        : dueQuery(sql, now, this.#lastOrganization, share, limit, excluded);
     const due = await this.#inBudget(() => this.#db.all(query));
     let started = 0;
     for (const delivery of due) {
       if (started >= room || this.#stopped) break;
       if ((this.#perEndpoint.get(delivery.webhook_id) ?? 0) >= PER_ENDPOINT) continue;
+      if ((this.#perOrganization.get(delivery.organization_id) ?? 0) >= share) continue;
       const token = randomUUID();
       if (!(await this.#claim(delivery.id, Number(delivery.attempts), token))) continue;
-      this.#begin({ id: delivery.id, webhookId: delivery.webhook_id, token });
+      this.#begin({ id: delivery.id, webhookId: delivery.webhook_id, organizationId: delivery.organization_id, token });
+      this.#lastOrganization = delivery.organization_id;
       started++;
     }
   }
@@ -250,14 +327,14 @@ export class Dispatcher {
   }
 
   #begin(claimed: Claim): void {
-    this.#perEndpoint.set(claimed.webhookId, (this.#perEndpoint.get(claimed.webhookId) ?? 0) + 1);
+    tally(this.#perEndpoint, claimed.webhookId, 1);
+    tally(this.#perOrganization, claimed.organizationId, 1);
     const done = this.#attempt(claimed)
       .catch((error: unknown) => this.#settings.onFailure(error))
       .finally(() => {
         this.#inFlight.delete(claimed.id);
-        const left = (this.#perEndpoint.get(claimed.webhookId) ?? 1) - 1;
-        if (left > 0) this.#perEndpoint.set(claimed.webhookId, left);
-        else this.#perEndpoint.delete(claimed.webhookId);
+        tally(this.#perEndpoint, claimed.webhookId, -1);
+        tally(this.#perOrganization, claimed.organizationId, -1);
         // Room again: more may be due now, without waiting for the next poll.
         void this.#requestPass({ handOut: false });
       });

@@ -4,7 +4,9 @@
  * vetted again first (DNS can change since the endpoint was saved), and the connection is made
  * only to addresses the guard has vetted (its `lookup`), so a name that resolves differently
  * between the check and the connection cannot lead anywhere private. At most 1 KiB of the answer
- * is read, and kept in the delivery log whether the attempt succeeded or not.
+ * is read, and kept in the delivery log whether the attempt succeeded or not. The status decides:
+ * an answer whose status came in time keeps it, and as much of its body as came before the time
+ * ran out or the connection broke (a 2xx so cut short is a success).
  *
  * Why node:http rather than fetch: fetch's resolver cannot be replaced per request, and the guard
  * must decide which address the connection goes to.
@@ -76,17 +78,25 @@ export class Sender {
       signal,
     });
     return new Promise((resolve, reject) => {
-      request.on('error', reject);
+      // Set once the status line and headers are in: from then on the attempt has its answer, and
+      // whatever cuts the body short (the time limit, a stop, a broken connection) ends the read
+      // with the part that arrived (behaviour §13).
+      let answered: (() => void) | undefined;
+      request.on('error', (error) => (answered ? answered() : reject(error)));
       request.on('response', (response) => {
         const statusCode = response.statusCode ?? 0;
         const chunks: Buffer[] = [];
         let length = 0;
+        let finished = false;
         const finish = () => {
+          if (finished) return;
+          finished = true;
           const answer = utf8Prefix(Buffer.concat(chunks), MAX_ANSWER_BYTES);
           const succeeded = statusCode >= 200 && statusCode < 300;
           const error = succeeded ? null : failure(statusCode, answer);
           resolve({ succeeded, statusCode, error, responseBody: answer });
         };
+        answered = finish;
         response.on('data', (chunk: Buffer) => {
           chunks.push(chunk);
           length += chunk.length;
@@ -97,7 +107,8 @@ export class Sender {
           }
         });
         response.on('end', finish);
-        response.on('error', reject);
+        response.on('error', finish);
+        response.on('close', finish);
       });
       request.end(body);
     });
