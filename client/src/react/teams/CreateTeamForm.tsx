@@ -25,6 +25,7 @@ export function CreateTeamForm({ organizationId }: { organizationId: string }) {
   return (
     <Section title="New team">
       <Form
+        busy={create.isPending}
         label="New team"
         onSubmit={() => {
           setCreated(undefined);
@@ -39,7 +40,7 @@ export function CreateTeamForm({ organizationId }: { organizationId: string }) {
           error={create.error}
           submitted={create.variables?.roles}
         />
-        <FormActions submit="Create team" busy={create.isPending} />
+        <FormActions submit="Create team" />
       </Form>
     </Section>
   );

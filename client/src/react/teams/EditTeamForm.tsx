@@ -46,7 +46,7 @@ export function EditTeamForm({
   return (
     <Section title={`Edit the team “${team.name}”`}>
       <div ref={frame}>
-        <Form label={`Edit the team “${team.name}”`} onSubmit={save}>
+        <Form busy={update.isPending} label={`Edit the team “${team.name}”`} onSubmit={save}>
           <TeamFields
             organizationId={organizationId}
             draft={draft}
@@ -54,7 +54,7 @@ export function EditTeamForm({
             error={update.error}
             submitted={update.variables?.roles}
           />
-          <FormActions submit="Save team" busy={update.isPending} onCancel={onDone} />
+          <FormActions submit="Save team" onCancel={onDone} />
         </Form>
       </div>
     </Section>
