@@ -5,7 +5,8 @@
  * names; at 375 px every table's cell says its column; a change of memberships refreshes the
  * member count at once; a role choice offers only the roles the caller may give; the member picker
  * offers only what the text typed finds; a search the service refuses says why next to the
- * search box; and a page that found the service gone comes back by itself with it.
+ * search box; a team's editor closes with Escape, as every row's editor; and a page that found the
+ * service gone comes back by itself with it.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -363,6 +364,36 @@ describe('the console at its edges (behaviour §14)', () => {
       .toEqual([`Bob Baker (${run}-bob@example.com) member`]);
     await picker.press('Enter');
     expect(await picker.inputValue()).toBe(`Bob Baker (${run}-bob@example.com)`);
+    expect(problems).toEqual([]);
+  });
+
+  it("closes a team's editor with Escape, as every row's editor, the focus back on its Edit", async () => {
+    const team = await api(ownerToken, 'POST', `/organizations/${organizationId}/teams`, { name: 'Escapers' });
+    expect(team.status).toBe(201);
+    const { page, problems } = await openAt(`/organizations/${organizationId}/teams`);
+    const row = page.getByRole('table', { name: 'Teams' }).getByRole('row').filter({ hasText: 'Escapers' });
+    const edit = row.getByRole('button', { name: 'Edit', exact: true });
+    const editor = page.getByRole('form', { name: 'Edit the team “Escapers”' });
+    const focused = (locator: typeof edit) => locator.evaluate((element) => element === document.activeElement);
+    await edit.click();
+    // It opens on its first field.
+    await expect.poll(() => focused(editor.getByLabel('Team name')), SHOWN_WITHIN).toBe(true);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => editor.count(), SHOWN_WITHIN).toBe(0);
+    expect(await edit.getAttribute('aria-expanded')).toBe('false');
+    expect(await focused(edit)).toBe(true);
+    // And it saves with Enter.
+    await edit.click();
+    await editor.getByLabel('Team name').fill('Escapees');
+    await editor.getByLabel('Team name').press('Enter');
+    await expect
+      .poll(
+        async () =>
+          (await api(ownerToken, 'GET', `/organizations/${organizationId}/teams/${String(team.body.team_id)}`)).body
+            .name,
+        SHOWN_WITHIN,
+      )
+      .toBe('Escapees');
     expect(problems).toEqual([]);
   });
 

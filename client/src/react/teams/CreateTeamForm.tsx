@@ -1,7 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTRPC } from '../service.tsx';
-import { Form, FormActions, Notice, Section } from '../ui/index.ts';
+import { ErrorNotice, Form, FormActions, Notice, Section } from '../ui/index.ts';
 import type { TeamDraft } from './team.ts';
 import { TeamFields } from './TeamFields.tsx';
 import { useTeamsChanged } from './useTeamsChanged.ts';
@@ -33,6 +33,7 @@ export function CreateTeamForm({ organizationId }: { organizationId: string }) {
         }}
       >
         {created && <Notice tone="success">{created}</Notice>}
+        <ErrorNotice error={create.error} />
         <TeamFields
           organizationId={organizationId}
           draft={draft}
