@@ -5,8 +5,8 @@
  * names; at 375 px every table's cell says its column; a change of memberships refreshes the
  * member count at once; a role choice offers only the roles the caller may give; the member picker
  * offers only what the text typed finds; a search the service refuses says why next to the
- * search box; a team's editor closes with Escape, as every row's editor; and a page that found the
- * service gone comes back by itself with it.
+ * search box; a team's editor closes with Escape, as every row's editor; rotating a webhook's
+ * secret asks first; and a page that found the service gone comes back by itself with it.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -394,6 +394,47 @@ describe('the console at its edges (behaviour §14)', () => {
         SHOWN_WITHIN,
       )
       .toBe('Escapees');
+    expect(problems).toEqual([]);
+  });
+
+  it("asks before rotating a webhook's secret, the focus on Cancel: Cancel and Escape rotate nothing", async () => {
+    const url = 'http://127.0.0.1:9/rotated';
+    const created = await api(ownerToken, 'POST', `/organizations/${organizationId}/webhooks`, {
+      url,
+      event_types: ['member.added'],
+    });
+    expect(created.status).toBe(201);
+    /** The endpoint's rotations, as its events record them. */
+    const rotations = async () => {
+      const events = await api(ownerToken, 'GET', `/organizations/${organizationId}/events?type=webhook.updated`);
+      expect(events.status).toBe(200);
+      return (events.body as Array<{ data: { webhook_id: string; secret_rotated?: boolean } }>).filter(
+        (event) => event.data.webhook_id === created.body.webhook_id && event.data.secret_rotated,
+      ).length;
+    };
+    const { page, problems } = await openAt(`/organizations/${organizationId}/webhooks`);
+    const row = page.getByRole('table', { name: 'Webhook endpoints' }).getByRole('row').filter({ hasText: url });
+    const rotate = row.getByRole('button', { name: 'Rotate secret' });
+    const question = row.getByRole('group', { name: `Rotate the signing secret of ${url}?`, exact: false });
+    const focusedText = () => page.evaluate(() => document.activeElement?.textContent);
+
+    await rotate.click();
+    await question.waitFor(SHOWN_WITHIN);
+    expect(await focusedText()).toBe('Cancel');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => question.count(), SHOWN_WITHIN).toBe(0);
+    expect(await focusedText()).toBe('Rotate secret');
+    await page.keyboard.press('Enter');
+    await question.waitFor(SHOWN_WITHIN);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => question.count(), SHOWN_WITHIN).toBe(0);
+    expect(await page.locator('.osc-secret').count()).toBe(0);
+    expect(await rotations()).toBe(0);
+
+    await rotate.click();
+    await question.getByRole('button', { name: 'Confirm' }).click();
+    await expect.poll(() => page.locator('.osc-secret').textContent(), SHOWN_WITHIN).toMatch(/^whsec_/);
+    expect(await rotations()).toBe(1);
     expect(problems).toEqual([]);
   });
 
