@@ -6,7 +6,8 @@
  * member count at once; a role choice offers only the roles the caller may give; the member picker
  * offers only what the text typed finds; a search the service refuses says why next to the
  * search box; a team's editor closes with Escape, as every row's editor; rotating a webhook's
- * secret asks first; and a page that found the service gone comes back by itself with it.
+ * secret asks first; a link that spells the organization's id in capitals shows it in the header's
+ * switcher; and a page that found the service gone comes back by itself with it.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -435,6 +436,16 @@ describe('the console at its edges (behaviour §14)', () => {
     await question.getByRole('button', { name: 'Confirm' }).click();
     await expect.poll(() => page.locator('.osc-secret').textContent(), SHOWN_WITHIN).toMatch(/^whsec_/);
     expect(await rotations()).toBe(1);
+    expect(problems).toEqual([]);
+  });
+
+  it("shows in the header's switcher the organization of a link that spells its id in capitals", async () => {
+    const { page, problems } = await openAt(`/organizations/${organizationId.toUpperCase()}/members`);
+    await page.getByRole('table', { name: 'Members', exact: true }).getByText('Alice Archer').waitFor(SHOWN_WITHIN);
+    const switcher = page.getByRole('banner').getByRole('combobox', { name: 'Organization' });
+    await expect.poll(() => switcher.inputValue(), SHOWN_WITHIN).toBe(organizationId);
+    expect(await switcher.locator('option:checked').textContent()).toBe('Edge Corp');
+    expect(await switcher.getByRole('option', { name: 'Choose an organization' }).count()).toBe(0);
     expect(problems).toEqual([]);
   });
 
