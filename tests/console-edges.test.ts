@@ -6,8 +6,10 @@
  * member count at once; a role choice offers only the roles the caller may give; the member picker
  * offers only what the text typed finds; a search the service refuses says why next to the
  * search box; a team's editor closes with Escape, as every row's editor; rotating a webhook's
- * secret asks first; a link that spells the organization's id in capitals shows it in the header's
- * switcher; and a page that found the service gone comes back by itself with it.
+ * secret asks first; a member's page shows a caller who may read the members but not the teams or
+ * the roles what they may read, and no refusal; a link that spells the organization's id in
+ * capitals shows it in the header's switcher; and a page that found the service gone comes back
+ * by itself with it.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -447,6 +449,63 @@ describe('the console at its edges (behaviour §14)', () => {
     expect(await switcher.locator('option:checked').textContent()).toBe('Edge Corp');
     expect(await switcher.getByRole('option', { name: 'Choose an organization' }).count()).toBe(0);
     expect(problems).toEqual([]);
+  });
+
+  it("shows on a member's page only what the caller's role lets them read: no refusal, no empty section", async () => {
+    await person(`${run}-erin`, 'Erin', 'Example');
+    await addMember(`${run}-erin@example.com`);
+    const team = await api(ownerToken, 'POST', `/organizations/${organizationId}/teams`, {
+      name: 'Readers',
+      roles: ['member'],
+    });
+    expect(team.status).toBe(201);
+    const joined = await api(
+      ownerToken,
+      'POST',
+      `/organizations/${organizationId}/teams/${team.body.team_id}/members`,
+      {
+        user_id: `${run}-erin`,
+      },
+    );
+    expect(joined.status).toBe(201);
+    // Roles of the organization's own that read the members but not the roles, nor (watcher) the teams.
+    const viewers: Array<[string, string[], string]> = [
+      ['watcher', ['members:read', 'events:read'], 'Readers'],
+      ['team-watcher', ['members:read', 'teams:read'], 'Readers gives member'],
+    ];
+    for (const [role, permissions, teamShown] of viewers) {
+      const created = await api(ownerToken, 'POST', `/organizations/${organizationId}/roles`, { role, permissions });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const viewerToken = await person(`${run}-${role}`, 'Vera', role);
+      const added = await api(
+        ownerToken,
+        'POST',
+        '/organization-user',
+        { email: `${run}-${role}@example.com`, role },
+        organizationId,
+      );
+      expect(added.status).toBe(201);
+      const { page, problems } = await openConsoleAt(browser, service.baseUrl, {
+        path: `/organizations/${organizationId}/members/${run}-erin`,
+        token: viewerToken,
+      });
+      const main = page.getByRole('main');
+      const permissionsTable = main.getByRole('table', { name: 'Effective permissions' });
+      // Erin is a member: members:read is theirs.
+      await permissionsTable.getByRole('row').filter({ hasText: 'members:read' }).waitFor(SHOWN_WITHIN);
+      await settled(page);
+      expect(await permissionsTable.getByRole('columnheader').allTextContents(), role).toEqual([
+        'Permission',
+        'What it allows',
+      ]);
+      expect(await main.getByRole('region', { name: 'Teams' }).getByRole('listitem').allTextContents(), role).toEqual([
+        teamShown,
+      ]);
+      expect(await main.getByRole('alert').count(), role).toBe(0);
+      expect(await main.textContent(), role).not.toMatch(/let you/);
+      await expectAccessible(page, `a member's page as ${role}`);
+      expect(problems).toEqual([]);
+    }
   });
 
   it('says next to the search box why the service refuses a search', async () => {
