@@ -7,9 +7,9 @@
  * offers only what the text typed finds; a search the service refuses says why next to the
  * search box; a team's editor closes with Escape, as every row's editor; rotating a webhook's
  * secret asks first; a member's page shows a caller who may read the members but not the teams or
- * the roles what they may read, and no refusal; a link that spells the organization's id in
- * capitals shows it in the header's switcher; and a page that found the service gone comes back
- * by itself with it.
+ * the roles what they may read, and no refusal; a role without permissions is refused in the
+ * service's words; a link that spells the organization's id in capitals shows it in the header's
+ * switcher; and a page that found the service gone comes back by itself with it.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -506,6 +506,17 @@ describe('the console at its edges (behaviour §14)', () => {
       await expectAccessible(page, `a member's page as ${role}`);
       expect(problems).toEqual([]);
     }
+  });
+
+  it("says under a role's permissions, in the service's words, that it needs one (behaviour §5)", async () => {
+    const { page, problems } = await openAt(`/organizations/${organizationId}/roles`);
+    const form = page.getByRole('form', { name: 'Create a role' });
+    await form.getByLabel('Role name').fill('no-permissions');
+    await form.getByRole('button', { name: 'Create role' }).click();
+    await expect
+      .poll(() => form.locator('.osc-field__error').allTextContents(), SHOWN_WITHIN)
+      .toEqual(['Must name at least 1 permission']);
+    expect(problems).toEqual([]);
   });
 
   it('says next to the search box why the service refuses a search', async () => {
