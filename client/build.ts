@@ -4,8 +4,8 @@
  * shared files they import (limits, error codes), with what both use in one shared chunk and their
  * dependencies left as imports; `react.css`, the components' styles; and `index.d.ts` and
  * `react.d.ts`, their declarations bundled by dts-bundle-generator, each one file that imports only
- * the packages the client declares. No server code and no server type reaches any of them:
- * src/router.ts gives the router's type without them.
+ * the packages the client declares, and `react.css.d.ts` for the styles. No server code and no
+ * server type reaches any of them: src/router.ts gives the router's type without them.
  *
  * `@trpc/tanstack-react-query` is bundled into `react.js` (and its types into `react.d.ts`) rather
  * than declared: its releases name one exact version of `@trpc/client` as their peer (11.22.1 for
@@ -50,7 +50,15 @@ export async function buildJavaScript(outdir: string): Promise<void> {
   copyFileSync(join(here, 'src/react/styles.css'), join(outdir, 'react.css'));
 }
 
-/** The declarations, in `outdir/index.d.ts` and `outdir/react.d.ts`. */
+/**
+ * The styles' declaration: a side-effect import names nothing, but TypeScript 7 checks that it
+ * resolves (`noUncheckedSideEffectImports`, on by default there), and a CSS file is no module it can
+ * read: the `types` condition of `./react/styles.css` points here.
+ */
+const STYLES_DECLARATION =
+  '// The styles of the components: imported for their side effect, they export nothing.\nexport {};\n';
+
+/** The declarations, in `outdir/index.d.ts`, `outdir/react.d.ts` and `outdir/react.css.d.ts`. */
 export function buildDeclarations(outdir: string): void {
   const declarations = generateDtsBundle(
     Object.values(entries).map((filePath) => ({
@@ -66,6 +74,7 @@ export function buildDeclarations(outdir: string): void {
     // `lib` (ES2022, as Vite's templates set) lacks: this brings their declarations along.
     writeFileSync(join(outdir, `${name}.d.ts`), `/// <reference lib="esnext.disposable" />\n${declarations[index]}`);
   });
+  writeFileSync(join(outdir, 'react.css.d.ts'), STYLES_DECLARATION);
 }
 
 if (import.meta.main) {

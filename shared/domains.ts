@@ -26,7 +26,7 @@ export const domainNameSchema = z
   .string()
   .trim()
   .toLowerCase()
-  .max(MAX_DOMAIN_LENGTH)
+  .max(MAX_DOMAIN_LENGTH, { error: `Must be at most ${MAX_DOMAIN_LENGTH} characters`, abort: true })
   .regex(DOMAIN_NAME, { error: DOMAIN_PROBLEM })
   .refine((name) => !NUMERIC_LAST_LABEL.test(name), { error: DOMAIN_PROBLEM })
   // What is sent, before the trim and lower-casing: letters of either case, white space around.

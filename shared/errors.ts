@@ -31,6 +31,13 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
+/**
+ * The message of the 409 answered to a repeat of a change whose first request with the same
+ * Idempotency-Key is still being carried out (behaviour §10): the one conflict a caller should ask
+ * again after, which the client tells apart by it (`isKeyInUse`).
+ */
+export const KEY_IN_USE_MESSAGE = 'A request with this Idempotency-Key is still being processed; retry later';
+
 /** One failed field of a request body or header. */
 export interface ErrorIssue {
   field: string;

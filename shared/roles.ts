@@ -32,9 +32,11 @@ const grantablePermissionSchema = permissionNameSchema.meta({ 'x-grantable': tru
 /** 1 to `max` distinct permission names: any to ask about, or `grantable` ones, for a role to hold. */
 export const permissionListSchema = (max: number, { grantable = false } = {}) =>
   z
-    .array(grantable ? grantablePermissionSchema : permissionNameSchema)
-    .min(1)
-    .max(max)
+    .array(grantable ? grantablePermissionSchema : permissionNameSchema, {
+      error: 'Must be an array of permission names',
+    })
+    .min(1, 'Must name at least 1 permission')
+    .max(max, `Must name at most ${max} permissions`)
     .refine((names) => repeatedName(names) === undefined, {
       error: (issue) => `Names ${repeatedName(issue.input as string[])} more than once`,
     })

@@ -14,14 +14,19 @@ export const SEARCH_MAX_LENGTH = 100;
  */
 export const WORD_MAX_LENGTH = 128;
 
-/** `search`: 1 to 100 characters after trimming, not all of them blank (behaviour §15). */
+const BLANK_SEARCH = 'Must hold a character other than white space and invisible ones';
+
+/**
+ * `search`: 1 to 100 characters after trimming, not all of them blank (behaviour §15). One problem,
+ * the first rule it breaks.
+ */
 export const searchSchema = z
   .string()
   .trim()
-  .min(1)
-  .max(SEARCH_MAX_LENGTH)
+  .min(1, { error: BLANK_SEARCH, abort: true })
+  .max(SEARCH_MAX_LENGTH, { error: `Must be at most ${SEARCH_MAX_LENGTH} characters`, abort: true })
   .refine((search) => search.isWellFormed(), 'Must be well-formed Unicode text (no lone surrogates)')
-  .refine(hasNameCharacter, 'Must hold a character other than white space and invisible ones');
+  .refine(hasNameCharacter, BLANK_SEARCH);
 
 const MARKS = /\p{M}/gu;
 const WHITE_SPACE = /\s+/u;
@@ -96,7 +101,7 @@ export const memberSortSchema = z.enum(MEMBER_SORTS);
 /** `role`: one or more role names, comma-separated. */
 export const roleFilterSchema = z
   .string()
-  .max(1000)
+  .max(1000, { error: 'Must be at most 1000 characters', abort: true })
   .regex(/^[a-z][a-z0-9_-]{0,63}(,[a-z][a-z0-9_-]{0,63})*$/, {
     error: 'Must be one or more role names, comma-separated',
   });

@@ -33,8 +33,8 @@ export const teamDescriptionSchema = descriptionText(MAX_TEAM_DESCRIPTION);
  * only a membership holds. Whether the organization has each one is the service's to say (400).
  */
 export const teamRolesSchema = z
-  .array(roleSchema)
-  .max(MAX_TEAM_ROLES)
+  .array(roleSchema, { error: 'Must be an array of role names' })
+  .max(MAX_TEAM_ROLES, `Must name at most ${MAX_TEAM_ROLES} roles`)
   .refine((roles) => !roles.includes('owner'), { error: 'A team cannot give the role owner' })
   .refine((roles) => repeatedName(roles) === undefined, {
     error: (issue) => `Names ${repeatedName(issue.input as string[])} more than once`,

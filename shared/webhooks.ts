@@ -40,7 +40,15 @@ export const webhookUrlSchema = z
 
 /** `["*"]` (every type, those added later too) or 1 or more distinct event types. */
 export const webhookEventTypesSchema = z
-  .union([z.tuple([z.literal('*')]), z.array(z.enum(EVENT_TYPES)).min(1).max(EVENT_TYPES.length)])
+  .union(
+    [
+      z.tuple([z.literal('*')]),
+      z.array(z.enum(EVENT_TYPES)).min(1, 'Must name at least 1 event type, or be ["*"]').max(EVENT_TYPES.length),
+    ],
+    {
+      error: `Must be ["*"] for every event type, or an array of 1 to ${EVENT_TYPES.length} event types (${EVENT_TYPES[0]}, …)`,
+    },
+  )
   .refine((types) => new Set(types).size === types.length, { error: 'Names an event type more than once' })
   .meta({ uniqueItems: true });
 

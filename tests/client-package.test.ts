@@ -5,7 +5,8 @@
  * TypeScript, nothing else); the README's `app.ts` checked with the README's `tsconfig.json`, no
  * `@types` package in the compile, and run in Node against the service, printing what the README
  * says; a file calling every procedure compiled with the same settings under the `bundler` and
- * `node16` module resolutions.
+ * `node16` module resolutions; the README's React host compiled as TypeScript 7 checks it; and a
+ * declaration behind every entry of the export map.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -182,6 +183,7 @@ describe('client package', () => {
       'dist/index.js',
       'dist/index.js.map',
       'dist/react.css',
+      'dist/react.css.d.ts',
       'dist/react.d.ts',
       'dist/react.js',
       'dist/react.js.map',
@@ -229,6 +231,20 @@ describe('client package', () => {
       expect(source).toMatch(
         /^\.\.\/(src\/(react\/([\w-]+\/)?)?[\w-]+\.tsx?|\.\.\/shared\/(errors|limits|event-types)\.ts|\.\.\/node_modules\/@trpc\/tanstack-react-query\/src\/[\w/-]+\.tsx?)$/,
       );
+    }
+  });
+
+  it('declares the types of every entry of its export map, each a declaration file it holds', () => {
+    const files = packed.files.map((file) => file.path);
+    const entries = Object.entries(manifest.exports as Record<string, Record<string, string>>);
+    expect(entries.map(([entry]) => entry)).toEqual(['.', './react', './react/styles.css']);
+    for (const [entry, conditions] of entries) {
+      // Before the condition that matches everything, which TypeScript would take otherwise.
+      const types = Object.keys(conditions).indexOf('types');
+      expect(types, entry).toBeGreaterThanOrEqual(0);
+      expect(types, entry).toBeLessThan(Object.keys(conditions).indexOf(conditions.import ? 'import' : 'default'));
+      expect(conditions.types, entry).toMatch(/\.d\.ts$/);
+      expect(files, entry).toContain(conditions.types!.replace(/^\.\//, ''));
     }
   });
 
@@ -313,7 +329,15 @@ describe('client package', () => {
       writeFileSync(
         join(host, 'tsconfig.json'),
         JSON.stringify({
-          compilerOptions: { ...readmeProject.compilerOptions(), jsx: 'react-jsx', noEmit: false, outDir: 'out' },
+          compilerOptions: {
+            ...readmeProject.compilerOptions(),
+            jsx: 'react-jsx',
+            // What `npm install typescript` gives today, TypeScript 7, does by default: the host's
+            // import of the styles must resolve to declarations (TS2882 otherwise).
+            noUncheckedSideEffectImports: true,
+            noEmit: false,
+            outDir: 'out',
+          },
           files: ['host.tsx', 'render.tsx'],
         }),
       );

@@ -1,18 +1,22 @@
 /**
  * The typed client against a real server: inferred types, batching, typed errors, the README's
- * TanStack Query example, and a frontend's load (many calls at once, mixed answers, batches over
- * the server's cap, cancelled calls) on each database. The package as another project installs it:
+ * TanStack Query example (and its `retry`, on the 409 of a key still in use), and a frontend's
+ * load (many calls at once, mixed answers, batches over the server's cap, cancelled calls) on each
+ * database. The package as another project installs it:
  * tests/client-package.test.ts.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
+import { transformSync } from 'esbuild';
+import mysql from 'mysql2/promise';
 import { beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { toApiError } from '../client/src/errors.ts';
 import {
   ApiError,
   createClient,
+  isKeyInUse,
   LONE_INPUT_LENGTH,
   MAX_URL_LENGTH,
   type AppRouter,
@@ -208,6 +212,16 @@ function recordingClient(baseUrl: string, token: string, organizationId?: string
     },
   });
   return { api, requests };
+}
+
+/** The `retry` of client/README.md's TanStack Query example, as a page runs it. */
+function readmeRetry(): (failures: number, error: unknown) => boolean {
+  const readme = readFileSync(join(root, 'client/README.md'), 'utf8');
+  const source = /^const retry = [\s\S]*?;$/m.exec(readme)?.[0];
+  expect(source).toContain('failures');
+  const { code } = transformSync(source!, { loader: 'ts' });
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the README's own code, run as written
+  return new Function('ApiError', 'isKeyInUse', `${code}return retry;`)(ApiError, isKeyInUse);
 }
 
 async function settledError(promise: Promise<unknown>): Promise<unknown> {
@@ -409,6 +423,48 @@ describeOnEachDatabase("typed client under a frontend's load", (target) => {
     const asOwner = createClient({ url: server().baseUrl, token: owner.token, organizationId: other });
     expect((await asOwner.members.get.query({ user_id: member.id })).role).toBe('member');
   });
+
+  // The embedded database runs one write at a time: no other session can hold a row there.
+  if (target.name === 'mariadb')
+    it("tells the 409 of a key still in use from the conflicts that are final, as the README's retry does", async () => {
+      const retry = readmeRetry();
+      const member = await registerUser(server(), 'in-use');
+      const api = createClient({ url: server().baseUrl, token: owner.token, organizationId });
+      const idempotencyKey = uniqueId('key');
+      const add = () => api.members.add.mutate({ email: member.email, role: 'member' }, { idempotencyKey });
+      // Another session holds the organization's row, so a request with the key waits inside its change.
+      const blocker = await mysql.createConnection({ uri: server().databaseUrl.replace(/^mariadb:/, 'mysql:') });
+      try {
+        await blocker.query('begin');
+        await blocker.query('select id from organizations where id = ? for update', [organizationId]);
+        const attempts = [add(), add()];
+        // The one that reaches the service second is answered at once; the other waits for the row.
+        const inUse = await Promise.race(
+          attempts.map((attempt) =>
+            attempt.then(
+              () => undefined,
+              (error: unknown) => error,
+            ),
+          ),
+        );
+        expect(inUse).toMatchObject({ status: 409, code: 'CONFLICT' });
+        expect(isKeyInUse(inUse)).toBe(true);
+        expect(retry(0, inUse)).toBe(true);
+        expect(retry(3, inUse)).toBe(false);
+        await blocker.query('rollback');
+        const settled = await Promise.allSettled(attempts);
+        expect(settled.map((attempt) => attempt.status).sort()).toEqual(['fulfilled', 'rejected']);
+      } finally {
+        await blocker.end();
+      }
+      // Asked again, the key gets the first request's answer.
+      expect(await add()).toEqual({ organization_id: organizationId, user_id: member.id, role: 'member' });
+      // A conflict that is the service's answer is final: the member is one already.
+      const already = await settledError(api.members.add.mutate({ email: member.email, role: 'member' }));
+      expect(already).toMatchObject({ status: 409, code: 'CONFLICT' });
+      expect(isKeyInUse(already)).toBe(false);
+      expect(retry(0, already)).toBe(false);
+    });
 
   it('sends an Idempotency-Key per change, alone in its request: the same key twice changes once', async () => {
     const member = await registerUser(server(), 'keyed');

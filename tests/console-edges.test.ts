@@ -5,7 +5,11 @@
  * names; at 375 px every table's cell says its column; a change of memberships refreshes the
  * member count at once; a role choice offers only the roles the caller may give; the member picker
  * offers only what the text typed finds; a search the service refuses says why next to the
- * search box; and a page that found the service gone comes back by itself with it.
+ * search box; a team's editor closes with Escape, as every row's editor; rotating a webhook's
+ * secret asks first; a member's page shows a caller who may read the members but not the teams or
+ * the roles what they may read, and no refusal; a role without permissions is refused in the
+ * service's words; a link that spells the organization's id in capitals shows it in the header's
+ * switcher; and a page that found the service gone comes back by itself with it.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -363,6 +367,155 @@ describe('the console at its edges (behaviour §14)', () => {
       .toEqual([`Bob Baker (${run}-bob@example.com) member`]);
     await picker.press('Enter');
     expect(await picker.inputValue()).toBe(`Bob Baker (${run}-bob@example.com)`);
+    expect(problems).toEqual([]);
+  });
+
+  it("closes a team's editor with Escape, as every row's editor, the focus back on its Edit", async () => {
+    const team = await api(ownerToken, 'POST', `/organizations/${organizationId}/teams`, { name: 'Escapers' });
+    expect(team.status).toBe(201);
+    const { page, problems } = await openAt(`/organizations/${organizationId}/teams`);
+    const row = page.getByRole('table', { name: 'Teams' }).getByRole('row').filter({ hasText: 'Escapers' });
+    const edit = row.getByRole('button', { name: 'Edit', exact: true });
+    const editor = page.getByRole('form', { name: 'Edit the team “Escapers”' });
+    const focused = (locator: typeof edit) => locator.evaluate((element) => element === document.activeElement);
+    await edit.click();
+    // It opens on its first field.
+    await expect.poll(() => focused(editor.getByLabel('Team name')), SHOWN_WITHIN).toBe(true);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => editor.count(), SHOWN_WITHIN).toBe(0);
+    expect(await edit.getAttribute('aria-expanded')).toBe('false');
+    expect(await focused(edit)).toBe(true);
+    // And it saves with Enter.
+    await edit.click();
+    await editor.getByLabel('Team name').fill('Escapees');
+    await editor.getByLabel('Team name').press('Enter');
+    await expect
+      .poll(
+        async () =>
+          (await api(ownerToken, 'GET', `/organizations/${organizationId}/teams/${String(team.body.team_id)}`)).body
+            .name,
+        SHOWN_WITHIN,
+      )
+      .toBe('Escapees');
+    expect(problems).toEqual([]);
+  });
+
+  it("asks before rotating a webhook's secret, the focus on Cancel: Cancel and Escape rotate nothing", async () => {
+    const url = 'http://127.0.0.1:9/rotated';
+    const created = await api(ownerToken, 'POST', `/organizations/${organizationId}/webhooks`, {
+      url,
+      event_types: ['member.added'],
+    });
+    expect(created.status).toBe(201);
+    /** The endpoint's rotations, as its events record them. */
+    const rotations = async () => {
+      const events = await api(ownerToken, 'GET', `/organizations/${organizationId}/events?type=webhook.updated`);
+      expect(events.status).toBe(200);
+      return (events.body as Array<{ data: { webhook_id: string; secret_rotated?: boolean } }>).filter(
+        (event) => event.data.webhook_id === created.body.webhook_id && event.data.secret_rotated,
+      ).length;
+    };
+    const { page, problems } = await openAt(`/organizations/${organizationId}/webhooks`);
+    const row = page.getByRole('table', { name: 'Webhook endpoints' }).getByRole('row').filter({ hasText: url });
+    const rotate = row.getByRole('button', { name: 'Rotate secret' });
+    const question = row.getByRole('group', { name: `Rotate the signing secret of ${url}?`, exact: false });
+    const focusedText = () => page.evaluate(() => document.activeElement?.textContent);
+
+    await rotate.click();
+    await question.waitFor(SHOWN_WITHIN);
+    expect(await focusedText()).toBe('Cancel');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => question.count(), SHOWN_WITHIN).toBe(0);
+    expect(await focusedText()).toBe('Rotate secret');
+    await page.keyboard.press('Enter');
+    await question.waitFor(SHOWN_WITHIN);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => question.count(), SHOWN_WITHIN).toBe(0);
+    expect(await page.locator('.osc-secret').count()).toBe(0);
+    expect(await rotations()).toBe(0);
+
+    await rotate.click();
+    await question.getByRole('button', { name: 'Confirm' }).click();
+    await expect.poll(() => page.locator('.osc-secret').textContent(), SHOWN_WITHIN).toMatch(/^whsec_/);
+    expect(await rotations()).toBe(1);
+    expect(problems).toEqual([]);
+  });
+
+  it("shows in the header's switcher the organization of a link that spells its id in capitals", async () => {
+    const { page, problems } = await openAt(`/organizations/${organizationId.toUpperCase()}/members`);
+    await page.getByRole('table', { name: 'Members', exact: true }).getByText('Alice Archer').waitFor(SHOWN_WITHIN);
+    const switcher = page.getByRole('banner').getByRole('combobox', { name: 'Organization' });
+    await expect.poll(() => switcher.inputValue(), SHOWN_WITHIN).toBe(organizationId);
+    expect(await switcher.locator('option:checked').textContent()).toBe('Edge Corp');
+    expect(await switcher.getByRole('option', { name: 'Choose an organization' }).count()).toBe(0);
+    expect(problems).toEqual([]);
+  });
+
+  it("shows on a member's page only what the caller's role lets them read: no refusal, no empty section", async () => {
+    await person(`${run}-erin`, 'Erin', 'Example');
+    await addMember(`${run}-erin@example.com`);
+    const team = await api(ownerToken, 'POST', `/organizations/${organizationId}/teams`, {
+      name: 'Readers',
+      roles: ['member'],
+    });
+    expect(team.status).toBe(201);
+    const joined = await api(
+      ownerToken,
+      'POST',
+      `/organizations/${organizationId}/teams/${team.body.team_id}/members`,
+      {
+        user_id: `${run}-erin`,
+      },
+    );
+    expect(joined.status).toBe(201);
+    // Roles of the organization's own that read the members but not the roles, nor (watcher) the teams.
+    const viewers: Array<[string, string[], string]> = [
+      ['watcher', ['members:read', 'events:read'], 'Readers'],
+      ['team-watcher', ['members:read', 'teams:read'], 'Readers gives member'],
+    ];
+    for (const [role, permissions, teamShown] of viewers) {
+      const created = await api(ownerToken, 'POST', `/organizations/${organizationId}/roles`, { role, permissions });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const viewerToken = await person(`${run}-${role}`, 'Vera', role);
+      const added = await api(
+        ownerToken,
+        'POST',
+        '/organization-user',
+        { email: `${run}-${role}@example.com`, role },
+        organizationId,
+      );
+      expect(added.status).toBe(201);
+      const { page, problems } = await openConsoleAt(browser, service.baseUrl, {
+        path: `/organizations/${organizationId}/members/${run}-erin`,
+        token: viewerToken,
+      });
+      const main = page.getByRole('main');
+      const permissionsTable = main.getByRole('table', { name: 'Effective permissions' });
+      // Erin is a member: members:read is theirs.
+      await permissionsTable.getByRole('row').filter({ hasText: 'members:read' }).waitFor(SHOWN_WITHIN);
+      await settled(page);
+      expect(await permissionsTable.getByRole('columnheader').allTextContents(), role).toEqual([
+        'Permission',
+        'What it allows',
+      ]);
+      expect(await main.getByRole('region', { name: 'Teams' }).getByRole('listitem').allTextContents(), role).toEqual([
+        teamShown,
+      ]);
+      expect(await main.getByRole('alert').count(), role).toBe(0);
+      expect(await main.textContent(), role).not.toMatch(/let you/);
+      await expectAccessible(page, `a member's page as ${role}`);
+      expect(problems).toEqual([]);
+    }
+  });
+
+  it("says under a role's permissions, in the service's words, that it needs one (behaviour §5)", async () => {
+    const { page, problems } = await openAt(`/organizations/${organizationId}/roles`);
+    const form = page.getByRole('form', { name: 'Create a role' });
+    await form.getByLabel('Role name').fill('no-permissions');
+    await form.getByRole('button', { name: 'Create role' }).click();
+    await expect
+      .poll(() => form.locator('.osc-field__error').allTextContents(), SHOWN_WITHIN)
+      .toEqual(['Must name at least 1 permission']);
     expect(problems).toEqual([]);
   });
 

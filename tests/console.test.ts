@@ -339,6 +339,7 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
       // Rotating the secret shows the new one once too.
       const endpoints = page.getByRole('table', { name: 'Webhook endpoints' });
       await endpoints.getByRole('button', { name: 'Rotate secret' }).click();
+      await endpoints.getByRole('button', { name: 'Confirm' }).click();
       await expect.poll(() => secret.textContent(), SHOWN_WITHIN).toMatch(/^whsec_/);
       await page.getByRole('button', { name: 'I have copied it' }).click();
       // A delivery the receiver refuses at each attempt has failed; retried from the log once the

@@ -281,6 +281,119 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
     expect(hook.body.issues).toEqual([{ field: 'url', problem: expect.stringMatching(/2048 characters/) }]);
   });
 
+  it("words each refused field in the service's words, zod's own checks included (behaviour §5)", async () => {
+    const owner = await registerUser(server());
+    const organizationId = await createOrganization(server(), owner);
+    const inOrganization = `/organizations/${organizationId}`;
+    const unknownId = '0190a0c4-0000-7000-8000-000000000000';
+    const newcomer = await tokenFor(`newcomer-${organizationId}`, { role: 'owner' });
+    const refusals: Array<[string, string, string, object | undefined, Array<[string, string]>]> = [
+      [
+        'POST',
+        `${inOrganization}/roles`,
+        owner.token,
+        { role: 'x1', permissions: [] },
+        [['permissions', 'Must name at least 1 permission']],
+      ],
+      [
+        'POST',
+        `${inOrganization}/roles`,
+        owner.token,
+        { role: 'x1', permissions: 'members:read' },
+        [['permissions', 'Must be an array of permission names']],
+      ],
+      [
+        'POST',
+        `${inOrganization}/roles`,
+        owner.token,
+        { role: 5, permissions: ['members:read'] },
+        [['role', 'Must be a string']],
+      ],
+      [
+        'POST',
+        `${inOrganization}/teams`,
+        owner.token,
+        { name: 'Team', roles: 'admin' },
+        [['roles', 'Must be an array of role names']],
+      ],
+      [
+        'POST',
+        `${inOrganization}/teams`,
+        owner.token,
+        { name: 'Team', roles: Array.from({ length: 21 }, (_, n) => `r${n}`) },
+        [['roles', 'Must name at most 20 roles']],
+      ],
+      ['GET', `${inOrganization}/teams/not-a-team`, owner.token, undefined, [['team_id', 'Must be a UUID']]],
+      [
+        'GET',
+        `/organization-user?search=${'a'.repeat(120)}`,
+        owner.token,
+        undefined,
+        [['search', 'Must be at most 100 characters']],
+      ],
+      [
+        'GET',
+        '/organization-user?search=%20%20',
+        owner.token,
+        undefined,
+        [['search', 'Must hold a character other than white space and invisible ones']],
+      ],
+      [
+        'GET',
+        '/organization-user?sort=age',
+        owner.token,
+        undefined,
+        [['sort', 'Must be one of "created_at", "-created_at", "name", "-name", "email", "-email"']],
+      ],
+      [
+        'POST',
+        '/organization-user',
+        owner.token,
+        { email: 'not-an-address', role: 'member' },
+        [['email', 'Must be an e-mail address']],
+      ],
+      [
+        'POST',
+        '/users',
+        newcomer,
+        { last_name: 'Newcomer', email: 'newcomer@example.com' },
+        [['first_name', 'Must be given']],
+      ],
+      [
+        'PUT',
+        `${inOrganization}/webhooks/${unknownId}`,
+        owner.token,
+        { enabled: 'yes' },
+        [['enabled', 'Must be true or false']],
+      ],
+      [
+        'POST',
+        `${inOrganization}/webhooks`,
+        owner.token,
+        { url: 'https://example.com/hook', event_types: [] },
+        [['event_types', 'Must name at least 1 event type, or be ["*"]']],
+      ],
+      [
+        'POST',
+        `${inOrganization}/webhooks`,
+        owner.token,
+        { url: 'https://example.com/hook', event_types: 'member.added' },
+        [
+          [
+            'event_types',
+            expect.stringMatching(/^Must be \["\*"\] for every event type, or an array of 1 to \d+ event types/),
+          ],
+        ],
+      ],
+    ];
+    for (const [method, path, token, body, issues] of refusals) {
+      const label = `${method} ${path.slice(0, 80)} ${JSON.stringify(body)?.slice(0, 80)}`;
+      const answer = await server().call(method, path, { token, organizationId, body });
+      expect(answer.status, label).toBe(400);
+      expect(answer.body.issues, label).toEqual(issues.map(([field, problem]) => ({ field, problem })));
+    }
+  });
+
   it('refuses a query string whose percent-escapes do not decode, as a path, on REST and tRPC', async () => {
     const owner = await registerUser(server());
     const named = await server().call('POST', '/organizations', {

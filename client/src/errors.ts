@@ -3,7 +3,7 @@
  * contract's code, so callers branch on `error.code === 'FORBIDDEN'` without parsing messages.
  */
 import { TRPCClientError } from '@trpc/client';
-import { ERROR_CODES, type ErrorCode, type ErrorIssue } from '../../shared/errors.ts';
+import { ERROR_CODES, KEY_IN_USE_MESSAGE, type ErrorCode, type ErrorIssue } from '../../shared/errors.ts';
 
 export type { ErrorCode, ErrorIssue };
 
@@ -32,6 +32,14 @@ export class ApiError extends Error {
     this.path = init.path;
   }
 }
+
+/**
+ * Whether the service refused a change because an earlier request with its idempotency key is still
+ * being carried out (409 CONFLICT): ask again a moment later with the same key, and get that
+ * request's answer. Every other conflict is final.
+ */
+export const isKeyInUse = (error: unknown): error is ApiError =>
+  error instanceof ApiError && error.code === 'CONFLICT' && error.message === KEY_IN_USE_MESSAGE;
 
 interface ServerErrorData {
   code?: string;

@@ -15,7 +15,7 @@ import { toApiError } from './errors.ts';
 import { links } from './links.ts';
 import type { AppRouter } from './router.ts';
 
-export { ApiError, toApiError, type ErrorCode, type ErrorIssue } from './errors.ts';
+export { ApiError, isKeyInUse, toApiError, type ErrorCode, type ErrorIssue } from './errors.ts';
 export { LONE_INPUT_LENGTH, MAX_URL_LENGTH } from './links.ts';
 export type { AppRouter, CallContext, CallOptions, MutationOptions };
 export type RouterInputs = inferRouterInputs<AppRouter>;

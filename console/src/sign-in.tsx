@@ -34,7 +34,7 @@ export function SignInPage({
       <div className="console-sign-in__card">
         <h1>Organizations console</h1>
         <Notice tone={reason === 'missing' ? 'info' : 'warning'}>{REASONS[reason]}</Notice>
-        <Form label="Sign in" onSubmit={submit}>
+        <Form busy={false} label="Sign in" onSubmit={submit}>
           <TextAreaField
             label="Bearer token"
             name="token"
@@ -46,7 +46,7 @@ export function SignInPage({
             onChange={(event) => setToken(event.target.value)}
             hint="The token stays in this browser tab only, and is gone when the tab is closed."
           />
-          <FormActions submit="Sign in" busy={false} />
+          <FormActions submit="Sign in" />
         </Form>
         <h2>Where to get a token</h2>
         <p>

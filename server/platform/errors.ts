@@ -7,8 +7,9 @@
  * each code to its status.
  */
 import type { TRPCError, TRPC_ERROR_CODE_KEY } from '@trpc/server';
-import { ZodError } from 'zod';
+import { z, ZodError } from 'zod';
 import { ERROR_STATUS, type ErrorBody, type ErrorCode, type ErrorIssue } from '../../shared/errors.ts';
+import { serviceProblem } from '../../shared/problems.ts';
 import { isDatabaseTimeout, isDatabaseUnavailable } from './database/failures.ts';
 
 export class DomainError extends Error {
@@ -42,6 +43,9 @@ export const unavailable = (message = 'The database is unavailable, try again la
 
 /** The database is there but did not serve the request within its DB_TIMEOUT_MS: busy or slow (behaviour §10). */
 export const notInTime = () => unavailable('The database did not answer in time, try again later');
+
+// Every input is refused in the service's words, the checks zod makes itself included (behaviour §5).
+z.config({ customError: serviceProblem });
 
 const zodIssues = (error: ZodError): ErrorIssue[] =>
   error.issues.map((issue) => ({ field: issue.path.join('.') || '(body)', problem: issue.message }));

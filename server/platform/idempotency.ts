@@ -12,6 +12,7 @@
  * Answers are kept for `keepForMs` (at least 24 hours).
  */
 import { createHash } from 'node:crypto';
+import { KEY_IN_USE_MESSAGE } from '../../shared/errors.ts';
 import { DomainError } from './errors.ts';
 import type { DbTimestamp } from './database/schema.ts';
 import { toDate } from './database/timestamps.ts';
@@ -40,8 +41,7 @@ export function fingerprint(parts: { procedure: string; organizationId: string |
 
 export type Claim = { replay: false } | { replay: true; answer: unknown };
 
-const keyInUse = () =>
-  new DomainError('CONFLICT', 'A request with this Idempotency-Key is still being processed; retry later');
+const keyInUse = () => new DomainError('CONFLICT', KEY_IN_USE_MESSAGE);
 const keyReused = () =>
   new DomainError(
     'UNPROCESSABLE_CONTENT',

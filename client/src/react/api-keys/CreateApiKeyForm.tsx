@@ -39,6 +39,7 @@ export function CreateApiKeyForm({
       description="For the organization's own systems. It acts with its role's permissions; its secret is shown once."
     >
       <Form
+        busy={create.isPending}
         label="New API key"
         onSubmit={() => create.mutate({ organization_id: organizationId, name: name.trim(), role })}
       >
@@ -59,7 +60,7 @@ export function CreateApiKeyForm({
           options={options}
           error={fields.role}
         />
-        <FormActions submit="Create API key" busy={create.isPending} />
+        <FormActions submit="Create API key" />
       </Form>
     </Section>
   );

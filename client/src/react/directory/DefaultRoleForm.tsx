@@ -44,6 +44,7 @@ function RoleSelect({ organizationId, saved }: { organizationId: string; saved: 
 
   return (
     <Form
+      busy={update.isPending}
       label="Default role"
       onSubmit={() => {
         setNotice(undefined);
@@ -60,7 +61,7 @@ function RoleSelect({ organizationId, saved }: { organizationId: string; saved: 
         options={options}
         error={errorView(update.error).fields.default_role}
       />
-      <FormActions submit="Save default role" busy={update.isPending} />
+      <FormActions submit="Save default role" />
     </Form>
   );
 }

@@ -29,7 +29,11 @@ export function AddDomainForm({
       title="Add a domain"
       description="An e-mail domain of the organization's people. Public e-mail providers' domains are refused."
     >
-      <Form label="Add a domain" onSubmit={() => add.mutate({ organization_id: organizationId, domain })}>
+      <Form
+        busy={add.isPending}
+        label="Add a domain"
+        onSubmit={() => add.mutate({ organization_id: organizationId, domain })}
+      >
         <ErrorNotice error={add.error} />
         <TextField
           label="Domain"
@@ -40,7 +44,7 @@ export function AddDomainForm({
           autoComplete="off"
           spellCheck={false}
         />
-        <FormActions submit="Add domain" busy={add.isPending} />
+        <FormActions submit="Add domain" />
       </Form>
     </Section>
   );

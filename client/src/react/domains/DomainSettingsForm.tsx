@@ -24,6 +24,7 @@ export function DomainSettingsForm({ organizationId, domain }: { organizationId:
 
   return (
     <Form
+      busy={update.isPending}
       label={`Joining by ${domain.domain}`}
       onSubmit={() =>
         update.mutate({ organization_id: organizationId, domain_id: domain.domain_id, enrollment, default_role: role })
@@ -48,7 +49,7 @@ export function DomainSettingsForm({ organizationId, domain }: { organizationId:
         error={fields.default_role}
         hint="The role of those who join by this domain."
       />
-      <FormActions submit="Save" busy={update.isPending} />
+      <FormActions submit="Save" />
     </Form>
   );
 }

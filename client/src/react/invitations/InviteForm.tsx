@@ -53,6 +53,7 @@ function InviteFormOf({ organizationId, onInvited, permissions }: InviteFormProp
   return (
     <Section title="Invite someone" description="They join when they accept, with the role you choose.">
       <Form
+        busy={create.isPending}
         label="Invite someone"
         onSubmit={() => {
           setSent(undefined);
@@ -96,7 +97,7 @@ function InviteFormOf({ organizationId, onInvited, permissions }: InviteFormProp
           hint="Optional, in your local time. Leave it empty for a membership that does not expire."
           error={fields.expires_at}
         />
-        <FormActions submit="Send invitation" busy={create.isPending} />
+        <FormActions submit="Send invitation" />
       </Form>
     </Section>
   );

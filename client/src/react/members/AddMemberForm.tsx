@@ -52,6 +52,7 @@ function AddMember({ organizationId, onAdded }: AddMemberFormProps) {
       <ErrorNotice error={roles.error} />
       <ErrorNotice error={add.error} />
       <Form
+        busy={add.isPending}
         label="Add a member"
         onSubmit={() => add.mutate({ email, role, ...(expiry !== '' && { expires_at: fromLocalInput(expiry) }) })}
       >
@@ -74,7 +75,7 @@ function AddMember({ organizationId, onAdded }: AddMemberFormProps) {
         <div className="osc-row">
           <ExpiryField value={expiry} onChange={setExpiry} error={fields.expires_at} />
         </div>
-        <FormActions submit="Add member" busy={add.isPending} submitRef={submitButton} />
+        <FormActions submit="Add member" submitRef={submitButton} />
       </Form>
     </div>
   );

@@ -29,6 +29,7 @@ export function CreateOrganizationForm({ onCreated }: CreateOrganizationFormProp
   return (
     <Section title="New organization">
       <Form
+        busy={create.isPending}
         label="New organization"
         onSubmit={() => {
           setCreated(undefined);
@@ -42,7 +43,7 @@ export function CreateOrganizationForm({ onCreated }: CreateOrganizationFormProp
           error={create.error}
           descriptionHint="Optional, up to 1000 characters."
         />
-        <FormActions submit="Create organization" busy={create.isPending} />
+        <FormActions submit="Create organization" />
       </Form>
     </Section>
   );

@@ -33,6 +33,7 @@ export function EditOrganization({ details }: { details: OrganizationDetails }) 
   return (
     <Section title="Edit organization">
       <Form
+        busy={update.isPending}
         label="Edit organization"
         onSubmit={() => {
           setSaved(false);
@@ -41,7 +42,7 @@ export function EditOrganization({ details }: { details: OrganizationDetails }) 
       >
         {saved && <Notice tone="success">Organization saved.</Notice>}
         <OrganizationFields draft={draft} onChange={setDraft} error={update.error} />
-        <FormActions submit="Save changes" busy={update.isPending} />
+        <FormActions submit="Save changes" />
       </Form>
     </Section>
   );

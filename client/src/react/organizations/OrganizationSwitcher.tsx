@@ -2,7 +2,7 @@ import { QueryList, SelectField, type Option } from '../ui/index.ts';
 import { useOrganizations } from './useOrganizations.ts';
 
 export interface OrganizationSwitcherProps {
-  /** The chosen organization's id, if any. */
+  /** The chosen organization's id, if any, in any letter case. */
   value: string | undefined;
   onChange: (organizationId: string) => void;
   /** The select's label; "Organization" by default. */
@@ -21,11 +21,12 @@ export function OrganizationSwitcher({ value, onChange, label = 'Organization' }
     >
       {(list) => {
         const options = organizationOptions(list);
-        const chosen = options.some((option) => option.value === value);
+        // An organization id is a UUID, read in any letter case (behaviour §4.4): a link may spell it in capitals.
+        const chosen = options.find((option) => option.value.toLowerCase() === value?.toLowerCase());
         return (
           <SelectField
             label={label}
-            value={chosen ? value : ''}
+            value={chosen ? chosen.value : ''}
             options={chosen ? options : [{ value: '', label: 'Choose an organization' }, ...options]}
             onChange={(event) => event.target.value && onChange(event.target.value)}
           />

@@ -26,6 +26,7 @@ export function CreateProfile({ onSubmit, onCreated }: { onSubmit: () => void; o
 
   return (
     <Form
+      busy={create.isPending}
       label="Create your profile"
       onSubmit={() => {
         onSubmit();
@@ -42,7 +43,7 @@ export function CreateProfile({ onSubmit, onCreated }: { onSubmit: () => void; o
         onChange={(event) => setEmail(event.target.value)}
         error={errorView(create.error).fields.email}
       />
-      <FormActions submit="Create profile" busy={create.isPending} />
+      <FormActions submit="Create profile" />
     </Form>
   );
 }

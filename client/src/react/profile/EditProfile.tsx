@@ -31,6 +31,7 @@ export function EditProfile({
 
   return (
     <Form
+      busy={update.isPending}
       label="Edit your profile"
       onSubmit={() => {
         onSubmit();
@@ -45,7 +46,7 @@ export function EditProfile({
         readOnly
         hint="Read-only: your e-mail address stays as it was when the profile was created."
       />
-      <FormActions submit="Save profile" busy={update.isPending} autoFocus={focusSave} />
+      <FormActions submit="Save profile" autoFocus={focusSave} />
     </Form>
   );
 }

@@ -29,6 +29,7 @@ export function CreateRoleForm({ organizationId, catalogue }: { organizationId: 
       {created !== undefined && create.isSuccess && <Notice tone="success">Role {created} created.</Notice>}
       <ErrorNotice error={create.error} />
       <Form
+        busy={create.isPending}
         label="Create a role"
         onSubmit={() => create.mutate({ organization_id: organizationId, role: name, ...roleInput(catalogue, draft) })}
       >
@@ -49,7 +50,7 @@ export function CreateRoleForm({ organizationId, catalogue }: { organizationId: 
           submitted={create.variables?.permissions}
           descriptionHint="Optional: what the role is for."
         />
-        <FormActions submit="Create role" busy={create.isPending} submitRef={submit} />
+        <FormActions submit="Create role" submitRef={submit} />
       </Form>
     </div>
   );

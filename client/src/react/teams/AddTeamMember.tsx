@@ -38,6 +38,7 @@ export function AddTeamMember({
 
   return (
     <Form
+      busy={add.isPending}
       label={`Add a member to ${team.name}`}
       className="osc-form--inline"
       onSubmit={() => {
@@ -57,7 +58,7 @@ export function AddTeamMember({
         exclude={(member) => inTeam.includes(member.user_id)}
         error={errorView(add.error).fields.user_id}
       />
-      <FormActions submit="Add to team" busy={add.isPending} />
+      <FormActions submit="Add to team" />
     </Form>
   );
 }

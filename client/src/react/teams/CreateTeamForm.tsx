@@ -1,7 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTRPC } from '../service.tsx';
-import { Form, FormActions, Notice, Section } from '../ui/index.ts';
+import { ErrorNotice, Form, FormActions, Notice, Section } from '../ui/index.ts';
 import type { TeamDraft } from './team.ts';
 import { TeamFields } from './TeamFields.tsx';
 import { useTeamsChanged } from './useTeamsChanged.ts';
@@ -25,6 +25,7 @@ export function CreateTeamForm({ organizationId }: { organizationId: string }) {
   return (
     <Section title="New team">
       <Form
+        busy={create.isPending}
         label="New team"
         onSubmit={() => {
           setCreated(undefined);
@@ -32,6 +33,7 @@ export function CreateTeamForm({ organizationId }: { organizationId: string }) {
         }}
       >
         {created && <Notice tone="success">{created}</Notice>}
+        <ErrorNotice error={create.error} />
         <TeamFields
           organizationId={organizationId}
           draft={draft}
@@ -39,7 +41,7 @@ export function CreateTeamForm({ organizationId }: { organizationId: string }) {
           error={create.error}
           submitted={create.variables?.roles}
         />
-        <FormActions submit="Create team" busy={create.isPending} />
+        <FormActions submit="Create team" />
       </Form>
     </Section>
   );

@@ -1,13 +1,14 @@
 import { useMutation } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { useTRPC } from '../service.tsx';
-import { Form, FormActions, Section } from '../ui/index.ts';
+import { EditorForm, Section } from '../ui/index.ts';
 import type { Team, TeamDraft } from './team.ts';
 import { TeamFields } from './TeamFields.tsx';
 import { useTeamsChanged } from './useTeamsChanged.ts';
 
 const sameRoles = (a: string[], b: string[]) => a.length === b.length && a.every((role) => b.includes(role));
 
+/** A team's editor, as every row's editor: Save and Cancel, Escape cancels, the focus back on its Edit. */
 export function EditTeamForm({
   organizationId,
   team,
@@ -28,9 +29,6 @@ export function EditTeamForm({
       },
     }),
   );
-  // The editor opens where the reader is going: its first field.
-  const frame = useRef<HTMLDivElement>(null);
-  useEffect(() => frame.current?.querySelector('input')?.focus(), []);
 
   // Only what changed is sent: changing roles needs every permission of them (behaviour §12), renaming does not.
   const save = () => {
@@ -45,18 +43,17 @@ export function EditTeamForm({
 
   return (
     <Section title={`Edit the team “${team.name}”`}>
-      <div ref={frame}>
-        <Form label={`Edit the team “${team.name}”`} onSubmit={save}>
-          <TeamFields
-            organizationId={organizationId}
-            draft={draft}
-            onChange={setDraft}
-            error={update.error}
-            submitted={update.variables?.roles}
-          />
-          <FormActions submit="Save team" busy={update.isPending} onCancel={onDone} />
-        </Form>
-      </div>
+      <EditorForm label={`Edit the team “${team.name}”`} saving={update} onSubmit={save} onClose={onDone}>
+        <TeamFields
+          organizationId={organizationId}
+          draft={draft}
+          onChange={setDraft}
+          error={update.error}
+          submitted={update.variables?.roles}
+          // The editor opens where the reader is going: its first field.
+          autoFocus
+        />
+      </EditorForm>
     </Section>
   );
 }

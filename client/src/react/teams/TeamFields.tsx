@@ -5,9 +5,10 @@ import { Busy, Checkbox, draftFields, ErrorNotice, TextAreaField, TextField } fr
 import type { TeamDraft } from './team.ts';
 
 /**
- * The fields of a team under the service's refusal (`error`): name, description, and its roles as
- * checkboxes over the organization's roles but `owner`, which a team cannot give (behaviour §12).
- * `submitted` is the input the service's answer is about, to name the role of a `roles.N` problem.
+ * The fields of a team, each with the service's problem with it (`error`, the refusal the form shows
+ * above them): name, description, and its roles as checkboxes over the organization's roles but
+ * `owner`, which a team cannot give (behaviour §12). `submitted` is the input the service's answer
+ * is about, to name the role of a `roles.N` problem.
  */
 export function TeamFields({
   organizationId,
@@ -15,12 +16,15 @@ export function TeamFields({
   onChange,
   error,
   submitted,
+  autoFocus,
 }: {
   organizationId: string;
   draft: TeamDraft;
   onChange: (draft: TeamDraft) => void;
   error: unknown;
   submitted: string[] | undefined;
+  /** The name takes the focus as the fields appear. */
+  autoFocus?: boolean;
 }) {
   const trpc = useTRPC();
   const roles = useQuery(trpc.roles.list.queryOptions({ organization_id: organizationId }));
@@ -35,8 +39,7 @@ export function TeamFields({
 
   return (
     <>
-      <ErrorNotice error={error} />
-      <TextField label="Team name" {...field('name')} />
+      <TextField label="Team name" autoFocus={autoFocus} {...field('name')} />
       <TextAreaField label="Description" hint="Optional, up to 1000 characters." {...field('description')} />
       {roles.isPending ? (
         <Busy label="Loading roles…" />

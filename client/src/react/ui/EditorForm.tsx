@@ -32,9 +32,9 @@ export function EditorForm({
     <div className="osc-stack" onKeyDown={(event) => event.key === 'Escape' && onClose()}>
       <ErrorNotice error={loadError} />
       <ErrorNotice error={saving.error} />
-      <Form label={label} onSubmit={onSubmit} className={className}>
+      <Form busy={saving.isPending} label={label} onSubmit={onSubmit} className={className}>
         {children}
-        <FormActions submit="Save" busy={saving.isPending} submitRef={save} onCancel={onClose} />
+        <FormActions submit="Save" submitRef={save} onCancel={onClose} />
       </Form>
     </div>
   );

@@ -37,6 +37,7 @@ export function CreateWebhookForm({
   return (
     <Section title="New webhook endpoint" description="Its signing secret is shown once, when it is created.">
       <Form
+        busy={create.isPending}
         label="New webhook endpoint"
         onSubmit={() =>
           create.mutate({
@@ -91,7 +92,7 @@ export function CreateWebhookForm({
           onChange={(event) => setDescription(event.target.value)}
           error={fields.description}
         />
-        <FormActions submit="Create webhook" busy={create.isPending} />
+        <FormActions submit="Create webhook" />
       </Form>
     </Section>
   );

@@ -61,9 +61,16 @@ export function WebhooksTable({
               <Button busy={busy('update', webhook)} onClick={() => onToggle(webhook)}>
                 {webhook.enabled ? 'Disable' : 'Enable'}
               </Button>
-              <Button busy={busy('rotate', webhook)} onClick={() => onRotate(webhook)}>
+              {/* Asked first, as a destructive action: the receivers must take the new secret within 24
+                  hours, and a second rotation meanwhile stops the oldest secret at once (behaviour §13). */}
+              <ConfirmButton
+                variant="secondary"
+                confirmLabel={`Rotate the signing secret of ${webhook.url}? The current one signs beside the new one for 24 hours.`}
+                busy={busy('rotate', webhook)}
+                onConfirm={() => onRotate(webhook)}
+              >
                 Rotate secret
-              </Button>
+              </ConfirmButton>
               <ConfirmButton
                 confirmLabel={`Delete the endpoint ${webhook.url} and its delivery log?`}
                 busy={busy('remove', webhook)}
