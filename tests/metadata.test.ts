@@ -77,12 +77,21 @@ describeOnEachDatabase('metadata', (target) => {
       const refused = await patch(organizationId, body);
       expect(refused.status, JSON.stringify(body).slice(0, 80)).toBe(400);
     }
-    // Thousands of levels (objects and arrays, well under the body's 64 KiB), and keys or strings
-    // that are not well-formed Unicode: 400 naming the field, over REST and tRPC.
+    // Thousands of levels (objects and arrays, well under the body's 64 KiB): 400 for the body
+    // (behaviour §5), before it is parsed; keys or strings that are not well-formed Unicode, and
+    // numbers past a double: 400 naming the field. Over REST and tRPC.
     const levels = 3000;
     for (const rawBody of [
       `{"public_metadata":{"k":${'{"k":'.repeat(levels)}1${'}'.repeat(levels)}}}`,
       `{"public_metadata":{"k":${'['.repeat(levels)}${']'.repeat(levels)}}}`,
+    ]) {
+      const refused = await server().call('PATCH', `/organizations/${organizationId}/metadata`, {
+        token: owner.token,
+        rawBody,
+      });
+      expect([refused.status, refused.body.message]).toEqual([400, 'The JSON body is nested deeper than 64 levels']);
+    }
+    for (const rawBody of [
       '{"public_metadata":{"k\\ud800":"v"}}',
       '{"public_metadata":{"list":["v\\udc00"]}}',
       // Past a double's range: parsed as Infinity, which JSON cannot hold and would have stored as null.

@@ -1721,7 +1721,7 @@ export interface operations {
                             actor_key_id: string | null;
                             subject_user_id: string | null;
                             data: {
-                                previous_owner_user_id: string;
+                                previous_owner_user_id: string | null;
                                 new_owner_previous_role: string;
                             };
                             created_at: string;
@@ -5654,7 +5654,7 @@ export interface operations {
                         actor_key_id: string | null;
                         subject_user_id: string | null;
                         data: {
-                            previous_owner_user_id: string;
+                            previous_owner_user_id: string | null;
                             new_owner_previous_role: string;
                         };
                         created_at: string;
@@ -11429,7 +11429,7 @@ export interface operations {
                             actor_key_id: string | null;
                             subject_user_id: string | null;
                             data: {
-                                previous_owner_user_id: string;
+                                previous_owner_user_id: string | null;
                                 new_owner_previous_role: string;
                             };
                             created_at: string;
@@ -12137,7 +12137,7 @@ export interface operations {
                             actor_key_id: string | null;
                             subject_user_id: string | null;
                             data: {
-                                previous_owner_user_id: string;
+                                previous_owner_user_id: string | null;
                                 new_owner_previous_role: string;
                             };
                             created_at: string;
