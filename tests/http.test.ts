@@ -520,7 +520,7 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
     // Inside metadata, whose keys are data: dropped there too, on tRPC as on REST.
     const organizationId = await createOrganization(server(), user);
     const patch = (key: string) =>
-      `{"public_metadata":{"${key}":{"__proto__":{"isAdmin":true},"constructor":{"prototype":{"x":1}},"kept":1}}}`;
+      `{"public_metadata":{"${key}":{"__proto__":{"isAdmin":true},"constructor":{"prototype":{"x":1}},"kept":1,"list":[{"__proto__":{"x":1},"k":null}]}}}`;
     const rest = await server().call('PATCH', `/organizations/${organizationId}/metadata`, {
       token: user.token,
       rawBody: patch('rest'),
@@ -536,7 +536,9 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
     const { public_metadata: metadata } = JSON.parse(await read.text(), (key, value: unknown) =>
       key === '__proto__' ? { found: true } : value,
     ) as { public_metadata: Record<string, unknown> };
-    expect(metadata).toEqual({ rest: { kept: 1 }, trpc: { kept: 1 } });
+    // Inside an array a null is a value, kept: only the dropped keys go.
+    const stored = { kept: 1, list: [{ k: null }] };
+    expect(metadata).toEqual({ rest: stored, trpc: stored });
   });
 
   it('takes ids of 128 characters in every path and header that holds one', async () => {

@@ -16,7 +16,7 @@ import type { VerifyToken } from '../platform/auth/tokens.ts';
 import { authenticateFirst } from './authentication.ts';
 import type { contextFactory } from './context.ts';
 import { logFailure } from '../platform/errors.ts';
-import { fastifyJsonParser, parseJsonBodiesAs } from './json-body.ts';
+import { parseJsonBodiesAs } from './json-body.ts';
 import { SSE_PING_INTERVAL_MS } from '../platform/rpc/init.ts';
 
 type CreateContext = ReturnType<typeof contextFactory>;
@@ -112,9 +112,11 @@ export function trpcPlugin(
     const authenticated = authenticateFirst(app, authenticate);
     const authenticatedPost: preParsingHookHandler = (request, reply, payload, done) =>
       request.method === 'POST' ? authenticated.call(app, request, reply, payload, done) : done(null, payload);
-    // Parsed as on REST, `__proto__` and `constructor` keys dropped (behaviour §5) and a malformed
-    // body named so without the parser's own message; tRPC takes the parsed body as it is.
-    parseJsonBodiesAs(app, fastifyJsonParser(app));
+    // tRPC parses the JSON body itself, so it gets the text (as its Fastify plugin arranges): handed
+    // an object, it would stringify it again, and a number past a double's range (parsed as
+    // Infinity) would reach the procedure as null. Keys named `__proto__` and `constructor` reach
+    // the procedures, whose schemas drop unknown fields; metadata drops them itself (metadata.ts).
+    parseJsonBodiesAs(app, (_request, text, done) => done(null, text));
     // tRPC sends some errors (415, a refused batch) without a content type, which fetch's Response
     // then calls text/plain: every tRPC answer but a stream is JSON.
     app.addHook('onSend', (_request, _reply, payload, done) => {

@@ -4,8 +4,8 @@
  * The merge is written here rather than taken from the `json-merge-patch` package: that package
  * stops at a key named `__proto__`, `constructor` or `prototype` and silently drops the rest of the
  * patch, and calls `target.hasOwnProperty(…)`, which a stored key of that name turns into a crash.
- * The RFC's algorithm is the ten lines below; objects are made without a prototype, so any key
- * (`__proto__` included) is only data.
+ * The RFC's algorithm is the ten lines below; objects are made without a prototype, and the keys
+ * `__proto__` and `constructor` are dropped, as a body's are.
  */
 import { MAX_METADATA_BYTES, type Metadata } from '../../shared/metadata.ts';
 import { badRequest } from './errors.ts';
@@ -13,12 +13,28 @@ import { badRequest } from './errors.ts';
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/**
+ * Keys a patch never sets, at any depth (behaviour §5): a body's `__proto__` and `constructor` are
+ * dropped, and tRPC, which parses its bodies itself, hands them on as keys.
+ */
+const DROPPED_KEYS = new Set(['__proto__', 'constructor']);
+
+/** A value as it is stored: its objects' (and its arrays' objects') dropped keys left out, nothing else changed. */
+function withoutDroppedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutDroppedKeys);
+  if (!isObject(value)) return value;
+  const result: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const key of Object.keys(value)) if (!DROPPED_KEYS.has(key)) result[key] = withoutDroppedKeys(value[key]);
+  return result;
+}
+
 /** RFC 7396 §2 MergePatch(target, patch): `null` deletes a key, an array or a scalar replaces. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return patch;
+  if (!isObject(patch)) return withoutDroppedKeys(patch);
   const result: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   if (isObject(target)) for (const key of Object.keys(target)) result[key] = target[key];
   for (const key of Object.keys(patch)) {
+    if (DROPPED_KEYS.has(key)) continue;
     if (patch[key] === null) delete result[key];
     else result[key] = mergePatch(result[key], patch[key]);
   }
