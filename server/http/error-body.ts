@@ -16,6 +16,7 @@ import { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_HEADER_LINES } from '../../shared
 import { SCIM_CONTENT_TYPE, SCIM_PREFIX, scimErrorBody } from '../modules/scim/index.ts';
 import { trpcCarrierCode } from '../platform/errors.ts';
 import { allowedMethodsRecorder } from './allowed-methods.ts';
+import { announcesBody } from './json-body.ts';
 import { SECURITY_HEADERS } from './protection.ts';
 
 /** Path parameters longer than this are answered 414 (see app.ts). */
@@ -161,17 +162,13 @@ export function refuseConnect(request: IncomingMessage, socket: Duplex): void {
   answerAndClose(socket, request.url, 405, 'CONNECT is not served here: this is not a proxy', 'Allow: \r\n');
 }
 
-const hasBody = (request: FastifyRequest) =>
-  request.headers['transfer-encoding'] !== undefined ||
-  (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0');
-
 /**
  * 408 for a request whose body does not arrive within the request timeout. Node's own
  * `requestTimeout` only covers a request until its headers are in (it then answers 408 itself);
  * once Fastify is reading the body nothing would answer, and the socket timeout would cut it off.
  */
 function armBodyTimeout(request: FastifyRequest, reply: FastifyReply, timeoutMs: number): void {
-  if (request.raw.complete || !hasBody(request)) return;
+  if (request.raw.complete || !announcesBody(request)) return;
   const timer = setTimeout(
     () => {
       if (reply.sent) return;

@@ -57,6 +57,11 @@ const unsupportedCoding = (coding: string): FastifyError =>
     { name: 'BodyEncoded', code: 'ERR_BODY_ENCODED', statusCode: 415 },
   );
 
+/** Whether the request announces body bytes: a chunked body, or a Content-Length above 0. */
+export const announcesBody = ({ headers }: FastifyRequest): boolean =>
+  headers['transfer-encoding'] !== undefined ||
+  (headers['content-length'] !== undefined && headers['content-length'] !== '0');
+
 type Parsed = (error: Error | null, body?: unknown) => void;
 type JsonParser = (request: FastifyRequest, text: string, done: Parsed) => void;
 

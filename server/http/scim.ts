@@ -29,7 +29,7 @@ import { DomainError } from '../platform/errors.ts';
 import type { Context } from '../platform/rpc/context.ts';
 import { enterKeyRequest } from '../platform/requests-in-flight.ts';
 import type { contextFactory } from './context.ts';
-import { fastifyJsonParser, parseJsonBodiesAs, strictlyDecoded } from './json-body.ts';
+import { announcesBody, fastifyJsonParser, parseJsonBodiesAs, strictlyDecoded } from './json-body.ts';
 import { callerOf } from './request-caller.ts';
 
 export { SCIM_PREFIX } from '../modules/scim/index.ts';
@@ -53,12 +53,10 @@ const BODILESS = new Set(['DELETE', 'GET']);
  * Whether Fastify will read the request's body, by its own rule: a method that may carry one, with a
  * content type or any body bytes announced.
  */
-const readsBody = ({ method, headers }: FastifyRequest): boolean =>
-  method !== 'GET' &&
-  method !== 'HEAD' &&
-  (headers['content-type'] !== undefined ||
-    headers['transfer-encoding'] !== undefined ||
-    (headers['content-length'] !== undefined && headers['content-length'] !== '0'));
+const readsBody = (request: FastifyRequest): boolean =>
+  request.method !== 'GET' &&
+  request.method !== 'HEAD' &&
+  (request.headers['content-type'] !== undefined || announcesBody(request));
 
 type Id = { Params: { id: string } };
 type List = { Querystring: scim.ListQuery };
