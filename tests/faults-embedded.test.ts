@@ -28,7 +28,7 @@ import { databaseTargets, openMigrated, type TestDatabase } from './support/data
 import { registerUser, createOrganization, uniqueId, type TestUser } from './support/fixtures.ts';
 import { projectRoot, SERVICE_ARGUMENTS, spawnService, type ServiceProcess } from './support/process.ts';
 import { callerAt, type TestServer } from './support/server.ts';
-import { ANSWER_MARGIN_MS, LOADED_MACHINE_SLACK_MS } from './support/timing.ts';
+import { ANSWER_MARGIN_MS, LOADED_MACHINE_SLACK_MS, timedAnswer, type TimedAnswer } from './support/timing.ts';
 import { TEST_SECRET } from './support/tokens.ts';
 
 /**
@@ -40,24 +40,9 @@ const DB_TIMEOUT_MS = 3000;
 /** How long a prompt answer may take: at once, plus what a loaded machine adds. */
 const PROMPT_MS = 250 + LOADED_MACHINE_SLACK_MS;
 
-interface Timed {
-  status: number;
-  body: { code?: string; message?: string; organization_name?: string } | undefined;
-  retryAfter: string | null;
-  ms: number;
-}
+type Timed = TimedAnswer<{ code?: string; message?: string; organization_name?: string }>;
 
-async function timed(send: () => Promise<Response>): Promise<Timed> {
-  const started = performance.now();
-  const response = await send();
-  const text = await response.text();
-  return {
-    status: response.status,
-    body: text ? JSON.parse(text) : undefined,
-    retryAfter: response.headers.get('retry-after'),
-    ms: performance.now() - started,
-  };
-}
+const timed = (send: () => Promise<Response>): Promise<Timed> => timedAnswer(send);
 
 describe('the embedded database file held by another process', () => {
   const dir = mkdtempSync(join(tmpdir(), 'orgs-busy-'));

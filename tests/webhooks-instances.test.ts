@@ -20,7 +20,7 @@ import { freePorts } from './support/ports.ts';
 import { spawnService, type ServiceProcess } from './support/process.ts';
 import { restCall } from './support/rest-call.ts';
 import { TEST_SECRET } from './support/tokens.ts';
-import { ANSWER_MARGIN_MS } from './support/timing.ts';
+import { ANSWER_MARGIN_MS, timedAnswer, type TimedAnswer } from './support/timing.ts';
 import {
   deliveriesPath,
   deliveryWarnings,
@@ -177,33 +177,20 @@ async function attemptsCounted(metricsPort: number, outcome: 'succeeded' | 'retr
   return Number(line?.[1] ?? 0);
 }
 
-interface TimedAnswer {
-  status: number;
-  body: unknown;
-  retryAfter: string | null;
-  ms: number;
-}
-
 async function timedCall(
   baseUrl: string,
   method: string,
   path: string,
   token: string,
   body?: object,
-): Promise<TimedAnswer> {
-  const started = performance.now();
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body && { 'content-type': 'application/json' }) },
-    body: body && JSON.stringify(body),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    body: text ? JSON.parse(text) : undefined,
-    retryAfter: response.headers.get('retry-after'),
-    ms: performance.now() - started,
-  };
+): Promise<TimedAnswer<unknown>> {
+  return timedAnswer(() =>
+    fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body && { 'content-type': 'application/json' }) },
+      body: body && JSON.stringify(body),
+    }),
+  );
 }
 
 const LEASE_MS = 2000;

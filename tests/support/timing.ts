@@ -22,3 +22,24 @@ export const ANSWER_MARGIN_MS = 200 + LOADED_MACHINE_SLACK_MS;
  * database each for its slack, several times over. Vitest's own poll gives up after one second.
  */
 export const SHOWN_WITHIN = { timeout: 10 * LOADED_MACHINE_SLACK_MS };
+
+/** An answer with what a test of time reads of it: its status, body, Retry-After and how long it took. */
+export interface TimedAnswer<Body = { code?: string; message?: string } & Record<string, unknown>> {
+  status: number;
+  body: Body | undefined;
+  retryAfter: string | null;
+  ms: number;
+}
+
+/** The answer `send` gets, timed from the sending to its whole body. */
+export async function timedAnswer<Body>(send: () => Promise<Response>): Promise<TimedAnswer<Body>> {
+  const started = performance.now();
+  const response = await send();
+  const text = await response.text();
+  return {
+    status: response.status,
+    body: text ? (JSON.parse(text) as Body) : undefined,
+    retryAfter: response.headers.get('retry-after'),
+    ms: performance.now() - started,
+  };
+}
