@@ -17,6 +17,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
 
@@ -79,8 +80,30 @@ const trpcObjectSpread: Plugin = {
   },
 };
 
+/**
+ * Node's built-in modules taken with `require` where the sources import them. Imported as an ES
+ * module, a built-in gets a module namespace that Node fills by reading every export, getters
+ * included, and some getters load whole subsystems the service does not use at start: `http`'s
+ * `WebSocket` loads undici, `fs`'s `promises` its promise API, `process`'s its reports and
+ * permissions (docs/performance.md, "Measured choices in the code"). Each such import becomes a
+ * CommonJS module of one line, `module.exports = require(...)`, whose named imports esbuild reads
+ * as properties where they are used, without touching the getters.
+ */
+const builtinsRequired: Plugin = {
+  name: 'builtins-required',
+  setup(build) {
+    build.onResolve({ filter: /^(?:node:)?[a-z0-9_]+(?:\/[a-z0-9_]+)?$/ }, ({ path, kind }) =>
+      kind === 'import-statement' && isBuiltin(path) ? { path, namespace: 'required-builtin' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'required-builtin' }, ({ path }) => ({
+      contents: `module.exports = require(${JSON.stringify(path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
 export const buildServer = (outdir = dirname(bundledEntry)) =>
-  bundle(join(projectRoot, 'server', 'main.ts'), outdir, [trpcObjectSpread]);
+  bundle(join(projectRoot, 'server', 'main.ts'), outdir, [trpcObjectSpread, builtinsRequired]);
 
 /**
  * The bundle with every character outside ASCII written as a `\uXXXX` escape. esbuild escapes them

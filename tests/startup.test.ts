@@ -20,6 +20,7 @@ import {
 } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
+import { isBuiltin } from 'node:module';
 import { dirname, join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -447,6 +448,18 @@ describe('npm start', () => {
     for (const name of scripts) {
       expect(readFileSync(join(bundleDir, name), 'latin1'), name).toMatch(/^\p{ASCII}*$/u);
     }
+  });
+
+  it("takes Node's built-in modules with require, not as ES modules, whose namespaces would load more at start", () => {
+    const bundleDir = dirname(SERVICE_ENTRY);
+    const scripts = readdirSync(bundleDir).filter((name) => name.endsWith('.js'));
+    const imported = scripts.flatMap((name) =>
+      [...readFileSync(join(bundleDir, name), 'utf8').matchAll(/^import\b[^;]*?\bfrom\s*"([^"]+)"/gm)].map(
+        (match) => `${name}: ${match[1]}`,
+      ),
+    );
+    expect(imported.some((line) => line.endsWith('libsql'))).toBe(true);
+    expect(imported.filter((line) => isBuiltin(line.split(': ')[1]!))).toEqual([]);
   });
 });
 
