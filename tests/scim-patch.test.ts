@@ -32,7 +32,7 @@ describeOnEachDatabase('SCIM PATCH and attribute names (behaviour §18)', (targe
     elsewhere = scimClient(server(), await organizationKey(server(), owner, other));
   });
 
-  const newUser = async (body = entraUser(`${uniqueId('patched')}@example.com`)) => {
+  const newUser = async (body: object = entraUser(`${uniqueId('patched')}@example.com`)) => {
     const created = await scim.send('POST', '/Users', body);
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     return created.body.id as string;
@@ -245,6 +245,130 @@ describeOnEachDatabase('SCIM PATCH and attribute names (behaviour §18)', (targe
         expect.objectContaining({ type: 'work', primary: true }),
         { value: 'home@example.com', type: 'home' },
       ]);
+    });
+  });
+
+  describe('a path’s value filter reads its strings as JSON strings (RFC 7644 §3.4.2.2)', () => {
+    const typed = (email: string) => ({
+      ...entraUser(email),
+      emails: [
+        { value: email, type: 'work', primary: true },
+        { value: 'b@example.com', type: String.raw`a\b` },
+        { value: 'c@example.com', type: 'x:y.z' },
+      ],
+    });
+
+    it('changes the value whose type the filter names, escaped or not, and adds the one it names when none matches', async () => {
+      const email = `${uniqueId('escaped')}@example.com`;
+      const id = await newUser(typed(email));
+      const answer = await scim.send(
+        'PATCH',
+        `/Users/${id}`,
+        patch(
+          { op: 'replace', path: String.raw`emails[type eq "a\\b"].value`, value: 'b2@example.com' },
+          { op: 'replace', path: String.raw`emails[type eq "\u0078:y.z"].value`, value: 'c2@example.com' },
+          { op: 'replace', path: String.raw`emails[type eq "h\u006Fme"].value`, value: 'home@example.com' },
+        ),
+      );
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(answer.body.emails).toEqual([
+        { value: email, type: 'work', primary: true },
+        { value: 'b2@example.com', type: String.raw`a\b` },
+        { value: 'c2@example.com', type: 'x:y.z' },
+        { value: 'home@example.com', type: 'home' },
+      ]);
+      const removed = await scim.send(
+        'PATCH',
+        `/Users/${id}`,
+        patch({ op: 'remove', path: String.raw`emails[type eq "a\u005cb" or type eq "\u0068ome"]` }),
+      );
+      expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+      expect(removed.body.emails).toEqual([
+        { value: email, type: 'work', primary: true },
+        { value: 'c2@example.com', type: 'x:y.z' },
+      ]);
+    });
+
+    it('refuses an escape JSON has not with 400 invalidPath, and changes nothing', async () => {
+      const id = await newUser(typed(`${uniqueId('unescaped')}@example.com`));
+      const before = (await scim.send('GET', `/Users/${id}`)).body;
+      const path = String.raw`emails[type eq "\x"].value`;
+      const answer = await scim.send(
+        'PATCH',
+        `/Users/${id}`,
+        patch({ op: 'replace', path: 'externalId', value: 'changed' }, { op: 'replace', path, value: 'x@example.com' }),
+      );
+      expectScimError(answer, 400, 'invalidPath');
+      expect(answer.body.detail).toBe(
+        String.raw`${path}: the filter in [ ]: the escape \x at position 10 is not one of a JSON string: \" \\ \/ \b \f \n \r \t, or \u and four hexadecimal digits`,
+      );
+      expect((await scim.send('GET', `/Users/${id}`)).body).toEqual(before);
+    });
+  });
+
+  describe('a removal that finds nothing changes nothing (behaviour §18)', () => {
+    it('answers a User PATCH 200 with the user as they were, meta.lastModified included', async () => {
+      const id = await newUser();
+      const bare = await newUser({ ...entraUser(`${uniqueId('no-emails')}@example.com`), emails: undefined });
+      for (const [user, path] of [
+        [id, 'emails[type eq "zz"].value'],
+        [id, 'emails[type eq "zz"]'],
+        [id, 'emails[type eq "zz" and primary eq true].type'],
+        [bare, 'emails[type eq "work"].value'],
+        [bare, 'emails[type eq "work"]'],
+      ]) {
+        const before = (await scim.send('GET', `/Users/${user}`)).body;
+        const answer = await scim.send('PATCH', `/Users/${user}`, patch({ op: 'remove', path }));
+        expect(answer.status, `${path}: ${JSON.stringify(answer.body)}`).toBe(200);
+        expect(answer.body, path).toEqual(before);
+        expect((await scim.send('GET', `/Users/${user}`)).body, path).toEqual(before);
+      }
+    });
+
+    it('answers a Group PATCH 204 and leaves the group as it was', async () => {
+      const member = await newUser();
+      const group = await scim.send('POST', '/Groups', {
+        schemas: [GROUP_SCHEMA],
+        displayName: uniqueId('Finds nothing'),
+        members: [{ value: member }],
+      });
+      expect(group.status, JSON.stringify(group.body)).toBe(201);
+      for (const path of ['members[value eq "zz"].display', 'members[value eq "zz"]']) {
+        const answer = await scim.send('PATCH', `/Groups/${group.body.id}`, patch({ op: 'remove', path }));
+        expect(answer.status, `${path}: ${JSON.stringify(answer.body)}`).toBe(204);
+        expect((await scim.send('GET', `/Groups/${group.body.id}`)).body, path).toEqual(group.body);
+      }
+    });
+  });
+
+  describe('refusals are in the service’s words, never a library’s', () => {
+    it.each<[string, object, string, string]>([
+      [
+        'a replace whose value filter selects nothing and names no sub-attribute',
+        { op: 'replace', path: 'emails[type eq "qq"]', value: { value: 'q@example.com' } },
+        'noTarget',
+        'emails[type eq "qq"]: no value matches the filter, and none can be made from it',
+      ],
+      ['an add without a value', { op: 'add', path: 'externalId' }, 'invalidValue', 'externalId: an add needs a value'],
+      [
+        'a remove with a value of what is no list',
+        { op: 'remove', path: 'externalId', value: 'x' },
+        'invalidValue',
+        "externalId is not a list: a remove's value names values to take out of one",
+      ],
+      [
+        'an active that is no boolean',
+        { op: 'replace', path: 'active', value: 5 },
+        'invalidValue',
+        'active: Must be true or false, or the string "True" or "False"',
+      ],
+    ])('%s', async (_, operation, scimType, detail) => {
+      const id = await newUser();
+      const before = (await scim.send('GET', `/Users/${id}`)).body;
+      const answer = await scim.send('PATCH', `/Users/${id}`, patch(operation));
+      expectScimError(answer, 400, scimType);
+      expect(answer.body.detail).toBe(detail);
+      expect((await scim.send('GET', `/Users/${id}`)).body).toEqual(before);
     });
   });
 

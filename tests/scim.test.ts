@@ -408,6 +408,65 @@ describeOnEachDatabase('SCIM 2.0 (behaviour §18)', (target) => {
       expect((await scim.send('GET', `/Users?filter=${encodeURIComponent(nested)}`)).status).toBe(200);
     });
 
+    it('reads a filter’s strings as JSON strings (RFC 7644 §3.4.2.2), and refuses one JSON refuses with 400 invalidFilter', async () => {
+      const tag = uniqueId('json');
+      const created = await scim.send('POST', '/Users', {
+        ...entraUser(`Abc-${tag}@example.com`),
+        externalId: `a"b\\c-${tag}`,
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const group = await scim.send('POST', '/Groups', { schemas: [GROUP_SCHEMA], displayName: `Quoted "${tag}"` });
+      expect(group.status, JSON.stringify(group.body)).toBe(201);
+      const found = async (resources: string, filter: string) => {
+        const answer = await scim.send('GET', `/${resources}?filter=${encodeURIComponent(filter)}`);
+        expect(answer.status, `${filter}: ${JSON.stringify(answer.body)}`).toBe(200);
+        return answer.body.Resources.map((resource: { id: string }) => resource.id);
+      };
+      // As the filter reads (String.raw): \u0041 is A, \" a quote, \\ one backslash.
+      for (const filter of [
+        String.raw`userName eq "\u0041bc-${tag}@example.com"`,
+        String.raw`externalId eq "a\"b\\c-${tag}"`,
+        String.raw`externalId eq "a\u0022b\u005cc-${tag}" and userName eq "abc-${tag}@example.com"`,
+      ]) {
+        expect(await found('Users', filter), filter).toEqual([created.body.id]);
+      }
+      expect(await found('Groups', String.raw`displayName eq "Quoted \"${tag}\""`)).toEqual([group.body.id]);
+      expect(await found('Groups', String.raw`displayName eq "Quoted \u0022${tag}\u0022"`)).toEqual([group.body.id]);
+
+      const escapes = String.raw`\" \\ \/ \b \f \n \r \t, or \u and four hexadecimal digits`;
+      for (const [resources, filter, detail] of [
+        [
+          'Users',
+          String.raw`userName eq "a\x"`,
+          String.raw`the escape \x at position 15 is not one of a JSON string: ${escapes}`,
+        ],
+        [
+          'Users',
+          String.raw`userName eq "\u00G1"`,
+          String.raw`the escape \u00G1 at position 14 is not one of a JSON string: ${escapes}`,
+        ],
+        [
+          'Users',
+          'userName eq "a\tb"',
+          'the string at position 13 holds a control character at position 15, which a JSON string escapes',
+        ],
+        [
+          'Users',
+          String.raw`userName eq "\ud800"`,
+          'the string at position 13 is not well-formed Unicode text (a lone surrogate)',
+        ],
+        [
+          'Groups',
+          String.raw`displayName eq "\q"`,
+          String.raw`the escape \q at position 17 is not one of a JSON string: ${escapes}`,
+        ],
+      ] as const) {
+        const answer = await scim.send('GET', `/${resources}?filter=${encodeURIComponent(filter)}`);
+        expectScimError(answer, 400, 'invalidFilter');
+        expect(answer.body.detail, filter).toBe(`Invalid filter: ${detail}`);
+      }
+    });
+
     it('pages with startIndex and count', async () => {
       const prefix = uniqueId('page');
       for (let index = 0; index < 5; index++) {

@@ -28,6 +28,36 @@ const COMPARISONS = new Set(['eq', 'ne', 'co', 'sw', 'ew', 'gt', 'lt', 'ge', 'le
 const excerpt = (text: string, at: number, end = at + 20) =>
   JSON.stringify(text.slice(at, Math.min(end, at + 20)) + (end > at + 20 ? '…' : ''));
 
+/** What a JSON string holds between its quotes: a character that needs no escape, or an escape (RFC 8259 §7). */
+// eslint-disable-next-line no-control-regex -- JSON's rule is of these very characters: they are escaped, never written
+const JSON_STRING_PART = /[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[\dA-Fa-f]{4})/y;
+
+/** The escapes a JSON string has, as a refusal names them. */
+const JSON_ESCAPES = '\\" \\\\ \\/ \\b \\f \\n \\r \\t, or \\u and four hexadecimal digits';
+
+/**
+ * `quoted`, the string token at `at` in the filter, when it is a JSON string of well-formed text; else
+ * `refused` with where it stops being one. A filter's strings are JSON strings (RFC 7644 §3.4.2.2):
+ * `"\u0041"` is `"A"`, `"a\"b"` holds a quote and `"a\\b"` one backslash.
+ */
+function jsonString(quoted: string, at: number, refused: (why: string) => Error): string {
+  for (let part = 1; part < quoted.length - 1; part = JSON_STRING_PART.lastIndex) {
+    JSON_STRING_PART.lastIndex = part;
+    if (JSON_STRING_PART.test(quoted)) continue;
+    const position = `at position ${at + part + 1}`;
+    if (quoted[part] !== '\\')
+      throw refused(
+        `the string at position ${at + 1} holds a control character ${position}, which a JSON string escapes`,
+      );
+    const escape = quoted.slice(part, Math.min(part + (quoted[part + 1] === 'u' ? 6 : 2), quoted.length - 1));
+    throw refused(`the escape ${escape} ${position} is not one of a JSON string: ${JSON_ESCAPES}`);
+  }
+  // A lone surrogate (`"\ud800"`) is no text, as anywhere in the service.
+  if (!(JSON.parse(quoted) as string).isWellFormed())
+    throw refused(`the string at position ${at + 1} is not well-formed Unicode text (a lone surrogate)`);
+  return quoted;
+}
+
 function tokensOf(text: string, refused: (why: string) => Error): PlacedToken[] {
   const tokens: PlacedToken[] = [];
   for (let at = 0; at < text.length;) {
@@ -37,9 +67,8 @@ function tokensOf(text: string, refused: (why: string) => Error): PlacedToken[] 
     const [whole, , number, quoted, bracket, word] = match;
     const end = at + whole.length;
     if (number !== undefined) tokens.push({ type: 'Number', literal: number, at, end });
-    // As scim2-parse-filter reads a string: a backslash is itself, but before a quote.
-    else if (quoted !== undefined)
-      tokens.push({ type: 'Quoted', literal: quoted.replace(/\\(?!")/g, '\\\\'), at, end });
+    // Kept as written: the parser reads it with JSON.parse, as the JSON string it is (behaviour §18).
+    else if (quoted !== undefined) tokens.push({ type: 'Quoted', literal: jsonString(quoted, at, refused), at, end });
     else if (bracket !== undefined) tokens.push({ type: 'Bracket', literal: bracket, at, end });
     else if (word !== undefined) tokens.push({ type: 'Word', literal: word, at, end });
     at = end;

@@ -14,13 +14,16 @@ import { GROUP_ATTRIBUTES, GROUP_SCHEMA, USER_ATTRIBUTES, USER_SCHEMA } from './
 import type { DirectoryGroupRow, DirectoryUserFields, DirectoryUserRow } from './scim.queries.ts';
 
 /** A SCIM boolean, or the strings Entra ID sends for one ("True", "False"), ignoring case. */
-const scimBoolean = z.union([
-  z.boolean(),
-  z
-    .string()
-    .regex(/^(true|false)$/i, 'Must be true or false')
-    .transform((text) => text.toLowerCase() === 'true'),
-]);
+const scimBoolean = z.union(
+  [
+    z.boolean(),
+    z
+      .string()
+      .regex(/^(true|false)$/i)
+      .transform((text) => text.toLowerCase() === 'true'),
+  ],
+  { error: 'Must be true or false, or the string "True" or "False"' },
+);
 
 /** An optional field: absent, null or empty (as identity providers send an unset attribute) is none. */
 const optional = <Schema extends z.ZodType>(schema: Schema) =>

@@ -23,7 +23,7 @@ import {
 import { attributeNamed } from './attribute-names.ts';
 import { groupCondition } from './filter.ts';
 import { pageOf, parameter, type ListQuery } from './paging.ts';
-import { applyPatch, patchOperations, type Operation } from './patch.ts';
+import { applyPatch, patchOperations, removalOf, type Operation } from './patch.ts';
 import { GROUP_NAMES, groupFields, groupResource, type GroupFields, type GroupMember } from './resources.ts';
 import { listResponse } from './schemas.ts';
 import { invalidValue, noSuchResource, uniqueness } from './scim-errors.ts';
@@ -225,10 +225,9 @@ async function changeGroup(
 const removalsByValue = (operations: Operation[]): Operation[] =>
   operations.flatMap((operation) =>
     operation.op === 'remove' && operation.path === 'members' && Array.isArray(operation.value)
-      ? (operation.value as Array<{ value?: unknown }>).map((member) => ({
-          op: 'remove' as const,
-          path: `members[value eq ${JSON.stringify(String(member?.value))}]`,
-        }))
+      ? (operation.value as Array<{ value?: unknown }>).map((member) =>
+          removalOf('members', 'value', String(member?.value)),
+        )
       : [operation],
   );
 

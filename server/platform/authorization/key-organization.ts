@@ -23,15 +23,7 @@ import { forbidden } from '../errors.ts';
 import type { RoleCatalogue, ServicePermission } from '../role-catalogue.ts';
 import { OrganizationAccess } from './access.ts';
 import { InOrganization } from './in-organization.ts';
-import {
-  invalidKey,
-  isLive,
-  organizationKeyRow,
-  organizationOfKey,
-  recordKeyUse,
-  sameHash,
-  withLiveKey,
-} from './keys.ts';
+import { invalidKey, liveKey, organizationOfKey, recordKeyUse, withLiveKey } from './keys.ts';
 
 /** The most keys whose organization is kept: each entry is two short strings. */
 const KEYS_KEPT = 10_000;
@@ -58,11 +50,12 @@ async function knownKeysOrganization(db: Db, secretHash: string): Promise<string
   return organizationId;
 }
 
+/** The organization of the live key with this hash (`liveKey`'s read); one that is not live is 401. */
 async function liveKeysOrganization(db: Db, secretHash: string): Promise<string> {
-  const row = await db.first(organizationKeyRow(db.sql, secretHash));
-  if (!row || !sameHash(row.secret_hash, secretHash) || !isLive(row, new Date())) throw invalidKey();
-  organizationByKey.set(secretHash, row.organization_id);
-  return row.organization_id;
+  const organizationId = (await liveKey(db, 'organization_key', secretHash))?.organizationId;
+  if (organizationId === undefined) throw invalidKey();
+  organizationByKey.set(secretHash, organizationId);
+  return organizationId;
 }
 
 /**

@@ -154,28 +154,51 @@ export async function recordKeyUse(db: Db, { table, keyId }: KeyUse): Promise<vo
 const organizationKeyLiveness = prepare((sql, secretHash: string) =>
   sql
     .selectFrom('api_keys as k')
-    .select(['k.id', 'k.secret_hash', 'k.expires_at', 'k.revoked_at', 'k.last_used_at'])
+    .select(['k.id', 'k.organization_id', 'k.secret_hash', 'k.expires_at', 'k.revoked_at', 'k.last_used_at'])
     .where('k.secret_hash', '=', secretHash),
 );
+
+/** What `liveKey` reads of a key of either kind: an organization key's row names its organization. */
+interface KeyLivenessRow {
+  id: string;
+  organization_id?: string;
+  secret_hash: string;
+  expires_at?: StoredTimestamp | null;
+  revoked_at: StoredTimestamp | null;
+  last_used_at: StoredTimestamp | null;
+}
+
+/** A live key, as `liveKey` finds it. */
+export interface LiveKey {
+  id: string;
+  /** An organization key's organization; an application key has none. */
+  organizationId: string | undefined;
+  /** The use to record after the request, when its `last_used_at` is stale. */
+  use: KeyUse | undefined;
+}
 
 /**
  * The live key of this kind with this secret's hash, or undefined: for what is not an
  * organization's operation (a person's own data, the admin lists), where the guard does not read
- * it. With its id, the use to record after the request when its `last_used_at` is stale.
+ * it, and for letting in a key that names its organization by being its (key-organization.ts).
  */
 export async function liveKey(
   reader: Reader,
   kind: 'organization_key' | 'application_key',
   secretHash: string,
-): Promise<{ id: string; use: KeyUse | undefined } | undefined> {
-  const row =
+): Promise<LiveKey | undefined> {
+  const row: KeyLivenessRow | undefined =
     kind === 'organization_key'
       ? await reader.first(organizationKeyLiveness(reader.sql, secretHash))
       : await applicationKeyRow(reader, secretHash);
   const now = new Date();
   if (!row || !sameHash(row.secret_hash, secretHash) || !isLive(row, now)) return undefined;
   const table = kind === 'organization_key' ? 'api_keys' : 'application_keys';
-  return { id: row.id, use: useToRecord(table, row.id, row.last_used_at, now) };
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    use: useToRecord(table, row.id, row.last_used_at, now),
+  };
 }
 
 /** A key that is not live: unknown, revoked or expired (401, behaviour §16). */
