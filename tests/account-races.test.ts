@@ -3,7 +3,7 @@
  * deletion did not know of (behaviour §3.2, §7, §9, §15, §16, §17, §18): the person's own
  * POST /organizations, an application key's with `owner_user_id`, an owner's POST
  * /organization-user, the person's own join by their verified e-mail, an identity provider's SCIM
- * POST /Users. Each round sends them at once; whichever lands first, the outcome must be one the
+ * POST /Users; and an owner's invitation to their e-mail there. Each round sends them at once; whichever lands first, the outcome must be one the
  * requests could have one after the other: the deletion refused (409) and every membership made, or
  * the deletion done and each membership refused (404) or made first and then removed with its
  * `member.left`. Never a 5xx, never an organization without an owner, never a membership gone
@@ -25,7 +25,7 @@ import { useServer } from './support/server.ts';
  * three of adds, of joins and of SCIM creations (8, 3 and 4 rounds of 24; 2, 2 and 4 of 10; 8 and 11
  * of 24; 3, 4 and 4 of 10).
  */
-const ROUNDS = { creations: 24, adds: 14, scim: 14, joins: 16 };
+const ROUNDS = { creations: 24, adds: 14, scim: 14, joins: 16, invitations: 16 };
 
 /** Organizations each round of adds and SCIM creations makes the person a member of. */
 const ORGANIZATIONS = 4;
@@ -238,6 +238,66 @@ describeOnEachDatabase('account deletion racing new memberships', (target) => {
       const { members } = await checkOrganization(problems, organizationId);
       if (members.includes(person.id) !== (deleted.status !== 200)) {
         problems.add(`the person is ${deleted.status === 200 ? '' : 'not '}a member, the deletion ${deleted.status}`);
+      }
+      found.push(...problems.lines);
+    }
+    expect(found).toEqual([]);
+  });
+
+  /**
+   * An invitation to the person's e-mail in an organization they had no ties to, racing the
+   * deletion (§15): made before it, the deletion removes it and its event keeps no e-mail; made
+   * after it, it found no record, and its event names no one. Never an invitation left pending
+   * that its event says was made to the person's record.
+   */
+  it('racing invitations to the person in organizations they had no ties to: removed, or made to no record (§15)', async () => {
+    const found: string[] = [];
+    for (let round = 0; round < rounds(ROUNDS.invitations); round++) {
+      const problems = new Problems(round);
+      const { owner, organizationIds } = await ownerWithOrganizations();
+      const person = await registerUser(server(), 'deleting');
+      const { deleted, answers: invited } = await race(
+        person,
+        round,
+        organizationIds.map(
+          (organizationId) => () =>
+            server().call('POST', `/organizations/${organizationId}/invitations`, {
+              token: owner.token,
+              body: { email: person.email, role: 'member' },
+            }),
+        ),
+      );
+      checkAnswers(problems, deleted, invited);
+      await checkRecord(problems, person, deleted);
+      for (const [index, organizationId] of organizationIds.entries()) {
+        const answer = invited[index]!;
+        if (answer.status !== 201) {
+          if (answer.status < 500)
+            problems.add(`an invitation answered ${answer.status} ${JSON.stringify(answer.body)}`);
+          continue;
+        }
+        const [pending, events] = await Promise.all([
+          server().call('GET', `/organizations/${organizationId}/invitations`, { token: owner.token }),
+          server().call('GET', `/organizations/${organizationId}/events?limit=1000`, { token: owner.token }),
+        ]);
+        const open = (pending.body as Array<{ invitation_id: string }>).some(
+          (invitation) => invitation.invitation_id === answer.body.invitation_id,
+        );
+        const created = (events.body as Event[]).find(
+          (event) => event.type === 'invitation.created' && event.data.invitation_id === answer.body.invitation_id,
+        );
+        const named = created?.subject_user_id === person.id;
+        const what = `the invitation in ${organizationId} (deletion ${deleted.status})`;
+        if (deleted.status !== 200) {
+          if (!open || !named)
+            problems.add(`${what} is ${open ? '' : 'not '}pending, its event names ${created?.subject_user_id}`);
+        } else if (named && (open || created.data.email !== null)) {
+          problems.add(
+            `${what} names the deleted person, is ${open ? '' : 'not '}pending, e-mail ${created.data.email}`,
+          );
+        } else if (!named && (!open || created?.subject_user_id !== null)) {
+          problems.add(`${what} is ${open ? '' : 'not '}pending, its event names ${created?.subject_user_id}`);
+        }
       }
       found.push(...problems.lines);
     }

@@ -1,7 +1,8 @@
 /** A person's own data (behaviour §15): GET /users/export and DELETE /users. */
+import mysql from 'mysql2/promise';
 import { expect, it } from 'vitest';
 import { describeOnEachDatabase } from './support/databases.ts';
-import { addMember, createOrganization, registerUser, type TestUser } from './support/fixtures.ts';
+import { addMember, createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import { organizationWithDomain, registerUserAt } from './support/domains.ts';
 import { createKey } from './support/keys.ts';
 import { oktaUser, organizationKey, scimClient } from './support/scim.ts';
@@ -125,6 +126,49 @@ describeOnEachDatabase('a person’s own data', (target) => {
     const listed = await scim.send('GET', `/Users/${provisioned.body.id}`);
     expect(listed.status).toBe(200);
     expect((await membersOf(owner, organizationId)).map((member) => member.user_id)).toEqual([owner.id]);
+  });
+
+  /**
+   * The deletion unlinks the person's directory users by `directory_users.user_id`'s own index
+   * (entities.ts): on MariaDB it locks their rows alone, so it never waits for another
+   * organization's provisioning, here a second connection holding another directory user's row;
+   * without the index it read and locked the whole table, and answered 503 once its database time
+   * was spent (behaviour §15, §18). The embedded database has no row locks: its plan says the same.
+   */
+  it('unlinks the directory users by their own index, never waiting on another organization’s', async () => {
+    const owner = await registerUser(server(), 'owner');
+    const person = await registerUser(server(), 'person');
+    const [organizationId, otherId] = [
+      await createOrganization(server(), owner),
+      await createOrganization(server(), owner),
+    ];
+    const scim = scimClient(server(), await organizationKey(server(), owner, organizationId));
+    const otherScim = scimClient(server(), await organizationKey(server(), owner, otherId));
+    expect((await scim.send('POST', '/Users', oktaUser(person.email))).status).toBe(201);
+    const unrelated = await otherScim.send('POST', '/Users', oktaUser(`${uniqueId('unrelated')}@example.com`));
+    expect(unrelated.status).toBe(201);
+    if (target.name === 'embedded') {
+      const plan: Array<{ detail: string }> = await server()
+        .service.orm.em.getConnection()
+        .execute('explain query plan update directory_users set user_id = null where user_id = ?', [person.id]);
+      expect(plan.map((step) => step.detail)).toEqual([
+        expect.stringContaining('USING INDEX directory_users_user_id_idx'),
+      ]);
+      expect((await deleteRecord(person)).status).toBe(200);
+      return;
+    }
+    const provisioning = await mysql.createConnection({ uri: server().databaseUrl.replace(/^mariadb:/, 'mysql:') });
+    try {
+      await provisioning.query('begin');
+      await provisioning.query('select id from directory_users where id = ? for update', [unrelated.body.id]);
+      const deleted = await deleteRecord(person);
+      expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+    } finally {
+      await provisioning.query('rollback');
+      await provisioning.end();
+    }
+    expect((await scim.send('GET', `/Users/${unrelated.body.id}`)).status).toBe(404);
+    expect((await otherScim.send('GET', `/Users/${unrelated.body.id}`)).status).toBe(200);
   });
 
   it('deletes the creator of an organization who handed its ownership over', async () => {

@@ -18,6 +18,7 @@ const SCIM = 'Migration20261129130000_scim';
 const ACCOUNT_DELETION = 'Migration20261129150000_account_deletion';
 const DELIVERY_RESPONSE_BODY = 'Migration20261129160000_delivery_response_body';
 const REDUNDANT_INDEXES = 'Migration20261130090000_redundant_indexes';
+const DIRECTORY_USER_LINKS = 'Migration20261201090000_directory_user_links';
 /** Every migration, in the order they apply (migrations/index.ts lists them for the service). */
 const MIGRATIONS = [
   INITIAL,
@@ -34,6 +35,7 @@ const MIGRATIONS = [
   ACCOUNT_DELETION,
   DELIVERY_RESPONSE_BODY,
   REDUNDANT_INDEXES,
+  DIRECTORY_USER_LINKS,
 ];
 
 /**

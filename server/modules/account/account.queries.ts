@@ -103,19 +103,36 @@ export async function organizationsOfAccount(reader: Reader, userId: string, ema
 }
 
 /**
- * Queues, for the deletion of the record (behaviour §15), the lock of the user's row, then a
- * locking read of the organizations of their memberships (expired ones too), which `read` is given
- * once it has run. The lock waits for every membership of theirs being made meanwhile: its insert
- * holds the row shared, by its foreign key, until it commits; the read, current rather than from
- * the transaction's snapshot, sees those. Only on MySQL and MariaDB: the embedded database has
- * no row locks, nor their syntax, and its one writer at a time keeps the deletion apart from them.
+ * Queues, for the deletion of the record (behaviour §15), the lock of the user's row, then locking
+ * reads of the organizations of their memberships (expired ones too) and of the pending
+ * invitations to their e-mail, which `read` is given once they have run. The lock waits for every
+ * membership of theirs being made meanwhile (its insert holds the row shared, by its foreign key,
+ * until it commits) and every invitation to their e-mail (its change reads their row shared:
+ * users.queries.ts, lockUserWithEmail); the reads, current rather than from the transaction's
+ * snapshot, see those. Only on MySQL and MariaDB: the embedded database has no row locks, nor
+ * their syntax, and its one writer at a time keeps the deletion apart from them.
  */
-export function lockUserAndMemberships(tx: Tx, userId: string, read: (organizationIds: string[]) => void): void {
+export function lockUserAndTies(
+  tx: Tx,
+  userId: string,
+  email: string,
+  read: (organizationIds: string[]) => void,
+): void {
   if (tx.dialect === 'sqlite') return;
   tx.later(tx.sql.selectFrom('users').select('id').where('id', '=', userId).forUpdate());
+  const organizationIds: string[] = [];
   tx.later(
     tx.sql.selectFrom('organization_users').select('organization_id').where('user_id', '=', userId).forUpdate(),
-    (result) => read(result.rows.map((row) => row.organization_id)),
+    (result) => organizationIds.push(...result.rows.map((row) => row.organization_id)),
+  );
+  tx.later(
+    tx.sql
+      .selectFrom('invitations')
+      .select('organization_id')
+      .where('email', '=', email)
+      .where('status', '=', 'pending')
+      .forUpdate(),
+    (result) => read([...organizationIds, ...result.rows.map((row) => row.organization_id)]),
   );
 }
 

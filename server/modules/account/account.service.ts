@@ -16,7 +16,7 @@ import {
   deleteUserRecord,
   eventRowsWhere,
   joinRequestRows,
-  lockUserAndMemberships,
+  lockUserAndTies,
   membershipRows,
   organizationsOfAccount,
   pendingInvitationRows,
@@ -102,6 +102,13 @@ const lastOwnerOf = (organizationIds: string[]) =>
  * insertMembership). Without the lock, the record's deletion would remove such a membership
  * through the key's ON DELETE CASCADE: no event, its organization's member_count wrong for good,
  * or an organization left without an owner.
+ *
+ * An invitation to their e-mail made meanwhile in an organization not taken is kept apart the same
+ * way: its change reads the user's row shared (users.queries.ts, lockUserWithEmail), and after the
+ * lock the deletion reads their pending invitations again, current; one in an organization not
+ * taken starts it over. One made after the lock finds no record: an invitation to an address that
+ * has none, which stays, naming no one. Without it, an invitation to the person could stay pending
+ * after their record was gone, its event naming them with their e-mail.
  */
 export async function deleteAccount(db: Db, caller: PersonCaller): Promise<void> {
   const { userId } = caller;
@@ -113,11 +120,11 @@ export async function deleteAccount(db: Db, caller: PersonCaller): Promise<void>
         const changes = organizationIds.map((id) =>
           takeOrganization(tx, id, personActor(userId), () => new OrganizationsMoved()),
         );
-        let memberships: string[] = [];
-        lockUserAndMemberships(tx, userId, (ids) => (memberships = ids));
+        let tied: string[] = [];
+        lockUserAndTies(tx, userId, email, (ids) => (tied = ids));
         const underLocks = await organizationsOfAccount(tx, userId, email);
         if (underLocks.join() !== organizationIds.join()) throw new OrganizationsMoved();
-        if (memberships.some((id) => !organizationIds.includes(id))) throw new OrganizationsMoved();
+        if (tied.some((id) => !organizationIds.includes(id))) throw new OrganizationsMoved();
         const blocked: string[] = [];
         for (const id of organizationIds) if (await isLastOwner(tx, id, userId)) blocked.push(id);
         if (blocked.length > 0) throw lastOwnerOf(blocked);

@@ -57,7 +57,7 @@ export const openInvitationsOf = (reader: ClockedReader, organizationId: string)
 export const openInvitationsTo = (reader: ClockedReader, email: string): Promise<InvitationRow[]> =>
   reader.all(openInvitations(reader.sql, nowFor(reader)).where('i.email', '=', email));
 
-/** The organization's name, and the user with the e-mail (if any) with their current membership. */
+/** The organization's name, and the current membership here of the user with the e-mail (if any). */
 export const organizationAndInvitee = (tx: Tx, organizationId: string, email: string) =>
   tx.first(
     tx.sql
@@ -66,7 +66,7 @@ export const organizationAndInvitee = (tx: Tx, organizationId: string, email: st
       .leftJoin('organization_users as m', (join) =>
         join.onRef('m.organization_id', '=', 'o.id').onRef('m.user_id', '=', 'u.id').on(unexpired('m', tx.timestamp())),
       )
-      .select(['o.name', 'u.id as invitee_user_id', 'm.role as member_role'])
+      .select(['o.name', 'm.role as member_role'])
       .where('o.id', '=', organizationId),
   );
 

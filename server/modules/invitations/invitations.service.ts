@@ -37,7 +37,7 @@ import {
   type LapsedMembership,
   type Seats,
 } from '../members/members.service.ts';
-import { emailOfUser, noUserRecord } from '../users/users.service.ts';
+import { emailOfUser, lockUserWithEmail, noUserRecord } from '../users/users.service.ts';
 import {
   insertInvitation,
   invitationForAnswer,
@@ -91,6 +91,8 @@ export async function createInvitation(
 ): Promise<InvitationView> {
   return org.change(async (tx, change) => {
     const seats = seatsOf(tx, org.organizationId);
+    let invitee: string | null = null;
+    lockUserWithEmail(tx, input.email, (userId) => (invitee = userId));
     const row = await organizationAndInvitee(tx, org.organizationId, input.email);
     const held = await change.held();
     const { actor } = change;
@@ -118,7 +120,7 @@ export async function createInvitation(
     insertInvitation(tx, invitation);
     await appendEvent(tx, change, {
       type: 'invitation.created',
-      subjectUserId: row?.invitee_user_id ?? null,
+      subjectUserId: invitee,
       data: {
         invitation_id: invitation.id,
         email: invitation.email,

@@ -8,6 +8,7 @@
  */
 import { ERROR_STATUS } from '../../../shared/errors.ts';
 import type { InOrganization } from '../../platform/authorization/in-organization.ts';
+import { ReadMoved } from '../../platform/database/failures.ts';
 import { newId } from '../../platform/database/ids.ts';
 import type { Db, Tx } from '../../platform/database/transaction.ts';
 import { DomainError } from '../../platform/errors.ts';
@@ -19,6 +20,7 @@ import {
 } from '../../platform/organization-changes.ts';
 import { deprovisionMember, provisionMember } from '../members/members.service.ts';
 import { insertTeamMember } from '../teams/teams.service.ts';
+import { lockUserWithEmail } from '../users/users.service.ts';
 import { userCondition } from './filter.ts';
 import { pageOf, parameter, type ListQuery } from './paging.ts';
 import { applyPatch, patchOperations } from './patch.ts';
@@ -71,10 +73,23 @@ async function joinGroupsTeams(tx: Tx, change: OrganizationChange, directoryUser
 }
 
 /**
+ * A record with the directory user's e-mail made by a sign-up after the change's snapshot, seen by
+ * the current read that waited for it: the change runs again, and makes them a member (§18).
+ */
+const recordMade = () => new ReadMoved('A user record with the e-mail was made while the directory read it');
+
+/**
  * The membership a directory user's new state asks for: removed when they are deactivated or their
  * userName changes, made (or adopted) when they are active and a record has that e-mail, whether
  * they never were a member or their membership ended another way (an owner removed them, they
  * left, it expired). Returns the user record they are now a member as, or null.
+ *
+ * A person may be making their record with that e-mail at the same moment (POST /users), which
+ * links the directory users awaiting one only after its own commit (activateAwaitingRecord). The
+ * record is read here by a current read holding its place in the e-mail's unique index
+ * (lockUserWithEmail): a record inserted before it is waited for and seen, and the change runs
+ * again when its snapshot had not seen it; one inserted after it waits for this change to commit,
+ * and its sign-up then finds this directory user awaiting it. Either way they become a member.
  */
 async function follow(
   tx: Tx,
@@ -89,7 +104,10 @@ async function follow(
     userId = null;
   }
   if (after.active && userId === null) {
+    let recordNow: string | null = null;
+    lockUserWithEmail(tx, after.user_name_key, (id) => (recordNow = id));
     userId = (await provisionMember(tx, change, after.user_name_key, defaultRole))?.userId ?? null;
+    if (userId === null && recordNow !== null) throw recordMade();
     if (userId !== null && before) await joinGroupsTeams(tx, change, before.id, userId);
   }
   return userId;

@@ -500,6 +500,8 @@ export const DirectoryUser = defineEntity({
     { name: 'directory_users_user_idx', properties: ['organization', 'userId'] },
     // A person creating their record is looked for in every organization's directory.
     { name: 'directory_users_user_name_key_idx', properties: ['userNameKey'] },
+    // A person deleting their record is unlinked in every organization's directory (behaviour §15).
+    { name: 'directory_users_user_id_idx', properties: ['userId'] },
   ],
 });
 
