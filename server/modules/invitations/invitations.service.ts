@@ -37,7 +37,8 @@ import {
   type LapsedMembership,
   type Seats,
 } from '../members/members.service.ts';
-import { emailOfUser, lockUserWithEmail, noUserRecord } from '../users/users.service.ts';
+import { lockUserWithEmail } from '../users/user-with-email.ts';
+import { emailOfUser, noUserRecord } from '../users/users.service.ts';
 import {
   insertInvitation,
   invitationForAnswer,

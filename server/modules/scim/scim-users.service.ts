@@ -20,7 +20,7 @@ import {
 } from '../../platform/organization-changes.ts';
 import { deprovisionMember, provisionMember } from '../members/members.service.ts';
 import { insertTeamMember } from '../teams/teams.service.ts';
-import { lockUserWithEmail } from '../users/users.service.ts';
+import { lockUserWithEmail } from '../users/user-with-email.ts';
 import { userCondition } from './filter.ts';
 import { pageOf, parameter, type ListQuery } from './paging.ts';
 import { applyPatch, patchOperations } from './patch.ts';

@@ -1,5 +1,4 @@
 /** The statements of user records (behaviour §4.1): SQL only, no rules, nothing thrown. */
-import { sql } from 'kysely';
 import { prepare } from '../../platform/database/prepared.ts';
 import type { DbTimestamp } from '../../platform/database/schema.ts';
 import type { Reader, Tx } from '../../platform/database/transaction.ts';
@@ -34,21 +33,6 @@ const userById = prepare((sql, id: string) =>
 );
 
 export const userRow = (reader: Reader, userId: string) => reader.first(userById(reader.sql, userId));
-
-/**
- * Queues a read of the user record with the e-mail, which `read` is given (its id, or null). On
- * MySQL and MariaDB the read is current, not the transaction's snapshot, and holds until the change
- * commits the record's row shared or, with no record, the place in the e-mail's unique index one
- * would take: a record made meanwhile is either seen, or waits for the change to commit and then
- * finds what it made (behaviour §18); a deletion of the record, which takes its row, waits for the
- * change too and then finds what it made (§15). The embedded database makes one change at a time.
- */
-export function lockUserWithEmail(tx: Tx, email: string, read: (userId: string | null) => void): void {
-  const user = tx.sql.selectFrom('users').select('id').where('email', '=', email);
-  tx.later(tx.dialect === 'sqlite' ? user : user.modifyEnd(sql`lock in share mode`), (result) =>
-    read(result.rows[0]?.id ?? null),
-  );
-}
 
 /** Queues the change of a user's names; `updated` sees whether there was a record to change. */
 export function updateNames(

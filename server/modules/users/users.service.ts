@@ -9,9 +9,6 @@ import { conflict, notFound } from '../../platform/errors.ts';
 import { activateAwaitingRecord } from '../scim/scim-users.service.ts';
 import { insertUser, updateNames, userRow } from './users.queries.ts';
 
-/** For the changes that must see a record made or deleted meanwhile (invitations, the directory). */
-export { lockUserWithEmail } from './users.queries.ts';
-
 /** The caller has no user record yet: answered wherever one is needed (users, organizations, invitations). */
 export const noUserRecord = () => notFound('No user record for this caller: create it with POST /users first');
 const emailTaken = () => conflict('Another user already has this e-mail address');
