@@ -163,6 +163,14 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
         trpc: ['GET /trpc/users.me HTTP/1.1'],
       },
       {
+        // Node keeps the first; SCIM's Location would name whichever a client put first.
+        name: 'two Host headers',
+        status: 400,
+        code: 'BAD_REQUEST',
+        rest: [head('GET /users HTTP/1.1', auth, 'Host: other.example')],
+        trpc: [head('GET /trpc/users.me HTTP/1.1', auth, 'host: other.example')],
+      },
+      {
         name: 'over 1000 header lines, in under 16 KiB',
         status: 431,
         code: 'BAD_REQUEST',

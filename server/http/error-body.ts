@@ -18,6 +18,7 @@ import { trpcCarrierCode } from '../platform/errors.ts';
 import { allowedMethodsRecorder } from './allowed-methods.ts';
 import { announcesBody } from './json-body.ts';
 import { SECURITY_HEADERS } from './protection.ts';
+import { repeatsHost } from './repeated-headers.ts';
 
 /** Path parameters longer than this are answered 414 (see app.ts). */
 export const MAX_PARAM_LENGTH = 5000;
@@ -184,6 +185,18 @@ function armBodyTimeout(request: FastifyRequest, reply: FastifyReply, timeoutMs:
   request.raw.once('close', () => clearTimeout(timer));
 }
 
+/**
+ * Why the request's Host is refused (RFC 9112 §3.2), if it is: HTTP/1.1 requires one, and Node's
+ * own refusal of a request without it has no body; two are refused as Authorization's are
+ * (repeated-headers.ts).
+ */
+function refusalOfHost(request: FastifyRequest): string | undefined {
+  if (request.headers.host === undefined) {
+    return request.raw.httpVersion === '1.1' ? 'The request has no Host header, which HTTP/1.1 requires' : undefined;
+  }
+  return repeatsHost(request.raw) ? 'The request has more than one Host header' : undefined;
+}
+
 export function registerErrorHandlers(app: FastifyInstance): void {
   const allowedMethods = allowedMethodsRecorder(app);
   const answerUnrouted = (request: FastifyRequest, reply: FastifyReply) => {
@@ -207,12 +220,12 @@ export function registerErrorHandlers(app: FastifyInstance): void {
   // preParsing: after the onRequest hooks (security headers, rate limit), before a body is read, so
   // an unrouted request is answered 404 or 405 whatever its body holds.
   app.addHook('preParsing', (request, reply, payload, done) => {
-    // HTTP/1.1 requires Host (RFC 9112, 3.2); Node's own refusal of one without it has no body.
-    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+    const hostRefusal = refusalOfHost(request);
+    if (hostRefusal !== undefined) {
       void reply
         .header('connection', 'close')
         .status(400)
-        .send(errorPayload(request.url, 400, 'The request has no Host header, which HTTP/1.1 requires'));
+        .send(errorPayload(request.url, 400, hostRefusal));
       return;
     }
     if (request.is404) {
