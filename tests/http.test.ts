@@ -669,6 +669,27 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
     expect(JSON.stringify(denied.body)).not.toMatch(NO_INTERNALS);
   });
 
+  it("refuses malformed JSON over tRPC in the service's words, as REST does, not JSON.parse's", async () => {
+    const user = await registerUser(server());
+    const malformed = '{"first_name":';
+    const overRest = await server().call('PUT', '/users', { token: user.token, rawBody: malformed });
+    expect([overRest.status, overRest.body.message]).toEqual([400, 'Malformed JSON in request body']);
+    for (const path of ['/trpc/users.update', '/trpc/users.update?batch=1']) {
+      const overTrpc = await server().call('POST', path, { token: user.token, rawBody: malformed });
+      expect(overTrpc.status, path).toBe(400);
+      const [refusal] = [overTrpc.body].flat() as Array<{ error: { message: string; data: { code: string } } }>;
+      expect([refusal!.error.message, refusal!.error.data.code], path).toEqual([
+        'Malformed JSON in request body',
+        'BAD_REQUEST',
+      ]);
+    }
+    const inQuery = await server().call('GET', `/trpc/organizations.page?input=${encodeURIComponent('{"limit":')}`, {
+      token: user.token,
+    });
+    expect([inQuery.status, inQuery.body.error.message]).toEqual([400, 'Malformed JSON in the input query parameter']);
+    expect((await server().call('GET', '/users', { token: user.token })).body.first_name).toBe(`First ${user.id}`);
+  });
+
   it('answers a failing query with 500 and a generic body, never SQL or a stack', async () => {
     // A server of its own whose membership table is dropped under it: a real database failure.
     const database = await target.create();

@@ -32,8 +32,11 @@ const CODE_BY_STATUS = Object.fromEntries(
 const errorCodeForStatus = (status: number): ErrorCode =>
   CODE_BY_STATUS[status] ?? (status < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR');
 
+/** The refusal of a body that is not well-formed JSON, on REST and tRPC alike. */
+export const MALFORMED_JSON_BODY = 'Malformed JSON in request body';
+
 const FRIENDLY_MESSAGES: Record<string, string> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: 'Malformed JSON in request body',
+  FST_ERR_CTP_INVALID_JSON_BODY: MALFORMED_JSON_BODY,
   FST_ERR_CTP_EMPTY_JSON_BODY: 'Request body is empty but Content-Type is application/json',
   FST_ERR_CTP_BODY_TOO_LARGE: `Request body is larger than ${MAX_BODY_BYTES / 1024} KiB`,
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Expected a JSON body with Content-Type: application/json',

@@ -6,6 +6,7 @@
  * `fastifyTRPCPlugin`, which registers its route for every method: a TRACE there reached tRPC and
  * failed with a 500, where HTTP's answer is 405 with `Allow` (http/error-body.ts gives it).
  */
+import type { TRPCError } from '@trpc/server';
 import { fastifyRequestHandler } from '@trpc/server/adapters/fastify';
 import type { ResponseMetaFn } from '@trpc/server/http';
 import type { FastifyInstance, FastifyReply, preParsingHookHandler } from 'fastify';
@@ -15,6 +16,7 @@ import type { AppRouter } from '../modules/router.ts';
 import type { VerifyToken } from '../platform/auth/tokens.ts';
 import { authenticateFirst } from './authentication.ts';
 import type { contextFactory } from './context.ts';
+import { MALFORMED_JSON_BODY } from './error-body.ts';
 import { logFailure } from '../platform/errors.ts';
 import { parseJsonBodiesAs } from './json-body.ts';
 import { SSE_PING_INTERVAL_MS } from '../platform/rpc/init.ts';
@@ -84,6 +86,17 @@ function subscriptionRoutes(router: AppRouter, createContext: CreateContext) {
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
+ * Input that is not well-formed JSON, as tRPC refuses it: BAD_REQUEST with `JSON.parse`'s own
+ * message (the SyntaxError as its cause) where REST says it in the service's words. tRPC reads the
+ * input (the body; a GET's `input` parameter) only once a procedure asks for it, so it is
+ * refused there, and only tRPC's `onError`, called before the error is shaped, knows the method.
+ */
+function inServiceWords(error: TRPCError, method: string): void {
+  if (error.code !== 'BAD_REQUEST' || !(error.cause instanceof SyntaxError)) return;
+  error.message = method === 'GET' ? 'Malformed JSON in the input query parameter' : MALFORMED_JSON_BODY;
+}
+
+/**
  * `Idempotency-Replayed` on a tRPC answer too, as on REST (behaviour §10). A request with an
  * Idempotency-Key holds one call (the typed client sends it alone), so the header is that call's.
  */
@@ -143,7 +156,10 @@ export function trpcPlugin(
           path: (request.params as { path: string }).path,
           maxBatchSize: MAX_BATCH_ITEMS,
           allowMethodOverride: true,
-          onError: ({ error }) => logFailure(error, request.log),
+          onError: ({ error, req }) => {
+            inServiceWords(error, req.method);
+            logFailure(error, request.log);
+          },
           responseMeta: withReplayHeader(responseMeta),
         }),
     });
