@@ -17,6 +17,7 @@ import { SCIM_CONTENT_TYPE, SCIM_PREFIX, scimErrorBody } from '../modules/scim/i
 import { trpcCarrierCode } from '../platform/errors.ts';
 import { allowedMethodsRecorder } from './allowed-methods.ts';
 import { announcesBody } from './json-body.ts';
+import { loggedUrl } from './logging.ts';
 import { SECURITY_HEADERS } from './protection.ts';
 import { repeatsHost } from './repeated-headers.ts';
 
@@ -86,7 +87,7 @@ function sendError(request: FastifyRequest, reply: FastifyReply, error: FastifyE
 export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   // No hook runs for these: the request id, the security headers and the log line are given here.
   void sendError(request, reply.headers(SECURITY_HEADERS).header('x-request-id', request.id), error);
-  request.log.info({ method: request.method, url: request.url, status: reply.statusCode }, 'request');
+  request.log.info({ method: request.method, url: loggedUrl(request.url), status: reply.statusCode }, 'request');
 }
 
 const SECURITY_HEADER_LINES = Object.entries(SECURITY_HEADERS)
