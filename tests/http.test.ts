@@ -687,6 +687,19 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
       token: user.token,
     });
     expect([inQuery.status, inQuery.body.error.message]).toEqual([400, 'Malformed JSON in the input query parameter']);
+    // A subscription's refusal comes inside its event stream.
+    const stream = await fetch(`${server().baseUrl}/trpc/events.watch?input=${encodeURIComponent('{"a')}`, {
+      headers: { authorization: `Bearer ${user.token}` },
+    });
+    const reader = stream.body!.getReader();
+    let events = '';
+    while (!events.includes('serialized-error')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      events += new TextDecoder().decode(value);
+    }
+    await reader.cancel();
+    expect(events).toContain('"message":"Malformed JSON in the input query parameter"');
     expect((await server().call('GET', '/users', { token: user.token })).body.first_name).toBe(`First ${user.id}`);
   });
 

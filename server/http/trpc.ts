@@ -30,6 +30,17 @@ const subscriptionPaths = (router: { _def: { procedures: object } }) =>
     .map(([path]) => path);
 
 /**
+ * Input that is not well-formed JSON, as tRPC refuses it: BAD_REQUEST with `JSON.parse`'s own
+ * message (the SyntaxError as its cause) where REST says it in the service's words. tRPC reads the
+ * input (the body; a GET's `input` parameter) only once a procedure asks for it, so it is
+ * refused there, and only tRPC's `onError`, called before the error is shaped, knows the method.
+ */
+function inServiceWords(error: TRPCError, method: string): void {
+  if (error.code !== 'BAD_REQUEST' || !(error.cause instanceof SyntaxError)) return;
+  error.message = method === 'GET' ? 'Malformed JSON in the input query parameter' : MALFORMED_JSON_BODY;
+}
+
+/**
  * Each subscription on a GET route of its own: a stream lives far longer than the processing limit
  * of other requests, so it has none (it ends itself after STREAM_MAX_DURATION_MS), and its socket
  * an idle limit of its own. Its context carries the instance's event feed, made on the first
@@ -62,7 +73,10 @@ function subscriptionRoutes(router: AppRouter, createContext: CreateContext) {
             req: request,
             res: reply,
             path,
-            onError: ({ error }) => logFailure(error, request.log),
+            onError: ({ error }) => {
+              inServiceWords(error, 'GET');
+              logFailure(error, request.log);
+            },
             createContext: (options) => {
               const ctx = createContext(options);
               feed ??= new EventFeed(
@@ -84,17 +98,6 @@ function subscriptionRoutes(router: AppRouter, createContext: CreateContext) {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
-
-/**
- * Input that is not well-formed JSON, as tRPC refuses it: BAD_REQUEST with `JSON.parse`'s own
- * message (the SyntaxError as its cause) where REST says it in the service's words. tRPC reads the
- * input (the body; a GET's `input` parameter) only once a procedure asks for it, so it is
- * refused there, and only tRPC's `onError`, called before the error is shaped, knows the method.
- */
-function inServiceWords(error: TRPCError, method: string): void {
-  if (error.code !== 'BAD_REQUEST' || !(error.cause instanceof SyntaxError)) return;
-  error.message = method === 'GET' ? 'Malformed JSON in the input query parameter' : MALFORMED_JSON_BODY;
-}
 
 /**
  * `Idempotency-Replayed` on a tRPC answer too, as on REST (behaviour §10). A request with an
