@@ -1,10 +1,12 @@
 /** Token rules of behaviour §2 against the real verifier, with tokens signed as an identity provider would. */
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { describeOnEachDatabase } from './support/databases.ts';
+import { createOrganization, registerUser } from './support/fixtures.ts';
+import { createKey } from './support/keys.ts';
 import { spawnService, type ServiceProcess } from './support/process.ts';
 import { rawRequest } from './support/raw-http.ts';
 import { startTestServer, useServer, type TestServer } from './support/server.ts';
@@ -170,6 +172,36 @@ describeOnEachDatabase('token checks', (target) => {
       ] as const) {
         const head = ['PUT /users HTTP/1.1', 'Host: 127.0.0.1', token, ...headers, `Content-Length: ${body.length}`];
         expect((await rawRequest(server().baseUrl, head.join('\r\n'), { body })).status).toBe(status);
+      }
+    });
+
+    it('refuses an unknown or revoked key before reading the body: 401 whatever the body holds, as a token', async () => {
+      const owner = await registerUser(server());
+      const organizationId = await createOrganization(server(), owner);
+      const live = await createKey(server(), owner.token, organizationId, 'admin');
+      const revoked = await createKey(server(), owner.token, organizationId, 'admin');
+      const keyPath = `/organizations/${organizationId}/api-keys/${revoked.key_id}`;
+      expect((await server().call('DELETE', keyPath, { token: owner.token })).status).toBe(200);
+      const unknownKeys = ['oak_', 'sak_'].map((prefix) => `${prefix}${randomBytes(32).toString('base64url')}`);
+      // Malformed JSON, which a live key gets the body's own refusal for: over REST and tRPC.
+      const calls = [
+        { requestLine: `PATCH /organizations/${organizationId}/metadata HTTP/1.1`, body: '{"public_metadata":' },
+        {
+          requestLine: 'POST /trpc/organizations.updateMetadata HTTP/1.1',
+          body: `{"organization_id":"${organizationId}","public_metadata":`,
+        },
+      ];
+      for (const { requestLine, body } of calls) {
+        const answerTo = async (secret: string) => {
+          const head = [requestLine, 'Host: 127.0.0.1', `Authorization: Bearer ${secret}`];
+          head.push('Content-Type: application/json', `Content-Length: ${body.length}`);
+          const answer = await rawRequest(server().baseUrl, head.join('\r\n'), { body });
+          return [answer.status, requestLine.includes('/trpc') ? answer.body.error.data.code : answer.body.code];
+        };
+        for (const secret of [...unknownKeys, revoked.secret]) {
+          expect(await answerTo(secret), `${requestLine} ${secret.slice(0, 8)}`).toEqual([401, 'UNAUTHORIZED']);
+        }
+        expect(await answerTo(live.secret), requestLine).toEqual([400, 'BAD_REQUEST']);
       }
     });
 

@@ -163,6 +163,14 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
         trpc: ['GET /trpc/users.me HTTP/1.1'],
       },
       {
+        // Node keeps the first; SCIM's Location would name whichever a client put first.
+        name: 'two Host headers',
+        status: 400,
+        code: 'BAD_REQUEST',
+        rest: [head('GET /users HTTP/1.1', auth, 'Host: other.example')],
+        trpc: [head('GET /trpc/users.me HTTP/1.1', auth, 'host: other.example')],
+      },
+      {
         name: 'over 1000 header lines, in under 16 KiB',
         status: 431,
         code: 'BAD_REQUEST',
@@ -659,6 +667,40 @@ describeOnEachDatabase('HTTP behaviour', (target) => {
     expect(denied.status).toBe(409);
     expect(denied.body.error.data.code).toBe('CONFLICT');
     expect(JSON.stringify(denied.body)).not.toMatch(NO_INTERNALS);
+  });
+
+  it("refuses malformed JSON over tRPC in the service's words, as REST does, not JSON.parse's", async () => {
+    const user = await registerUser(server());
+    const malformed = '{"first_name":';
+    const overRest = await server().call('PUT', '/users', { token: user.token, rawBody: malformed });
+    expect([overRest.status, overRest.body.message]).toEqual([400, 'Malformed JSON in request body']);
+    for (const path of ['/trpc/users.update', '/trpc/users.update?batch=1']) {
+      const overTrpc = await server().call('POST', path, { token: user.token, rawBody: malformed });
+      expect(overTrpc.status, path).toBe(400);
+      const [refusal] = [overTrpc.body].flat() as Array<{ error: { message: string; data: { code: string } } }>;
+      expect([refusal!.error.message, refusal!.error.data.code], path).toEqual([
+        'Malformed JSON in request body',
+        'BAD_REQUEST',
+      ]);
+    }
+    const inQuery = await server().call('GET', `/trpc/organizations.page?input=${encodeURIComponent('{"limit":')}`, {
+      token: user.token,
+    });
+    expect([inQuery.status, inQuery.body.error.message]).toEqual([400, 'Malformed JSON in the input query parameter']);
+    // A subscription's refusal comes inside its event stream.
+    const stream = await fetch(`${server().baseUrl}/trpc/events.watch?input=${encodeURIComponent('{"a')}`, {
+      headers: { authorization: `Bearer ${user.token}` },
+    });
+    const reader = stream.body!.getReader();
+    let events = '';
+    while (!events.includes('serialized-error')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      events += new TextDecoder().decode(value);
+    }
+    await reader.cancel();
+    expect(events).toContain('"message":"Malformed JSON in the input query parameter"');
+    expect((await server().call('GET', '/users', { token: user.token })).body.first_name).toBe(`First ${user.id}`);
   });
 
   it('answers a failing query with 500 and a generic body, never SQL or a stack', async () => {

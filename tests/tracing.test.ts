@@ -189,6 +189,24 @@ for (const target of databaseTargets()) {
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
         expect(hooks.at('/hook')).toHaveLength(1);
+
+        // Searches by the newcomer's address, over REST, tRPC and SCIM: neither a log line nor a
+        // span may keep it. Written unescaped where a URL may hold it so, as a person would type it.
+        const key = await restCall(service.baseUrl, 'POST', `/organizations/${organizationId}/api-keys`, owner.token, {
+          name: 'Directory sync',
+          role: 'admin',
+        });
+        expect(key.status).toBe(201);
+        secrets.push(key.body.secret);
+        const input = encodeURIComponent(JSON.stringify({ search: newcomerEmail, limit: 5 }));
+        for (const [path, token] of [
+          [`/organization-user?search=${newcomerEmail}&limit=5`, owner.token],
+          [`/trpc/members.page?input=${input}`, owner.token],
+          [`/scim/v2/Users?filter=userName eq "${newcomerEmail}"&count=5`, key.body.secret],
+        ] as const) {
+          const search = await restCall(service.baseUrl, 'GET', path, token, undefined, organizationId);
+          expect(search.status, path).toBe(200);
+        }
       } finally {
         await stop(service);
       }
@@ -267,6 +285,19 @@ for (const target of databaseTargets()) {
       const ids = requestLines(service).map((entry) => entry.traceId as string);
       expect(ids.every((id) => /^[0-9a-f]{32}$/.test(id))).toBe(true);
       expect(new Set(ids).size).toBe(ids.length);
+    });
+
+    it('logs no value a caller searched by, and the other parameters of the query as they came (docs/operations.md, "Logs")', () => {
+      const logs = `${service.lines.join('\n')}\n${service.stderr()}`;
+      for (const searched of [newcomerEmail, encodeURIComponent(newcomerEmail)]) expect(logs).not.toContain(searched);
+      const urls = requestLines(service).map((entry) => entry.url as string);
+      expect(urls).toEqual(
+        expect.arrayContaining([
+          '/organization-user?search=[Redacted]&limit=5',
+          '/trpc/members.page?input=[Redacted]',
+          '/scim/v2/Users?filter=[Redacted]&count=5',
+        ]),
+      );
     });
 
     it('makes a span per webhook attempt, whose trace the receiver is told', () => {

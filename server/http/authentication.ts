@@ -4,16 +4,21 @@
  * read, parsed or held against the size limit. The caller is kept on the request, and the
  * procedures' context hands it to them (http/context.ts), so that the token is verified once.
  *
- * `authenticate` is whatever turns an Authorization header into a caller: today the JWT verifier
- * (platform/auth/tokens.ts); bearer secrets of another kind (API keys) would be recognised there.
+ * `authenticate` is whatever turns an Authorization header into a caller: the JWT verifier, which
+ * takes a key's secret (`oak_…`, `sak_…`) by its shape alone (platform/auth/tokens.ts). Whether
+ * such a key exists and is live is read before a body is, as SCIM does (http/scim.ts), so that an
+ * unknown, revoked or expired key is 401 whatever the body holds (behaviour §16).
  * Subscriptions read no body and keep their refusals inside the event stream, as tRPC's client
  * expects them: their procedures verify the token themselves.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandler } from 'fastify';
-import { ERROR_STATUS } from '../../shared/errors.ts';
+import { TRPCError } from '@trpc/server';
 import type { Caller, VerifyToken } from '../platform/auth/tokens.ts';
-import { DomainError } from '../platform/errors.ts';
+import { invalidKey, liveKey } from '../platform/authorization/keys.ts';
+import { httpStatusOf, logFailure, publicErrorBody } from '../platform/errors.ts';
+import type { contextFactory } from './context.ts';
 import { errorPayload } from './error-body.ts';
+import { announcesBody } from './json-body.ts';
 import { callerOf } from './request-caller.ts';
 
 type AuthenticatedRequest = FastifyRequest & { caller: Caller | null };
@@ -22,25 +27,51 @@ type AuthenticatedRequest = FastifyRequest & { caller: Caller | null };
 export const verifiedCaller = (request: FastifyRequest): Caller | undefined =>
   (request as AuthenticatedRequest).caller ?? undefined;
 
-function refuse(request: FastifyRequest, reply: FastifyReply, error: unknown): void {
-  const known = error instanceof DomainError ? error : undefined;
-  if (!known) request.log.error({ err: error }, 'request failed');
-  const status = known ? ERROR_STATUS[known.code] : 500;
+/** The refusal in the shape of the request's path; a database that fails the key's read is 503, as anywhere. */
+function refuse(request: FastifyRequest, reply: FastifyReply, cause: unknown): void {
+  const error = cause instanceof TRPCError ? cause : new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause });
+  logFailure(error, request.log);
+  const status = httpStatusOf(error);
   // The body was not read, so what follows it on the connection cannot be taken for a request.
   if (!request.raw.complete) void reply.header('connection', 'close');
-  void reply.status(status).send(errorPayload(request.url, status, known?.message ?? 'Internal server error'));
+  void reply.status(status).send(errorPayload(request.url, status, publicErrorBody(error).message));
 }
 
-/** A route's `preParsing` hook that lets only a caller whose token verifies on to the body. */
-export function authenticateFirst(app: FastifyInstance, authenticate: VerifyToken): preParsingHookHandler {
+/**
+ * A key's row, read before a body is: one indexed read, the same for a missing key as for a wrong
+ * one (platform/authorization/keys.ts). It only refuses; the guard reads the key again with the
+ * request's first statement, and that read decides (behaviour §16). A request without a body has
+ * nothing to keep from the key, and is left to the guard's one read.
+ */
+async function refuseDeadKeyBeforeBody(
+  request: FastifyRequest,
+  caller: Caller,
+  createContext: ReturnType<typeof contextFactory>,
+): Promise<void> {
+  if (caller.kind === 'person' || !announcesBody(request)) return;
+  const key = await liveKey(createContext({ req: request }).db, caller.kind, caller.secretHash);
+  if (key === undefined) throw invalidKey();
+}
+
+/** A route's `preParsing` hook that lets only a caller whose token or key verifies on to the body. */
+export function authenticateFirst(
+  app: FastifyInstance,
+  authenticate: VerifyToken,
+  createContext: ReturnType<typeof contextFactory>,
+): preParsingHookHandler {
   if (!app.hasRequestDecorator('caller')) app.decorateRequest('caller', null);
   return (request, reply, payload, done) => {
-    callerOf(request, authenticate).then(
-      (caller) => {
-        (request as AuthenticatedRequest).caller = caller;
-        done(null, payload);
-      },
-      (error: unknown) => refuse(request, reply, error),
-    );
+    callerOf(request, authenticate)
+      .then(async (caller) => {
+        await refuseDeadKeyBeforeBody(request, caller, createContext);
+        return caller;
+      })
+      .then(
+        (caller) => {
+          (request as AuthenticatedRequest).caller = caller;
+          done(null, payload);
+        },
+        (error: unknown) => refuse(request, reply, error),
+      );
   };
 }

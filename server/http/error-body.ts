@@ -17,7 +17,9 @@ import { SCIM_CONTENT_TYPE, SCIM_PREFIX, scimErrorBody } from '../modules/scim/i
 import { trpcCarrierCode } from '../platform/errors.ts';
 import { allowedMethodsRecorder } from './allowed-methods.ts';
 import { announcesBody } from './json-body.ts';
+import { loggedUrl } from './logging.ts';
 import { SECURITY_HEADERS } from './protection.ts';
+import { repeatsHost } from './repeated-headers.ts';
 
 /** Path parameters longer than this are answered 414 (see app.ts). */
 export const MAX_PARAM_LENGTH = 5000;
@@ -31,8 +33,11 @@ const CODE_BY_STATUS = Object.fromEntries(
 const errorCodeForStatus = (status: number): ErrorCode =>
   CODE_BY_STATUS[status] ?? (status < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR');
 
+/** The refusal of a body that is not well-formed JSON, on REST and tRPC alike. */
+export const MALFORMED_JSON_BODY = 'Malformed JSON in request body';
+
 const FRIENDLY_MESSAGES: Record<string, string> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: 'Malformed JSON in request body',
+  FST_ERR_CTP_INVALID_JSON_BODY: MALFORMED_JSON_BODY,
   FST_ERR_CTP_EMPTY_JSON_BODY: 'Request body is empty but Content-Type is application/json',
   FST_ERR_CTP_BODY_TOO_LARGE: `Request body is larger than ${MAX_BODY_BYTES / 1024} KiB`,
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Expected a JSON body with Content-Type: application/json',
@@ -82,7 +87,7 @@ function sendError(request: FastifyRequest, reply: FastifyReply, error: FastifyE
 export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   // No hook runs for these: the request id, the security headers and the log line are given here.
   void sendError(request, reply.headers(SECURITY_HEADERS).header('x-request-id', request.id), error);
-  request.log.info({ method: request.method, url: request.url, status: reply.statusCode }, 'request');
+  request.log.info({ method: request.method, url: loggedUrl(request.url), status: reply.statusCode }, 'request');
 }
 
 const SECURITY_HEADER_LINES = Object.entries(SECURITY_HEADERS)
@@ -184,6 +189,18 @@ function armBodyTimeout(request: FastifyRequest, reply: FastifyReply, timeoutMs:
   request.raw.once('close', () => clearTimeout(timer));
 }
 
+/**
+ * Why the request's Host is refused (RFC 9112 §3.2), if it is: HTTP/1.1 requires one, and Node's
+ * own refusal of a request without it has no body; two are refused as Authorization's are
+ * (repeated-headers.ts).
+ */
+function refusalOfHost(request: FastifyRequest): string | undefined {
+  if (request.headers.host === undefined) {
+    return request.raw.httpVersion === '1.1' ? 'The request has no Host header, which HTTP/1.1 requires' : undefined;
+  }
+  return repeatsHost(request.raw) ? 'The request has more than one Host header' : undefined;
+}
+
 export function registerErrorHandlers(app: FastifyInstance): void {
   const allowedMethods = allowedMethodsRecorder(app);
   const answerUnrouted = (request: FastifyRequest, reply: FastifyReply) => {
@@ -207,12 +224,12 @@ export function registerErrorHandlers(app: FastifyInstance): void {
   // preParsing: after the onRequest hooks (security headers, rate limit), before a body is read, so
   // an unrouted request is answered 404 or 405 whatever its body holds.
   app.addHook('preParsing', (request, reply, payload, done) => {
-    // HTTP/1.1 requires Host (RFC 9112, 3.2); Node's own refusal of one without it has no body.
-    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+    const hostRefusal = refusalOfHost(request);
+    if (hostRefusal !== undefined) {
       void reply
         .header('connection', 'close')
         .status(400)
-        .send(errorPayload(request.url, 400, 'The request has no Host header, which HTTP/1.1 requires'));
+        .send(errorPayload(request.url, 400, hostRefusal));
       return;
     }
     if (request.is404) {

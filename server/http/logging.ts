@@ -1,10 +1,11 @@
 /**
  * One pino JSON line per request, tagged with a request id that the caller may supply in
  * `x-request-id` and that is echoed back, and with tracing on the id of its trace (http/tracing.ts).
- * Headers are never logged, so tokens never are.
+ * Headers are never logged, so tokens never are; nor is what a caller searched for (`loggedUrl`).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { unescape } from 'node:querystring';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { traceIdOf } from './tracing.ts';
@@ -57,6 +58,50 @@ function withoutValues(serialized: Record<string, unknown>): Record<string, unkn
   return serialized;
 }
 
+/**
+ * The query parameters whose values a log line shows: sizes, positions, orders and kinds, in the
+ * service's own terms. Any other value may be what a person typed (`search`, SCIM's `filter`, the
+ * input of a tRPC query, which holds its search) and is personal data an operator's logs must not
+ * collect (docs/operations.md, "Logs").
+ */
+const SHOWN_VALUES = new Set([
+  'limit',
+  'cursor',
+  'role',
+  'sort',
+  'after',
+  'type',
+  'startIndex',
+  'count',
+  'excludedAttributes',
+  'batch',
+  'lastEventId',
+]);
+
+/** The parameters the service reads whose values are hidden: their names are still shown. */
+const HIDDEN_VALUES = new Set(['search', 'filter', 'input']);
+
+const HIDDEN = '[Redacted]';
+
+/** A `name=value` pair of a query string as logged: whole, its value hidden, or, an unknown name, all of it hidden. */
+function loggedParameter(pair: string): string {
+  const equals = pair.indexOf('=');
+  const name = unescape((equals === -1 ? pair : pair.slice(0, equals)).replaceAll('+', ' '));
+  if (SHOWN_VALUES.has(name)) return pair;
+  return HIDDEN_VALUES.has(name) ? `${name}=${HIDDEN}` : HIDDEN;
+}
+
+/** The URL a request's log line shows: its path, and its query string with no value a person typed. */
+export function loggedUrl(url: string): string {
+  const start = url.indexOf('?');
+  if (start === -1) return url;
+  const query = url
+    .slice(start + 1)
+    .split('&')
+    .map((pair) => (pair === '' ? pair : loggedParameter(pair)));
+  return `${url.slice(0, start + 1)}${query.join('&')}`;
+}
+
 export function registerRequestLogging(app: FastifyInstance): void {
   // Callback hooks, not async ones: they run on every request, and a promise each is measurable.
   app.addHook('onRequest', (request, reply, done) => {
@@ -67,7 +112,7 @@ export function registerRequestLogging(app: FastifyInstance): void {
     request.log.info(
       {
         method: request.method,
-        url: request.originalUrl,
+        url: loggedUrl(request.originalUrl),
         status: reply.statusCode,
         durationMs: Math.round(reply.elapsedTime * 100) / 100,
         traceId: traceIdOf(request),

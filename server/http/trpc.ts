@@ -6,6 +6,7 @@
  * `fastifyTRPCPlugin`, which registers its route for every method: a TRACE there reached tRPC and
  * failed with a 500, where HTTP's answer is 405 with `Allow` (http/error-body.ts gives it).
  */
+import type { TRPCError } from '@trpc/server';
 import { fastifyRequestHandler } from '@trpc/server/adapters/fastify';
 import type { ResponseMetaFn } from '@trpc/server/http';
 import type { FastifyInstance, FastifyReply, preParsingHookHandler } from 'fastify';
@@ -15,6 +16,7 @@ import type { AppRouter } from '../modules/router.ts';
 import type { VerifyToken } from '../platform/auth/tokens.ts';
 import { authenticateFirst } from './authentication.ts';
 import type { contextFactory } from './context.ts';
+import { MALFORMED_JSON_BODY } from './error-body.ts';
 import { logFailure } from '../platform/errors.ts';
 import { parseJsonBodiesAs } from './json-body.ts';
 import { SSE_PING_INTERVAL_MS } from '../platform/rpc/init.ts';
@@ -26,6 +28,17 @@ const subscriptionPaths = (router: { _def: { procedures: object } }) =>
   Object.entries(router._def.procedures as Record<string, { _def: { type: string } }>)
     .filter(([, procedure]) => procedure._def.type === 'subscription')
     .map(([path]) => path);
+
+/**
+ * Input that is not well-formed JSON, as tRPC refuses it: BAD_REQUEST with `JSON.parse`'s own
+ * message (the SyntaxError as its cause) where REST says it in the service's words. tRPC reads the
+ * input (the body; a GET's `input` parameter) only once a procedure asks for it, so it is
+ * refused there, and only tRPC's `onError`, called before the error is shaped, knows the method.
+ */
+function inServiceWords(error: TRPCError, method: string): void {
+  if (error.code !== 'BAD_REQUEST' || !(error.cause instanceof SyntaxError)) return;
+  error.message = method === 'GET' ? 'Malformed JSON in the input query parameter' : MALFORMED_JSON_BODY;
+}
 
 /**
  * Each subscription on a GET route of its own: a stream lives far longer than the processing limit
@@ -60,7 +73,10 @@ function subscriptionRoutes(router: AppRouter, createContext: CreateContext) {
             req: request,
             res: reply,
             path,
-            onError: ({ error }) => logFailure(error, request.log),
+            onError: ({ error }) => {
+              inServiceWords(error, 'GET');
+              logFailure(error, request.log);
+            },
             createContext: (options) => {
               const ctx = createContext(options);
               feed ??= new EventFeed(
@@ -109,7 +125,7 @@ export function trpcPlugin(
   return async (app: FastifyInstance) => {
     // Only a POST carries a body to keep from the unauthenticated; a GET's procedure verifies the
     // token itself, after tRPC has refused a mutation asked for by GET (405), as paths are refused.
-    const authenticated = authenticateFirst(app, authenticate);
+    const authenticated = authenticateFirst(app, authenticate, createContext);
     const authenticatedPost: preParsingHookHandler = (request, reply, payload, done) =>
       request.method === 'POST' ? authenticated.call(app, request, reply, payload, done) : done(null, payload);
     // tRPC parses the JSON body itself, so it gets the text (as its Fastify plugin arranges): handed
@@ -143,7 +159,10 @@ export function trpcPlugin(
           path: (request.params as { path: string }).path,
           maxBatchSize: MAX_BATCH_ITEMS,
           allowMethodOverride: true,
-          onError: ({ error }) => logFailure(error, request.log),
+          onError: ({ error, req }) => {
+            inServiceWords(error, req.method);
+            logFailure(error, request.log);
+          },
           responseMeta: withReplayHeader(responseMeta),
         }),
     });
