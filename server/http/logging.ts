@@ -66,7 +66,6 @@ function withoutValues(serialized: Record<string, unknown>): Record<string, unkn
  */
 const SHOWN_VALUES = new Set([
   'limit',
-  'cursor',
   'role',
   'sort',
   'after',
@@ -78,8 +77,11 @@ const SHOWN_VALUES = new Set([
   'lastEventId',
 ]);
 
-/** The parameters the service reads whose values are hidden: their names are still shown. */
-const HIDDEN_VALUES = new Set(['search', 'filter', 'input']);
+/**
+ * The parameters the service reads whose values are hidden: their names are still shown. A member
+ * list's cursor holds its last member's sort key, an e-mail or a name under those sorts.
+ */
+const HIDDEN_VALUES = new Set(['search', 'filter', 'input', 'cursor']);
 
 const HIDDEN = '[Redacted]';
 
