@@ -7,8 +7,9 @@
  *
  * - A bound on the wait for a connection: mysql2 waits for a free one without limit and has no
  *   setting for one. Past `timeoutMs`, or past the deadline of the wait's request where one is set
- *   (connectionWaitDeadline), the caller gets PoolAcquireTimeoutError (503), and a connection that
- *   arrives later goes straight back to the pool.
+ *   (connectionWaitDeadline), the caller gets PoolAcquireTimeoutError (503), and the wait leaves
+ *   mysql2's queue of waits (`leaveQueue`); a connection that arrives later anyway (one being
+ *   opened for it) goes straight back to the pool.
  * - Server-side prepared statements for the hot queries of prepared.ts: Kysely's driver sends
  *   every statement as text (COM_QUERY), which MariaDB parses and plans on each call; these go as
  *   prepared statements (mysql2's `execute`, prepared once per connection and cached by mysql2),
@@ -68,8 +69,32 @@ class ServingConnection implements MysqlPoolConnection {
  */
 export const connectionWaitDeadline = new AsyncLocalStorage<number>();
 
+/** The part of mysql2's ring queue (lib/ring_queue.js) that a wait given up needs. */
+interface WaitQueue {
+  readonly length: number;
+  peekBack(): unknown;
+  get(index: number): unknown;
+  removeOne(index: number): unknown;
+}
+
+/**
+ * mysql2's queue of waits for a connection: private, as its pool has no way to withdraw a wait.
+ * A wait left in it would stay there until a connection is released: while the database is frozen,
+ * one more for every request answered 503, each with what its callback holds, under steady load a
+ * queue and a heap that grow for as long as the freeze lasts (tests/faults.test.ts, "the database
+ * frozen under steady load", fails if an upgrade of mysql2 renames it).
+ */
+const waitQueueOf = (pool: Pool) => (pool as unknown as { _connectionQueue?: WaitQueue })._connectionQueue;
+
+function leaveQueue(queue: WaitQueue, wait: unknown): void {
+  for (let index = 0; index < queue.length; index++) {
+    if (queue.get(index) === wait) return void queue.removeOne(index);
+  }
+}
+
 /** Makes `pool` the serving pool described above, for Kysely's driver (module comment). */
 export function servePool(pool: Pool, timeoutMs: number): void {
+  const queue = waitQueueOf(pool);
   // Kysely keeps its own state per connection object (set up once by onCreateConnection), so each
   // pooled connection keeps one wrapper for its whole life.
   const wrappers = new WeakMap<PoolConnection, ServingConnection>();
@@ -81,17 +106,24 @@ export function servePool(pool: Pool, timeoutMs: number): void {
   const acquire = pool.getConnection.bind(pool);
   pool.getConnection = ((callback: (error: Error | null, connection?: MysqlPoolConnection) => void) => {
     let waiting = true;
+    let queued: unknown;
     const deadline = connectionWaitDeadline.getStore();
     const waitMs = deadline === undefined ? timeoutMs : Math.max(0, Math.min(timeoutMs, deadline - Date.now()));
     const timer = setTimeout(() => {
       waiting = false;
+      if (queue && queued !== undefined) leaveQueue(queue, queued);
       callback(new PoolAcquireTimeoutError(`No database connection became free within ${waitMs} ms`));
     }, waitMs);
+    const queuedBefore = queue?.length ?? 0;
     acquire((error, connection) => {
       if (!waiting) return void connection?.release();
       waiting = false;
       clearTimeout(timer);
       callback(error, connection && wrapped(connection));
     });
+    // mysql2 queues a wait at once, when no connection is free and none may be opened. Its entry is
+    // the last one, which need not be the callback given: with a subscriber to mysql2's tracing
+    // channel, mysql2 queues a wrapper of it.
+    if (queue && queue.length > queuedBefore) queued = queue.peekBack();
   }) as unknown as Pool['getConnection'];
 }
