@@ -2,8 +2,8 @@
  * The mysql2 pool as Kysely's MySQL driver and statements.ts see it when serving requests. MikroORM
  * creates the pool and hands it to Kysely's MysqlDialect itself, with no option to put anything in
  * between, so `servePool` replaces the pool's `getConnection`: the one call through which Kysely
- * (and with it MikroORM) and statements.ts get their connections. It adds two things mysql2's pool
- * does not have:
+ * (and with it MikroORM) and statements.ts get their connections, and its `end`, through which
+ * MikroORM's close ends it. It adds three things mysql2's pool does not have:
  *
  * - A bound on the wait for a connection: mysql2 waits for a free one without limit and has no
  *   setting for one. Past `timeoutMs`, or past the deadline of the wait's request where one is set
@@ -18,6 +18,9 @@
  *   (unit-of-work.ts), which a prepared statement cannot hold, and the lists, whose rows mysql2
  *   decodes far more slowly from the binary protocol (each timestamp rebuilt from its parts).
  *   The figures: docs/performance.md, "Measured choices in the code".
+ * - A bound on its end (`endWithin`): mysql2 ends each connection with a QUIT sent once the
+ *   statement under way on it is answered, which a frozen database never does, so a stop would
+ *   wait for ever.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { MysqlPoolConnection } from 'kysely';
@@ -92,6 +95,38 @@ function leaveQueue(queue: WaitQueue, wait: unknown): void {
   }
 }
 
+/** mysql2's list of the pool's connections (private: its pool has no getter for them). */
+const connectionsOf = (pool: Pool) =>
+  (pool as unknown as { _allConnections?: { toArray(): PoolConnection[] } })._allConnections?.toArray() ?? [];
+
+/**
+ * Ends `pool` as mysql2 does, but calls back within `timeoutMs` (DB_TIMEOUT_MS) at the latest, and
+ * without an error. A database that answers ends each statement within it (the session's bounds,
+ * orm.ts), so a connection whose QUIT has not gone out by then waits on a database that does not
+ * answer (frozen, or a network that holds its packets); one that fails instead (a connection still
+ * opening that times out, one the database dropped) says the same. Then the connections still open
+ * are dropped, without a word to the database, which rolls back what they left open once it sees
+ * them gone: the pool has ended all the same, and the stop that ends it is no failure.
+ */
+function endWithin(pool: Pool, timeoutMs: number): void {
+  const end = pool.end.bind(pool);
+  pool.end = (callback) => {
+    let ended = false;
+    const done = () => {
+      if (ended) return;
+      ended = true;
+      clearTimeout(timer);
+      callback?.(null);
+    };
+    const dropTheRest = () => {
+      for (const connection of connectionsOf(pool)) connection.destroy();
+      done();
+    };
+    const timer = setTimeout(dropTheRest, timeoutMs);
+    end((error) => (error ? dropTheRest() : done()));
+  };
+}
+
 /** Makes `pool` the serving pool described above, for Kysely's driver (module comment). */
 export function servePool(pool: Pool, timeoutMs: number): void {
   const queue = waitQueueOf(pool);
@@ -126,4 +161,5 @@ export function servePool(pool: Pool, timeoutMs: number): void {
     // channel, mysql2 queues a wrapper of it.
     if (queue && queue.length > queuedBefore) queued = queue.peekBack();
   }) as unknown as Pool['getConnection'];
+  endWithin(pool, timeoutMs);
 }
