@@ -72,7 +72,7 @@ class ServingConnection implements MysqlPoolConnection {
  */
 export const connectionWaitDeadline = new AsyncLocalStorage<number>();
 
-/** The part of mysql2's ring queue (lib/ring_queue.js) that a wait given up needs. */
+/** The part of mysql2's queue of waits (a ring buffer) that a wait given up needs. */
 interface WaitQueue {
   readonly length: number;
   peekBack(): unknown;
@@ -85,7 +85,8 @@ interface WaitQueue {
  * A wait left in it would stay there until a connection is released: while the database is frozen,
  * one more for every request answered 503, each with what its callback holds, under steady load a
  * queue and a heap that grow for as long as the freeze lasts (tests/faults.test.ts, "the database
- * frozen under steady load", fails if an upgrade of mysql2 renames it).
+ * frozen under steady load"). The metrics read the same queue (db_pool_waiting_acquisitions), and
+ * tests/metrics.test.ts fails if an upgrade of mysql2 renames it.
  */
 const waitQueueOf = (pool: Pool) => (pool as unknown as { _connectionQueue?: WaitQueue })._connectionQueue;
 
