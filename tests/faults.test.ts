@@ -385,6 +385,92 @@ describe('the database stalled past the processing limit', () => {
   });
 });
 
+/** The value of an unlabelled gauge on the service's metrics listener. */
+async function gauge(server: TestServer, name: string): Promise<number> {
+  const text = await (await fetch(server.service.metrics!.url)).text();
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`${name} `));
+  if (line === undefined) throw new Error(`no ${name} in the metrics`);
+  return Number(line.slice(name.length + 1));
+}
+
+describe('the database frozen under steady load', () => {
+  failWithout(ownMariadbMissing());
+  const database = new OwnMariadb();
+  let server: TestServer;
+  /** Each sends its next request as soon as the last is answered. */
+  const CLIENTS = 12;
+
+  beforeAll(async () => {
+    await database.start();
+    server = await startTestServer(database.url, {
+      DB_TIMEOUT_MS: String(DB_TIMEOUT_MS),
+      DB_POOL_SIZE: '4',
+      METRICS_PORT: '0',
+    });
+  }, 60_000);
+  afterAll(async () => {
+    database.thaw();
+    await server?.service.close();
+    await database.destroy();
+  });
+
+  it('keeps no wait for a connection past its 503, and commits none of the changes refused when it wakes', async () => {
+    const clients = await Promise.all(Array.from({ length: CLIENTS }, () => registerUser(server)));
+    // Four budgets long: each client is refused several times over, each refusal a wait given up.
+    database.freeze();
+    const frozenUntil = performance.now() + 4 * DB_TIMEOUT_MS;
+    const renames: Array<{ client: TestUser; name: string; answer: Answer }> = [];
+    const client = async (user: TestUser, index: number) => {
+      for (let n = 0; performance.now() < frozenUntil; n++) {
+        if (n % 2 === 0) {
+          expectContract503(await timedCall(server, 'GET', '/users', { token: user.token }));
+          continue;
+        }
+        const name = `Frozen ${index}-${n}`;
+        const answer = await timedCall(server, 'PUT', '/users', { token: user.token, body: { first_name: name } });
+        renames.push({ client: user, name, answer });
+      }
+    };
+    let waitingAtMost = 0;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        waitingAtMost = Math.max(waitingAtMost, await gauge(server, 'db_pool_waiting_acquisitions'));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    await Promise.all(clients.map(client));
+    sampling = false;
+    await sampler;
+    // Every request is answered: their waits are over, though the database is still frozen.
+    await expect
+      .poll(() => gauge(server, 'db_pool_waiting_acquisitions'), { timeout: DB_TIMEOUT_MS + ANSWER_MARGIN_MS })
+      .toBe(0);
+    database.thaw();
+
+    // A client has one request under way at a time, so at most one wait, and the service's own
+    // work one each (the webhook dispatcher's pass, the expiry sweep, the purge of idempotency
+    // keys): a wait given up at its request's 503 has left mysql2's queue (behaviour §10), instead
+    // of piling up for as long as the freeze lasts.
+    expect(waitingAtMost).toBeLessThanOrEqual(CLIENTS + 3);
+    // Woken, the service serves again, and no refused change is made but one whose 503 said it may
+    // have been (its COMMIT had gone out).
+    await expect
+      .poll(async () => (await timedCall(server, 'GET', '/users', { token: clients[0]!.token })).status, {
+        timeout: 10_000,
+      })
+      .toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 2 * DB_TIMEOUT_MS));
+    expect(renames.length).toBeGreaterThanOrEqual(CLIENTS);
+    for (const { client: user, name, answer } of renames) {
+      expectContract503(answer);
+      if (answer.body?.message?.includes('may have been made')) continue;
+      const record = await server.call('GET', '/users', { token: user.token });
+      expect(record.body.first_name, name).not.toBe(name);
+    }
+  });
+});
+
 const mariadb = databaseTargets().find((target) => target.name === 'mariadb')!;
 
 describe('organizations locked past DB_TIMEOUT_MS under load', () => {

@@ -9,12 +9,15 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { Organization } from '../server/platform/database/entities.ts';
 import { openDatabase } from '../server/platform/database/orm.ts';
 import { MAX_PARAM_LENGTH } from '../server/http/error-body.ts';
 import { describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
+import { OwnMariadb } from './support/mariadb-instance.ts';
+import { failWithout, ownMariadbMissing } from './support/needs.ts';
 import { isRunning, spawnService, type ServiceProcess } from './support/process.ts';
+import { LOADED_MACHINE_SLACK_MS } from './support/timing.ts';
 import { TEST_SECRET, tokenFor } from './support/tokens.ts';
 
 const WORKERS = 8;
@@ -428,4 +431,59 @@ it('stops on SIGTERM after the reader of its standard output has gone: exit 0, n
   service.child.kill('SIGTERM');
   expect(await service.exited).toBe(0);
   expect(service.stderr()).toBe('');
+});
+
+describe('stopping while the database is frozen', () => {
+  failWithout(ownMariadbMissing());
+  const database = new OwnMariadb();
+  const DB_TIMEOUT_MS = 1500;
+  beforeAll(() => database.start(), 60_000);
+  afterAll(() => database.destroy());
+
+  // npm start builds the bundle first; a stop that waits for the database ends at SHUTDOWN_TIMEOUT_MS (15 s).
+  it(
+    'answers the requests under way with 503, closes without the database and exits 0, within its bound',
+    {
+      timeout: 90_000,
+    },
+    async () => {
+      const service = await spawnService(
+        {
+          DATABASE_URL: database.url,
+          JWT_SECRET: TEST_SECRET,
+          RATE_LIMIT_MAX: '0',
+          DB_TIMEOUT_MS: String(DB_TIMEOUT_MS),
+        },
+        { npmStart: true },
+      );
+      onTestFinished(() => service.kill());
+      const headers = await startOwner(service.baseUrl, 'frozen@example.com');
+      // A frozen server keeps its connections open and answers nothing: the pool's connections are
+      // left with statements the database will never answer while the service stops.
+      database.freeze();
+      onTestFinished(() => database.thaw());
+      const underWay = Array.from({ length: 8 }, (_, index) =>
+        index % 2 === 0
+          ? send(service.baseUrl, false, 'GET', '/users', headers)
+          : send(service.baseUrl, false, 'POST', '/organizations', headers, {
+              organization_name: `frozen ${index}`,
+              organization_description: '',
+            }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const signalled = performance.now();
+      service.child.kill('SIGTERM'); // to npm, as a supervisor does
+      const code = await service.exited;
+      const stoppedAfterMs = performance.now() - signalled;
+
+      for (const answer of await Promise.all(underWay)) {
+        expect(isContractRefusal({ ...answer, afterNotReady: false }), JSON.stringify(answer)).toBe(true);
+      }
+      // Not the forced exit of SHUTDOWN_TIMEOUT_MS (1): the requests ended at their processing limit,
+      // the webhook attempts under way were given their 2 s, then the pool ended without waiting for
+      // the database more than DB_TIMEOUT_MS (docs/operations.md, "Stopping").
+      expect(code).toBe(0);
+      expect(stoppedAfterMs).toBeLessThan(DB_TIMEOUT_MS + 200 + 2000 + DB_TIMEOUT_MS + LOADED_MACHINE_SLACK_MS);
+    },
+  );
 });
