@@ -13,8 +13,10 @@ const BEARER_CHALLENGE = 'Bearer';
 
 export function registerStatusHeaders(app: FastifyInstance): void {
   app.addHook('onSend', (_request, reply, payload, done) => {
-    // tRPC's answers are a Response whose status Fastify applies only after this hook.
-    const status = payload instanceof Response ? payload.status : reply.statusCode;
+    // tRPC's answers are a Response whose status Fastify applies only after this hook. The other
+    // routes' JSON is a string by now, told apart first: the global Response loads undici, the
+    // fetch implementation, which a service that answers no tRPC call need not load.
+    const status = typeof payload !== 'string' && payload instanceof Response ? payload.status : reply.statusCode;
     if (status === 503 && !reply.hasHeader('retry-after')) void reply.header('retry-after', RETRY_AFTER_SECONDS);
     else if (status === 401 && !reply.hasHeader('www-authenticate'))
       void reply.header('www-authenticate', BEARER_CHALLENGE);
