@@ -108,7 +108,7 @@ export async function organizationsOfAccount(reader: Reader, userId: string, ema
  * invitations to their e-mail, which `read` is given once they have run. The lock waits for every
  * membership of theirs being made meanwhile (its insert holds the row shared, by its foreign key,
  * until it commits) and every invitation to their e-mail (its change reads their row shared:
- * users.queries.ts, lockUserWithEmail); the reads, current rather than from the transaction's
+ * users/user-with-email.ts); the reads, current rather than from the transaction's
  * snapshot, see those. Only on MySQL and MariaDB: the embedded database has no row locks, nor
  * their syntax, and its one writer at a time keeps the deletion apart from them.
  */

@@ -104,7 +104,7 @@ const lastOwnerOf = (organizationIds: string[]) =>
  * or an organization left without an owner.
  *
  * An invitation to their e-mail made meanwhile in an organization not taken is kept apart the same
- * way: its change reads the user's row shared (users.queries.ts, lockUserWithEmail), and after the
+ * way: its change reads the user's row shared (users/user-with-email.ts), and after the
  * lock the deletion reads their pending invitations again, current; one in an organization not
  * taken starts it over. One made after the lock finds no record: an invitation to an address that
  * has none, which stays, naming no one. Without it, an invitation to the person could stay pending
