@@ -40,20 +40,23 @@ function refuse(request: FastifyRequest, reply: FastifyReply, cause: unknown): v
 /**
  * A key's row, read before a body is: one indexed read, the same for a missing key as for a wrong
  * one (platform/authorization/keys.ts). It only refuses; the guard reads the key again with the
- * request's first statement, and that read decides (behaviour §16). A request without a body has
- * nothing to keep from the key, and is left to the guard's one read.
+ * request's first statement, which decides (behaviour §16).
  */
-async function refuseDeadKeyBeforeBody(
+async function refuseDeadKey(
   request: FastifyRequest,
-  caller: Caller,
+  caller: Exclude<Caller, { kind: 'person' }>,
   createContext: ReturnType<typeof contextFactory>,
 ): Promise<void> {
-  if (caller.kind === 'person' || !announcesBody(request)) return;
   const key = await liveKey(createContext({ req: request }).db, caller.kind, caller.secretHash);
   if (key === undefined) throw invalidKey();
 }
 
-/** A route's `preParsing` hook that lets only a caller whose token or key verifies on to the body. */
+/**
+ * A route's `preParsing` hook that lets only a caller whose token or key verifies on to the body.
+ * A key's request without a body has nothing to keep from the key, and is left to the guard's one
+ * read; a person's token is verified whole already: neither makes a promise more than the
+ * verification's.
+ */
 export function authenticateFirst(
   app: FastifyInstance,
   authenticate: VerifyToken,
@@ -61,17 +64,14 @@ export function authenticateFirst(
 ): preParsingHookHandler {
   if (!app.hasRequestDecorator('caller')) app.decorateRequest('caller', null);
   return (request, reply, payload, done) => {
-    callerOf(request, authenticate)
-      .then(async (caller) => {
-        await refuseDeadKeyBeforeBody(request, caller, createContext);
-        return caller;
-      })
-      .then(
-        (caller) => {
-          (request as AuthenticatedRequest).caller = caller;
-          done(null, payload);
-        },
-        (error: unknown) => refuse(request, reply, error),
-      );
+    const letIn = (caller: Caller) => {
+      (request as AuthenticatedRequest).caller = caller;
+      done(null, payload);
+    };
+    const refused = (error: unknown) => refuse(request, reply, error);
+    callerOf(request, authenticate).then((caller) => {
+      if (caller.kind === 'person' || !announcesBody(request)) return letIn(caller);
+      refuseDeadKey(request, caller, createContext).then(() => letIn(caller), refused);
+    }, refused);
   };
 }
