@@ -15,8 +15,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandl
 import { TRPCError } from '@trpc/server';
 import type { Caller, VerifyToken } from '../platform/auth/tokens.ts';
 import { invalidKey, liveKey } from '../platform/authorization/keys.ts';
+import type { Reader } from '../platform/database/transaction.ts';
 import { httpStatusOf, logFailure, publicErrorBody } from '../platform/errors.ts';
-import type { contextFactory } from './context.ts';
 import { errorPayload } from './error-body.ts';
 import { announcesBody } from './json-body.ts';
 import { callerOf } from './request-caller.ts';
@@ -37,6 +37,9 @@ function refuse(request: FastifyRequest, reply: FastifyReply, cause: unknown): v
   void reply.status(status).send(errorPayload(request.url, status, publicErrorBody(error).message));
 }
 
+/** The database as the request's procedure would read it (its context's, http/context.ts). */
+export type DatabaseOf = (request: FastifyRequest) => Reader;
+
 /**
  * A key's row, read before a body is: one indexed read, the same for a missing key as for a wrong
  * one (platform/authorization/keys.ts). It only refuses; the guard reads the key again with the
@@ -45,9 +48,9 @@ function refuse(request: FastifyRequest, reply: FastifyReply, cause: unknown): v
 async function refuseDeadKey(
   request: FastifyRequest,
   caller: Exclude<Caller, { kind: 'person' }>,
-  createContext: ReturnType<typeof contextFactory>,
+  databaseOf: DatabaseOf,
 ): Promise<void> {
-  const key = await liveKey(createContext({ req: request }).db, caller.kind, caller.secretHash);
+  const key = await liveKey(databaseOf(request), caller.kind, caller.secretHash);
   if (key === undefined) throw invalidKey();
 }
 
@@ -60,7 +63,7 @@ async function refuseDeadKey(
 export function authenticateFirst(
   app: FastifyInstance,
   authenticate: VerifyToken,
-  createContext: ReturnType<typeof contextFactory>,
+  databaseOf: DatabaseOf,
 ): preParsingHookHandler {
   if (!app.hasRequestDecorator('caller')) app.decorateRequest('caller', null);
   return (request, reply, payload, done) => {
@@ -71,7 +74,7 @@ export function authenticateFirst(
     const refused = (error: unknown) => refuse(request, reply, error);
     callerOf(request, authenticate).then((caller) => {
       if (caller.kind === 'person' || !announcesBody(request)) return letIn(caller);
-      refuseDeadKey(request, caller, createContext).then(() => letIn(caller), refused);
+      refuseDeadKey(request, caller, databaseOf).then(() => letIn(caller), refused);
     }, refused);
   };
 }

@@ -139,7 +139,7 @@ export function restPlugin(router: AppRouter, createContext: CreateContext, auth
     parseJsonBodiesAs(app, (request, text, done) =>
       text === '' ? done(null, undefined) : parseJson(request, text, done),
     );
-    const authenticated = authenticateFirst(app, authenticate, createContext);
+    const authenticated = authenticateFirst(app, authenticate, (request) => createContext({ req: request }).db);
     forEachOpenApiProcedure(router._def.procedures, ({ path, type, procedure, meta }) => {
       const { method, path: restPath } = meta.openapi as { method: HttpMethod; path: string };
       const successStatus = (meta as Meta).successStatus ?? 200;

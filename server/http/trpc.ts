@@ -125,7 +125,7 @@ export function trpcPlugin(
   return async (app: FastifyInstance) => {
     // Only a POST carries a body to keep from the unauthenticated; a GET's procedure verifies the
     // token itself, after tRPC has refused a mutation asked for by GET (405), as paths are refused.
-    const authenticated = authenticateFirst(app, authenticate, createContext);
+    const authenticated = authenticateFirst(app, authenticate, (request) => createContext({ req: request }).db);
     const authenticatedPost: preParsingHookHandler = (request, reply, payload, done) =>
       request.method === 'POST' ? authenticated.call(app, request, reply, payload, done) : done(null, payload);
     // tRPC parses the JSON body itself, so it gets the text (as its Fastify plugin arranges): handed
