@@ -1,12 +1,10 @@
 /**
- * The console's Directory page (behaviour §14, §18), in Chromium on both databases: the SCIM base
+ * The console's Directory page (behaviour §14, §18), in Chromium on MariaDB: the SCIM base
  * URL, a key for the identity provider made and shown once (copied, then gone), the default role
  * changed, and what that key pushed over SCIM listed, a page at a time when there are more than a
  * page of users and groups; axe-core clean at 1280 px and at 390 px, where nothing is wider than
  * the screen.
  */
-import { mkdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { DIRECTORY_PAGE_SIZE } from '../client/src/react/directory/directory.ts';
@@ -15,11 +13,11 @@ import {
   expectAccessible,
   openConsoleAt,
   PHONE,
-  SCREENSHOTS,
+  saveScreenshot,
   SMALL_PHONE,
   startConsoleService,
 } from './support/console.ts';
-import { describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
+import { describeOnDatabase, type TestDatabase } from './support/databases.ts';
 import { uniqueId } from './support/fixtures.ts';
 import { closeContexts, launchChromium } from './support/chromium.ts';
 import { chromiumMissing, failWithout } from './support/needs.ts';
@@ -36,7 +34,7 @@ const PAGED_GROUPS = DIRECTORY_PAGE_SIZE + 1;
 /** The identity provider's requests at once while seeding. */
 const SEEDING_CONCURRENCY = 8;
 
-describeOnEachDatabase('the console: Directory (behaviour §14, §18)', (target) => {
+describeOnDatabase('mariadb', 'the console: Directory (behaviour §14, §18)', (target) => {
   failWithout(chromiumMissing());
   let database: TestDatabase;
   let service: ServiceProcess;
@@ -82,14 +80,7 @@ describeOnEachDatabase('the console: Directory (behaviour §14, §18)', (target)
     await opened.page.getByRole('heading', { level: 1, name: 'Directory' }).waitFor();
     return opened;
   };
-  /** The embedded run's screenshot, to docs/console/ with UPDATE_SCREENSHOTS=true. */
-  const screenshot = async (page: Page, name: string) => {
-    if (target.name !== 'embedded') return;
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    const file = join(SCREENSHOTS, `${name}.png`);
-    await page.screenshot({ path: file, fullPage: true });
-    expect(statSync(file).size).toBeGreaterThan(1000);
-  };
+
   const settled = (page: Page) => expect.poll(() => page.locator('.osc-busy').count(), { timeout: 30_000 }).toBe(0);
 
   it(
@@ -152,7 +143,7 @@ describeOnEachDatabase('the console: Directory (behaviour §14, §18)', (target)
         0,
       );
       await expectAccessible(page, 'directory with users and groups');
-      await screenshot(page, 'directory');
+      await saveScreenshot(page, 'directory');
       expect(problems).toEqual([]);
 
       const phone = await openAt(PHONE);
@@ -160,7 +151,7 @@ describeOnEachDatabase('the console: Directory (behaviour §14, §18)', (target)
       await settled(phone.page);
       await expectAccessible(phone.page, 'directory at 390 px');
       expect(await phone.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
-      await screenshot(phone.page, 'phone-directory');
+      await saveScreenshot(phone.page, 'phone-directory');
       expect(phone.problems).toEqual([]);
 
       // At 375 px the longest button's label wraps within its card rather than stick out of it.

@@ -8,8 +8,6 @@
  * domain's enrollment is automatic a person joins at once. The pages are axe-core clean at 1280 px
  * and at 390 px, where nothing is wider than the screen.
  */
-import { mkdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -17,7 +15,7 @@ import {
   expectAccessible,
   openConsoleAt,
   PHONE,
-  SCREENSHOTS,
+  saveScreenshot,
   SMALL_PHONE,
   startConsoleService,
 } from './support/console.ts';
@@ -95,12 +93,6 @@ describe('the console: verified domains and joining (behaviour §14, §17)', () 
 
   const openAs = (who: Person, path: string, viewport = DESKTOP) =>
     openConsoleAt(browser, service.baseUrl, { path, token: who.token, viewport, clipboard: true });
-  const screenshot = async (page: Page, name: string) => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    const file = join(SCREENSHOTS, `${name}.png`);
-    await page.screenshot({ path: file, fullPage: true });
-    expect(statSync(file).size).toBeGreaterThan(1000);
-  };
   const domainItem = (page: Page, name: string) => page.getByRole('article', { name });
 
   it(
@@ -127,7 +119,7 @@ describe('the console: verified domains and joining (behaviour §14, §17)', () 
       await item.getByText('Copied to the clipboard.').waitFor();
       expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(stored!.verification.value);
       await expectAccessible(page, 'a pending domain');
-      await screenshot(page, 'domains-pending');
+      await saveScreenshot(page, 'domains-pending');
 
       // No record yet: the service's message says what it found.
       await item.getByRole('button', { name: 'Verify' }).click();
@@ -149,7 +141,7 @@ describe('the console: verified domains and joining (behaviour §14, §17)', () 
       await item.getByRole('button', { name: 'Verify' }).click();
       await expect.poll(() => failure.textContent(), SHOWN_WITHIN).toContain('found the TXT record "v=spf1 -all"');
       await expectAccessible(page, 'a failed verification');
-      await screenshot(page, 'domains-verify-failed');
+      await saveScreenshot(page, 'domains-verify-failed');
 
       dns.names.set(stored!.verification.name, { txt: ['v=spf1 -all', stored!.verification.value] });
       await item.getByRole('button', { name: 'Verify' }).click();
@@ -170,7 +162,7 @@ describe('the console: verified domains and joining (behaviour §14, §17)', () 
       const [saved] = (await api(admin, 'GET', domainsPath())).body as Array<Record<string, unknown>>;
       expect(saved).toMatchObject({ domain, status: 'verified', enrollment: 'suggestion', default_role: 'member' });
       await expectAccessible(page, 'a verified domain');
-      await screenshot(page, 'domains-verified');
+      await saveScreenshot(page, 'domains-verified');
 
       // Another domain, removed after a confirmation.
       const other = uniqueDomain('gone');
@@ -205,7 +197,7 @@ describe('the console: verified domains and joining (behaviour §14, §17)', () 
       });
       await expect.poll(() => mine.textContent(), SHOWN_WITHIN).toContain('pending');
       await expectAccessible(page, 'home with a join request');
-      await screenshot(page, 'joining-asked');
+      await saveScreenshot(page, 'joining-asked');
 
       const adminPage = (await openAs(admin, `/organizations/${organizationId}/join-requests`)).page;
       const request = adminPage
@@ -215,7 +207,7 @@ describe('the console: verified domains and joining (behaviour §14, §17)', () 
       await request.waitFor(SHOWN_WITHIN);
       expect(await request.textContent()).toContain('pending');
       await expectAccessible(adminPage, 'join requests');
-      await screenshot(adminPage, 'join-requests');
+      await saveScreenshot(adminPage, 'join-requests');
       await request.getByLabel(`Role for ${joiner.name}`).selectOption('admin');
       await request.getByRole('button', { name: 'Approve' }).click();
       await adminPage.getByText(`${joiner.name} joined as admin.`).waitFor(SHOWN_WITHIN);
@@ -278,7 +270,7 @@ describe('the console: verified domains and joining (behaviour §14, §17)', () 
             expect(await page.evaluate(() => document.documentElement.scrollWidth), name).toBeLessThanOrEqual(
               PHONE.width,
             );
-            await screenshot(page, `phone-${name}`);
+            await saveScreenshot(page, `phone-${name}`);
           }
           expect(problems).toEqual([]);
           await page.context().close();

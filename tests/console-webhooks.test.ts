@@ -1,6 +1,6 @@
 /**
- * The console's webhooks, roles and members pages (behaviour §13, §11, §15) in Chromium on both
- * databases: a test event sent from an endpoint's row reaches a receiver on 127.0.0.1, and its
+ * The console's webhooks, roles and members pages (behaviour §13, §11, §15) in Chromium on the
+ * embedded database: a test event sent from an endpoint's row reaches a receiver on 127.0.0.1, and its
  * delivery, opened in the log, shows the payload sent and the receiver's answer, its status and
  * body; the roles table
  * describes each permission; the member list says how many members there are. Each page
@@ -9,7 +9,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { DESKTOP, expectAccessible, openConsoleAt, PHONE, startConsoleService } from './support/console.ts';
-import { describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
+import { describeOnDatabase, type TestDatabase } from './support/databases.ts';
 import { uniqueId } from './support/fixtures.ts';
 import { closeContexts, launchChromium } from './support/chromium.ts';
 import { chromiumMissing, failWithout } from './support/needs.ts';
@@ -22,7 +22,8 @@ import { startReceiver, type Receiver } from './support/webhooks.ts';
 /** Long enough for a delivery's attempt (the service polls every 50 ms). */
 const DELIVERED_WITHIN = { timeout: 30_000, interval: 200 };
 
-describeOnEachDatabase(
+describeOnDatabase(
+  'embedded',
   'the console: test events, permission descriptions, member count (behaviour §13, §11, §15)',
   (target) => {
     failWithout(chromiumMissing());

@@ -1,6 +1,6 @@
 /**
  * The console (behaviour §14) as its users get it: served by the bundle (`npm start`'s), driven in
- * Debian's Chromium by playwright-core, on the embedded database and on MariaDB.
+ * Debian's Chromium by playwright-core, on the embedded database (`npm start`'s default).
  *
  * The walk: an owner signs in through the URL fragment, creates their profile and an organization,
  * invites a colleague, who signs in by pasting a token in a second browser context and accepts;
@@ -12,13 +12,10 @@
  * the keyboard alone (Tab, Enter, Space, Escape), each control found by tabbing to it.
  *
  * Every page is checked with axe-core (no serious or critical violation), every console message is
- * checked for Content-Security-Policy refusals, and a screenshot of each page is taken (those of
- * the embedded run). They go to a temporary folder, so that a test run leaves the tree as it was;
- * `UPDATE_SCREENSHOTS=true npx vitest run tests/console.test.ts` writes them to docs/console/
- * instead (the README shows two).
+ * checked for Content-Security-Policy refusals. `UPDATE_SCREENSHOTS=true npx vitest run
+ * tests/console.test.ts` also writes a screenshot of each page to docs/console/ (the README shows
+ * two).
  */
-import { mkdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -29,10 +26,10 @@ import {
   navigation,
   newConsoleContext,
   openConsole,
-  SCREENSHOTS,
+  saveScreenshot,
   startConsoleService,
 } from './support/console.ts';
-import { databaseTargets, describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
+import { databaseTargets, describeOnDatabase, type TestDatabase } from './support/databases.ts';
 import { uniqueId } from './support/fixtures.ts';
 import { setMaxMembers } from './support/limits.ts';
 import { closeContexts, launchChromium } from './support/chromium.ts';
@@ -161,7 +158,7 @@ const openSection = async (page: Page, section: string) => {
   await page.getByRole('heading', { level: 1, name: section }).waitFor();
 };
 
-describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
+describeOnDatabase('embedded', 'the console in Chromium (behaviour §14)', (target) => {
   failWithout(chromiumMissing());
   let database: TestDatabase;
   let service: ServiceProcess;
@@ -169,14 +166,10 @@ describeOnEachDatabase('the console in Chromium (behaviour §14)', (target) => {
   let receiver: Receiver;
   const run = uniqueId('walk');
 
-  /** Saves a screenshot of the page (on the embedded run: one set) and checks it with axe-core. */
+  /** Checks the page with axe-core, and keeps its screenshot for the docs (`saveScreenshot`). */
   const checkPage = async (page: Page, name: string) => {
     await expectAccessible(page, name);
-    if (target.name !== 'embedded') return;
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    const path = join(SCREENSHOTS, `${name}.png`);
-    await page.screenshot({ path, fullPage: true });
-    expect(statSync(path).size).toBeGreaterThan(1000);
+    await saveScreenshot(page, name);
   };
 
   /** A user `id` with a profile made through the API (`<id>@example.com`): their token. */

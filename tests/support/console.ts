@@ -1,24 +1,30 @@
 /**
  * The console's tests' common parts (tests/console*.test.ts): the bundle as `npm start` runs it, a
- * page watched for policy refusals and script errors, axe-core, and where screenshots go.
+ * page watched for policy refusals and script errors, axe-core, and the screenshots of the docs.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { newDrawingPage } from './chromium.ts';
 import { projectRoot, spawnService } from './process.ts';
 import { TEST_SECRET } from './tokens.ts';
 
-export const updateScreenshots = process.env.UPDATE_SCREENSHOTS === 'true';
-export const SCREENSHOTS = updateScreenshots
-  ? join(projectRoot, 'docs', 'console')
-  : mkdtempSync(join(tmpdir(), 'orgs-console-screenshots-'));
-afterAll(() => {
-  if (!updateScreenshots) rmSync(SCREENSHOTS, { recursive: true, force: true });
-});
+const SCREENSHOTS = join(projectRoot, 'docs', 'console');
+
+/**
+ * With `UPDATE_SCREENSHOTS=true`, the whole page as `docs/console/<name>.png` (the README and
+ * docs show them); otherwise nothing. A plain run takes none: rendering a page to PNG is work of
+ * the browser's that checks nothing of the console's.
+ */
+export async function saveScreenshot(page: Page, name: string): Promise<void> {
+  if (process.env.UPDATE_SCREENSHOTS !== 'true') return;
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const file = join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  expect(statSync(file).size).toBeGreaterThan(1000);
+}
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /**
