@@ -333,6 +333,19 @@ describeOnEachDatabase('verified domains and joining (behaviour §17)', (target)
     expect((await call('GET', '/invitations', person)).body).toEqual([]);
   });
 
+  it('suggests nothing to a person without a record, and answers their joining 404, with or without a verified e-mail', async () => {
+    const { domain, organizationId } = await organizationWithDomain(server(), 'automatic');
+    const id = `norecord-${randomUUID()}`;
+    for (const claims of [{ email: `${id}@${domain}`, email_verified: true }, {}]) {
+      const person = { id, email: `${id}@${domain}`, token: await tokenFor(id, { claims }) };
+      const suggested = await call('GET', '/organizations/suggestions', person);
+      expect(suggested.status).toBe(200);
+      expect(suggested.body).toEqual([]);
+      const joined = await call('POST', `/organizations/${organizationId}/join`, person);
+      expect(joined.status).toBe(404);
+    }
+  });
+
   it('refuses API keys on what is a person’s: joining, suggestions, their join requests', async () => {
     const { owner, organizationId } = await organizationWithDomain(server(), 'automatic');
     const key = await call('POST', `/organizations/${organizationId}/api-keys`, owner, { name: 'k', role: 'admin' });

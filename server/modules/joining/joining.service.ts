@@ -107,10 +107,12 @@ export async function suggestions(db: Db, caller: PersonCaller): Promise<Suggest
 /**
  * Joins the organization by the caller's verified e-mail: at once where the domain's enrollment is
  * `automatic`, as a pending join request where it is `suggestion` (one pending per person and
- * organization); 403 otherwise.
+ * organization); 403 otherwise, and 404 to a caller without a record.
  */
 export async function join(db: Db, caller: PersonCaller, organizationId: string): Promise<z.infer<typeof joinOutput>> {
   const domain = await verifiedEmailDomain(db, caller);
+  // Without a verified e-mail the answer is a refusal: 404 where the caller has no record at all.
+  if (domain === undefined) await emailOfUser(db, caller.userId);
   try {
     return await db.transaction(
       async (tx) => {

@@ -14,7 +14,7 @@ export const suggestionsProcedure = callerProcedure
       tags,
       summary:
         "The organizations the caller is not in whose verified domain is the caller's verified e-mail's, with the enrollment suggestion or automatic",
-      errors: [403, 404],
+      errors: [403],
     }),
   )
   .output(listOutput(suggestionOutput))
