@@ -22,6 +22,7 @@ import { Migration20261129150000_account_deletion as MysqlAccountDeletion } from
 import { Migration20261129160000_delivery_response_body as MysqlDeliveryResponseBody } from './mysql/Migration20261129160000_delivery_response_body.ts';
 import { Migration20261130090000_redundant_indexes as MysqlRedundantIndexes } from './mysql/Migration20261130090000_redundant_indexes.ts';
 import { Migration20261201090000_directory_user_links as MysqlDirectoryUserLinks } from './mysql/Migration20261201090000_directory_user_links.ts';
+import { Migration20261201120000_case_folded_words as MysqlCaseFoldedWords } from './mysql/Migration20261201120000_case_folded_words.ts';
 import { Migration20261122212048_initial as SqliteInitial } from './sqlite/Migration20261122212048_initial.ts';
 import { Migration20261123170000_lifecycle_events_idempotency as SqliteLifecycle } from './sqlite/Migration20261123170000_lifecycle_events_idempotency.ts';
 import { Migration20261125120000_roles_and_expiry as SqliteRolesAndExpiry } from './sqlite/Migration20261125120000_roles_and_expiry.ts';
@@ -36,6 +37,7 @@ import { Migration20261129150000_account_deletion as SqliteAccountDeletion } fro
 import { Migration20261129160000_delivery_response_body as SqliteDeliveryResponseBody } from './sqlite/Migration20261129160000_delivery_response_body.ts';
 import { Migration20261130090000_redundant_indexes as SqliteRedundantIndexes } from './sqlite/Migration20261130090000_redundant_indexes.ts';
 import { Migration20261201090000_directory_user_links as SqliteDirectoryUserLinks } from './sqlite/Migration20261201090000_directory_user_links.ts';
+import { Migration20261201120000_case_folded_words as SqliteCaseFoldedWords } from './sqlite/Migration20261201120000_case_folded_words.ts';
 
 export const mysqlMigrations: MigrationObject[] = [
   { name: 'Migration20261122212048_initial', class: MysqlInitial },
@@ -53,6 +55,7 @@ export const mysqlMigrations: MigrationObject[] = [
   { name: 'Migration20261129160000_delivery_response_body', class: MysqlDeliveryResponseBody },
   { name: 'Migration20261130090000_redundant_indexes', class: MysqlRedundantIndexes },
   { name: 'Migration20261201090000_directory_user_links', class: MysqlDirectoryUserLinks },
+  { name: 'Migration20261201120000_case_folded_words', class: MysqlCaseFoldedWords },
 ];
 export const sqliteMigrations: MigrationObject[] = [
   { name: 'Migration20261122212048_initial', class: SqliteInitial },
@@ -69,4 +72,5 @@ export const sqliteMigrations: MigrationObject[] = [
   { name: 'Migration20261129160000_delivery_response_body', class: SqliteDeliveryResponseBody },
   { name: 'Migration20261130090000_redundant_indexes', class: SqliteRedundantIndexes },
   { name: 'Migration20261201090000_directory_user_links', class: SqliteDirectoryUserLinks },
+  { name: 'Migration20261201120000_case_folded_words', class: SqliteCaseFoldedWords },
 ];

@@ -29,17 +29,39 @@ export const searchSchema = z
   .refine(hasNameCharacter, BLANK_SEARCH);
 
 const MARKS = /\p{M}/gu;
+const FINAL_SIGMA = /ς/gu;
+const ASCII = /^\p{ASCII}*$/u;
 const WHITE_SPACE = /\s+/u;
 /** What an e-mail address's words lie between (behaviour §15). */
 const EMAIL_SEPARATORS = /[\s@._+-]+/u;
 
 /**
- * Text as the word tables hold it: lower case, accents removed (compatibility decomposition, then
- * the combining marks dropped). Twice, because lower-casing may add a mark (`İ` gives `i̇`).
+ * Text as the word tables hold it (behaviour §15): compatibility decomposition (NFKD: ligatures,
+ * full-width letters, composed accents taken apart), letter case folded, then the combining marks
+ * (accents) dropped. Case is folded as Unicode's full case folding (CaseFolding.txt) does, by
+ * JavaScript's locale-independent mappings, lower then upper then lower case: "ß", "ẞ" and "SS"
+ * are "ss", "ſ" is "s", "ᾳ" and "ΑΙ" are "αι" (the iota subscript, a mark, is a letter to case
+ * folding, so it is folded before the marks go). Lower case alone gives a word-final "Σ" as "ς"
+ * and inside a word as "σ", which case folding makes one letter: "ς" becomes "σ". Apart from
+ * Unicode's folding, "ı" (dotless i, whose capital is "I") is "i", as its capital folds.
+ * tests/unit/search-words.test.ts checks this against every code point and the engine's
+ * CaseFolding.txt data. Folding folded text changes nothing.
+ *
+ * Not the npm package unicode-case-folding (CaseFolding.txt as a table): it is young (two releases,
+ * one author), fixes its table at its own Unicode version where the engine's mappings follow
+ * Node's, and looks every character up, where ASCII text, most of what is folded (every word of
+ * every person written and every search), is lower-cased here and nothing else.
  */
 export function foldText(text: string): string {
-  const once = (value: string) => value.normalize('NFKD').replace(MARKS, '').toLowerCase();
-  return once(once(text.toWellFormed()));
+  if (ASCII.test(text)) return text.toLowerCase();
+  return text
+    .toWellFormed()
+    .normalize('NFKD')
+    .toLowerCase()
+    .toUpperCase()
+    .toLowerCase()
+    .replace(MARKS, '')
+    .replace(FINAL_SIGMA, 'σ');
 }
 
 const cut = (word: string) =>

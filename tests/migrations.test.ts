@@ -1,5 +1,9 @@
 import { expect, it } from 'vitest';
+import { searchWords } from '../shared/search.ts';
+import { locateDatabase } from '../server/platform/database/engine.ts';
 import { migrate, openDatabase, type Orm } from '../server/platform/database/orm.ts';
+import { toDbTimestamp, type Database } from '../server/platform/database/schema.ts';
+import { memberMatches, organizationMatches, userMatches, wordRanges } from '../server/platform/database/word-index.ts';
 import { storedTeamNameKey } from '../server/modules/teams/name-key.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 
@@ -19,6 +23,7 @@ const ACCOUNT_DELETION = 'Migration20261129150000_account_deletion';
 const DELIVERY_RESPONSE_BODY = 'Migration20261129160000_delivery_response_body';
 const REDUNDANT_INDEXES = 'Migration20261130090000_redundant_indexes';
 const DIRECTORY_USER_LINKS = 'Migration20261201090000_directory_user_links';
+const CASE_FOLDED_WORDS = 'Migration20261201120000_case_folded_words';
 /** Every migration, in the order they apply (migrations/index.ts lists them for the service). */
 const MIGRATIONS = [
   INITIAL,
@@ -36,6 +41,7 @@ const MIGRATIONS = [
   DELIVERY_RESPONSE_BODY,
   REDUNDANT_INDEXES,
   DIRECTORY_USER_LINKS,
+  CASE_FOLDED_WORDS,
 ];
 
 /**
@@ -355,6 +361,134 @@ describeOnEachDatabase('migrations', (target) => {
       ).toEqual([
         { id: 'd1', status: 'failed', last_status_code: 500, last_error: 'HTTP 500: boom', last_response_body: null },
       ]);
+      expect(await schemaDiff(orm, target.name)).toBe('');
+    } finally {
+      await orm.close();
+      await database.drop();
+    }
+  });
+
+  it('fold anew the search words of an earlier release\'s names outside ASCII: `strasse` finds "Straße" (behaviour §15)', async () => {
+    const database = await target.create();
+    const orm = await openDatabase(database.url);
+    try {
+      await orm.migrator.up({ to: DIRECTORY_USER_LINKS });
+      const dialect = locateDatabase(database.url).dialect;
+      const sql = orm.em.getKysely<Database>();
+      const at = toDbTimestamp(dialect, new Date('2026-11-30T12:00:00.000Z'));
+      // More people than one batch of the migration reads, each with the words the earlier release
+      // kept: its fold lower-cased and dropped accents only, so "Straße" stayed "straße".
+      const people = [
+        ...Array.from({ length: 1001 }, (_, index) => {
+          const id = `u-${String(index).padStart(4, '0')}`;
+          const email = `${id}@example.com`;
+          return {
+            user: { id, first_name: 'Jörg', last_name: 'Straße', email },
+            words: ['jorg', 'straße', 'u', id.slice(2), 'example', 'com', email],
+          };
+        }),
+        {
+          user: { id: 'kassandra', first_name: 'Κασσάνδρα', last_name: 'ΟΔΥΣΣΕΥΣ', email: 'k@example.com' },
+          words: ['κασσανδρα', 'οδυσσευς', 'k', 'example', 'com', 'k@example.com'],
+        },
+        // All ASCII: its words are left as they are, the one no fold makes included.
+        {
+          user: { id: 'bob', first_name: 'Bob', last_name: 'Strasse', email: 'bob@example.com' },
+          words: ['bob', 'strasse', 'example', 'com', 'bob@example.com', 'left-as-it-was'],
+        },
+      ];
+      await sql
+        .insertInto('users')
+        .values(people.map(({ user }) => ({ ...user, created_at: at, updated_at: at })))
+        .execute();
+      await sql
+        .insertInto('organizations')
+        .values({
+          id: 'o1',
+          name: 'Straße AG',
+          slug: 'stra-e-ag',
+          description: '',
+          created_by: 'bob',
+          created_at: at,
+          updated_at: at,
+          version: 0,
+          member_count: people.length,
+        })
+        .execute();
+      await sql
+        .insertInto('organization_words')
+        .values(['straße', 'ag', 'stra', 'e', 'stra-e-ag'].map((word) => ({ organization_id: 'o1', word })))
+        .execute();
+      await sql
+        .insertInto('organization_users')
+        .values(
+          people.map(({ user }) => ({
+            organization_id: 'o1',
+            user_id: user.id,
+            role: 'member',
+            created_at: at,
+            updated_at: at,
+          })),
+        )
+        .execute();
+      const words = people.flatMap(({ user, words }) => words.map((word) => ({ user_id: user.id, word })));
+      for (let start = 0; start < words.length; start += 2000) {
+        const batch = words.slice(start, start + 2000);
+        await sql.insertInto('user_words').values(batch).execute();
+        await sql
+          .insertInto('member_words')
+          .values(batch.map((row) => ({ ...row, organization_id: 'o1' })))
+          .execute();
+      }
+
+      expect(await migrate(orm)).toEqual(from(CASE_FOLDED_WORDS));
+
+      // Found as the service searches: the member list, every user, the organizations.
+      const members = async (search: string) =>
+        (
+          await sql
+            .selectFrom('organization_users as m')
+            .select('m.user_id')
+            .where('m.organization_id', '=', 'o1')
+            .where((eb) => eb.and(memberMatches(dialect, 'm', 'o1', wordRanges(searchWords(search)))))
+            .orderBy('m.user_id')
+            .execute()
+        ).map((row) => row.user_id);
+      const users = async (search: string) =>
+        (
+          await sql
+            .selectFrom('users as u')
+            .select('u.id')
+            .where((eb) => eb.and(userMatches('u', searchWords(search))))
+            .orderBy('u.id')
+            .execute()
+        ).map((row) => row.id);
+      const jorgs = people.slice(0, 1001).map(({ user }) => user.id);
+      for (const search of ['strasse', 'STRASSE', 'straße']) expect(await members(search)).toEqual(['bob', ...jorgs]);
+      expect(await members('jörg STRAẞE')).toEqual(jorgs);
+      expect(await users('Straße u-0500')).toEqual(['u-0500']);
+      expect(await members('ΚΑΣ οδυσσευσ')).toEqual(['kassandra']);
+      const organizations = await sql
+        .selectFrom('organizations as o')
+        .select('o.id')
+        .where((eb) => eb.and(organizationMatches('o', searchWords('STRASSE ag'))))
+        .execute();
+      expect(organizations).toEqual([{ id: 'o1' }]);
+      const wordsOf = async (table: 'user_words' | 'member_words', userId: string) =>
+        (await sql.selectFrom(table).select('word').where('user_id', '=', userId).orderBy('word').execute()).map(
+          (row) => row.word,
+        );
+      expect(await wordsOf('user_words', 'u-0007')).toEqual([
+        '0007',
+        'com',
+        'example',
+        'jorg',
+        'strasse',
+        'u',
+        'u-0007@example.com',
+      ]);
+      expect(await wordsOf('member_words', 'u-0007')).toEqual(await wordsOf('user_words', 'u-0007'));
+      expect(await wordsOf('member_words', 'bob')).toContain('left-as-it-was');
       expect(await schemaDiff(orm, target.name)).toBe('');
     } finally {
       await orm.close();
