@@ -183,7 +183,7 @@ export async function startService(settings: Settings): Promise<Service> {
     // Sibling scopes: the tRPC plugin replaces the JSON parser inside its own scope.
     await app.register(trpcPlugin(appRouter, createContext, verifyToken, metrics?.countProcedureCalls));
     await app.register(restPlugin(appRouter, createContext, verifyToken));
-    await app.register(scimPlugin(createContext, verifyToken), { prefix: SCIM_PREFIX });
+    await app.register(scimPlugin(createContext, verifyToken, settings.PUBLIC_URL), { prefix: SCIM_PREFIX });
     app.server.maxConnections = settings.MAX_CONNECTIONS;
     // Past it Node's parser refuses the request (431), as it does past maxHeaderSize.
     app.server.maxHeadersCount = MAX_HEADER_LINES;

@@ -30,6 +30,7 @@ import { settingRows } from './support/markdown.ts';
 import { freePorts } from './support/ports.ts';
 import { projectRoot, spawnService, type ServiceProcess } from './support/process.ts';
 import { restCall } from './support/rest-call.ts';
+import { oktaUser, scimClient } from './support/scim.ts';
 import { TEST_SECRET, tokenFor } from './support/tokens.ts';
 
 /**
@@ -40,6 +41,10 @@ const PROOFS: Record<string, string[]> = {
   NODE_ENV: ['tests/startup.test.ts › refuses to start in production without a token key, and says what to set'],
   PORT: ['listens on PORT at HOST, and nowhere else'],
   HOST: ['listens on PORT at HOST, and nowhere else'],
+  PUBLIC_URL: [
+    "forms SCIM's URLs from PUBLIC_URL, whatever Host header a request carries",
+    'tests/startup.test.ts › refuses PUBLIC_URL=%s in one line',
+  ],
   DATABASE_URL: [
     'keeps its data in the DATABASE_URL file, and verifies tokens with the development secret it made in DATA_DIR',
     'keeps its data in memory with DATABASE_URL=:memory:',
@@ -247,6 +252,7 @@ async function unfinishedRequest(baseUrl: string): Promise<Socket> {
 
 describe('the bundle on an embedded database file, with the development secret', () => {
   const allowedOrigin = 'https://app.example.test';
+  const publicUrl = 'https://orgs.example.test/directory';
   let database: TestDatabase;
   let dataDir: string;
   let service: ServiceProcess;
@@ -259,6 +265,7 @@ describe('the bundle on an embedded database file, with the development secret',
       DATA_DIR: dataDir,
       REQUIRE_CREATOR_ROLE: 'false',
       CORS_ORIGINS: `${allowedOrigin}, https://admin.example.test`,
+      PUBLIC_URL: `${publicUrl}/`,
       INVITATION_TTL_HOURS: '0.5',
       RATE_LIMIT_MAX: '4',
       RATE_LIMIT_WINDOW_MS: '2000',
@@ -321,6 +328,22 @@ describe('the bundle on an embedded database file, with the development secret',
     expect(allowed.headers.get('access-control-allow-origin')).toBe(allowedOrigin);
     const refused = await preflight('https://elsewhere.example.test');
     expect(refused.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it("forms SCIM's URLs from PUBLIC_URL, whatever Host header a request carries", async () => {
+    const token = await developmentToken('provisioner');
+    const organizationId = await createUserAndOrganization(service.baseUrl, 'provisioner', token);
+    const key = await restCall(service.baseUrl, 'POST', `/organizations/${organizationId}/api-keys`, token, {
+      name: 'SCIM',
+      role: 'admin',
+    });
+    expect(key.status).toBe(201);
+    const scim = scimClient(service, key.body.secret, { host: 'attacker.invalid' });
+    const created = await scim.send('POST', '/Users', oktaUser('provisioned@example.com'));
+    expect(created.status).toBe(201);
+    expect(created.location).toBe(`${publicUrl}/scim/v2/Users/${created.body.id}`);
+    const config = await scim.send('GET', '/ServiceProviderConfig');
+    expect(config.body.meta.location).toBe(`${publicUrl}/scim/v2/ServiceProviderConfig`);
   });
 
   it('answers 429 past RATE_LIMIT_MAX requests of a caller, until RATE_LIMIT_WINDOW_MS have passed', async () => {

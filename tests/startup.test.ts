@@ -171,6 +171,20 @@ describe('start-up settings', () => {
     },
   );
 
+  // SCIM's URLs are PUBLIC_URL with the service's paths after it: it must be a base they can follow.
+  it.each([
+    ['orgs.example.test', /must be an absolute http:\/\/ or https:\/\/ URL/],
+    ['ftp://orgs.example.test', /must be an absolute http:\/\/ or https:\/\/ URL/],
+    ['https://', /must be an absolute http:\/\/ or https:\/\/ URL/],
+    ['https://orgs.example.test/?tenant=1', /must have no query \(\?\) or fragment \(#\)/],
+    ['https://orgs.example.test/orgs#top', /must have no query \(\?\) or fragment \(#\)/],
+    ['https://admin:S3cretPass@orgs.example.test', /must not carry a user or password$/m],
+  ])('refuses PUBLIC_URL=%s in one line', (url, what) => {
+    const result = startWith({ PUBLIC_URL: url });
+    expectOneLineFailure(result, new RegExp(`^Invalid settings: PUBLIC_URL: ${what.source}`, what.flags));
+    expect(result.stderr).not.toContain('S3cretPass');
+  });
+
   it('refuses a drain that does not end before the stop times out', () => {
     // As long as the stop's whole deadline (SHUTDOWN_TIMEOUT_MS's default): no request could finish.
     const drainMs = 15_000;

@@ -85,7 +85,23 @@ function scimError(error: unknown, request: FastifyRequest): { status: number; b
   return { status, body: scim.scimErrorBody(status, detail, scimType) };
 }
 
-export function scimPlugin(createContext: ReturnType<typeof contextFactory>, authenticate: VerifyToken) {
+/**
+ * Where SCIM's absolute URLs (a 201's Location, every `meta.location`, a group member's `$ref`)
+ * start: PUBLIC_URL's SCIM path when it is set, whatever Host header a request carries; otherwise
+ * the request's own scheme and Host, which Fastify takes from the connection and the header alone
+ * (X-Forwarded-* are not read: trustProxy is off). Behaviour §18.
+ */
+function scimBase(publicUrl: string | undefined): (request: FastifyRequest) => string {
+  if (publicUrl !== undefined) return () => `${publicUrl}${scim.SCIM_PREFIX}`;
+  return (request) => `${request.protocol}://${request.host}${scim.SCIM_PREFIX}`;
+}
+
+/** `publicUrl`: PUBLIC_URL, the service's base URL as its clients reach it, if it is set. */
+export function scimPlugin(
+  createContext: ReturnType<typeof contextFactory>,
+  authenticate: VerifyToken,
+  publicUrl: string | undefined,
+) {
   // eslint-disable-next-line @typescript-eslint/require-await -- a Fastify plugin: its promise tells Fastify it is done
   return async (app: FastifyInstance) => {
     const parseJsonText = fastifyJsonParser(app);
@@ -116,7 +132,7 @@ export function scimPlugin(createContext: ReturnType<typeof contextFactory>, aut
       throw new scim.ScimProblem('NOT_FOUND', undefined, `No route for ${request.method} ${request.url.split('?')[0]}`);
     });
 
-    const base = (request: FastifyRequest) => `${request.protocol}://${request.host}${scim.SCIM_PREFIX}`;
+    const base = scimBase(publicUrl);
 
     const onKeyUseFailure = (request: FastifyRequest) => (error: unknown) =>
       request.log.error({ err: error }, 'recording a key use failed');

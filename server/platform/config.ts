@@ -47,10 +47,37 @@ function isResolverAddress(text: string): boolean {
   return isIP(host) !== 0 && port >= 1 && port <= 65535;
 }
 
+/**
+ * What is wrong with PUBLIC_URL, if anything: it must be an absolute http(s) URL without a user or
+ * password, a query or a fragment, as the service puts its own paths after it.
+ */
+function publicUrlProblem(text: string): string | undefined {
+  const url = /^\s*https?:\/\//i.test(text) ? URL.parse(text) : null;
+  if (!url) return 'must be an absolute http:// or https:// URL (https://orgs.example.com, https://example.com/orgs)';
+  if (url.username !== '' || url.password !== '') return 'must not carry a user or password';
+  if (/[?#]/.test(url.href)) return 'must have no query (?) or fragment (#): the service puts its paths after it';
+  return undefined;
+}
+
 const settingsSchema = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
+  /**
+   * The service's base URL as its clients reach it (behaviour §18): SCIM's absolute URLs start with
+   * it and never with a request's Host header. Kept in URL's normal form (lower-case scheme and
+   * host, no default port) without its trailing slashes; unset, they come from the request.
+   */
+  PUBLIC_URL: z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      if (value === undefined) return undefined;
+      const problem = publicUrlProblem(value);
+      if (problem === undefined) return URL.parse(value)!.href.replace(/\/+$/, '');
+      context.addIssue({ code: 'custom', message: problem });
+      return z.NEVER;
+    }),
   DATABASE_URL: z
     .string()
     .min(1)

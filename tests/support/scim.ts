@@ -3,6 +3,7 @@
  * key as the bearer token and `application/scim+json` bodies, in the shapes Okta's and Microsoft
  * Entra ID's SCIM guides show.
  */
+import { request as httpRequest } from 'node:http';
 import { expect } from 'vitest';
 import { createOrganization, registerUser, type TestUser } from './fixtures.ts';
 import { setMaxMembers } from './limits.ts';
@@ -17,29 +18,72 @@ export interface ScimAnswer<T = any> {
   status: number;
   body: T;
   contentType: string | null;
+  /** The Location header (a 201's), as scimClient reads it. */
+  location?: string | null;
 }
 
 export interface ScimClient {
   send<T = any>(method: string, path: string, body?: unknown): Promise<ScimAnswer<T>>;
 }
 
-export function scimClient(server: Pick<TestServer, 'baseUrl'>, secret: string | undefined): ScimClient {
+/** What a client reads of an answer: its status, its body's text and its headers by name. */
+interface Received {
+  status: number;
+  text: string;
+  header(name: string): string | null;
+}
+
+async function fetched(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Received> {
+  const response = await fetch(url, { method, headers, body });
+  return { status: response.status, text: await response.text(), header: (name) => response.headers.get(name) };
+}
+
+/** The request over node:http, which sends the Host header of `headers` (fetch always sends its own). */
+function sentWithHost(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Received> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method, headers }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('error', reject);
+      response.on('end', () => {
+        const header = (name: string) => [response.headers[name] ?? []].flat()[0] ?? null;
+        resolve({ status: response.statusCode!, text, header });
+      });
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+/**
+ * `headers`: more headers every request carries. A `host` among them is sent as given, as a client
+ * that names the service otherwise would, or a hostile one (requests then go out over node:http).
+ */
+export function scimClient(
+  server: Pick<TestServer, 'baseUrl'>,
+  secret: string | undefined,
+  headers: Record<string, string> = {},
+): ScimClient {
   return {
     async send(method, path, body) {
-      const response = await fetch(`${server.baseUrl}/scim/v2${path}`, {
+      const send = headers.host === undefined ? fetched : sentWithHost;
+      const answer = await send(
+        `${server.baseUrl}/scim/v2${path}`,
         method,
-        headers: {
+        {
           ...(secret !== undefined && { authorization: `Bearer ${secret}` }),
           accept: 'application/scim+json',
           ...(body !== undefined && { 'content-type': 'application/scim+json' }),
+          ...headers,
         },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await response.text();
+        body === undefined ? undefined : JSON.stringify(body),
+      );
       return {
-        status: response.status,
-        body: text ? JSON.parse(text) : undefined,
-        contentType: response.headers.get('content-type'),
+        status: answer.status,
+        body: answer.text ? JSON.parse(answer.text) : undefined,
+        contentType: answer.header('content-type'),
+        location: answer.header('location'),
       };
     },
   };
