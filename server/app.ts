@@ -124,6 +124,8 @@ export async function startService(settings: Settings): Promise<Service> {
       // Fastify's two lines per request give way to our one (http/logging.ts).
       logController: new LogController({ disableRequestLogging: true }),
       genReqId: requestId,
+      // Forwarding headers believed from these proxies only (docs/operations.md, "Behind a proxy").
+      trustProxy: settings.TRUST_PROXY ?? false,
       bodyLimit: MAX_BODY_BYTES,
       // tRPC's advice for Fastify: a batch's procedure list is one path parameter. It also holds a
       // 128-character id percent-encoded (at most 1152 characters); longer is answered 414.

@@ -122,6 +122,18 @@ async function statusesOf(baseUrl: string, caller: string, count: number): Promi
   return statuses;
 }
 
+describe('rate limit without TRUST_PROXY', () => {
+  const server = useServer(embedded, { RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000' });
+
+  it('counts a caller without a token by the connection, whatever X-Forwarded-For says', async () => {
+    const statuses = [];
+    for (const client of ['203.0.113.1', '203.0.113.2', '203.0.113.3', '203.0.113.4']) {
+      statuses.push((await server().call('GET', '/organizations', { headers: { 'x-forwarded-for': client } })).status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 429]);
+  });
+});
+
 describe('rate limit without REDIS_URL', () => {
   const env = { RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_MS: '60000' };
   const first = useServer(embedded, env);

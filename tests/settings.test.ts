@@ -45,6 +45,11 @@ const PROOFS: Record<string, string[]> = {
     "forms SCIM's URLs from PUBLIC_URL, whatever Host header a request carries",
     'tests/startup.test.ts › refuses PUBLIC_URL=%s in one line',
   ],
+  TRUST_PROXY: [
+    'counts a caller without a token by the address X-Forwarded-For gives, from a proxy TRUST_PROXY names',
+    'tests/startup.test.ts › refuses TRUST_PROXY=%s in one line',
+    'tests/protection.test.ts › counts a caller without a token by the connection, whatever X-Forwarded-For says',
+  ],
   DATABASE_URL: [
     'keeps its data in the DATABASE_URL file, and verifies tokens with the development secret it made in DATA_DIR',
     'keeps its data in memory with DATABASE_URL=:memory:',
@@ -266,6 +271,7 @@ describe('the bundle on an embedded database file, with the development secret',
       REQUIRE_CREATOR_ROLE: 'false',
       CORS_ORIGINS: `${allowedOrigin}, https://admin.example.test`,
       PUBLIC_URL: `${publicUrl}/`,
+      TRUST_PROXY: 'loopback',
       INVITATION_TTL_HOURS: '0.5',
       RATE_LIMIT_MAX: '4',
       RATE_LIMIT_WINDOW_MS: '2000',
@@ -359,6 +365,16 @@ describe('the bundle on an embedded database file, with the development secret',
     expect(retryAfter).toBeLessThanOrEqual(2);
     await sleep(retryAfter * 1000 + 100);
     expect(await organizationsStatus(service.baseUrl, token)).toBe(200);
+  });
+
+  it('counts a caller without a token by the address X-Forwarded-For gives, from a proxy TRUST_PROXY names', async () => {
+    // The test is the proxy, on loopback; the clients' addresses are documentation ones (RFC 5737).
+    const statusFrom = async (client: string) =>
+      (await fetch(`${service.baseUrl}/organizations`, { headers: { 'x-forwarded-for': client } })).status;
+    const statuses = [];
+    for (let index = 0; index < 5; index++) statuses.push(await statusFrom('203.0.113.7'));
+    expect(statuses).toEqual([401, 401, 401, 401, 429]);
+    expect(await statusFrom('203.0.113.8')).toBe(401);
   });
 
   it('cuts off a client that has not sent its whole request within REQUEST_TIMEOUT_MS', async () => {

@@ -185,6 +185,17 @@ describe('start-up settings', () => {
     expect(result.stderr).not.toContain('S3cretPass');
   });
 
+  // Forwarding headers are believed from named proxies only: never from any client, nor by a count.
+  it.each(['true', '2', '10.0.0.0/33', 'proxy.example.test', '127.0.0.1, *'])(
+    'refuses TRUST_PROXY=%s in one line',
+    (value) => {
+      expectOneLineFailure(
+        startWith({ TRUST_PROXY: value }),
+        /^Invalid settings: TRUST_PROXY: ".+" is neither an IP address, a CIDR range/,
+      );
+    },
+  );
+
   it('refuses a drain that does not end before the stop times out', () => {
     // As long as the stop's whole deadline (SHUTDOWN_TIMEOUT_MS's default): no request could finish.
     const drainMs = 15_000;

@@ -59,6 +59,39 @@ function publicUrlProblem(text: string): string | undefined {
   return undefined;
 }
 
+/** The names proxy-addr, Fastify's reader of X-Forwarded-For, gives to address ranges. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** Whether `entry` is an IP address, a CIDR range (`10.0.0.0/8`) or one of PROXY_RANGE_NAMES. */
+function isProxyRange(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY as Fastify's `trustProxy` takes it: the addresses and ranges of the proxies whose
+ * forwarding headers are believed. Never `true`, which would believe any client's X-Forwarded-For,
+ * and no count of proxies, which Fastify takes to trust none (it cannot tell the nearest peer).
+ */
+function trustedProxies(value: string | undefined, context: z.RefinementCtx): string[] | undefined {
+  const entries = (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  if (entries.length === 0) return undefined;
+  const wrong = entries.find((entry) => !isProxyRange(entry));
+  if (wrong === undefined) return entries;
+  context.addIssue({
+    code: 'custom',
+    message: `"${wrong}" is neither an IP address, a CIDR range (10.0.0.0/8), nor loopback, linklocal or uniquelocal`,
+  });
+  return z.NEVER;
+}
+
 const settingsSchema = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -78,6 +111,12 @@ const settingsSchema = z.object({
       context.addIssue({ code: 'custom', message: problem });
       return z.NEVER;
     }),
+  /**
+   * The proxies in front of the service whose X-Forwarded-For, X-Forwarded-Proto and
+   * X-Forwarded-Host it believes: a client's address (what the rate limit counts by) and, without
+   * PUBLIC_URL, the scheme and host of SCIM's URLs. Unset, the connection's own.
+   */
+  TRUST_PROXY: z.string().optional().transform(trustedProxies),
   DATABASE_URL: z
     .string()
     .min(1)
