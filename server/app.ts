@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { createTokenVerifier } from './platform/auth/tokens.ts';
 import { isProduction, processingLimitMs, type Settings } from './platform/config.ts';
 import { collectStartGarbage } from './platform/start-garbage.ts';
-import { KeysInFlight, purgeExpiredKeysHourly } from './platform/idempotency.ts';
+import { KeysInFlight } from './platform/idempotency.ts';
 import { isGaleraNode, migrate, openDatabase, pingDatabase, type Orm } from './platform/database/orm.ts';
 import { Db } from './platform/database/transaction.ts';
 import { startTracing } from './platform/tracing/tracing.ts';
@@ -31,12 +31,10 @@ import { registerStopping, StopAwareResponse } from './http/stopping.ts';
 import { SCIM_PREFIX, scimPlugin } from './http/scim.ts';
 import { trpcPlugin } from './http/trpc.ts';
 import { appRouter } from './modules/router.ts';
-import { sweepExpiredMemberships } from './modules/members/expiry-sweep.ts';
-import { Dispatcher } from './modules/webhooks/dispatcher.ts';
-import { guardOptions } from './modules/webhooks/guard.ts';
 import { consolePlugin } from './http/console.ts';
 import { contextFactory } from './http/context.ts';
 import { withoutApiPrefix } from './http/api-alias.ts';
+import { startBackgroundJobs } from './background-jobs.ts';
 
 export interface Service {
   app: FastifyInstance;
@@ -46,8 +44,8 @@ export interface Service {
   migrationsApplied: string[];
   /**
    * Stops as behaviour §10 says: readiness fails and answers carry `Connection: close` at once,
-   * requests are served for `drainMs`, then the listener closes, the requests still running finish,
-   * and the database pool closes.
+   * requests are served for `drainMs`, then the listener closes, the requests still running finish
+   * while the background jobs stop (background-jobs.ts), and the database pool closes.
    */
   close(drainMs?: number): Promise<void>;
   /** The metrics listener, when METRICS_PORT is set. */
@@ -60,15 +58,6 @@ export interface Service {
  * DB_TIMEOUT_MS; the pauses between attempts grow to 200 ms.
  */
 const MAX_TRANSACTION_ATTEMPTS = 20;
-
-/**
- * EXPIRY_SWEEP_INTERVAL_MS, how often this instance sweeps expired memberships, is for tests only
- * (they cannot wait 15 s for each sweep): not a setting, and so not in docs/configuration.md.
- */
-function sweepIntervalForTests(): number | undefined {
-  const ms = Number(process.env.EXPIRY_SWEEP_INTERVAL_MS);
-  return ms > 0 ? ms : undefined;
-}
 
 /** Write transactions hold at most this many of the pool's connections; a quarter stays for reads. */
 const writeSlots = (poolSize: number) => Math.max(1, poolSize - Math.max(1, Math.floor(poolSize / 4)));
@@ -206,27 +195,7 @@ export async function startService(settings: Settings): Promise<Service> {
     } finally {
       logger.level = settings.LOG_LEVEL;
     }
-    const stopPurgingKeys = purgeExpiredKeysHourly(db, (error) =>
-      logger.warn({ err: error }, 'idempotency keys: deleting expired keys failed; tried again in an hour'),
-    );
-    const webhooks = new Dispatcher(db, {
-      guard: guardOptions(settings),
-      timeoutMs: settings.WEBHOOK_TIMEOUT_MS,
-      retrySchedule: settings.webhookRetrySchedule,
-      disableAfterMs: settings.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
-      leaseMs: settings.WEBHOOK_LEASE_MS,
-      concurrency: settings.WEBHOOK_CONCURRENCY,
-      pollMs: settings.WEBHOOK_POLL_INTERVAL_MS,
-      observer: metrics?.webhooks,
-      onFailure: (error) =>
-        logger.warn({ err: error }, 'webhooks: a delivery pass failed; tried again at the next one'),
-    });
-    webhooks.start();
-    const stopSweeping = sweepExpiredMemberships(db, {
-      intervalMs: sweepIntervalForTests(),
-      onFailure: (error) =>
-        logger.warn({ err: error }, 'memberships: removing expired ones failed; tried again at the next sweep'),
-    });
+    const stopBackgroundJobs = startBackgroundJobs(db, settings, logger, metrics?.webhooks);
     return {
       app,
       orm,
@@ -237,10 +206,8 @@ export async function startService(settings: Settings): Promise<Service> {
         stopping.beginDraining();
         if (drainMs > 0) await sleep(drainMs);
         logger.info('closing the listener: finishing the requests under way');
-        await app.close();
-        await stopPurgingKeys();
-        await stopSweeping();
-        await webhooks.stop();
+        // Meanwhile the background jobs stop, none waiting on the database past DB_TIMEOUT_MS.
+        await Promise.all([app.close(), stopBackgroundJobs()]);
         await metricsListener?.close();
         await orm.close();
         await stopTracing();

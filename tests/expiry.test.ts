@@ -5,9 +5,9 @@
  * input refused; the sweep removing what expired and recording `member.expired` once, with two
  * instances on MariaDB too, and ending the expired member's event subscription.
  *
- * EXPIRY_SWEEP_INTERVAL_MS (for tests only, read by server/app.ts) sets how often each server
- * sweeps: an hour where a test proves what holds before any sweep, a fraction of a second where it
- * proves the sweep.
+ * EXPIRY_SWEEP_INTERVAL_MS (for tests only, read by server/background-jobs.ts) sets how often each
+ * server sweeps: an hour where a test proves what holds before any sweep, a fraction of a second
+ * where it proves the sweep.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -15,6 +15,7 @@ import { databaseTargets, type TestDatabase } from './support/databases.ts';
 import { uniqueId } from './support/fixtures.ts';
 import { failWithout } from './support/needs.ts';
 import { projectRoot, SERVICE_ENTRY, spawnService, type ServiceProcess } from './support/process.ts';
+import { rawRequest } from './support/raw-http.ts';
 import { restCall } from './support/rest-call.ts';
 import { TEST_SECRET, tokenFor } from './support/tokens.ts';
 import {
@@ -432,6 +433,89 @@ describe('sampling and protocol', () => {
     expect(sent[0]!.headers['content-type']).toBe('application/x-protobuf');
     // Protobuf keeps strings as they are: the span's name is in the bytes.
     expect(sent[0]!.body).toContain('GET /healthz');
+  }, 60_000);
+});
+
+describe('the log line of a refused request', () => {
+  let collector: Receiver;
+  let database: TestDatabase;
+  let service: ServiceProcess;
+
+  beforeAll(async () => {
+    collector = await startReceiver();
+    database = await databaseTargets()[0]!.create();
+    service = await spawnService({
+      ...BASE_ENV,
+      DATABASE_URL: database.url,
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url('/'),
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    });
+  });
+  afterAll(async () => {
+    service?.kill();
+    await collector?.close();
+    await database?.drop();
+  });
+
+  it('carries the trace its traceparent names, however it is refused: while routing, by Node, or by a hook', async () => {
+    const auth = `Authorization: Bearer ${await tokenFor(uniqueId('refused'), { role: 'owner' })}`;
+    const json = 'Content-Type: application/json';
+    const bigBody = JSON.stringify({ first_name: 'Big', padding: 'x'.repeat(70 * 1024) });
+    const refusals: Array<{ name: string; status: number; head: string[]; body?: string }> = [
+      // Answered while routing, before any hook runs (Fastify's frameworkErrors).
+      { name: 'malformed-escape', status: 400, head: ['GET /users/%E0%A4%A HTTP/1.1'] },
+      { name: 'long-parameter', status: 414, head: [`GET /organization-user/${'a'.repeat(5001)} HTTP/1.1`] },
+      // Answered by listeners of Node's server, which Fastify never sees.
+      { name: 'expectation', status: 417, head: ['GET /users HTTP/1.1', auth, 'Expect: teapot'] },
+      { name: 'connect', status: 405, head: ['CONNECT example.com:443 HTTP/1.1'] },
+      // Answered by the hooks, the body's parser or the router's 404.
+      { name: 'unknown-path', status: 404, head: ['GET /nowhere HTTP/1.1'] },
+      { name: 'method-not-served', status: 405, head: ['DELETE /healthz HTTP/1.1'] },
+      { name: 'two-hosts', status: 400, head: ['GET /users HTTP/1.1', auth, 'Host: other.example'] },
+      {
+        name: 'body-too-large',
+        status: 413,
+        head: ['PUT /users HTTP/1.1', auth, json, `Content-Length: ${bigBody.length}`],
+        body: bigBody,
+      },
+      {
+        name: 'malformed-json',
+        status: 400,
+        head: ['PUT /users HTTP/1.1', auth, json, 'Content-Length: 14'],
+        body: '{"first_name":',
+      },
+      {
+        name: 'not-json',
+        status: 415,
+        head: ['PUT /users HTTP/1.1', auth, 'Content-Type: text/plain', 'Content-Length: 1'],
+        body: 'x',
+      },
+    ];
+    const traceIds = new Map<string, string>();
+    for (const { name, status, head, body } of refusals) {
+      const traceId = randomBytes(16).toString('hex');
+      traceIds.set(name, traceId);
+      const [requestLine, ...headers] = head;
+      const sent = [
+        requestLine,
+        'Host: 127.0.0.1',
+        ...headers,
+        `traceparent: 00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+        `x-request-id: refused-${name}`,
+      ];
+      expect((await rawRequest(service.baseUrl, sent.join('\r\n'), { body })).status, name).toBe(status);
+    }
+    await stop(service);
+
+    const lines = requestLines(service);
+    const spans = spansOf(collector);
+    for (const { name, status } of refusals) {
+      const line = lines.find((entry) => entry.reqId === `refused-${name}`);
+      expect(line, name).toMatchObject({ status, traceId: traceIds.get(name) });
+      // The trace holds the request's span, as every request's does.
+      const span = spans.find((each) => each.traceId === traceIds.get(name) && each.kind === SERVER);
+      expect(span?.attributes['http.response.status_code'], name).toBe(status);
+    }
   }, 60_000);
 });
 

@@ -10,16 +10,24 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
-import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  ConnectionError,
+  FastifyBaseLogger,
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+} from 'fastify';
 import { ERROR_STATUS, type ErrorBody, type ErrorCode } from '../../shared/errors.ts';
 import { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_HEADER_LINES } from '../../shared/limits.ts';
 import { SCIM_CONTENT_TYPE, SCIM_PREFIX, scimErrorBody } from '../modules/scim/index.ts';
 import { trpcCarrierCode } from '../platform/errors.ts';
 import { allowedMethodsRecorder } from './allowed-methods.ts';
 import { announcesBody } from './json-body.ts';
-import { loggedUrl } from './logging.ts';
+import { loggedUrl, requestId } from './logging.ts';
 import { SECURITY_HEADERS } from './protection.ts';
 import { repeatsHost } from './repeated-headers.ts';
+import { traceAnswer } from './tracing.ts';
 
 /** Path parameters longer than this are answered 414 (see app.ts). */
 export const MAX_PARAM_LENGTH = 5000;
@@ -85,9 +93,29 @@ function sendError(request: FastifyRequest, reply: FastifyReply, error: FastifyE
  * `MAX_PARAM_LENGTH` (414), found while routing, before any hook runs.
  */
 export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  // No hook runs for these: the request id, the security headers and the log line are given here.
-  void sendError(request, reply.headers(SECURITY_HEADERS).header('x-request-id', request.id), error);
-  request.log.info({ method: request.method, url: loggedUrl(request.url), status: reply.statusCode }, 'request');
+  // No hook runs for these: the request id, the security headers, the span and the log line are given here.
+  const traceId = traceAnswer(request.method, request.headers, () => {
+    void sendError(request, reply.headers(SECURITY_HEADERS).header('x-request-id', request.id), error);
+    return reply.statusCode;
+  });
+  const status = reply.statusCode;
+  request.log.info({ method: request.method, url: loggedUrl(request.url), status, traceId }, 'request');
+}
+
+/**
+ * Answers a request that Node hands to a listener of its own, which Fastify never sees, as the
+ * hooks answer the others: with a request id, in a span of its own (http/tracing.ts), and with its
+ * line in the log (http/logging.ts). `answer` is given the request id and returns the status.
+ */
+function answerOutsideFastify(
+  log: FastifyBaseLogger,
+  request: IncomingMessage,
+  answer: (reqId: string) => number,
+): void {
+  const reqId = requestId(request);
+  let status = 0;
+  const traceId = traceAnswer(request.method ?? '', request.headers, () => (status = answer(reqId)));
+  log.info({ reqId, method: request.method, url: loggedUrl(request.url ?? ''), status, traceId }, 'request');
 }
 
 const SECURITY_HEADER_LINES = Object.entries(SECURITY_HEADERS)
@@ -151,20 +179,32 @@ function answerAndClose(socket: Duplex, url: string | undefined, status: number,
  * The server's `checkExpectation` listener: an `Expect` other than `100-continue` is 417, in the
  * shape its path's callers read, with the security headers (Node's own 417 has neither).
  */
-export function refuseExpectation(request: IncomingMessage, response: ServerResponse): void {
+export function refuseExpectation(log: FastifyBaseLogger, request: IncomingMessage, response: ServerResponse): void {
   const message = `Expect ${JSON.stringify(String(request.headers.expect).slice(0, 40))} is not supported; only 100-continue is`;
-  response
-    .writeHead(417, { ...SECURITY_HEADERS, 'content-type': 'application/json; charset=utf-8', connection: 'close' })
-    .end(JSON.stringify(errorPayload(request.url, 417, message)));
+  answerOutsideFastify(log, request, (reqId) => {
+    response
+      .writeHead(417, {
+        ...SECURITY_HEADERS,
+        'content-type': 'application/json; charset=utf-8',
+        connection: 'close',
+        'x-request-id': reqId,
+      })
+      .end(JSON.stringify(errorPayload(request.url, 417, message)));
+    return 417;
+  });
 }
 
 /**
  * The server's `connect` listener: a CONNECT request (a proxy's tunnel) is 405. Without a
  * listener Node closes its socket without an answer.
  */
-export function refuseConnect(request: IncomingMessage, socket: Duplex): void {
-  // An empty Allow: the authority a CONNECT names is no resource here, and serves no method.
-  answerAndClose(socket, request.url, 405, 'CONNECT is not served here: this is not a proxy', 'Allow: \r\n');
+export function refuseConnect(log: FastifyBaseLogger, request: IncomingMessage, socket: Duplex): void {
+  answerOutsideFastify(log, request, (reqId) => {
+    // An empty Allow: the authority a CONNECT names is no resource here, and serves no method.
+    const headers = `Allow: \r\nx-request-id: ${reqId}\r\n`;
+    answerAndClose(socket, request.url, 405, 'CONNECT is not served here: this is not a proxy', headers);
+    return 405;
+  });
 }
 
 /**
@@ -218,8 +258,10 @@ export function registerErrorHandlers(app: FastifyInstance): void {
   };
   app.setErrorHandler((error: FastifyError, request, reply) => sendError(request, reply, error));
   app.setNotFoundHandler(answerUnrouted);
-  app.server.on('connect', refuseConnect);
-  app.server.on('checkExpectation', refuseExpectation);
+  app.server.on('connect', (request: IncomingMessage, socket: Duplex) => refuseConnect(app.log, request, socket));
+  app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) =>
+    refuseExpectation(app.log, request, response),
+  );
   const requestTimeoutMs = app.server.requestTimeout;
   // preParsing: after the onRequest hooks (security headers, rate limit), before a body is read, so
   // an unrouted request is answered 404 or 405 whatever its body holds.

@@ -4,6 +4,7 @@
  * route's template with its status. The route's handler runs in the span's context, so that the
  * procedure's span and its statements' become its children. Without tracing no hook is added.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   endRequestSpan,
@@ -23,6 +24,18 @@ const traceOf = (request: FastifyRequest) => (request as TracedRequest).requestT
 
 /** The trace id of the request's span, for its log line (http/logging.ts); undefined without tracing. */
 export const traceIdOf = (request: FastifyRequest): string | undefined => traceOf(request)?.traceId;
+
+/**
+ * The span of a request that no hook sees (http/error-body.ts: those Fastify refuses while routing,
+ * and those Node hands to listeners of its own), around its answer: started before `answer`, ended
+ * after it with the status it returns. Returns the trace id, for the request's log line.
+ */
+export function traceAnswer(method: string, headers: IncomingHttpHeaders, answer: () => number): string | undefined {
+  const traced = startRequestSpan(method, headers);
+  const status = answer();
+  if (traced) endRequestSpan(traced, undefined, status);
+  return traced?.traceId;
+}
 
 export function registerRequestTracing(app: FastifyInstance): void {
   if (!tracingOn()) return;

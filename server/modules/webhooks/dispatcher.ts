@@ -50,7 +50,7 @@ export const organizationShare = (concurrency: number): number => Math.ceil(conc
 /** How often the queue's depth is counted, for the metrics. */
 const DEPTH_EVERY_MS = 5_000;
 /** How long a stop waits for attempts under way before it abandons them to their claims' lapse. */
-const STOP_WAIT_MS = 2_000;
+export const STOP_WAIT_MS = 2_000;
 
 export interface DeliveryObserver {
   /** An attempt ended: succeeded, failed and retried later, or failed for good. */
@@ -59,6 +59,12 @@ export interface DeliveryObserver {
   delivered(lagSeconds: number): void;
   /** Deliveries pending (due, scheduled or under way). */
   queueDepth(pending: number): void;
+}
+
+/** What a stop left under way after STOP_WAIT_MS: a pass (its statements), and attempts. */
+export interface LeftUnderWay {
+  pass: boolean;
+  attempts: number;
 }
 
 export interface DispatcherSettings {
@@ -459,14 +465,21 @@ export class Dispatcher {
   /**
    * Stops: no new pass or attempt; the pass and the attempts under way get STOP_WAIT_MS to end,
    * then are abandoned (their claims lapse and another instance makes the next attempt). It never
-   * waits longer, even on a database that does not answer.
+   * waits longer, even on a database that does not answer. Resolves with what it abandoned.
    */
-  async stop(): Promise<void> {
+  async stop(): Promise<LeftUnderWay> {
     this.#stopped = true;
     clearTimeout(this.#timer);
-    const running = Promise.all([this.#pass, ...[...this.#inFlight.values()].map((flight) => flight.done)]);
+    let passEnded = false;
+    const pass = this.#pass.then(() => {
+      passEnded = true;
+    });
+    const running = Promise.all([pass, ...[...this.#inFlight.values()].map((flight) => flight.done)]);
     await Promise.race([running, new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())]);
+    // Attempts leave #inFlight as they end.
+    const left = { pass: !passEnded, attempts: this.#inFlight.size };
     this.#stopping.abort();
     this.#sender.close();
+    return left;
   }
 }
