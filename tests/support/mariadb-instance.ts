@@ -31,10 +31,16 @@ export class OwnMariadb {
     return `mariadb://root@127.0.0.1:${this.port}/orgs`;
   }
 
+  /**
+   * Starts the server, on a new free port the first time. With test files running side by side,
+   * another process may take that port between the check and the server's bind: the server then
+   * exits, and a server of another test that answers there must not be taken for it (its socket
+   * path tells). The first start tries other ports; a restart keeps its port, which the service
+   * under test has in its URL.
+   */
   async start(): Promise<void> {
     const firstStart = !this.port;
     if (firstStart) {
-      this.port = await freePort();
       execFileSync('chown', ['mysql:mysql', this.dir]);
       execFileSync('mariadb-install-db', [
         '--no-defaults',
@@ -44,31 +50,52 @@ export class OwnMariadb {
         '--skip-test-db',
       ]);
     }
-    this.#process = spawn(
+    for (let attempt = 0; attempt < 5; attempt++) {
+      if (firstStart) this.port = await freePort();
+      if (await this.#launch()) {
+        // The service refuses a database that does not exist (behaviour §1): the url's is made here.
+        if (firstStart) await this.#query('create database if not exists orgs');
+        return;
+      }
+      if (!firstStart) break;
+    }
+    throw new Error(`own MariaDB on port ${this.port} did not start (the port taken by another process?)`);
+  }
+
+  /** Spawns the server; whether it answers on its port, as itself, before it exits or 10 s pass. */
+  async #launch(): Promise<boolean> {
+    const socket = join(this.dir, 'mariadb.sock');
+    const child = spawn(
       MARIADBD,
       [
         '--no-defaults',
         `--datadir=${join(this.dir, 'data')}`,
         `--port=${this.port}`,
-        `--socket=${join(this.dir, 'mariadb.sock')}`,
+        `--socket=${socket}`,
         `--pid-file=${join(this.dir, 'mariadb.pid')}`,
         '--bind-address=127.0.0.1',
         '--user=mysql',
       ],
       { stdio: 'ignore' },
     );
-    for (let attempt = 0; attempt < 100; attempt++) {
-      try {
-        const connection = await mysql.createConnection({ host: '127.0.0.1', port: this.port, user: 'root' });
-        // The service refuses a database that does not exist (behaviour §1): the url's is made here.
-        if (firstStart) await connection.query('create database if not exists orgs');
-        await connection.end();
-        return;
-      } catch {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+    this.#process = child;
+    for (let attempt = 0; attempt < 100 && child.exitCode === null && child.signalCode === null; attempt++) {
+      const answering = await this.#query('select @@socket as socket').catch(() => undefined);
+      if ((answering as Array<{ socket: string }> | undefined)?.[0]?.socket === socket) return true;
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    throw new Error(`own MariaDB on port ${this.port} did not start`);
+    child.kill('SIGKILL');
+    return false;
+  }
+
+  /** One statement as root on the server's port. */
+  async #query(sql: string): Promise<unknown> {
+    const connection = await mysql.createConnection({ host: '127.0.0.1', port: this.port, user: 'root' });
+    try {
+      return (await connection.query(sql))[0];
+    } finally {
+      await connection.end();
+    }
   }
 
   /** Stops the server: SIGTERM shuts it down cleanly, SIGKILL is a crash. */
