@@ -446,6 +446,22 @@ describe('stopping while the database is frozen', () => {
   beforeAll(() => database.start(), 60_000);
   afterAll(() => database.destroy());
 
+  /** The service as `npm start` runs it on the database, with `env` added; killed after the test. */
+  const startThroughNpm = async (env: Record<string, string> = {}) => {
+    const service = await spawnService(
+      {
+        DATABASE_URL: database.url,
+        JWT_SECRET: TEST_SECRET,
+        RATE_LIMIT_MAX: '0',
+        DB_TIMEOUT_MS: String(DB_TIMEOUT_MS),
+        ...env,
+      },
+      { npmStart: true },
+    );
+    onTestFinished(() => service.kill());
+    return service;
+  };
+
   // npm start builds the bundle first; a stop that waits for the database ends at SHUTDOWN_TIMEOUT_MS (15 s).
   it(
     'answers the requests under way with 503, closes without the database and exits 0, within its bound',
@@ -453,16 +469,7 @@ describe('stopping while the database is frozen', () => {
       timeout: 90_000,
     },
     async () => {
-      const service = await spawnService(
-        {
-          DATABASE_URL: database.url,
-          JWT_SECRET: TEST_SECRET,
-          RATE_LIMIT_MAX: '0',
-          DB_TIMEOUT_MS: String(DB_TIMEOUT_MS),
-        },
-        { npmStart: true },
-      );
-      onTestFinished(() => service.kill());
+      const service = await startThroughNpm();
       const headers = await startOwner(service.baseUrl, 'frozen@example.com');
       // A frozen server keeps its connections open and answers nothing: the pool's connections are
       // left with statements the database will never answer while the service stops.
@@ -495,18 +502,7 @@ describe('stopping while the database is frozen', () => {
     'leaves the expiry sweep and the webhook delivery pass stuck on it, says so, and exits 0 within its bound',
     { timeout: 90_000 },
     async () => {
-      const service = await spawnService(
-        {
-          DATABASE_URL: database.url,
-          JWT_SECRET: TEST_SECRET,
-          RATE_LIMIT_MAX: '0',
-          DB_TIMEOUT_MS: String(DB_TIMEOUT_MS),
-          EXPIRY_SWEEP_INTERVAL_MS: '100',
-          WEBHOOK_POLL_INTERVAL_MS: '50',
-        },
-        { npmStart: true },
-      );
-      onTestFinished(() => service.kill());
+      const service = await startThroughNpm({ EXPIRY_SWEEP_INTERVAL_MS: '100', WEBHOOK_POLL_INTERVAL_MS: '50' });
       // Its own person: the database is the one the test above used.
       const headers = await startOwner(service.baseUrl, 'frozen-jobs@example.com', 'frozen-jobs-owner');
       // Requests at once open more of the pool's connections: kept idle, each background job then
