@@ -88,8 +88,9 @@ function scimError(error: unknown, request: FastifyRequest): { status: number; b
 /**
  * Where SCIM's absolute URLs (a 201's Location, every `meta.location`, a group member's `$ref`)
  * start: PUBLIC_URL's SCIM path when it is set, whatever Host header a request carries; otherwise
- * the request's own scheme and Host, which Fastify takes from the connection and the header alone
- * (X-Forwarded-* are not read: trustProxy is off). Behaviour §18.
+ * the request's own scheme and Host, which Fastify takes from the connection and the Host header,
+ * or from X-Forwarded-Proto and X-Forwarded-Host where a proxy TRUST_PROXY names sent it (app.ts).
+ * Behaviour §18.
  */
 function scimBase(publicUrl: string | undefined): (request: FastifyRequest) => string {
   if (publicUrl !== undefined) return () => `${publicUrl}${scim.SCIM_PREFIX}`;
