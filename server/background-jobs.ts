@@ -16,6 +16,7 @@
 import type { Logger } from 'pino';
 import type { Settings } from './platform/config.ts';
 import type { Db } from './platform/database/transaction.ts';
+import { endsWithin } from './platform/ends-within.ts';
 import { purgeExpiredKeysHourly } from './platform/idempotency.ts';
 import { sweepExpiredMemberships } from './modules/members/expiry-sweep.ts';
 import { Dispatcher, STOP_WAIT_MS, type DeliveryObserver } from './modules/webhooks/dispatcher.ts';
@@ -28,17 +29,6 @@ import { guardOptions } from './modules/webhooks/guard.ts';
 function sweepIntervalForTests(): number | undefined {
   const ms = Number(process.env.EXPIRY_SWEEP_INTERVAL_MS);
   return ms > 0 ? ms : undefined;
-}
-
-/** Whether `running` settles within `ms`; the timer is gone either way. */
-async function endsWithin(running: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)));
-  try {
-    return await Promise.race([running.then(() => true), late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** Starts the jobs; the function returned stops them, within the bounds above. */

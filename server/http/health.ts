@@ -5,21 +5,16 @@
 import type { FastifyInstance } from 'fastify';
 import { errorBodyOf, unavailable } from '../platform/errors.ts';
 import { pingDatabase, type Orm } from '../platform/database/orm.ts';
+import { endsWithin } from '../platform/ends-within.ts';
 import type { Stopping } from './stopping.ts';
 
 const READINESS_TIMEOUT_MS = 1500;
 
 async function databaseAnswers(orm: Orm): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), READINESS_TIMEOUT_MS);
-  });
   try {
-    return await Promise.race([pingDatabase(orm).then(() => true), timeout]);
+    return await endsWithin(pingDatabase(orm), READINESS_TIMEOUT_MS);
   } catch {
     return false;
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -13,6 +13,7 @@
  * just before the change.
  */
 import type { Caller } from './auth/tokens.ts';
+import { endsWithin } from './ends-within.ts';
 
 /** A request being answered, as a change waits for it (the HTTP layer makes it from the response). */
 export interface Answering {
@@ -58,10 +59,7 @@ export class RequestsInFlight {
   async othersAnswered(keys: Iterable<string>, own: Answering): Promise<void> {
     const others = [...keys].flatMap((key) => [...(this.#answering.get(key) ?? [])]).filter((one) => one !== own);
     if (others.length === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.#waitLimitMs)));
-    await Promise.race([Promise.all(others.map((request) => request.answered())), limit]);
-    clearTimeout(timer);
+    await endsWithin(Promise.all(others.map((request) => request.answered())), this.#waitLimitMs);
   }
 }
 

@@ -30,6 +30,7 @@ import { prepare } from '../../platform/database/prepared.ts';
 import type { DbTimestamp, Sql } from '../../platform/database/schema.ts';
 import { toDate } from '../../platform/database/timestamps.ts';
 import type { Db } from '../../platform/database/transaction.ts';
+import { endsWithin } from '../../platform/ends-within.ts';
 import { fanOut } from './fan-out.ts';
 import { eventOfDelivery, payloadOf } from './payload.ts';
 import { Sender, unanswered, type AttemptResult } from './sender.ts';
@@ -475,7 +476,7 @@ export class Dispatcher {
       passEnded = true;
     });
     const running = Promise.all([pass, ...[...this.#inFlight.values()].map((flight) => flight.done)]);
-    await Promise.race([running, new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())]);
+    await endsWithin(running, STOP_WAIT_MS);
     // Attempts leave #inFlight as they end.
     const left = { pass: !passEnded, attempts: this.#inFlight.size };
     this.#stopping.abort();
