@@ -3,10 +3,10 @@
  * key as the bearer token and `application/scim+json` bodies, in the shapes Okta's and Microsoft
  * Entra ID's SCIM guides show.
  */
-import { request as httpRequest } from 'node:http';
 import { expect } from 'vitest';
 import { createOrganization, registerUser, type TestUser } from './fixtures.ts';
 import { setMaxMembers } from './limits.ts';
+import { rawRequest } from './raw-http.ts';
 import type { TestServer } from './server.ts';
 
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
@@ -26,39 +26,40 @@ export interface ScimClient {
   send<T = any>(method: string, path: string, body?: unknown): Promise<ScimAnswer<T>>;
 }
 
-/** What a client reads of an answer: its status, its body's text and its headers by name. */
+/** What a client reads of an answer: its status, its body parsed and its headers by name. */
 interface Received {
   status: number;
-  text: string;
+  body: any;
   header(name: string): string | null;
 }
 
 async function fetched(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Received> {
   const response = await fetch(url, { method, headers, body });
-  return { status: response.status, text: await response.text(), header: (name) => response.headers.get(name) };
+  const text = await response.text();
+  return {
+    status: response.status,
+    body: text ? JSON.parse(text) : undefined,
+    header: (name) => response.headers.get(name),
+  };
 }
 
-/** The request over node:http, which sends the Host header of `headers` (fetch always sends its own). */
-function sentWithHost(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Received> {
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(url, { method, headers }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('error', reject);
-      response.on('end', () => {
-        const header = (name: string) => [response.headers[name] ?? []].flat()[0] ?? null;
-        resolve({ status: response.statusCode!, text, header });
-      });
-    });
-    request.on('error', reject);
-    request.end(body);
-  });
+/** The request over a bare socket (raw-http.ts), which sends the Host header of `headers` (fetch sends its own). */
+async function sentWithHost(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<Received> {
+  const { origin, pathname, search } = new URL(url);
+  const length = body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) };
+  const lines = Object.entries({ ...headers, ...length }).map(([name, value]) => `${name}: ${value}`);
+  const answer = await rawRequest(origin, [`${method} ${pathname}${search} HTTP/1.1`, ...lines].join('\r\n'), { body });
+  return { status: answer.status, body: answer.body, header: (name) => answer.headers[name] ?? null };
 }
 
 /**
  * `headers`: more headers every request carries. A `host` among them is sent as given, as a client
- * that names the service otherwise would, or a hostile one (requests then go out over node:http).
+ * that names the service otherwise would, or a hostile one (requests then go out over a bare socket).
  */
 export function scimClient(
   server: Pick<TestServer, 'baseUrl'>,
@@ -81,7 +82,7 @@ export function scimClient(
       );
       return {
         status: answer.status,
-        body: answer.text ? JSON.parse(answer.text) : undefined,
+        body: answer.body,
         contentType: answer.header('content-type'),
         location: answer.header('location'),
       };
