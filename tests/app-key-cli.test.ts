@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { printedSecret, runAppKey, type AppKeyOptions } from './support/app-key.ts';
-import { mariadbUrl, databaseTargets } from './support/databases.ts';
+import { databaseTarget, databaseTargets, mariadbUrl } from './support/databases.ts';
 import { failWithout } from './support/needs.ts';
 import { spawnService, type SpawnOptions } from './support/process.ts';
 import { callerAt } from './support/server.ts';
@@ -82,7 +82,7 @@ describe('npm run app-key', () => {
 
   for (const setting of settings) {
     describe(`with ${setting.name}`, () => {
-      if (setting.databaseUrl) failWithout(databaseTargets().find((target) => target.name === 'mariadb')!.missing);
+      if (setting.databaseUrl) failWithout(databaseTarget('mariadb').missing);
 
       it(
         'creates a key that works on the bundled service, lists it, and revokes it: 401 at once',

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildJavaScript } from '../client/build.ts';
 import type * as ClientModule from '../client/src/index.ts';
 import { MAX_BATCH_ITEMS } from '../shared/limits.ts';
-import { databaseTargets } from './support/databases.ts';
+import { databaseTarget } from './support/databases.ts';
 import { addMember, registerUser, uniqueId } from './support/fixtures.ts';
 import { launchChromium, newDrawingPage } from './support/chromium.ts';
 import { chromiumMissing, failWithout } from './support/needs.ts';
@@ -73,10 +73,7 @@ async function servePage(port: number, script: string): Promise<Server> {
 
 describe('typed client in Chromium, from another origin', () => {
   failWithout(chromiumMissing());
-  const service = useServer(
-    databaseTargets().find((target) => target.name === 'embedded')!,
-    { CORS_ORIGINS: pageOrigin },
-  );
+  const service = useServer(databaseTarget('embedded'), { CORS_ORIGINS: pageOrigin });
   let browser: Browser;
   const pages: Server[] = [];
 
@@ -247,12 +244,9 @@ describe('typed client in Chromium, from another origin', () => {
 });
 
 describe('CORS for the typed client', () => {
-  const service = useServer(
-    databaseTargets().find((target) => target.name === 'embedded')!,
-    {
-      CORS_ORIGINS: pageOrigin,
-    },
-  );
+  const service = useServer(databaseTarget('embedded'), {
+    CORS_ORIGINS: pageOrigin,
+  });
 
   it('allows every header the client sends and exposes every header it reads', async () => {
     // Sent by the client: the token, JSON bodies, the organization, idempotency keys, tRPC's and

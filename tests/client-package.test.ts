@@ -15,7 +15,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appRouter } from '../server/modules/router.ts';
-import { databaseTargets } from './support/databases.ts';
+import { databaseTarget } from './support/databases.ts';
 import { codeBlock, parseMarkdown } from './support/markdown.ts';
 import { projectRoot } from './support/process.ts';
 import { useServer } from './support/server.ts';
@@ -137,7 +137,7 @@ const tsconfig = (module: 'esnext' | 'node16', moduleResolution: 'bundler' | 'no
 });
 
 describe('client package', () => {
-  const server = useServer(databaseTargets().find((target) => target.name === 'embedded')!);
+  const server = useServer(databaseTarget('embedded'));
   let project: string;
   let packed: { filename: string; files: Array<{ path: string }> };
 

@@ -24,14 +24,14 @@ import {
 } from '../client/src/index.ts';
 import type { ErrorCode } from '../shared/errors.ts';
 import { MAX_BATCH_ITEMS, MAX_BODY_BYTES, MAX_HEADER_BYTES } from '../shared/limits.ts';
-import { databaseTargets, describeOnEachDatabase } from './support/databases.ts';
+import { databaseTarget, describeOnEachDatabase } from './support/databases.ts';
 import { addMember, createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import { rejection } from './support/api-errors.ts';
 import { useServer } from './support/server.ts';
 import { tokenFor } from './support/tokens.ts';
 
 const root = join(import.meta.dirname, '..');
-const embedded = databaseTargets().find((target) => target.name === 'embedded')!;
+const embedded = databaseTarget('embedded');
 /** The URL a `fetch` the client calls was given. */
 const urlOf = (input: RequestInfo | URL) => (input instanceof Request ? input.url : input.toString());
 

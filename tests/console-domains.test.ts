@@ -19,7 +19,7 @@ import {
   SMALL_PHONE,
   startConsoleService,
 } from './support/console.ts';
-import { databaseTargets, type TestDatabase } from './support/databases.ts';
+import { databaseTarget, type TestDatabase } from './support/databases.ts';
 import { startDnsServer, type TestDnsServer } from './support/dns-server.ts';
 import { uniqueDomain } from './support/domains.ts';
 import { uniqueId } from './support/fixtures.ts';
@@ -30,7 +30,7 @@ import { restCall } from './support/rest-call.ts';
 import { SHOWN_WITHIN } from './support/timing.ts';
 import { tokenFor } from './support/tokens.ts';
 
-const embedded = databaseTargets().find((target) => target.name === 'embedded')!;
+const embedded = databaseTarget('embedded');
 
 interface Person {
   token: string;

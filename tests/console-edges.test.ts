@@ -21,7 +21,7 @@ import {
   SMALL_PHONE as PHONE,
   startConsoleService,
 } from './support/console.ts';
-import { databaseTargets, type TestDatabase } from './support/databases.ts';
+import { databaseTarget, type TestDatabase } from './support/databases.ts';
 import { uniqueId } from './support/fixtures.ts';
 import { closeContexts, launchChromium } from './support/chromium.ts';
 import { chromiumMissing, failWithout } from './support/needs.ts';
@@ -30,7 +30,7 @@ import { restCall } from './support/rest-call.ts';
 import { tokenFor } from './support/tokens.ts';
 import { SHOWN_WITHIN } from './support/timing.ts';
 
-const embedded = databaseTargets().find((target) => target.name === 'embedded')!;
+const embedded = databaseTarget('embedded');
 
 describe('the console at its edges (behaviour §14)', () => {
   failWithout(chromiumMissing());

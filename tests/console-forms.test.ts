@@ -11,7 +11,7 @@ import mysql from 'mysql2/promise';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openConsoleAt, startConsoleService } from './support/console.ts';
-import { databaseTargets, type TestDatabase } from './support/databases.ts';
+import { databaseTarget, type TestDatabase } from './support/databases.ts';
 import { uniqueId } from './support/fixtures.ts';
 import { closeContexts, launchChromium } from './support/chromium.ts';
 import { chromiumMissing, failWithout } from './support/needs.ts';
@@ -20,7 +20,7 @@ import { restCall } from './support/rest-call.ts';
 import { tokenFor } from './support/tokens.ts';
 import { SHOWN_WITHIN } from './support/timing.ts';
 
-const mariadb = databaseTargets().find((target) => target.name === 'mariadb')!;
+const mariadb = databaseTarget('mariadb');
 
 describe('the console submits a form once while its change is under way (behaviour §14)', () => {
   failWithout(chromiumMissing());

@@ -29,7 +29,7 @@ import {
   saveScreenshot,
   startConsoleService,
 } from './support/console.ts';
-import { databaseTargets, describeOnDatabase, type TestDatabase } from './support/databases.ts';
+import { databaseTarget, describeOnDatabase, type TestDatabase } from './support/databases.ts';
 import { uniqueId } from './support/fixtures.ts';
 import { setMaxMembers } from './support/limits.ts';
 import { closeContexts, launchChromium } from './support/chromium.ts';
@@ -40,7 +40,7 @@ import { tokenFor } from './support/tokens.ts';
 import { SHOWN_WITHIN } from './support/timing.ts';
 import { startReceiver, type Receiver } from './support/webhooks.ts';
 
-const embedded = databaseTargets().find((target) => target.name === 'embedded')!;
+const embedded = databaseTarget('embedded');
 
 describe('the console as the bundle serves it', () => {
   let database: TestDatabase;

@@ -7,13 +7,13 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseTargets } from './support/databases.ts';
+import { databaseTarget } from './support/databases.ts';
 import { launchChromium, newDrawingPage } from './support/chromium.ts';
 import { chromiumMissing, failWithout } from './support/needs.ts';
 import { createOrganization, registerUser } from './support/fixtures.ts';
 import { useServer } from './support/server.ts';
 
-const embedded = databaseTargets().find((target) => target.name === 'embedded')!;
+const embedded = databaseTarget('embedded');
 /** Browsers never upgrade loopback to HTTPS; under any other name they obey the page's policy. */
 const LAN_NAME = 'orgs-service.test';
 

@@ -10,7 +10,7 @@ import { createClient, type Client } from '../client/src/index.ts';
 import { readSettings } from '../server/platform/config.ts';
 import type { Database } from '../server/platform/database/schema.ts';
 import type { AuditEvent } from '../shared/events.ts';
-import { databaseTargets } from './support/databases.ts';
+import { databaseTarget } from './support/databases.ts';
 import { failWithout } from './support/needs.ts';
 import { writeEvents } from './support/events.ts';
 import { addMember, createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
@@ -22,7 +22,7 @@ import { TEST_SECRET, tokenFor } from './support/tokens.ts';
 import { restCall } from './support/rest-call.ts';
 import { LOADED_MACHINE_SLACK_MS } from './support/timing.ts';
 
-const mariadb = databaseTargets().find((target) => target.name === 'mariadb')!;
+const mariadb = databaseTarget('mariadb');
 const DEFAULT_POLL_INTERVAL_MS = readSettings({}).EVENTS_POLL_INTERVAL_MS;
 
 type Ending = { completed: true } | { error: unknown };

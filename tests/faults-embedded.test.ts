@@ -24,7 +24,7 @@ import { isDatabaseTimeout } from '../server/platform/database/failures.ts';
 import type { Orm } from '../server/platform/database/orm.ts';
 import type { Database } from '../server/platform/database/schema.ts';
 import { Db } from '../server/platform/database/transaction.ts';
-import { databaseTargets, openMigrated, type TestDatabase } from './support/databases.ts';
+import { databaseTarget, openMigrated, type TestDatabase } from './support/databases.ts';
 import { registerUser, createOrganization, uniqueId, type TestUser } from './support/fixtures.ts';
 import { projectRoot, SERVICE_ARGUMENTS, spawnService, type ServiceProcess } from './support/process.ts';
 import { callerAt, type TestServer } from './support/server.ts';
@@ -250,7 +250,7 @@ describe('the data layer on an embedded file another process held', () => {
   let db: Db;
 
   beforeAll(async () => {
-    const embedded = databaseTargets().find((target) => target.name === 'embedded')!;
+    const embedded = databaseTarget('embedded');
     ({ database, orm } = await openMigrated(embedded, { poolSize: 1, timeoutMs: TIMEOUT_MS }));
     db = Db.open(orm.em, 'sqlite', {
       timeoutMs: TIMEOUT_MS,

@@ -11,7 +11,7 @@ import { request, type IncomingMessage } from 'node:http';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toDbTimestamp, type Database } from '../server/platform/database/schema.ts';
-import { databaseTargets } from './support/databases.ts';
+import { databaseTarget } from './support/databases.ts';
 import { createOrganization, insertUsersAsMembers, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import { OwnMariadb } from './support/mariadb-instance.ts';
 import { failWithout, ownMariadbMissing } from './support/needs.ts';
@@ -471,7 +471,7 @@ describe('the database frozen under steady load', () => {
   });
 });
 
-const mariadb = databaseTargets().find((target) => target.name === 'mariadb')!;
+const mariadb = databaseTarget('mariadb');
 
 describe('organizations locked past DB_TIMEOUT_MS under load', () => {
   failWithout(mariadb.missing);

@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import { describe, expect, it, vi } from 'vitest';
-import { databaseTargets, describeOnEachDatabase } from './support/databases.ts';
+import { databaseTarget, describeOnEachDatabase } from './support/databases.ts';
 import mysql from 'mysql2/promise';
 import { createOrganization, registerUser, uniqueId } from './support/fixtures.ts';
 import { QUIET_WEBHOOKS, useServer, type TestServer } from './support/server.ts';
@@ -252,7 +252,7 @@ describeOnEachDatabase('metrics', (target) => {
 });
 
 describe('metrics off by default', () => {
-  const embedded = databaseTargets().find((candidate) => candidate.name === 'embedded')!;
+  const embedded = databaseTarget('embedded');
   const server = useServer(embedded);
 
   it('has no metrics listener and no /metrics route without METRICS_PORT', async () => {

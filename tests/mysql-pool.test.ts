@@ -10,10 +10,10 @@ import type { Database, Sql } from '../server/platform/database/schema.ts';
 import type { Orm } from '../server/platform/database/orm.ts';
 import { prepare } from '../server/platform/database/prepared.ts';
 import { Db } from '../server/platform/database/transaction.ts';
-import { databaseTargets, openMigrated, type TestDatabase } from './support/databases.ts';
+import { databaseTarget, openMigrated, type TestDatabase } from './support/databases.ts';
 import { failWithout } from './support/needs.ts';
 
-const mariadb = databaseTargets().find((target) => target.name === 'mariadb')!;
+const mariadb = databaseTarget('mariadb');
 
 const userById = prepare((sql: Sql, id: string) =>
   sql.selectFrom('users').select(['id', 'first_name', 'email', 'created_at', 'updated_at']).where('id', '=', id),

@@ -12,7 +12,7 @@ import createFetchClient, { type Middleware } from 'openapi-fetch';
 import { RE2JS } from 're2js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { paths } from './generated/rest-api.ts';
-import { databaseTargets, describeOnEachDatabase } from './support/databases.ts';
+import { databaseTarget, describeOnEachDatabase } from './support/databases.ts';
 import { addMember, createOrganization, registerUser, uniqueId, type TestUser } from './support/fixtures.ts';
 import { REST_TYPES_FILE, renderRestTypes } from './support/rest-types.ts';
 import { isAliased } from '../server/http/api-alias.ts';
@@ -20,7 +20,7 @@ import { useServer } from './support/server.ts';
 import { addressWithLabels, paddedName } from './support/text-samples.ts';
 import { tokenFor } from './support/tokens.ts';
 
-const embedded = databaseTargets().find((target) => target.name === 'embedded')!;
+const embedded = databaseTarget('embedded');
 
 type Document = {
   paths: Record<

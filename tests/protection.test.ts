@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSettings } from '../server/platform/config.ts';
-import { databaseTargets, describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
+import { databaseTarget, describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
 import { addMember, createOrganization, registerUser, uniqueId } from './support/fixtures.ts';
 import { failWithout, install, REDIS_SERVER, redisServerMissing } from './support/needs.ts';
 import { freePorts } from './support/ports.ts';
@@ -18,7 +18,7 @@ import { restCall } from './support/rest-call.ts';
 import { useServer } from './support/server.ts';
 import { TEST_SECRET, tokenFor } from './support/tokens.ts';
 
-const embedded = databaseTargets().find((target) => target.name === 'embedded')!;
+const embedded = databaseTarget('embedded');
 
 describe('security headers and CORS', () => {
   const server = useServer(embedded, { CORS_ORIGINS: 'https://app.example.com, https://admin.example.com' });

@@ -11,11 +11,11 @@ import { PoolAcquireTimeoutError } from '../server/platform/database/failures.ts
 import type { Orm } from '../server/platform/database/orm.ts';
 import type { Database } from '../server/platform/database/schema.ts';
 import { Db } from '../server/platform/database/transaction.ts';
-import { databaseTargets, openMigrated, type TestDatabase } from './support/databases.ts';
+import { databaseTarget, openMigrated, type TestDatabase } from './support/databases.ts';
 import { failWithout } from './support/needs.ts';
 import { LOADED_MACHINE_SLACK_MS } from './support/timing.ts';
 
-const mariadb = databaseTargets().find((target) => target.name === 'mariadb')!;
+const mariadb = databaseTarget('mariadb');
 
 const TIMEOUT_MS = 2000;
 /**

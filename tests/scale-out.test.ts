@@ -4,14 +4,14 @@
  * rule and unique memberships.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseTargets } from './support/databases.ts';
+import { databaseTarget } from './support/databases.ts';
 import { failWithout } from './support/needs.ts';
 import { spawnService, type ServiceProcess } from './support/process.ts';
 import { TEST_SECRET, tokenFor } from './support/tokens.ts';
 import { uniqueId } from './support/fixtures.ts';
 import { restCall } from './support/rest-call.ts';
 
-const mariadb = databaseTargets().find((target) => target.name === 'mariadb')!;
+const mariadb = databaseTarget('mariadb');
 const ROUNDS = 6;
 
 describe('two instances on one MariaDB', () => {

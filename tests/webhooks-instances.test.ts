@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryView, WebhookView } from '../shared/webhooks.ts';
 import { spawnServices } from './support/bundle-processes.ts';
-import { databaseTargets } from './support/databases.ts';
+import { databaseTarget } from './support/databases.ts';
 import { OwnMariadb } from './support/mariadb-instance.ts';
 import { failWithout, ownMariadbMissing } from './support/needs.ts';
 import { freePorts } from './support/ports.ts';
@@ -32,7 +32,7 @@ import {
   type Receiver,
 } from './support/webhooks.ts';
 
-const mariadb = databaseTargets().find((target) => target.name === 'mariadb')!;
+const mariadb = databaseTarget('mariadb');
 
 /** Every instance here may call the receivers: plain http on loopback. */
 const LOOPBACK_RECEIVERS = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' };

@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../server/platform/database/schema.ts';
 import { failWithout } from './support/needs.ts';
 import { spawnServices } from './support/bundle-processes.ts';
-import { databaseTargets, describeOnEachDatabase } from './support/databases.ts';
+import { databaseTarget, describeOnEachDatabase } from './support/databases.ts';
 import { createOrganization, registerUser, uniqueId } from './support/fixtures.ts';
 import { spawnService, type ServiceProcess } from './support/process.ts';
 import { restCall } from './support/rest-call.ts';
@@ -37,7 +37,7 @@ import {
   type Receiver,
 } from './support/webhooks.ts';
 
-const mariadb = databaseTargets().find((target) => target.name === 'mariadb')!;
+const mariadb = databaseTarget('mariadb');
 
 /** Receivers on loopback over plain http. */
 const LOOPBACK_RECEIVERS = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' };

@@ -66,6 +66,10 @@ export const databaseTargets = (): DatabaseTarget[] => [
   mariadbTarget(inject('mariadbUrl'), inject('mariadbMissing')),
 ];
 
+/** The target of that name. */
+export const databaseTarget = (name: DatabaseTarget['name']): DatabaseTarget =>
+  databaseTargets().find((target) => target.name === name)!;
+
 /** The URL of the MariaDB test account (tests/setup/global.ts); throws what is missing when it is unreachable. */
 export function mariadbUrl(): string {
   if (inject('mariadbUrl') === '') throw new Error(inject('mariadbMissing'));
@@ -86,11 +90,7 @@ export function describeOnDatabase(
   title: string,
   body: (target: DatabaseTarget) => void,
 ): void {
-  describeOn(
-    databaseTargets().find((target) => target.name === name)!,
-    title,
-    body,
-  );
+  describeOn(databaseTarget(name), title, body);
 }
 
 function describeOn(target: DatabaseTarget, title: string, body: (target: DatabaseTarget) => void): void {
