@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { Organization } from '../server/platform/database/entities.ts';
 import { openDatabase } from '../server/platform/database/orm.ts';
@@ -431,6 +431,33 @@ it('stops on SIGTERM after the reader of its standard output has gone: exit 0, n
   service.child.kill('SIGTERM');
   expect(await service.exited).toBe(0);
   expect(service.stderr()).toBe('');
+});
+
+it("stops within its bound when the trace collector takes the spans' connection and never answers: exit 0, a warn line", async () => {
+  // A collector that accepts connections and reads nothing back: the OTLP exporter's own time-out
+  // (10 s) would outlast SHUTDOWN_TIMEOUT_MS below (docs/operations.md, "Stopping").
+  const collector = createServer((socket) => socket.on('error', () => {}));
+  collector.listen(0, '127.0.0.1');
+  await once(collector, 'listening');
+  onTestFinished(() => void collector.close());
+  const { port } = collector.address() as AddressInfo;
+  const service = await spawnService({
+    DATABASE_URL: ':memory:',
+    JWT_SECRET: TEST_SECRET,
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+    OTEL_TRACES_SAMPLER: 'always_on',
+    OTEL_BSP_SCHEDULE_DELAY: '600000',
+    DB_TIMEOUT_MS: '1000',
+    SHUTDOWN_TIMEOUT_MS: '6000',
+  });
+  onTestFinished(() => service.kill());
+  // A span waits in its batch until the stop sends it.
+  expect((await send(service.baseUrl, false, 'GET', '/healthz', {})).status).toBe(200);
+  service.child.kill('SIGTERM');
+  expect(await service.exited).toBe(0);
+  expect(service.entries()).toContainEqual(
+    expect.objectContaining({ level: 40, job: 'tracing', msg: expect.stringMatching(/^stopping: left/) }),
+  );
 });
 
 describe('stopping while the database is frozen', () => {

@@ -5,6 +5,7 @@
  * and no span is made.
  */
 import type { Logger } from 'pino';
+import { endsWithin } from '../ends-within.ts';
 import type { TracingSettings } from './sdk.ts';
 import { useTracer } from './spans.ts';
 
@@ -19,8 +20,15 @@ export function tracesUrl(settings: TracingSettings): string | undefined {
 }
 
 /**
+ * How long a stop waits for the spans still batched to reach the collector. The SDK's own bound is
+ * OTEL_BSP_EXPORT_TIMEOUT (30 s by default), past SHUTDOWN_TIMEOUT_MS: a collector that takes the
+ * connection and never answers would make the stop exit 1.
+ */
+export const TRACES_STOP_WAIT_MS = 2_000;
+
+/**
  * Starts tracing if the settings ask for it, the SDK's warnings going to `logger`; the function
- * returned sends what is left and stops it.
+ * returned sends what is left, waiting TRACES_STOP_WAIT_MS at most, and stops it.
  */
 export async function startTracing(settings: TracingSettings, logger: Logger): Promise<() => Promise<void>> {
   const url = tracesUrl(settings);
@@ -30,6 +38,10 @@ export async function startTracing(settings: TracingSettings, logger: Logger): P
   useTracer(tracer);
   return async () => {
     useTracer(undefined);
-    await stop();
+    if (await endsWithin(stop(), TRACES_STOP_WAIT_MS)) return;
+    logger.warn(
+      { job: 'tracing', waitedMs: TRACES_STOP_WAIT_MS },
+      'stopping: left the spans not yet sent, the trace collector not having answered',
+    );
   };
 }
