@@ -23,6 +23,7 @@ import { Migration20261129160000_delivery_response_body as MysqlDeliveryResponse
 import { Migration20261130090000_redundant_indexes as MysqlRedundantIndexes } from './mysql/Migration20261130090000_redundant_indexes.ts';
 import { Migration20261201090000_directory_user_links as MysqlDirectoryUserLinks } from './mysql/Migration20261201090000_directory_user_links.ts';
 import { Migration20261201120000_case_folded_words as MysqlCaseFoldedWords } from './mysql/Migration20261201120000_case_folded_words.ts';
+import { Migration20261201140000_case_folded_team_names as MysqlCaseFoldedTeamNames } from './mysql/Migration20261201140000_case_folded_team_names.ts';
 import { Migration20261122212048_initial as SqliteInitial } from './sqlite/Migration20261122212048_initial.ts';
 import { Migration20261123170000_lifecycle_events_idempotency as SqliteLifecycle } from './sqlite/Migration20261123170000_lifecycle_events_idempotency.ts';
 import { Migration20261125120000_roles_and_expiry as SqliteRolesAndExpiry } from './sqlite/Migration20261125120000_roles_and_expiry.ts';
@@ -38,6 +39,7 @@ import { Migration20261129160000_delivery_response_body as SqliteDeliveryRespons
 import { Migration20261130090000_redundant_indexes as SqliteRedundantIndexes } from './sqlite/Migration20261130090000_redundant_indexes.ts';
 import { Migration20261201090000_directory_user_links as SqliteDirectoryUserLinks } from './sqlite/Migration20261201090000_directory_user_links.ts';
 import { Migration20261201120000_case_folded_words as SqliteCaseFoldedWords } from './sqlite/Migration20261201120000_case_folded_words.ts';
+import { Migration20261201140000_case_folded_team_names as SqliteCaseFoldedTeamNames } from './sqlite/Migration20261201140000_case_folded_team_names.ts';
 
 export const mysqlMigrations: MigrationObject[] = [
   { name: 'Migration20261122212048_initial', class: MysqlInitial },
@@ -56,6 +58,7 @@ export const mysqlMigrations: MigrationObject[] = [
   { name: 'Migration20261130090000_redundant_indexes', class: MysqlRedundantIndexes },
   { name: 'Migration20261201090000_directory_user_links', class: MysqlDirectoryUserLinks },
   { name: 'Migration20261201120000_case_folded_words', class: MysqlCaseFoldedWords },
+  { name: 'Migration20261201140000_case_folded_team_names', class: MysqlCaseFoldedTeamNames },
 ];
 export const sqliteMigrations: MigrationObject[] = [
   { name: 'Migration20261122212048_initial', class: SqliteInitial },
@@ -73,4 +76,5 @@ export const sqliteMigrations: MigrationObject[] = [
   { name: 'Migration20261130090000_redundant_indexes', class: SqliteRedundantIndexes },
   { name: 'Migration20261201090000_directory_user_links', class: SqliteDirectoryUserLinks },
   { name: 'Migration20261201120000_case_folded_words', class: SqliteCaseFoldedWords },
+  { name: 'Migration20261201140000_case_folded_team_names', class: SqliteCaseFoldedTeamNames },
 ];

@@ -13,8 +13,25 @@ import type { Migration } from '@mikro-orm/migrations';
 import { storedTeamNameKey } from '../server/modules/teams/name-key.ts';
 
 export async function recomputeTeamNameKeys(migration: Migration): Promise<void> {
+  await recompute(migration, '', []);
+}
+
+/**
+ * The same for the organizations with a team whose name holds `text` only: where the comparable
+ * form changed for names that hold it, and only there. Their keys are first set to the teams' ids
+ * (never a key: a digest is 43 characters), so that a team may take a key another of them holds
+ * until its own turn.
+ */
+export async function recomputeTeamNameKeysWhereNamesHold(migration: Migration, text: string): Promise<void> {
+  const organizations = 'organization_id in (select organization_id from teams where instr(name, ?) > 0)';
+  await migration.execute(`update teams set name_key = id where ${organizations}`, [text]);
+  await recompute(migration, `where ${organizations}`, [text]);
+}
+
+async function recompute(migration: Migration, where: string, parameters: unknown[]): Promise<void> {
   const teams = (await migration.execute(
-    'select id, organization_id, name from teams order by organization_id, created_at, id',
+    `select id, organization_id, name from teams ${where} order by organization_id, created_at, id`,
+    parameters,
   )) as Array<{ id: string; organization_id: string; name: string }>;
   const taken = new Set<string>();
   for (const team of teams) {

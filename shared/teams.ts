@@ -16,8 +16,8 @@ export const MAX_TEAM_DESCRIPTION = 1000;
 
 /**
  * The form two team names of one organization may not share (409): `comparableName`, so that
- * "Support", "SUPPORT", "Ｓｕｐｐｏｒｔ" and "Sup\u200bport" are one name, and so are "straße" and
- * "STRASSE" (behaviour §4.4, §12). The database keeps its digest (server/modules/teams/name-key.ts).
+ * "Support", "SUPPORT", "Ｓｕｐｐｏｒｔ" and "Sup\u200bport" are one name, and so are "straße",
+ * "STRAẞE" and "STRASSE" (behaviour §4.4, §12). The database keeps its digest (server/modules/teams/name-key.ts).
  */
 export const teamNameKey = comparableName;
 

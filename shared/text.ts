@@ -88,13 +88,16 @@ export const hasNameCharacter = (text: string): boolean => NAME_CHARACTER.test(t
 /**
  * The form in which two names are the same name (behaviour §4.4): compatibility characters as their
  * plain equivalents (NFKC: full-width letters, ligatures, composed accents), without
- * default-ignorable code points, letter case folded, trimmed. Upper then lower case folds the
- * letters whose capitals are longer, as "ß" and "ss" (Unicode's full case folding, by JavaScript's
- * locale-independent mappings); NFKC again after it, since case mapping can leave a letter and
- * its accent apart.
+ * default-ignorable code points, letter case folded, trimmed. Lower, upper, then lower case folds
+ * as Unicode's full case folding does, by JavaScript's locale-independent mappings: the upper case
+ * step folds the letters whose capitals are longer, "ß" as "ss", and the first lower case step the
+ * capital "ẞ", which has no such capital of its own, to "ß" first. NFKC again after it, since case
+ * mapping can leave a letter and its accent apart.
  */
 export const comparableName = (name: string) =>
-  trimWhiteSpace(name.normalize('NFKC').replace(DEFAULT_IGNORABLE, '').toUpperCase().toLowerCase().normalize('NFKC'));
+  trimWhiteSpace(
+    name.normalize('NFKC').replace(DEFAULT_IGNORABLE, '').toLowerCase().toUpperCase().toLowerCase().normalize('NFKC'),
+  );
 
 const WITHOUT_CONTROL_CHARACTERS = new RegExp(`^[^${CONTROL_MEMBERS}]*$`);
 const MULTILINE_WITHOUT_CONTROL_CHARACTERS = new RegExp(`^[^${MULTILINE_CONTROL_MEMBERS}]*$`);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { searchWords } from '../shared/search.ts';
 import { locateDatabase } from '../server/platform/database/engine.ts';
@@ -24,6 +25,7 @@ const DELIVERY_RESPONSE_BODY = 'Migration20261129160000_delivery_response_body';
 const REDUNDANT_INDEXES = 'Migration20261130090000_redundant_indexes';
 const DIRECTORY_USER_LINKS = 'Migration20261201090000_directory_user_links';
 const CASE_FOLDED_WORDS = 'Migration20261201120000_case_folded_words';
+const CASE_FOLDED_TEAM_NAMES = 'Migration20261201140000_case_folded_team_names';
 /** Every migration, in the order they apply (migrations/index.ts lists them for the service). */
 const MIGRATIONS = [
   INITIAL,
@@ -42,6 +44,7 @@ const MIGRATIONS = [
   REDUNDANT_INDEXES,
   DIRECTORY_USER_LINKS,
   CASE_FOLDED_WORDS,
+  CASE_FOLDED_TEAM_NAMES,
 ];
 
 /**
@@ -242,6 +245,63 @@ describeOnEachDatabase('migrations', (target) => {
           ['t5', 'o1', 'MANAGERS', storedTeamNameKey('MANAGERS'), '', at, at],
         ),
       ).rejects.toThrow(/unique|duplicate/i);
+      expect(await schemaDiff(orm, target.name)).toBe('');
+    } finally {
+      await orm.close();
+      await database.drop();
+    }
+  });
+
+  it('recompute the team name keys of the organizations with a name holding "ẞ", the oldest of two names now one keeping the key (behaviour §4.4)', async () => {
+    const database = await target.create();
+    const orm = await openDatabase(database.url);
+    try {
+      await orm.migrator.up({ to: CASE_FOLDED_WORDS });
+      const at = target.name === 'embedded' ? 1_700_000_000_123 : '2023-11-14 22:13:20.123';
+      const later = target.name === 'embedded' ? 1_700_000_000_124 : '2023-11-14 22:13:20.124';
+      const connection = orm.em.getConnection();
+      const run = (sql: string, params: unknown[]) => connection.execute(sql, params, 'run');
+      await run(
+        'insert into users (id, first_name, last_name, email, created_at, updated_at) values (?, ?, ?, ?, ?, ?)',
+        ['u1', 'Ann', 'Lee', 'ann@example.com', at, at],
+      );
+      for (const [organization, slug] of [
+        ['o1', 'acme'],
+        ['o2', 'acme-2'],
+      ]) {
+        await run(
+          'insert into organizations (id, name, slug, description, created_by, created_at, updated_at, version) values (?, ?, ?, ?, ?, ?, ?, ?)',
+          [organization, 'Acme', slug, '', 'u1', at, at, 0],
+        );
+      }
+      // Keys as the earlier release made them: the digest of the name upper then lower cased, so
+      // that "STRAẞE" was "straße" and "Strasse" "strasse". t1 is the older of the two; o2 has no
+      // such name, and its key, one no fold makes, shows it is left alone.
+      const earlierKey = (name: string) =>
+        createHash('sha256').update(name.toUpperCase().toLowerCase()).digest('base64url');
+      const teams = [
+        ['t1', 'o1', 'STRAẞE', earlierKey('STRAẞE'), at],
+        ['t2', 'o1', 'Strasse', earlierKey('Strasse'), later],
+        ['t3', 'o1', 'Maße', earlierKey('Maße'), at],
+        ['t4', 'o2', 'Strasse', 'left-as-it-was', at],
+      ];
+      for (const [id, organization, name, key, createdAt] of teams) {
+        await run(
+          'insert into teams (id, organization_id, name, name_key, description, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?)',
+          [id, organization, name, key, '', createdAt, createdAt],
+        );
+      }
+
+      expect(await migrate(orm)).toEqual(from(CASE_FOLDED_TEAM_NAMES));
+
+      const strasse = storedTeamNameKey('strasse');
+      expect(storedTeamNameKey('STRAẞE')).toBe(strasse);
+      expect(await connection.execute('select id, name_key from teams order by id')).toEqual([
+        { id: 't1', name_key: strasse },
+        { id: 't2', name_key: `${strasse} t2` },
+        { id: 't3', name_key: storedTeamNameKey('MASSE') },
+        { id: 't4', name_key: 'left-as-it-was' },
+      ]);
       expect(await schemaDiff(orm, target.name)).toBe('');
     } finally {
       await orm.close();

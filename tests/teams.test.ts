@@ -466,7 +466,7 @@ describeOnEachDatabase('teams (behaviour §12)', (target) => {
     });
 
     it('refuses a name in use in any letter case with 409, on creating and on renaming', async () => {
-      for (const name of ['Support', 'SUPPORT', ' support ', 'Straße', 'STRASSE', 'strasse']) {
+      for (const name of ['Support', 'SUPPORT', ' support ', 'Straße', 'STRASSE', 'strasse', 'STRAẞE']) {
         const taken = await refused(owner, organizationId, 409, () =>
           send(owner, 'POST', teamsPath(organizationId), { name }),
         );

@@ -44,7 +44,8 @@ describe('the key that makes team names unique (behaviour §4.4)', () => {
         '\u200b Managers',
       ],
       ['Café', 'Cafe\u0301', 'CAFÉ', 'ＣＡＦＥ\u0301'],
-      ['Straße', 'STRASSE', 'strasse'],
+      ['Straße', 'STRASSE', 'strasse', 'STRAẞE', 'straẞe'],
+      ['ΟΔΟΣ', 'οδος', 'οδοσ'],
       ['ﬁnance', 'finance', 'FINANCE'],
     ];
     for (const names of alike) expect(new Set(names.map(teamNameKey)), names.join(' ')).toHaveLength(1);
