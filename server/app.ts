@@ -167,9 +167,9 @@ export async function startService(settings: Settings): Promise<Service> {
       requestsInFlight: new RequestsInFlight(settings.DB_TIMEOUT_MS / 2),
     });
     await app.register(healthPlugin(orm, stopping));
-    const openApiDocument = openApiDocumentOnDemand(appRouter, settings.roles);
+    const openApiDocument = openApiDocumentOnDemand(appRouter, settings.roles, settings.PUBLIC_URL);
     await app.register(openApiPlugin(openApiDocument));
-    await app.register(referencePagePlugin(openApiDocument));
+    await app.register(referencePagePlugin(openApiDocument, settings.PUBLIC_URL));
     if (settings.CONSOLE) await app.register(consolePlugin());
     // Sibling scopes: the tRPC plugin replaces the JSON parser inside its own scope.
     await app.register(trpcPlugin(appRouter, createContext, verifyToken, metrics?.countProcedureCalls));
