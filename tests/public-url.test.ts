@@ -3,11 +3,13 @@
  * service): what the service hands a client leads under it. The list `Link` is a path under it
  * (behaviour §6), which a client that reached the service through the proxy follows to the next
  * page; the OpenAPI document's servers start with it, and the reference page names its files under
- * it (§5). Without a path the `Link` stays as without PUBLIC_URL. The proxy is simulated: each
- * followed URL must be under PUBLIC_URL, and is asked of the service with the path stripped.
- * SCIM's URLs: tests/scim-public-url.test.ts.
+ * it (§5); the console's page names its files under it and carries it (§14). Without a path the
+ * `Link` stays as without PUBLIC_URL. The proxy is simulated: each followed URL must be under
+ * PUBLIC_URL, and is asked of the service with the path stripped. SCIM's URLs:
+ * tests/scim-public-url.test.ts; the console in Chromium: tests/console-public-url.test.ts.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { PUBLIC_URL_META } from '../server/http/console.ts';
 import { databaseTarget, describeOnEachDatabase } from './support/databases.ts';
 import { addMember, createOrganization, registerUser, type TestUser } from './support/fixtures.ts';
 import { useServer, type TestServer } from './support/server.ts';
@@ -44,7 +46,7 @@ async function pagesThroughProxy(server: TestServer, first: string, caller: Test
   return pages;
 }
 
-describeOnEachDatabase('PUBLIC_URL with a path (behaviour §5, §6)', (target) => {
+describeOnEachDatabase('PUBLIC_URL with a path (behaviour §5, §6, §14)', (target) => {
   const server = useServer(target, { PUBLIC_URL: `${PUBLIC_URL}/` });
   let owner: TestUser;
   let organizationId: string;
@@ -106,6 +108,24 @@ describeOnEachDatabase('PUBLIC_URL with a path (behaviour §5, §6)', (target) =
     expect(document.paths['/organization-user']!.get!.servers).toBeUndefined();
   });
 
+  it("names the console's files under PUBLIC_URL's path and hands the console PUBLIC_URL", async () => {
+    const answer = await server().request('GET', '/console/organizations/x/directory');
+    expect(answer.status).toBe(200);
+    const html = await answer.text();
+    const paths = attributePaths(html);
+    expect(paths).toHaveLength(3);
+    for (const path of paths) {
+      expect(path).toMatch(/^\/orgs\/console\/(assets\/[\w-]+\.(js|css)|favicon\.svg)$/);
+      // Through the proxy: the service has it at the path without PUBLIC_URL's.
+      expect((await server().request('GET', path.slice(PREFIX.length))).status, path).toBe(200);
+    }
+    expect(html).toContain(`<meta name="${PUBLIC_URL_META}" content="${PUBLIC_URL}" />`);
+    // The compressed copies are of this page, not of the one built.
+    const brotli = await server().request('GET', '/console', { headers: { 'accept-encoding': 'br' } });
+    expect(brotli.headers.get('content-encoding')).toBe('br');
+    expect(await brotli.text()).toBe(html);
+  });
+
   it("names the reference page's files under PUBLIC_URL's path", async () => {
     const html = await (await server().request('GET', '/docs')).text();
     const paths = attributePaths(html);
@@ -120,12 +140,16 @@ describeOnEachDatabase('PUBLIC_URL with a path (behaviour §5, §6)', (target) =
 describe('PUBLIC_URL without a path', () => {
   const server = useServer(databaseTarget('embedded'), { PUBLIC_URL: 'https://orgs.example.com' });
 
-  it('leaves the Link a path from the root, as without PUBLIC_URL', async () => {
+  it("leaves the Link a path from the root, as without PUBLIC_URL, and the console's files where they were", async () => {
     const owner = await registerUser(server(), 'owner');
     const organizationId = await createOrganization(server(), owner);
     await addMember(server(), owner, organizationId, await registerUser(server(), 'member'), 'member');
     const first = await server().call('GET', '/organization-user?limit=1', { token: owner.token, organizationId });
     expect(linkOf(first.headers)).toMatch(/^\/organization-user\?limit=1&cursor=[\w-]+$/);
+
+    const html = await (await server().request('GET', '/console')).text();
+    for (const path of attributePaths(html)) expect(path).toMatch(/^\/console\//);
+    expect(html).toContain(`<meta name="${PUBLIC_URL_META}" content="https://orgs.example.com" />`);
   });
 });
 
@@ -133,8 +157,11 @@ describe('PUBLIC_URL with characters HTML reads otherwise', () => {
   // URL keeps `'` and `&` in a path; in an attribute, `&copy` followed by `/` reads as ©.
   const server = useServer(databaseTarget('embedded'), { PUBLIC_URL: "https://example.com/it's&copy" });
 
-  it("writes them into the reference page's attributes as character references", async () => {
+  it("writes them into the console's and the reference page's attributes as character references", async () => {
     const escaped = '/it&#39;s&amp;copy';
+    const consolePage = await (await server().request('GET', '/console')).text();
+    for (const path of attributePaths(consolePage)) expect(path.startsWith(`${escaped}/console/`), path).toBe(true);
+    expect(consolePage).toContain(`content="https://example.com${escaped}"`);
     const reference = await (await server().request('GET', '/docs')).text();
     for (const path of attributePaths(reference)) expect(path.startsWith(`${escaped}/docs/`), path).toBe(true);
   });
