@@ -167,10 +167,10 @@ export async function startService(settings: Settings): Promise<Service> {
       requestsInFlight: new RequestsInFlight(settings.DB_TIMEOUT_MS / 2),
     });
     await app.register(healthPlugin(orm, stopping));
-    const openApiDocument = openApiDocumentOnDemand(appRouter, settings.roles);
+    const openApiDocument = openApiDocumentOnDemand(appRouter, settings.roles, settings.PUBLIC_URL);
     await app.register(openApiPlugin(openApiDocument));
-    await app.register(referencePagePlugin(openApiDocument));
-    if (settings.CONSOLE) await app.register(consolePlugin());
+    await app.register(referencePagePlugin(openApiDocument, settings.PUBLIC_URL));
+    if (settings.CONSOLE) await app.register(consolePlugin(settings.PUBLIC_URL));
     // Sibling scopes: the tRPC plugin replaces the JSON parser inside its own scope.
     await app.register(trpcPlugin(appRouter, createContext, verifyToken, metrics?.countProcedureCalls));
     await app.register(restPlugin(appRouter, createContext, verifyToken));

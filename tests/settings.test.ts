@@ -44,6 +44,7 @@ const PROOFS: Record<string, string[]> = {
   PUBLIC_URL: [
     "forms SCIM's URLs from PUBLIC_URL, whatever Host header a request carries",
     'tests/startup.test.ts › refuses PUBLIC_URL=%s in one line',
+    'tests/console-public-url.test.ts › loads its files and calls the service under the path of PUBLIC_URL, and shows the SCIM base URL under PUBLIC_URL',
   ],
   TRUST_PROXY: [
     'counts a caller without a token by the address X-Forwarded-For gives, from a proxy TRUST_PROXY names',

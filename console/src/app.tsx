@@ -17,6 +17,7 @@ import {
   SECTION_TITLES,
 } from './pages.tsx';
 import { Link, navigate, ORGANIZATION_SECTIONS, useRoute, type OrganizationSection, type Route } from './router.tsx';
+import { SERVICE_URL } from './public-url.ts';
 import { forgetToken, storedSession, takeTokenFromFragment, type Session, type SignedOutReason } from './session.ts';
 import { SignInPage } from './sign-in.tsx';
 
@@ -57,7 +58,7 @@ export function App({ signOutRef }: { signOutRef: SignOutSignal }) {
   }, [session, signOutRef]);
   if (typeof session === 'string') return <SignInPage reason={session} onSignedIn={setSession} />;
   return (
-    <OrgServiceProvider url={location.origin} token={session.token}>
+    <OrgServiceProvider url={SERVICE_URL} token={session.token}>
       <Frame session={session} onSignOut={() => signOutRef.current?.('missing')} />
     </OrgServiceProvider>
   );

@@ -29,6 +29,7 @@ import {
   SuggestedOrganizations,
   DirectoryPanel,
 } from '@org-service/client/react';
+import { PUBLIC_BASE_URL } from './public-url.ts';
 import { Link, navigate, type OrganizationSection } from './router.tsx';
 
 /** Home: the caller's organizations, a new one, invitations waiting for them, and those they may join (behaviour §17). */
@@ -200,7 +201,7 @@ export function OrganizationPage({
       {section === 'api-keys' && <ApiKeysPanel organizationId={organizationId} />}
       {section === 'domains' && <DomainsPanel organizationId={organizationId} />}
       {section === 'join-requests' && <JoinRequestsPanel organizationId={organizationId} />}
-      {section === 'directory' && <DirectoryPanel organizationId={organizationId} serviceUrl={location.origin} />}
+      {section === 'directory' && <DirectoryPanel organizationId={organizationId} serviceUrl={PUBLIC_BASE_URL} />}
       {section === 'events' && <EventsLog organizationId={organizationId} />}
     </>
   );

@@ -5,8 +5,10 @@
  * budget.
  */
 import { useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent } from 'react';
+import { PUBLIC_PATH } from './public-url.ts';
 
-export const BASE = '/console';
+/** The console's path: under PUBLIC_URL's path, where a proxy serves the service under one. */
+export const BASE = `${PUBLIC_PATH}/console`;
 
 export const ORGANIZATION_SECTIONS = [
   'settings',

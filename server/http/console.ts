@@ -16,9 +16,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { negotiate } from '@fastify/accept-negotiator';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { SettingsError } from '../platform/config.ts';
+import { publicPath, SettingsError } from '../platform/config.ts';
+import { escapeHtmlAttribute } from './html.ts';
 
 export const CONSOLE_PATH = '/console';
 
@@ -83,13 +85,43 @@ function loadFiles(dir: string): Map<string, StaticFile> {
     const copy = (suffix: string) => (names.has(name + suffix) ? readFileSync(join(dir, name + suffix)) : undefined);
     files.set(`/${name.split(sep).join('/')}`, {
       type,
-      etag: `"${createHash('sha256').update(identity).digest('base64url').slice(0, 22)}"`,
+      etag: etagOf(identity),
       identity,
       gzip: copy('.gz'),
       br: copy('.br'),
     });
   }
   return files;
+}
+
+const etagOf = (identity: Buffer) => `"${createHash('sha256').update(identity).digest('base64url').slice(0, 22)}"`;
+
+/** The name of the meta tag that hands the page PUBLIC_URL (console/src/public-url.ts reads it). */
+export const PUBLIC_URL_META = 'org-service-public-url';
+
+/**
+ * The page as PUBLIC_URL has it served (behaviour §14): the paths of its files after PUBLIC_URL's
+ * path, where the browser finds them through the proxy, and PUBLIC_URL itself in a meta tag, from
+ * which the console makes the paths it calls and shows the SCIM base URL. Written into the page,
+ * rather than asked for by the console, since the page itself must name its files by their public
+ * paths; once, at start, with its compressed copies. Unset, the page as built.
+ */
+function pageFor(built: StaticFile, publicUrl: string | undefined): StaticFile {
+  if (publicUrl === undefined) return built;
+  const prefix = escapeHtmlAttribute(publicPath(publicUrl));
+  const meta = `<meta name="${PUBLIC_URL_META}" content="${escapeHtmlAttribute(publicUrl)}" />`;
+  const html = built.identity
+    .toString('utf8')
+    .replaceAll(`="${CONSOLE_PATH}/`, `="${prefix}${CONSOLE_PATH}/`)
+    .replace('  </head>', `    ${meta}\n  </head>`);
+  const identity = Buffer.from(html);
+  return {
+    type: built.type,
+    etag: etagOf(identity),
+    identity,
+    gzip: gzipSync(identity, { level: 9 }),
+    br: brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
+  };
 }
 
 /** The codings a copy may have, smallest first: the order the negotiation prefers among equal weights. */
@@ -109,7 +141,8 @@ function send(request: FastifyRequest, reply: FastifyReply, file: StaticFile, ca
   return reply.send(file.identity);
 }
 
-export function consolePlugin() {
+/** `publicUrl`: PUBLIC_URL, the service's base URL as its clients reach it, if it is set. */
+export function consolePlugin(publicUrl: string | undefined) {
   const dir = consoleDirectory();
   if (!dir) {
     throw new SettingsError(
@@ -117,7 +150,8 @@ export function consolePlugin() {
     );
   }
   const files = loadFiles(dir);
-  const page = files.get('/index.html')!;
+  const page = pageFor(files.get('/index.html')!, publicUrl);
+  files.set('/index.html', page);
   // eslint-disable-next-line @typescript-eslint/require-await -- a Fastify plugin: its promise tells Fastify it is done
   return async (app: FastifyInstance) => {
     const answer = async (request: FastifyRequest<{ Params: { '*'?: string } }>, reply: FastifyReply) => {

@@ -4,12 +4,15 @@
  * the procedure that caller, instead of having the token verified again.
  */
 import type { FastifyRequest } from 'fastify';
+import { publicPath } from '../platform/config.ts';
 import { createContext, type Context, type Services } from '../platform/rpc/context.ts';
 import { verifiedCaller } from './authentication.ts';
 import { authorizationHeader, idempotencyKeyHeader } from './repeated-headers.ts';
 import { answeringOf, commitSentMarker, givenUpSignal } from './processing-limit.ts';
 
 export function contextFactory(services: Services) {
+  // The path the proxy strips (PUBLIC_URL's), before the one that reached the service: the path the caller asked for.
+  const prefix = publicPath(services.settings.PUBLIC_URL);
   return ({ req }: { req: FastifyRequest }): Context => {
     return createContext(services, {
       log: req.log,
@@ -17,7 +20,7 @@ export function contextFactory(services: Services) {
       verifiedCaller: verifiedCaller(req),
       organizationIdHeader: req.headers['organization_id'],
       idempotencyKeyHeader: idempotencyKeyHeader(req.raw),
-      requestPath: req.originalUrl.split('?')[0] ?? '/',
+      requestPath: prefix + (req.originalUrl.split('?')[0] ?? '/'),
       signal: givenUpSignal(req),
       onCommitSent: commitSentMarker(req),
       answering: answeringOf(req),

@@ -221,10 +221,11 @@ function useOneErrorBody(document: OpenAPIObject): void {
  * operations names the two servers it is served from, which a generated client and "Try it out"
  * may choose between, and the document's description says so for those who read it. Listing every
  * such operation a second time under /api made the reference twice as long, each entry twice.
+ * `base` is what the servers start with: PUBLIC_URL, or nothing (`/` and `/api`).
  */
-function declareApiAliases(document: OpenAPIObject): void {
+function declareApiAliases(document: OpenAPIObject, base: string): void {
   for (const [path, , operation] of operations(document)) {
-    if (isAliased(path)) operation.servers = [{ url: '/' }, { url: '/api', description: API_ALIAS }];
+    if (isAliased(path)) operation.servers = [{ url: base || '/' }, { url: `${base}/api`, description: API_ALIAS }];
   }
 }
 
@@ -249,15 +250,27 @@ function listKnownPermissions(document: OpenAPIObject, roles: RoleCatalogue): vo
   for (const [, , operation] of operations(document)) visit(operation.requestBody);
 }
 
-function completeDocument(generated: OpenAPIObject, router: AppRouter, roles: RoleCatalogue): OpenAPIObject {
+/**
+ * The servers' base: PUBLIC_URL when it is set (behaviour §5), else none, which leaves them `/` and
+ * `/api` on the origin the document was fetched from. Absolute, where the list Link is a path: a
+ * document is kept and read apart from the request that fetched it (a client generator, a gateway
+ * importing it), and a relative server would then lose the host, and under a proxy's path the path.
+ */
+function completeDocument(
+  generated: OpenAPIObject,
+  router: AppRouter,
+  roles: RoleCatalogue,
+  publicUrl: string | undefined,
+): OpenAPIObject {
   const document = structuredClone(generated);
+  if (publicUrl !== undefined) document.servers = [{ url: publicUrl }];
   applySuccessStatuses(document, router);
   documentDeleteBodies(document);
   declareRefinements(document, router);
   listKnownPermissions(document, roles);
   declareOwnersNeverExpire(document);
   useOneErrorBody(document);
-  declareApiAliases(document);
+  declareApiAliases(document, publicUrl ?? '');
   const bearer = document.components?.securitySchemes?.Authorization;
   if (bearer && 'scheme' in bearer) bearer.bearerFormat = 'JWT';
   return document;
@@ -265,7 +278,12 @@ function completeDocument(generated: OpenAPIObject, router: AppRouter, roles: Ro
 
 export const API_TITLE = 'Organization and user management service';
 
-export function buildOpenApiDocument(router: AppRouter, roles = new RoleCatalogue()): OpenAPIObject {
+/** `publicUrl`: PUBLIC_URL, the service's base URL as its clients reach it, if it is set. */
+export function buildOpenApiDocument(
+  router: AppRouter,
+  roles = new RoleCatalogue(),
+  publicUrl?: string,
+): OpenAPIObject {
   const generated = generateOpenApiDocument(router, {
     title: API_TITLE,
     description:
@@ -279,16 +297,20 @@ export function buildOpenApiDocument(router: AppRouter, roles = new RoleCatalogu
     version: packageJson.version,
     baseUrl: '/',
   });
-  return completeDocument(generated, router, roles);
+  return completeDocument(generated, router, roles, publicUrl);
 }
 
 /**
  * The document, built by its first reader rather than at start, where it was a good part of the
  * start's time (docs/performance.md, "Measured choices in the code").
  */
-export function openApiDocumentOnDemand(router: AppRouter, roles: RoleCatalogue): () => OpenAPIObject {
+export function openApiDocumentOnDemand(
+  router: AppRouter,
+  roles: RoleCatalogue,
+  publicUrl: string | undefined,
+): () => OpenAPIObject {
   let built: OpenAPIObject | undefined;
-  return () => (built ??= buildOpenApiDocument(router, roles));
+  return () => (built ??= buildOpenApiDocument(router, roles, publicUrl));
 }
 
 /** GET /openapi.json: `document` gives the document, built when first asked for. */

@@ -12,6 +12,8 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { OpenAPIObject } from 'trpc-to-openapi';
+import { publicPath } from '../platform/config.ts';
+import { escapeHtmlAttribute } from './html.ts';
 import { API_TITLE } from './openapi.ts';
 
 const ORGANIZATION_HEADER = 'organization_id';
@@ -81,8 +83,9 @@ const withoutHttpsUpgrade = (policy: string): string =>
  * /docs, from `document`, which gives the service's document when first asked for. @fastify/swagger
  * wants a document when it is registered: it gets a stand-in that is never served, since every
  * answer of Swagger UI's is the one its transformSpecification hook gives, the reference page's.
+ * `publicUrl` is PUBLIC_URL, if it is set: its path goes before the page's own paths.
  */
-export function referencePagePlugin(document: () => OpenAPIObject) {
+export function referencePagePlugin(document: () => OpenAPIObject, publicUrl: string | undefined) {
   let built: OpenAPIObject | undefined;
   const referenceDocument = () => (built ??= referencePageDocument(document()));
   return async (app: FastifyInstance) => {
@@ -92,6 +95,10 @@ export function referencePagePlugin(document: () => OpenAPIObject) {
     });
     await app.register(swaggerUi, {
       routePrefix: '/docs',
+      // `/docs` (without its final slash) names its scripts and styles by paths from the root:
+      // PUBLIC_URL's path goes before them, as a proxy serving the service under it needs (behaviour
+      // §5). Swagger UI writes it into the page's attributes as it is, so it is escaped for them.
+      indexPrefix: escapeHtmlAttribute(publicPath(publicUrl)),
       transformSpecification: referenceDocument,
       transformSpecificationClone: false,
       // Swagger UI's inline scripts get their hashes in this page's Content-Security-Policy.

@@ -97,9 +97,11 @@ const settingsSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   /**
-   * The service's base URL as its clients reach it (behaviour §18): SCIM's absolute URLs start with
-   * it and never with a request's Host header. Kept in URL's normal form (lower-case scheme and
-   * host, no default port) without its trailing slashes; unset, they come from the request.
+   * The service's base URL as its clients reach it (behaviour §6, §14, §18): SCIM's absolute URLs
+   * and the OpenAPI document's servers start with it, never with a request's Host header, and the
+   * list Link and the console's own paths with its path (publicPath). Kept in URL's normal form
+   * (lower-case scheme and host, no default port) without its trailing slashes; unset, SCIM's URLs
+   * come from the request and the other paths are the service's own.
    */
   PUBLIC_URL: z
     .string()
@@ -357,6 +359,18 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
 }
 
 export const isProduction = (settings: Settings) => settings.NODE_ENV === 'production';
+
+/**
+ * PUBLIC_URL's path: what a proxy that serves the service under a path strips before passing a
+ * request on (`/orgs` of `https://example.com/orgs`), and so what the paths the service hands its
+ * clients need before them. Empty when PUBLIC_URL is unset or has no path. Kept percent-encoded,
+ * as URL writes it: it never holds `<`, `>`, `"`, a space, `?` or `#`.
+ */
+export function publicPath(publicUrl: string | undefined): string {
+  if (publicUrl === undefined) return '';
+  const { pathname } = new URL(publicUrl);
+  return pathname === '/' ? '' : pathname;
+}
 
 /**
  * The longest the service works on one request before answering 503 (http/processing-limit.ts).

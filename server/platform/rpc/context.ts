@@ -37,7 +37,10 @@ export interface RequestFacts {
   organizationIdHeader: string | string[] | undefined;
   /** Raw `Idempotency-Key` header; read by change procedures (behaviour §10). */
   idempotencyKeyHeader: string | string[] | undefined;
-  /** The path the caller asked for (before the /api alias is resolved), for links to it. */
+  /**
+   * The path the caller asked for, for links to it: before the /api alias is resolved, and after
+   * PUBLIC_URL's path, which a proxy serving the service under a path strips before it (behaviour §6).
+   */
   requestPath: string;
   /** Aborted when the request is given up (its limit passed, its client left): its transaction then rolls back. */
   signal: AbortSignal | undefined;

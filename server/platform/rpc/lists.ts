@@ -27,7 +27,13 @@ export const nextLinkHeader = (description: string) => z.object({ link: z.string
 /** What a list needs of its request's context: where it was asked for, and what it answers besides. */
 export type ListContext = Pick<Context, 'requestPath' | 'responseHeaders' | 'listPaging'>;
 
-/** Announces the next page of the list the caller asked for: `Link: <path?query>; rel="next"`. */
+/**
+ * Announces the next page of the list the caller asked for: `Link: <path?query>; rel="next"`
+ * (behaviour §6). The path is the caller's own, PUBLIC_URL's path before it when it has one
+ * (`</orgs/organization-user?…>`), and never a host: a relative reference, which RFC 8288 resolves
+ * against the URL the client asked for, so it keeps the scheme and host the client used, and a
+ * PUBLIC_URL without a path leaves the header as clients that put it after their own origin read it.
+ */
 export function linkToNextPage(ctx: ListContext, query: URLSearchParams): void {
   ctx.responseHeaders.link = `<${ctx.requestPath}?${query.toString()}>; rel="next"`;
 }

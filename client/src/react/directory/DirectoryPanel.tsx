@@ -14,7 +14,10 @@ import { IdentityProviderConnection } from './IdentityProviderConnection.tsx';
 
 export interface DirectoryPanelProps {
   organizationId: string;
-  /** The service's public origin, which the identity provider calls (`/scim/v2` under it). */
+  /**
+   * The service's base URL as the identity provider reaches it (`/scim/v2` under it): its
+   * PUBLIC_URL, `https://example.com/orgs` under a proxy's path.
+   */
   serviceUrl: string;
 }
 
