@@ -16,16 +16,31 @@ export async function recomputeTeamNameKeys(migration: Migration): Promise<void>
   await recompute(migration, '', []);
 }
 
+/** Organizations whose teams' keys are made again at a time (up to MAX_TEAMS teams each). */
+export const ORGANIZATIONS_BATCH = 100;
+
 /**
  * The same for the organizations with a team whose name holds `text` only: where the comparable
- * form changed for names that hold it, and only there. Their keys are first set to the teams' ids
- * (never a key: a digest is 43 characters), so that a team may take a key another of them holds
- * until its own turn.
+ * form changed for names that hold it, and only there. They are taken ORGANIZATIONS_BATCH at a
+ * time in the order of their ids. Their keys are first set to the teams' ids (never a key: a
+ * digest is 43 characters), so that a team may take a key another of them holds until its own
+ * turn. The organization's other teams are made again too: the oldest of two names now one keeps
+ * the key, whichever of the two holds `text`.
  */
 export async function recomputeTeamNameKeysWhereNamesHold(migration: Migration, text: string): Promise<void> {
-  const organizations = 'organization_id in (select organization_id from teams where instr(name, ?) > 0)';
-  await migration.execute(`update teams set name_key = id where ${organizations}`, [text]);
-  await recompute(migration, `where ${organizations}`, [text]);
+  let after = '';
+  for (;;) {
+    const rows = (await migration.execute(
+      `select distinct organization_id from teams where organization_id > ? and instr(name, ?) > 0 order by organization_id limit ${ORGANIZATIONS_BATCH}`,
+      [after, text],
+    )) as Array<{ organization_id: string }>;
+    if (rows.length === 0) return;
+    const organizations = rows.map((row) => row.organization_id);
+    const inBatch = `organization_id in (${organizations.map(() => '?').join(', ')})`;
+    await migration.execute(`update teams set name_key = id where ${inBatch}`, organizations);
+    await recompute(migration, `where ${inBatch}`, organizations);
+    after = organizations.at(-1)!;
+  }
 }
 
 async function recompute(migration: Migration, where: string, parameters: unknown[]): Promise<void> {

@@ -45,7 +45,9 @@ export interface Service {
   /**
    * Stops as behaviour §10 says: readiness fails and answers carry `Connection: close` at once,
    * requests are served for `drainMs`, then the listener closes, the requests still running finish
-   * while the background jobs stop (background-jobs.ts), and the database pool closes.
+   * while the background jobs stop (background-jobs.ts), the metrics listener closes, ending its
+   * connections at once (http/metrics.ts), the database pool closes, and the spans not yet sent
+   * get TRACES_STOP_WAIT_MS at most (platform/tracing/tracing.ts).
    */
   close(drainMs?: number): Promise<void>;
   /** The metrics listener, when METRICS_PORT is set. */

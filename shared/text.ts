@@ -91,8 +91,12 @@ export const hasNameCharacter = (text: string): boolean => NAME_CHARACTER.test(t
  * default-ignorable code points, letter case folded, trimmed. Lower, upper, then lower case folds
  * as Unicode's full case folding does, by JavaScript's locale-independent mappings: the upper case
  * step folds the letters whose capitals are longer, "ß" as "ss", and the first lower case step the
- * capital "ẞ", which has no such capital of its own, to "ß" first. NFKC again after it, since case
- * mapping can leave a letter and its accent apart.
+ * capital "ẞ", which has no such capital of its own, to "ß" first. Two differences, on purpose:
+ * the dotless "ı" is "i", as its capital "I" is (and as the search folds it, shared/search.ts), so
+ * "Işık" and "IŞIK" are one name; and a sigma is written "ς" at a word's end and "σ" elsewhere,
+ * where case folding writes "σ", which changes no comparison: "ς", "σ" and "Σ" are all lower-cased
+ * from "Σ". tests/unit/text.test.ts checks this over every code point. NFKC again after it, since
+ * case mapping can leave a letter and its accent apart.
  */
 export const comparableName = (name: string) =>
   trimWhiteSpace(

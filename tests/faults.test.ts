@@ -439,10 +439,13 @@ describe('the database frozen under steady load', () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     })();
-    // The sampler stops whatever the clients meet, and its own failure is this test's, not an
-    // unhandled rejection after it.
-    const clientsDone = Promise.all(clients.map(client)).finally(() => (sampling = false));
-    await Promise.all([clientsDone, sampler]);
+    // The clients run to their end whatever one of them meets, then the sampler stops, and only then
+    // does the test go on: nothing of it runs past it, and a failure of any, the sampler's
+    // included, is this test's, not an unhandled rejection after it.
+    const clientsEnded = Promise.allSettled(clients.map(client)).finally(() => (sampling = false));
+    const [clientOutcomes, samplerOutcomes] = await Promise.all([clientsEnded, Promise.allSettled([sampler])]);
+    const failed = [...clientOutcomes, ...samplerOutcomes].find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
     // Every request is answered: their waits are over, though the database is still frozen.
     await expect
       .poll(() => gauge(server, 'db_pool_waiting_acquisitions'), { timeout: DB_TIMEOUT_MS + ANSWER_MARGIN_MS })

@@ -6,6 +6,7 @@ import { migrate, openDatabase, type Orm } from '../server/platform/database/orm
 import { toDbTimestamp, type Database } from '../server/platform/database/schema.ts';
 import { memberMatches, organizationMatches, userMatches, wordRanges } from '../server/platform/database/word-index.ts';
 import { storedTeamNameKey } from '../server/modules/teams/name-key.ts';
+import { ORGANIZATIONS_BATCH } from '../migrations/team-name-keys.ts';
 import { describeOnEachDatabase } from './support/databases.ts';
 
 const INITIAL = 'Migration20261122212048_initial';
@@ -252,7 +253,7 @@ describeOnEachDatabase('migrations', (target) => {
     }
   });
 
-  it('recompute the team name keys of the organizations with a name holding "ẞ", the oldest of two names now one keeping the key (behaviour §4.4)', async () => {
+  it('recompute the team name keys of the organizations with a name holding "ẞ", in batches, the older of two names now one keeping the key (behaviour §4.4)', async () => {
     const database = await target.create();
     const orm = await openDatabase(database.url);
     try {
@@ -261,47 +262,85 @@ describeOnEachDatabase('migrations', (target) => {
       const later = target.name === 'embedded' ? 1_700_000_000_124 : '2023-11-14 22:13:20.124';
       const connection = orm.em.getConnection();
       const run = (sql: string, params: unknown[]) => connection.execute(sql, params, 'run');
-      await run(
-        'insert into users (id, first_name, last_name, email, created_at, updated_at) values (?, ?, ?, ?, ?, ?)',
-        ['u1', 'Ann', 'Lee', 'ann@example.com', at, at],
-      );
-      for (const [organization, slug] of [
-        ['o1', 'acme'],
-        ['o2', 'acme-2'],
-      ]) {
-        await run(
-          'insert into organizations (id, name, slug, description, created_by, created_at, updated_at, version) values (?, ?, ?, ?, ?, ?, ?, ?)',
-          [organization, 'Acme', slug, '', 'u1', at, at, 0],
+      const insert = (table: string, columns: string[], rows: unknown[][]) =>
+        run(
+          `insert into ${table} (${columns.join(', ')}) values ${rows.map(() => `(${columns.map(() => '?').join(', ')})`).join(', ')}`,
+          rows.flat(),
         );
-      }
+      await insert(
+        'users',
+        ['id', 'first_name', 'last_name', 'email', 'created_at', 'updated_at'],
+        [['u1', 'Ann', 'Lee', 'ann@example.com', at, at]],
+      );
+      // More organizations with a name holding "ẞ" than the migration takes at a time (b000…),
+      // each with a team of its own, before those the cases below are about (o1…).
+      const many = Array.from({ length: ORGANIZATIONS_BATCH + 1 }, (_, index) => `b${String(index).padStart(3, '0')}`);
+      const organizations = [...many, 'o1', 'o2', 'o3'];
+      await insert(
+        'organizations',
+        ['id', 'name', 'slug', 'description', 'created_by', 'created_at', 'updated_at', 'version'],
+        organizations.map((id) => [id, 'Acme', `acme-${id}`, '', 'u1', at, at, 0]),
+      );
       // Keys as the earlier release made them: the digest of the name upper then lower cased, so
-      // that "STRAẞE" was "straße" and "Strasse" "strasse". t1 is the older of the two; o2 has no
-      // such name, and its key, one no fold makes, shows it is left alone.
+      // that "STRAẞE" was "straße" and "Strasse" "strasse". In o1 the name holding "ẞ" is the
+      // older of the two now one, in o3 the newer; o2 has no such name, and its key, one no fold
+      // makes, shows it is left alone.
       const earlierKey = (name: string) =>
         createHash('sha256').update(name.toUpperCase().toLowerCase()).digest('base64url');
-      const teams = [
-        ['t1', 'o1', 'STRAẞE', earlierKey('STRAẞE'), at],
-        ['t2', 'o1', 'Strasse', earlierKey('Strasse'), later],
-        ['t3', 'o1', 'Maße', earlierKey('Maße'), at],
-        ['t4', 'o2', 'Strasse', 'left-as-it-was', at],
+      const teams: Array<[string, string, string, string | number]> = [
+        ['t1', 'o1', 'STRAẞE', at],
+        ['t2', 'o1', 'Strasse', later],
+        ['t3', 'o1', 'Maße', at],
+        ['t4', 'o2', 'Strasse', at],
+        ['t5', 'o3', 'Gross', at],
+        ['t6', 'o3', 'GROẞ', later],
+        ...many.map((organization): [string, string, string, string | number] => [
+          `t-${organization}`,
+          organization,
+          'STRAẞE',
+          at,
+        ]),
       ];
-      for (const [id, organization, name, key, createdAt] of teams) {
-        await run(
-          'insert into teams (id, organization_id, name, name_key, description, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?)',
-          [id, organization, name, key, '', createdAt, createdAt],
-        );
-      }
+      await insert(
+        'teams',
+        ['id', 'organization_id', 'name', 'name_key', 'description', 'created_at', 'updated_at'],
+        teams.map(([id, organization, name, createdAt]) => [
+          id,
+          organization,
+          name,
+          id === 't4' ? 'left-as-it-was' : earlierKey(name),
+          '',
+          createdAt,
+          createdAt,
+        ]),
+      );
 
       expect(await migrate(orm)).toEqual(from(CASE_FOLDED_TEAM_NAMES));
 
       const strasse = storedTeamNameKey('strasse');
+      const gross = storedTeamNameKey('gross');
       expect(storedTeamNameKey('STRAẞE')).toBe(strasse);
-      expect(await connection.execute('select id, name_key from teams order by id')).toEqual([
+      expect(await connection.execute("select id, name_key from teams where id like 't_' order by id")).toEqual([
         { id: 't1', name_key: strasse },
         { id: 't2', name_key: `${strasse} t2` },
         { id: 't3', name_key: storedTeamNameKey('MASSE') },
         { id: 't4', name_key: 'left-as-it-was' },
+        { id: 't5', name_key: gross },
+        { id: 't6', name_key: `${gross} t6` },
       ]);
+      const batched = (await connection.execute("select name_key from teams where id like 't-b%'")) as Array<{
+        name_key: string;
+      }>;
+      expect(batched).toHaveLength(many.length);
+      expect(new Set(batched.map((team) => team.name_key))).toEqual(new Set([strasse]));
+      // No third team of o3 may take the name, in any spelling.
+      await expect(
+        insert(
+          'teams',
+          ['id', 'organization_id', 'name', 'name_key', 'description', 'created_at', 'updated_at'],
+          [['t7', 'o3', 'GROSS', storedTeamNameKey('GROSS'), '', at, at]],
+        ),
+      ).rejects.toThrow(/unique|duplicate/i);
       expect(await schemaDiff(orm, target.name)).toBe('');
     } finally {
       await orm.close();

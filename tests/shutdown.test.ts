@@ -460,6 +460,40 @@ it("stops within its bound when the trace collector takes the spans' connection 
   );
 });
 
+it('stops at once with scrapers connected to the metrics listener, between two scrapes, halfway through a request or silent: exit 0', async () => {
+  // The metrics listener has no time-outs of its own: a socket its close did not end would hold the
+  // stop until SHUTDOWN_TIMEOUT_MS exits 1 (behaviour §10). Node's close ends the idle one between
+  // scrapes by itself, not the other two.
+  const SHUTDOWN_TIMEOUT_MS = 10_000;
+  const service = await spawnService({
+    DATABASE_URL: ':memory:',
+    JWT_SECRET: TEST_SECRET,
+    METRICS_PORT: '0',
+    SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+  });
+  onTestFinished(() => service.kill());
+  const metricsUrl = new URL(service.entries().find((entry) => entry.metrics)!.metrics);
+  const [betweenScrapes, halfway, silent] = await Promise.all(
+    [1, 2, 3].map(async () => {
+      const socket = connect(Number(metricsUrl.port), '127.0.0.1');
+      socket.on('error', () => {});
+      onTestFinished(() => void socket.destroy());
+      await once(socket, 'connect');
+      return socket;
+    }),
+  );
+  betweenScrapes!.write(`GET /metrics HTTP/1.1\r\nHost: ${metricsUrl.host}\r\n\r\n`);
+  expect(await readUntil(betweenScrapes!, completeResponse)).toMatch(/^HTTP\/1\.1 200/);
+  halfway!.write(`GET /metrics HTTP/1.1\r\nHost: ${metricsUrl.host}\r\n`);
+  const closed = [betweenScrapes, halfway, silent].map((socket) => once(socket!, 'close'));
+
+  const signalled = performance.now();
+  service.child.kill('SIGTERM');
+  expect(await service.exited).toBe(0);
+  expect(performance.now() - signalled).toBeLessThan(SHUTDOWN_TIMEOUT_MS / 2);
+  await Promise.all(closed);
+});
+
 describe('stopping while the database is frozen', () => {
   failWithout(ownMariadbMissing());
   const database = new OwnMariadb();

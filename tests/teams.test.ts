@@ -486,6 +486,23 @@ describeOnEachDatabase('teams (behaviour §12)', (target) => {
       await createTeam(server(), owner, organizationId, elsewhere.name.toUpperCase());
     });
 
+    it('refuses "strasse" once "STRAẞE" is a name (409): the capital sharp s folds as "ss" (behaviour §4.4)', async () => {
+      const otherOrganizationId = await createOrganization(server(), owner);
+      const strasse = await createTeam(server(), owner, otherOrganizationId, 'STRAẞE');
+      for (const name of ['strasse', 'Straße', 'STRASSE']) {
+        await refused(owner, otherOrganizationId, 409, () =>
+          send(owner, 'POST', teamsPath(otherOrganizationId), { name }),
+        );
+      }
+      const other = await createTeam(server(), owner, otherOrganizationId, 'Strand');
+      await refused(owner, otherOrganizationId, 409, () =>
+        send(owner, 'PUT', teamPath(otherOrganizationId, other.team_id), { name: 'strasse' }),
+      );
+      // Its own name in another case is still its own.
+      const renamed = await send(owner, 'PUT', teamPath(otherOrganizationId, strasse.team_id), { name: 'Strasse' });
+      expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    });
+
     it('refuses a name that only looks different from one in use (width, composed accents, invisible characters) with 409', async () => {
       // Behaviour §4.4: names that must be unique are compared after NFKC, case folding and the
       // removal of default-ignorable code points.

@@ -3,7 +3,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { defaultIgnorableRanges } from '../../server/http/openapi.ts';
 import { teamNameKey } from '../../shared/teams.ts';
-import { trimWhiteSpace, WHITE_SPACE_RANGES } from '../../shared/text.ts';
+import { comparableName, trimWhiteSpace, WHITE_SPACE_RANGES } from '../../shared/text.ts';
+
+const DEFAULT_IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
 
 const UNICODE_WHITE_SPACE = /^\p{White_Space}$/u;
 
@@ -46,6 +48,7 @@ describe('the key that makes team names unique (behaviour §4.4)', () => {
       ['Café', 'Cafe\u0301', 'CAFÉ', 'ＣＡＦＥ\u0301'],
       ['Straße', 'STRASSE', 'strasse', 'STRAẞE', 'straẞe'],
       ['ΟΔΟΣ', 'οδος', 'οδοσ'],
+      ['Işık', 'IŞIK', 'işik'],
       ['ﬁnance', 'finance', 'FINANCE'],
     ];
     for (const names of alike) expect(new Set(names.map(teamNameKey)), names.join(' ')).toHaveLength(1);
@@ -54,6 +57,36 @@ describe('the key that makes team names unique (behaviour §4.4)', () => {
   it('tells apart names that differ in more than that', () => {
     const different = ['Managers', 'Manager', 'Managers 2', 'Cafe', 'Café', 'Sup port', 'Support', 'Supp0rt'];
     expect(new Set(different.map(teamNameKey)).size).toBe(different.length);
+  });
+
+  it('folds every code point as its capital and its lower case, once for all', () => {
+    const unlike: string[] = [];
+    for (let code = 0; code <= 0x10ffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const character = String.fromCodePoint(code);
+      const folded = comparableName(character);
+      for (const other of [character.toUpperCase(), character.toLowerCase(), folded]) {
+        if (comparableName(other) !== folded) unlike.push(code.toString(16));
+      }
+    }
+    expect(unlike).toEqual([]);
+  });
+
+  it('folds only "ẞ" otherwise than the upper then lower case of earlier releases, over every code point', () => {
+    // So Migration20261201140000_case_folded_team_names makes again the keys of the names holding
+    // it and of no other: case is mapped character by character, but for the sigma's context,
+    // which only chooses between "ς" and "σ".
+    const earlier = (name: string) =>
+      trimWhiteSpace(
+        name.normalize('NFKC').replace(DEFAULT_IGNORABLE, '').toUpperCase().toLowerCase().normalize('NFKC'),
+      );
+    const changed: string[] = [];
+    for (let code = 0; code <= 0x10ffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const character = String.fromCodePoint(code);
+      if (comparableName(character) !== earlier(character)) changed.push(code.toString(16));
+    }
+    expect(changed).toEqual(['1e9e']);
   });
 });
 
