@@ -460,6 +460,29 @@ it("stops within its bound when the trace collector takes the spans' connection 
   );
 });
 
+it('ends at its close a connection that has sent nothing yet (a preconnect): exit 0, well before the socket time-out', async () => {
+  // Node's close ends idle kept-alive connections, not one that never sent a byte: it held the
+  // stop until the socket's time-out (REQUEST_TIMEOUT_MS doubled, 30 s), past SHUTDOWN_TIMEOUT_MS.
+  const SHUTDOWN_TIMEOUT_MS = 10_000;
+  const service = await spawnService({
+    DATABASE_URL: ':memory:',
+    JWT_SECRET: TEST_SECRET,
+    SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+  });
+  onTestFinished(() => service.kill());
+  const silent = connect(Number(new URL(service.baseUrl).port), '127.0.0.1');
+  silent.on('error', () => {});
+  onTestFinished(() => void silent.destroy());
+  await once(silent, 'connect');
+  const closed = once(silent, 'close');
+
+  const signalled = performance.now();
+  service.child.kill('SIGTERM');
+  expect(await service.exited).toBe(0);
+  expect(performance.now() - signalled).toBeLessThan(SHUTDOWN_TIMEOUT_MS / 2);
+  await closed;
+});
+
 it('stops at once with scrapers connected to the metrics listener, between two scrapes, halfway through a request or silent: exit 0', async () => {
   // The metrics listener has no time-outs of its own: a socket its close did not end would hold the
   // stop until SHUTDOWN_TIMEOUT_MS exits 1 (behaviour §10). Node's close ends the idle one between

@@ -45,8 +45,28 @@ const REFUSED = errorBodyOf(
   unavailable('The service is stopping: send the request again, another instance will take it'),
 );
 
+/**
+ * The connections of `server` that have not sent a byte yet, ended as the listener closes. Node's
+ * close ends the idle kept-alive ones, not those: one a browser or a balancer opened ahead of a
+ * request (a preconnect, a warm pool) held the close until the socket's time-out, past
+ * SHUTDOWN_TIMEOUT_MS (behaviour §10). Ending it loses nothing: it holds no request, and its
+ * client opens another, which reaches another instance. A connection that has sent part of a
+ * request is kept, to be answered 503 (or 408, at REQUEST_TIMEOUT_MS).
+ */
+function endConnectionsNotYetUsed(server: Server): () => void {
+  const open = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
+  return () => {
+    for (const socket of open) if (socket.bytesRead === 0) socket.destroy();
+  };
+}
+
 export function registerStopping(app: FastifyInstance): Stopping {
   let phase: StopPhase = 'serving';
+  const endUnused = endConnectionsNotYetUsed(app.server);
   // A callback hook, not an async one: it runs on every request (see http/logging.ts).
   app.addHook('onRequest', (_request, reply, done) => {
     if (phase !== 'closing') return done();
@@ -57,6 +77,7 @@ export function registerStopping(app: FastifyInstance): Stopping {
   app.addHook('preClose', (done) => {
     phase = 'closing';
     stoppingServers.add(app.server);
+    endUnused();
     done();
   });
   return {
