@@ -1,7 +1,13 @@
 /** behaviour §6: whole lists by default, pages with ?limit=N and a Link header, cursor pages on tRPC. */
 import { beforeAll, expect, it } from 'vitest';
 import { describeOnEachDatabase } from './support/databases.ts';
-import { addMember, createOrganization, registerUser, type TestUser } from './support/fixtures.ts';
+import {
+  addMember,
+  createOrganization,
+  organizationOfMembers,
+  registerUser,
+  type TestUser,
+} from './support/fixtures.ts';
 import { useServer } from './support/server.ts';
 
 const MEMBERS = 7;
@@ -13,13 +19,7 @@ describeOnEachDatabase('list pagination', (target) => {
   let everyone: string[];
 
   beforeAll(async () => {
-    owner = await registerUser(server(), 'owner');
-    organizationId = await createOrganization(server(), owner);
-    for (let index = 1; index < MEMBERS; index++) {
-      await addMember(server(), owner, organizationId, await registerUser(server(), `m${index}`), 'member');
-    }
-    const whole = await server().call('GET', '/organization-user', { token: owner.token, organizationId });
-    everyone = whole.body.map((member: { user_id: string }) => member.user_id);
+    ({ owner, organizationId, memberIds: everyone } = await organizationOfMembers(server(), MEMBERS));
   });
 
   const nextLink = (headers: Headers) => /^<([^>]+)>; rel="next"$/.exec(headers.get('link') ?? '')?.[1];

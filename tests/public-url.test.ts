@@ -11,7 +11,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PUBLIC_URL_META } from '../server/http/console.ts';
 import { databaseTarget, describeOnEachDatabase } from './support/databases.ts';
-import { addMember, createOrganization, registerUser, type TestUser } from './support/fixtures.ts';
+import {
+  addMember,
+  createOrganization,
+  organizationOfMembers,
+  registerUser,
+  type TestUser,
+} from './support/fixtures.ts';
 import { useServer, type TestServer } from './support/server.ts';
 
 const PUBLIC_URL = 'https://example.com/orgs';
@@ -53,14 +59,7 @@ describeOnEachDatabase('PUBLIC_URL with a path (behaviour §5, §6, §14)', (tar
   let everyone: string[];
 
   beforeAll(async () => {
-    owner = await registerUser(server(), 'owner');
-    organizationId = await createOrganization(server(), owner);
-    for (let index = 1; index < MEMBERS; index++) {
-      await addMember(server(), owner, organizationId, await registerUser(server(), `m${index}`), 'member');
-    }
-    const whole = await server().call('GET', '/organization-user', { token: owner.token, organizationId });
-    everyone = whole.body.map((member: { user_id: string }) => member.user_id);
-    expect(everyone).toHaveLength(MEMBERS);
+    ({ owner, organizationId, memberIds: everyone } = await organizationOfMembers(server(), MEMBERS));
   });
 
   const userIds = (pages: Array<{ items: unknown[] }>) =>

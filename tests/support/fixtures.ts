@@ -56,6 +56,22 @@ export async function addMember(
 }
 
 /** A user written straight into the database (seeding at a scale the API would take minutes for). */
+/** An organization of `size` members, its owner first, each added through the API: the owner and the members' ids in the whole list's order. */
+export async function organizationOfMembers(
+  server: TestServer,
+  size: number,
+): Promise<{ owner: TestUser; organizationId: string; memberIds: string[] }> {
+  const owner = await registerUser(server, 'owner');
+  const organizationId = await createOrganization(server, owner);
+  for (let index = 1; index < size; index++) {
+    await addMember(server, owner, organizationId, await registerUser(server, `m${index}`), 'member');
+  }
+  const whole = await server.call('GET', '/organization-user', { token: owner.token, organizationId });
+  const memberIds = whole.body.map((member: { user_id: string }) => member.user_id);
+  expect(memberIds).toHaveLength(size);
+  return { owner, organizationId, memberIds };
+}
+
 export interface SeededUser {
   user_id: string;
   first_name: string;
