@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Connection } from '@mikro-orm/core';
 import { expect, it } from 'vitest';
 import { searchWords } from '../shared/search.ts';
 import { locateDatabase } from '../server/platform/database/engine.ts';
@@ -7,7 +8,7 @@ import { toDbTimestamp, type Database } from '../server/platform/database/schema
 import { memberMatches, organizationMatches, userMatches, wordRanges } from '../server/platform/database/word-index.ts';
 import { storedTeamNameKey } from '../server/modules/teams/name-key.ts';
 import { ORGANIZATIONS_BATCH } from '../migrations/team-name-keys.ts';
-import { describeOnEachDatabase } from './support/databases.ts';
+import { describeOnEachDatabase, type TestDatabase } from './support/databases.ts';
 
 const INITIAL = 'Migration20261122212048_initial';
 const LIFECYCLE = 'Migration20261123170000_lifecycle_events_idempotency';
@@ -137,12 +138,48 @@ const redundantIndexes = (indexes: Index[]): string[] =>
     )
     .map((index) => `${index.table}.${index.name} (${index.columns.join(', ')})`);
 
+/** What a test of a migration gets of the database an earlier release made (onEarlierRelease). */
+interface EarlierRelease {
+  orm: Orm;
+  database: TestDatabase;
+  connection: Connection;
+  run: (sql: string, params: unknown[]) => Promise<unknown>;
+  at: number | string;
+  later: number | string;
+}
+
 describeOnEachDatabase('migrations', (target) => {
   const all = target.name === 'embedded' ? MIGRATIONS.filter((name) => name !== EXACT_IDENTITY) : MIGRATIONS;
   /** The migrations from `first` on: what a database made by the release before `first` is given. */
   const from = (first: string) => {
     expect(all).toContain(first);
     return all.slice(all.indexOf(first));
+  };
+
+  /**
+   * A database an earlier release made, its migrations applied up to `last`, given to `test` with
+   * what writing that release's rows takes, then dropped: `run` a statement, `at` a time as the
+   * database stores it (and `later`, a millisecond after).
+   */
+  const onEarlierRelease = async (last: string, test: (earlier: EarlierRelease) => Promise<void>) => {
+    const database = await target.create();
+    const orm = await openDatabase(database.url);
+    try {
+      await orm.migrator.up({ to: last });
+      const connection = orm.em.getConnection();
+      const embedded = target.name === 'embedded';
+      await test({
+        orm,
+        database,
+        connection,
+        run: (sql, params) => connection.execute(sql, params, 'run'),
+        at: embedded ? 1_700_000_000_123 : '2023-11-14 22:13:20.123',
+        later: embedded ? 1_700_000_000_124 : '2023-11-14 22:13:20.124',
+      });
+    } finally {
+      await orm.close();
+      await database.drop();
+    }
   };
 
   it('build exactly the schema the entities describe, no index beginning another, and apply once', async () => {
@@ -165,13 +202,8 @@ describeOnEachDatabase('migrations', (target) => {
     }
   });
 
-  it('keep the rows of a database made by an earlier release', async () => {
-    const database = await target.create();
-    const orm = await openDatabase(database.url);
-    try {
-      await orm.migrator.up({ to: INITIAL });
-      const created = target.name === 'embedded' ? 1_700_000_000_123 : '2023-11-14 22:13:20.123';
-      const run = (sql: string, params: unknown[]) => orm.em.getConnection().execute(sql, params, 'run');
+  it('keep the rows of a database made by an earlier release', () =>
+    onEarlierRelease(INITIAL, async ({ orm, run, at: created }) => {
       await run('insert into users values (?, ?, ?, ?, ?, ?)', [
         'u1',
         'Ann',
@@ -195,20 +227,10 @@ describeOnEachDatabase('migrations', (target) => {
         .execute('select organization_id, user_id, role, expires_at from organization_users');
       expect(members).toEqual([{ organization_id: 'o1', user_id: 'u1', role: 'owner', expires_at: null }]);
       expect(await schemaDiff(orm, target.name)).toBe('');
-    } finally {
-      await orm.close();
-      await database.drop();
-    }
-  });
+    }));
 
-  it("recompute an earlier release's team name keys, keeping the teams whose names are now one (behaviour §4.4)", async () => {
-    const database = await target.create();
-    const orm = await openDatabase(database.url);
-    try {
-      await orm.migrator.up({ to: WEBHOOKS });
-      const at = target.name === 'embedded' ? 1_700_000_000_123 : '2023-11-14 22:13:20.123';
-      const connection = orm.em.getConnection();
-      const run = (sql: string, params: unknown[]) => connection.execute(sql, params, 'run');
+  it("recompute an earlier release's team name keys, keeping the teams whose names are now one (behaviour §4.4)", () =>
+    onEarlierRelease(WEBHOOKS, async ({ orm, connection, run, at }) => {
       await run('insert into users values (?, ?, ?, ?, ?, ?)', ['u1', 'Ann', 'Lee', 'ann@example.com', at, at]);
       for (const organization of ['o1', 'o2']) {
         await run(
@@ -247,21 +269,10 @@ describeOnEachDatabase('migrations', (target) => {
         ),
       ).rejects.toThrow(/unique|duplicate/i);
       expect(await schemaDiff(orm, target.name)).toBe('');
-    } finally {
-      await orm.close();
-      await database.drop();
-    }
-  });
+    }));
 
-  it('recompute the team name keys of the organizations with a name holding "ẞ", in batches, the older of two names now one keeping the key (behaviour §4.4)', async () => {
-    const database = await target.create();
-    const orm = await openDatabase(database.url);
-    try {
-      await orm.migrator.up({ to: CASE_FOLDED_WORDS });
-      const at = target.name === 'embedded' ? 1_700_000_000_123 : '2023-11-14 22:13:20.123';
-      const later = target.name === 'embedded' ? 1_700_000_000_124 : '2023-11-14 22:13:20.124';
-      const connection = orm.em.getConnection();
-      const run = (sql: string, params: unknown[]) => connection.execute(sql, params, 'run');
+  it('recompute the team name keys of the organizations with a name holding "ẞ", in batches, the older of two names now one keeping the key (behaviour §4.4)', () =>
+    onEarlierRelease(CASE_FOLDED_WORDS, async ({ orm, connection, run, at, later }) => {
       const insert = (table: string, columns: string[], rows: unknown[][]) =>
         run(
           `insert into ${table} (${columns.join(', ')}) values ${rows.map(() => `(${columns.map(() => '?').join(', ')})`).join(', ')}`,
@@ -342,21 +353,10 @@ describeOnEachDatabase('migrations', (target) => {
         ),
       ).rejects.toThrow(/unique|duplicate/i);
       expect(await schemaDiff(orm, target.name)).toBe('');
-    } finally {
-      await orm.close();
-      await database.drop();
-    }
-  });
+    }));
 
-  it("give an earlier release's organizations their slugs and member counts, and keep their events and invitations (behaviour §15, §16)", async () => {
-    const database = await target.create();
-    const orm = await openDatabase(database.url);
-    try {
-      await orm.migrator.up({ to: TEAM_NAME_KEYS });
-      const at = target.name === 'embedded' ? 1_700_000_000_123 : '2023-11-14 22:13:20.123';
-      const later = target.name === 'embedded' ? 1_700_000_000_124 : '2023-11-14 22:13:20.124';
-      const connection = orm.em.getConnection();
-      const run = (sql: string, params: unknown[]) => connection.execute(sql, params, 'run');
+  it("give an earlier release's organizations their slugs and member counts, and keep their events and invitations (behaviour §15, §16)", () =>
+    onEarlierRelease(TEAM_NAME_KEYS, async ({ orm, connection, run, at, later }) => {
       for (const user of ['u1', 'u2']) {
         await run('insert into users values (?, ?, ?, ?, ?, ?)', [user, 'Ann', 'Lee', `${user}@example.com`, at, at]);
       }
@@ -424,20 +424,10 @@ describeOnEachDatabase('migrations', (target) => {
         await connection.execute("select word from organization_words where organization_id = 'o3' order by word"),
       ).toEqual([{ word: 'org' }, { word: '日本' }]);
       expect(await schemaDiff(orm, target.name)).toBe('');
-    } finally {
-      await orm.close();
-      await database.drop();
-    }
-  });
+    }));
 
-  it("keep an earlier release's webhook deliveries, with no answer body kept for them (behaviour §13)", async () => {
-    const database = await target.create();
-    const orm = await openDatabase(database.url);
-    try {
-      await orm.migrator.up({ to: ACCOUNT_DELETION });
-      const at = target.name === 'embedded' ? 1_700_000_000_123 : '2023-11-14 22:13:20.123';
-      const connection = orm.em.getConnection();
-      const run = (sql: string, params: unknown[]) => connection.execute(sql, params, 'run');
+  it("keep an earlier release's webhook deliveries, with no answer body kept for them (behaviour §13)", () =>
+    onEarlierRelease(ACCOUNT_DELETION, async ({ orm, connection, run, at }) => {
       await run(
         'insert into organizations (id, name, description, created_by, created_at, updated_at, version, slug) values (?, ?, ?, ?, ?, ?, ?, ?)',
         ['o1', 'Acme', '', 'u1', at, at, 0, 'acme'],
@@ -461,17 +451,10 @@ describeOnEachDatabase('migrations', (target) => {
         { id: 'd1', status: 'failed', last_status_code: 500, last_error: 'HTTP 500: boom', last_response_body: null },
       ]);
       expect(await schemaDiff(orm, target.name)).toBe('');
-    } finally {
-      await orm.close();
-      await database.drop();
-    }
-  });
+    }));
 
-  it('fold anew the search words of an earlier release\'s names outside ASCII: `strasse` finds "Straße" (behaviour §15)', async () => {
-    const database = await target.create();
-    const orm = await openDatabase(database.url);
-    try {
-      await orm.migrator.up({ to: DIRECTORY_USER_LINKS });
+  it('fold anew the search words of an earlier release\'s names outside ASCII: `strasse` finds "Straße" (behaviour §15)', () =>
+    onEarlierRelease(DIRECTORY_USER_LINKS, async ({ orm, database }) => {
       const dialect = locateDatabase(database.url).dialect;
       const sql = orm.em.getKysely<Database>();
       const at = toDbTimestamp(dialect, new Date('2026-11-30T12:00:00.000Z'));
@@ -589,22 +572,12 @@ describeOnEachDatabase('migrations', (target) => {
       expect(await wordsOf('member_words', 'u-0007')).toEqual(await wordsOf('user_words', 'u-0007'));
       expect(await wordsOf('member_words', 'bob')).toContain('left-as-it-was');
       expect(await schemaDiff(orm, target.name)).toBe('');
-    } finally {
-      await orm.close();
-      await database.drop();
-    }
-  });
+    }));
 
   // Only MySQL and MariaDB had a collation to change: the embedded database compares bytes already.
   if (target.name === 'mariadb')
-    it('make an existing database compare ids byte for byte, keeping its rows and what they reference', async () => {
-      const database = await target.create();
-      const orm = await openDatabase(database.url);
-      try {
-        await orm.migrator.up({ to: LIFECYCLE });
-        const at = '2023-11-14 22:13:20.123';
-        const connection = orm.em.getConnection();
-        const run = (sql: string, params: unknown[]) => connection.execute(sql, params, 'run');
+    it('make an existing database compare ids byte for byte, keeping its rows and what they reference', () =>
+      onEarlierRelease(LIFECYCLE, async ({ orm, connection, run, at }) => {
         await run('insert into users values (?, ?, ?, ?, ?, ?)', [
           'alice',
           'Alice',
@@ -698,9 +671,5 @@ describeOnEachDatabase('migrations', (target) => {
         ).rejects.toThrow(/foreign key/i);
         expect(await notBinaryNoPad(orm)).toEqual([]);
         expect(await schemaDiff(orm, target.name)).toBe('');
-      } finally {
-        await orm.close();
-        await database.drop();
-      }
-    });
+      }));
 });
