@@ -11,7 +11,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { navigation, openConsoleAt, startConsoleService } from './support/console.ts';
+import { expectAccessible, navigation, openConsoleAt, PHONE, startConsoleService } from './support/console.ts';
 import { describeOnDatabase, type TestDatabase } from './support/databases.ts';
 import { uniqueId } from './support/fixtures.ts';
 import { closeContexts, launchChromium } from './support/chromium.ts';
@@ -109,8 +109,18 @@ describeOnDatabase('embedded', 'the console under the path of PUBLIC_URL (behavi
       await page.reload();
       await page.getByText(`${owner}@example.com`).waitFor(SHOWN_WITHIN);
 
+      // At a phone's width too: the same page under the path, within the screen's width.
+      const phone = await openConsoleAt(browser, `${proxy.url}${PREFIX}`, {
+        path: `/organizations/${organizationId}/directory`,
+        token: ownerToken,
+        viewport: PHONE,
+      });
+      await phone.page.getByText(`${PUBLIC_URL}/scim/v2`, { exact: true }).waitFor(SHOWN_WITHIN);
+      expect(await phone.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+      await expectAccessible(phone.page, 'the Directory page under the path, at a phone width');
+
       expect(proxy.outside).toEqual([]);
-      expect(problems).toEqual([]);
+      expect([...problems, ...phone.problems]).toEqual([]);
     },
   );
 });
