@@ -9,6 +9,7 @@ import type { MySqlConnection } from '@mikro-orm/mysql';
 import { SqlitePlatform, type SqlEntityManager } from '@mikro-orm/sql';
 import type { LibSqlConnection } from '@mikro-orm/libsql';
 import { CompiledQuery, type QueryResult } from 'kysely';
+import { keptStatements, type NativeDatabase } from './embedded-statements.ts';
 import { locateDatabase, type DatabaseLocation } from './engine.ts';
 import { createOrmConfig } from './orm-config.ts';
 import { makeDirectory } from '../make-directory.ts';
@@ -59,7 +60,7 @@ function sessionBounds({ engine, file }: DatabaseLocation, timeoutMs: number, em
 }
 
 /** What the embedded database's connection hook uses of libSQL's own handle on the file. */
-interface NativeEmbedded {
+interface NativeEmbedded extends NativeDatabase {
   exec(sql: string): unknown;
 }
 
@@ -86,7 +87,8 @@ const TRANSACTION_CONTROL = /^(begin( deferred| immediate| exclusive)?|commit|ro
  * connection ("SQL statements in progress", itself SQLITE_BUSY). So every write takes the lock
  * first, with BEGIN IMMEDIATE (unit-of-work.ts; a write on its own too, statements.ts), and
  * BEGIN, COMMIT and ROLLBACK go through libSQL's `exec`, which finishes its statement however it
- * ends; the statements between them never wait for another process's lock.
+ * ends; the statements between them never wait for another process's lock. Those are prepared once
+ * per text and kept (embedded-statements.ts).
  *
  * And the file is kept in WAL mode, where readers (a `.dump`, a backup) and the writer do not hold
  * each other up: only another process's write transaction holds a change back, and nothing holds
@@ -102,12 +104,19 @@ function embeddedConnection(file: string | undefined, timeoutMs: number, handle:
       await run(connection, 'pragma journal_mode = wal');
     }
     await run(connection, 'pragma busy_timeout = 0');
-    const prepared = connection.executeQuery.bind(connection);
+    const preparedEachTime = connection.executeQuery.bind(connection);
+    let kept: { native: NativeEmbedded; run: ReturnType<typeof keptStatements> } | undefined;
     // The hooks after this one (metrics, statement spans) wrap it: they see every statement.
     connection.executeQuery = <Row>(query: CompiledQuery) => {
       const { native } = handle;
-      if (!native || query.parameters.length > 0 || !TRANSACTION_CONTROL.test(query.sql)) return prepared<Row>(query);
+      if (!native) return preparedEachTime<Row>(query);
+      if (kept?.native !== native) kept = { native, run: keptStatements(native) };
+      const { run: runKept } = kept;
       return new Promise<QueryResult<Row>>((resolve) => {
+        if (query.parameters.length > 0 || !TRANSACTION_CONTROL.test(query.sql)) {
+          resolve(runKept<Row>(query));
+          return;
+        }
         native.exec(query.sql);
         resolve({ rows: [] });
       });
