@@ -2,8 +2,8 @@
  * The embedded database's statements, each text prepared once and kept (orm.ts, embeddedConnection).
  * MikroORM's libSQL connection prepares every statement it runs anew, and SQLite plans a query
  * while preparing it: on the one connection, whose driver is synchronous, every request's
- * statements were planned again on the event loop, the permission check's alone a millisecond
- * at times, every request behind it waiting (docs/performance.md, "Measured choices in the code").
+ * statements were planned again on the event loop, every request behind them waiting
+ * (docs/performance.md, "Measured choices in the code").
  *
  * A kept statement runs as MikroORM's connection runs one, to its end within the call: `all` reads
  * every row and `run` steps it to the end, which ends its read, so a statement kept between two
