@@ -105,18 +105,14 @@ function embeddedConnection(file: string | undefined, timeoutMs: number, handle:
     }
     await run(connection, 'pragma busy_timeout = 0');
     const preparedEachTime = connection.executeQuery.bind(connection);
-    let kept: { native: NativeEmbedded; run: ReturnType<typeof keptStatements> } | undefined;
+    let runKept: ReturnType<typeof keptStatements> | undefined;
     // The hooks after this one (metrics, statement spans) wrap it: they see every statement.
     connection.executeQuery = <Row>(query: CompiledQuery) => {
       const { native } = handle;
       if (!native) return preparedEachTime<Row>(query);
-      if (kept?.native !== native) kept = { native, run: keptStatements(native) };
-      const { run: runKept } = kept;
+      const kept = (runKept ??= keptStatements(native));
       return new Promise<QueryResult<Row>>((resolve) => {
-        if (query.parameters.length > 0 || !TRANSACTION_CONTROL.test(query.sql)) {
-          resolve(runKept<Row>(query));
-          return;
-        }
+        if (query.parameters.length > 0 || !TRANSACTION_CONTROL.test(query.sql)) return resolve(kept<Row>(query));
         native.exec(query.sql);
         resolve({ rows: [] });
       });
