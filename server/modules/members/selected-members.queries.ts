@@ -88,16 +88,24 @@ function keptByShape<Statement extends object>(build: (shape: Shape) => Statemen
   };
 }
 
-// A page's rows: text, not server-side prepared (database/prepared.ts), so no guard is folded into
-// them (docs/performance.md, "Measured choices in the code").
+/**
+ * Whether a shape's page runs as a server-side prepared statement (database/prepared.ts), with the
+ * caller's guard folded in (database/folded-guards.ts): one statement that costs the database less
+ * than the guard and the page as two in one text query, with or without the search's rows
+ * (docs/performance.md, "Measured choices in the code"). Only the shapes of at most two words and
+ * one role, 336 texts over both statements: each connection keeps its prepared statements, and
+ * MariaDB caps them over all sessions, so a caller must not be able to make a text per request.
+ */
+const preparedShape = (shape: Shape) => shape.ends.length <= 2 && shape.roles <= 1;
+
 const pageStatement = keptByShape((shape) =>
   prepare((sql, ...values: unknown[]) => selectedMembers(sql, shape, values).select(PAGE_ITEM_COLUMNS), {
-    serverSide: false,
+    serverSide: preparedShape(shape),
   }),
 );
 const legacyStatement = keptByShape((shape) =>
   prepare((sql, ...values: unknown[]) => selectedMembers(sql, shape, values).select(LEGACY_ITEM_COLUMNS), {
-    serverSide: false,
+    serverSide: preparedShape(shape),
   }),
 );
 

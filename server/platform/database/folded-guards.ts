@@ -6,17 +6,19 @@
  * as two statements in one text query (docs/performance.md, "Measured choices in the code").
  *
  * Only a read that runs as a server-side prepared statement is folded: one of a fixed shape
- * (prepared.ts), so that each folded text is built once and the set of them stays small, and of
- * one row, as those are. Lists stay as they were: folded into a text query, a list cost the
- * database more, not less, and taking the guard's column off each row turns every row into a slow
- * object (V8 keeps no fast shape for an object a property was deleted from).
+ * (prepared.ts), so that each folded text is built once and the set of them stays small: one-row
+ * reads and the pages of a member search (members/selected-members.queries.ts). The lists sent as
+ * text stay as they were: folded into a text query, a list cost the database more, not less. The
+ * guards' columns are taken off each row by making the row anew: V8 keeps no fast shape for an
+ * object a property was deleted from, even the last one added.
  */
 import { CompiledQuery } from 'kysely';
 import { isServerPrepared, serveAsPrepared } from './prepared.ts';
 
 /** The column the `index`th guard's value comes back in; no read selects such a name. */
-export const guardColumn = (index: number): string => GUARD_COLUMNS[index] ?? `guard_value__${index}`;
-const GUARD_COLUMNS = ['guard_value__0', 'guard_value__1'];
+export const guardColumn = (index: number): string => GUARD_COLUMNS[index] ?? `${GUARD_PREFIX}${index}`;
+const GUARD_PREFIX = 'guard_value__';
+const GUARD_COLUMNS = [`${GUARD_PREFIX}0`, `${GUARD_PREFIX}1`];
 
 /** By a prepared read's SQL: whether it is a single SELECT, which can take guards as columns. */
 const foldable = new Map<string, boolean>();
@@ -61,7 +63,22 @@ export function foldGuards(guards: readonly CompiledQuery[], read: CompiledQuery
   return CompiledQuery.raw(foldedText(guards, read.sql), parameters);
 }
 
-/** Takes the guards' columns off `rows`. */
+/**
+ * Takes the guards' columns off `rows`, each row made anew without them: a row a property was
+ * deleted from is a slow object (module comment) for everything after (the item made of it in place,
+ * the output's check, its JSON).
+ */
 export function withoutGuardColumns(rows: Array<Record<string, unknown>>, guards: number): void {
-  for (const row of rows) for (let index = 0; index < guards; index++) delete row[guardColumn(index)];
+  for (let index = 0; index < rows.length; index++) rows[index] = withoutGuards(rows[index]!, guards);
+}
+
+/** `row` without the guards' columns: by name for one guard (guardColumn(0)), the common case. */
+function withoutGuards(row: Record<string, unknown>, guards: number): Record<string, unknown> {
+  if (guards === 1) {
+    const { guard_value__0, ...read } = row;
+    return read;
+  }
+  const read: Record<string, unknown> = {};
+  for (const column in row) if (!column.startsWith(GUARD_PREFIX)) read[column] = row[column];
+  return read;
 }
