@@ -72,10 +72,10 @@ export function withoutGuardColumns(rows: Array<Record<string, unknown>>, guards
   for (let index = 0; index < rows.length; index++) rows[index] = withoutGuards(rows[index]!, guards);
 }
 
-/** `row` without the guards' columns: by name for one guard (guardColumn(0)), the common case. */
+/** `row` without the guards' columns: by name for one guard, the common case. */
 function withoutGuards(row: Record<string, unknown>, guards: number): Record<string, unknown> {
   if (guards === 1) {
-    const { guard_value__0, ...read } = row;
+    const { [GUARD_COLUMNS[0]!]: guard, ...read } = row;
     return read;
   }
   const read: Record<string, unknown> = {};
