@@ -1,7 +1,7 @@
 /**
  * GET /organization-user?search=&role=&limit= (behaviour §15): the first page of the members a
  * search and a role filter select, oldest first, with the Link to the next page, as the service
- * answers it; by hand, on the same word index (member_words) with the same plan hint and settings. Other orders
+ * answers it; by hand, on the same word index (member_words) with the same plan hint. Other orders
  * and later pages are refused (400): the bench reads first pages.
  */
 import { createHash } from 'node:crypto';
@@ -70,13 +70,9 @@ export async function searchMembers(
     where += ` and m.role in (${roles.map(() => '?').join(', ')})`;
     values.push(...roles);
   }
-  // The caller's membership is a condition of the page; an empty page asks whether it failed. A
-  // search of one- and two-letter words walks the members in order, as the service's does
-  // (word-index.ts, walksMembers).
-  const walks = words.length > 0 && words.every((word) => word.length <= 2);
-  const plan = walks ? "set statement optimizer_switch = 'materialization=off,loosescan=off' for " : '';
+  // The caller's membership is a condition of the page; an empty page asks whether it failed.
   const rows = await read<RowDataPacket[]>(scope, {
-    sql: `${plan}select m.user_id, u.first_name, u.last_name, m.role, u.email, m.created_at
+    sql: `select m.user_id, u.first_name, u.last_name, m.role, u.email, m.created_at
        from organization_users m join users u on u.id = m.user_id
        where exists(select 1 from organization_users actor where actor.organization_id = ? and actor.user_id = ?
            and (actor.expires_at is null or actor.expires_at > ?))

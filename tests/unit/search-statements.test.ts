@@ -2,14 +2,12 @@
  * server/modules/members/selected-members.queries.ts: which search pages run as server-side
  * prepared statements. Each connection keeps its prepared statements and MariaDB caps them over all
  * sessions, so however callers vary their searches, the prepared texts stay a small, fixed set.
- * And which pages walk the members in order on MariaDB (word-index.ts, walksMembers).
  */
-import { CompiledQuery, type Compilable } from 'kysely';
+import type { Compilable } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { ClockedReader } from '../../server/platform/authorization/memberships.ts';
-import { foldGuards, takesGuards } from '../../server/platform/database/folded-guards.ts';
 import { isServerPrepared } from '../../server/platform/database/prepared.ts';
-import { toDbTimestamp, type Dialect } from '../../server/platform/database/schema.ts';
+import { toDbTimestamp } from '../../server/platform/database/schema.ts';
 import type { SortedRequest } from '../../server/platform/database/sorted-pages.ts';
 import { buildOnlySql } from '../../server/platform/database/unit-of-work.ts';
 import {
@@ -19,21 +17,15 @@ import {
 } from '../../server/modules/members/selected-members.queries.ts';
 import { searchWords } from '../../shared/search.ts';
 
-/** A reader that runs nothing: it keeps the statement it is handed. */
-function recordingReader(dialect: Dialect = 'mysql'): ClockedReader & { texts: string[]; last: () => CompiledQuery } {
-  const statements: CompiledQuery[] = [];
+/** A reader that runs nothing: it keeps the SQL of each statement it is handed. */
+function recordingReader(): ClockedReader & { texts: string[] } {
   const texts: string[] = [];
-  const record = (query: Compilable<unknown>) => {
-    const compiled = query.compile();
-    statements.push(compiled);
-    texts.push(compiled.sql);
-  };
+  const record = (query: Compilable<unknown>) => void texts.push(query.compile().sql);
   return {
     texts,
-    last: () => statements.at(-1)!,
-    sql: buildOnlySql(dialect === 'sqlite' ? 'sqlite' : 'mariadb'),
-    dialect,
-    timestamp: (date) => toDbTimestamp(dialect, date),
+    sql: buildOnlySql('mariadb'),
+    dialect: 'mysql',
+    timestamp: (date) => toDbTimestamp('mysql', date),
     first: (query) => (record(query), Promise.resolve(undefined)),
     all: (query) => (record(query), Promise.resolve([])),
   };
@@ -50,8 +42,8 @@ const request = (descending: boolean): SortedRequest<LegacyMemberRow> => ({
 });
 
 /** The statement texts of a page of each search and roles, in both orders, through both statements. */
-async function textsOf(searches: string[], roleLists: Array<string[] | undefined>, dialect: Dialect = 'mysql') {
-  const reader = recordingReader(dialect);
+async function textsOf(searches: string[], roleLists: Array<string[] | undefined>) {
+  const reader = recordingReader();
   for (const search of searches)
     for (const roles of roleLists)
       for (const descending of [false, true])
@@ -79,43 +71,5 @@ describe('the search pages that run as prepared statements', () => {
     // One or two words, with or without a role, in two orders, through two statements.
     expect(prepared.length).toBe(2 * 2 * 2 * 2);
     expect(texts.size).toBeGreaterThan(prepared.length);
-  });
-});
-
-describe('a search page on MariaDB', () => {
-  const WALK = "set statement optimizer_switch = 'materialization=off,loosescan=off' for select ";
-
-  it('walks the members in order when every word is one or two letters, and only then', async () => {
-    const walking = await textsOf(['l', 'la', 'la fi', 'é'], [undefined, ['admin']], 'mariadb');
-    expect(walking.every((sql) => sql.startsWith(WALK))).toBe(true);
-    const planned = await textsOf(['las', 'la lovelace', 'ada@example.com', ''], [undefined, ['admin']], 'mariadb');
-    expect(planned.some((sql) => sql.startsWith('set statement'))).toBe(false);
-    for (const dialect of ['mysql', 'sqlite'] as const) {
-      const elsewhere = await textsOf(['la', 'la fi'], [undefined, ['admin']], dialect);
-      expect(elsewhere.some((sql) => sql.startsWith('set statement'))).toBe(false);
-    }
-  });
-
-  it("keeps its settings first when the caller's guard is folded in", async () => {
-    const reader = recordingReader('mariadb');
-    await selectedLegacyMemberRows(reader, 'org-1', { words: ['la'], roles: undefined }, request(false));
-    const page = reader.last();
-    expect(takesGuards(page.sql)).toBe(true);
-    const guard = CompiledQuery.raw('select `role` from `organization_users` where `user_id` = ?', ['ada']);
-    const folded = foldGuards([guard], page);
-    expect(folded.sql).toBe(`${WALK}(${guard.sql}) as guard_value__0, ${page.sql.slice(WALK.length)}`);
-    expect(folded.parameters).toEqual(['ada', ...page.parameters]);
-    expect(isServerPrepared(folded.sql)).toBe(true);
-  });
-
-  it('stays a fixed set of prepared texts, walking or not', async () => {
-    const searches = Array.from({ length: 100 }, (_, index) =>
-      [`w${index}`, `x${index % 10}`, `${index}`].slice(0, 1 + (index % 3)).join(' '),
-    );
-    const texts = new Set(await textsOf(searches, [undefined, ['admin']], 'mariadb'));
-    const prepared = [...texts].filter(isServerPrepared);
-    // One or two words, walking or not, with or without a role, in two orders, through two statements.
-    expect(prepared.filter((sql) => sql.startsWith(WALK)).length).toBe(2 * 2 * 2 * 2);
-    expect(prepared.length).toBe(2 * 2 * 2 * 2 * 2);
   });
 });

@@ -17,13 +17,7 @@ import {
   type SortedRequest,
 } from '../../platform/database/sorted-pages.ts';
 import type { StoredTimestamp } from '../../platform/database/timestamps.ts';
-import {
-  inMemberOrder,
-  memberMatches,
-  walksMembers,
-  wordRanges,
-  type WordRange,
-} from '../../platform/database/word-index.ts';
+import { memberMatches, wordRanges, type WordRange } from '../../platform/database/word-index.ts';
 import { LEGACY_ITEM_COLUMNS, members, PAGE_ITEM_COLUMNS } from './members.queries.ts';
 
 /** What selects the members of a searched, filtered or sorted page. */
@@ -53,8 +47,6 @@ interface Shape {
   key: string[];
   descending: boolean;
   afterCursor: boolean;
-  /** Whether the page walks the members in order (word-index.ts, walksMembers). */
-  walks: boolean;
 }
 
 /** The most shapes kept: a caller can make a shape per count of words and of roles. */
@@ -101,25 +93,20 @@ function keptByShape<Statement extends object>(build: (shape: Shape) => Statemen
  * caller's guard folded in (database/folded-guards.ts): one statement that costs the database less
  * than the guard and the page as two in one text query, with or without the search's rows
  * (docs/performance.md, "Measured choices in the code"). Only the shapes of at most two words and
- * one role, 624 texts over both statements (a shape with words twice, as its search walks the members or not: word-index.ts): each connection keeps its prepared statements, and
+ * one role, 336 texts over both statements: each connection keeps its prepared statements, and
  * MariaDB caps them over all sessions, so a caller must not be able to make a text per request.
  */
 const preparedShape = (shape: Shape) => shape.ends.length <= 2 && shape.roles <= 1;
 
-/** A page's statement as its shape runs it: in the members' order if it walks them. */
-const planned = <Row>(shape: Shape, query: Compilable<Row>) => (shape.walks ? inMemberOrder(query) : query);
-
 const pageStatement = keptByShape((shape) =>
-  prepare(
-    (sql, ...values: unknown[]) => planned(shape, selectedMembers(sql, shape, values).select(PAGE_ITEM_COLUMNS)),
-    { serverSide: preparedShape(shape) },
-  ),
+  prepare((sql, ...values: unknown[]) => selectedMembers(sql, shape, values).select(PAGE_ITEM_COLUMNS), {
+    serverSide: preparedShape(shape),
+  }),
 );
 const legacyStatement = keptByShape((shape) =>
-  prepare(
-    (sql, ...values: unknown[]) => planned(shape, selectedMembers(sql, shape, values).select(LEGACY_ITEM_COLUMNS)),
-    { serverSide: preparedShape(shape) },
-  ),
+  prepare((sql, ...values: unknown[]) => selectedMembers(sql, shape, values).select(LEGACY_ITEM_COLUMNS), {
+    serverSide: preparedShape(shape),
+  }),
 );
 
 /** The shape and the values of the page `request` asks for. */
@@ -138,7 +125,6 @@ function statementOf(
     key: request.key.map((column) => column.column),
     descending: request.descending,
     afterCursor: cursor !== undefined,
-    walks: walksMembers(reader.dialect, selection.words),
   };
   const values = [
     organizationId,

@@ -1,7 +1,7 @@
 /**
  * Guards of one value folded into the read they go with (guarded-reads.ts): the read's statement
  * with each guard's as a column, `select (<guard>) as guard_value__0, <the read's columns> from …`
- * (`select *, (<guard>) as …` after a bare star; after the read's own settings, if it has any).
+ * (`select *, (<guard>) as …` after a bare star).
  * One prepared statement costs the database about two thirds of what the guard and the read cost
  * as two statements in one text query (docs/performance.md, "Measured choices in the code").
  *
@@ -20,9 +20,6 @@ export const guardColumn = (index: number): string => GUARD_COLUMNS[index] ?? `$
 const GUARD_PREFIX = 'guard_value__';
 const GUARD_COLUMNS = [`${GUARD_PREFIX}0`, `${GUARD_PREFIX}1`];
 
-/** MariaDB's per-statement settings before a read (`set statement … for select …`): they stay first. */
-const SETTINGS = /^set statement [^;]*? for (?=select )/;
-
 /** By a prepared read's SQL: whether it is a single SELECT, which can take guards as columns. */
 const foldable = new Map<string, boolean>();
 
@@ -31,8 +28,7 @@ export function takesGuards(sql: string): boolean {
   if (!isServerPrepared(sql)) return false;
   let takes = foldable.get(sql);
   if (takes === undefined) {
-    const select = sql.replace(SETTINGS, '');
-    takes = select.startsWith('select ') && !select.includes(' union ');
+    takes = sql.startsWith('select ') && !sql.includes(' union ');
     foldable.set(sql, takes);
   }
   return takes;
@@ -50,12 +46,10 @@ function foldedText(guards: readonly CompiledQuery[], read: string): string {
   );
   if (found) return found.sql;
   const columns = guards.map((guard, index) => `(${guard.sql}) as ${guardColumn(index)}`).join(', ');
-  const settings = SETTINGS.exec(read)?.[0] ?? '';
-  const select = read.slice(settings.length);
   // After `distinct`, which applies to the whole row; after a bare `*`, which must come first.
-  const head = select.startsWith('select distinct ') ? 'select distinct ' : 'select ';
-  const list = select.slice(head.length);
-  const sql = `${settings}${head}${list.startsWith('* ') ? `*, ${columns} ${list.slice(2)}` : `${columns}, ${list}`}`;
+  const head = read.startsWith('select distinct ') ? 'select distinct ' : 'select ';
+  const list = read.slice(head.length);
+  const sql = list.startsWith('* ') ? `${head}*, ${columns} ${list.slice(2)}` : `${head}${columns}, ${list}`;
   known.push({ guards: guards.map((guard) => guard.sql), sql });
   serveAsPrepared(sql);
   return sql;

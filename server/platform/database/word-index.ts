@@ -6,7 +6,7 @@
  * go with it by their foreign keys, a membership's when it is deleted (unindexMembership). These
  * statements keep them in step with the rows they come from, in the transaction that changes them.
  */
-import { sql as kyselySql, type Compilable, type RawBuilder, type SqlBool } from 'kysely';
+import { sql as kyselySql, type RawBuilder, type SqlBool } from 'kysely';
 import { organizationWords, personWords, prefixEnd } from '../../../shared/search.ts';
 import type { Dialect } from './schema.ts';
 import type { Tx } from './transaction.ts';
@@ -98,34 +98,6 @@ const memberWordsAsW = (dialect: Dialect) =>
   dialect === 'sqlite'
     ? kyselySql`member_words w`
     : kyselySql`member_words w ignore index (member_words_user_id_index)`;
-
-/**
- * Whether a member search's page walks the members in the page's order, checking each one's words,
- * whatever MariaDB's planner would choose: when every search word is one or two letters, as the
- * first keystrokes of a search typed into the console are. Such a prefix begins the words of a
- * large share of any organization's members, so the walk finds a page within a few times its
- * length. The planner prices a subquery by every row its range holds, not by the page it needs,
- * and it does not always choose that walk: at 100,000 members, just after a bulk load, it copied
- * every member's words into a temporary table for each page of `search=la`, a few hundred pages a
- * second instead of 1,500 (docs/performance.md, "At scale"). Longer words are left to it: for a
- * rare word, reading its few rows first is the fastest plan, and the pinned one does it half as
- * fast.
- */
-export const walksMembers = (dialect: Dialect, words: string[]): boolean =>
-  dialect === 'mariadb' && words.length > 0 && words.every((word) => word.length <= 2);
-
-/**
- * `query`, a search's page, with the plans that read a whole range first left out of the planner's
- * choice (materialization, LooseScan): what is left is first match on the members in order, or,
- * for a range it finds nearly empty, its rows with their duplicates weeded out. MariaDB only.
- */
-export const inMemberOrder = <Row>(query: Compilable<Row>): Compilable<Row> => ({
-  compile: () => {
-    const compiled = query.compile();
-    return { ...compiled, sql: `${MEMBER_ORDER_PLAN}${compiled.sql}` };
-  },
-});
-const MEMBER_ORDER_PLAN = "set statement optimizer_switch = 'materialization=off,loosescan=off' for ";
 
 /** The membership row `alias` is of a member with a word in each range. */
 export const memberMatches = (dialect: Dialect, alias: string, organizationId: string, ranges: WordRange[]) =>
