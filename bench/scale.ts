@@ -862,9 +862,9 @@ async function main(): Promise<void> {
 
     // Member search and filter (behaviour §15): a page of 50 for a two-letter prefix every member's
     // last name begins with, for one member's full e-mail address, and of the admins (one in 100);
-    // and for a word about a tenth of the members' last names begin with (`Last5…` of 100,000, the
-    // digits of the e-mail's member less the last four), the hardest for MariaDB's planner
-    // (docs/performance.md, "At scale").
+    // and for a word about a tenth of the members' last names begin with: the e-mail's member's number
+    // less as many last digits as a tenth of the members has (`Last5…` of 100,000, `Last1015…` of
+    // the 1,000), the hardest for MariaDB's planner (docs/performance.md, "At scale").
     const admins = Math.floor((MEMBERS - 2) / 100) + 1;
     const aTenthOf = (members: number, someone: number) =>
       `last${String(someone).slice(0, String(someone).length - Math.round(Math.log10(members / 10)))}`;
